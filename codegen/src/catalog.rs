@@ -1,0 +1,60 @@
+//! The MCP catalog as JSON: every `Tool` exactly as `tools/list` returns it, and every
+//! resource and resource template exactly as the resource lists return them.
+//!
+//! The generated tables embed these same objects as text, so the server serves what this
+//! module decided byte for byte, and the CLI can show a reviewer the catalog a spec change
+//! produces.
+
+use serde_json::{Map, Value, json};
+
+use crate::ir::{Operation, Resource};
+
+/// `{"tools": [...], "resourceTemplates": [...], "resources": [...]}`.
+pub(crate) fn catalog(ops: &[Operation]) -> Value {
+    let tools: Vec<Value> = ops.iter().map(tool).collect();
+    let resources = ops.iter().filter_map(|op| op.resource.as_ref());
+    let (templates, fixed): (Vec<&Resource>, Vec<&Resource>) =
+        resources.partition(|r| r.is_template);
+    json!({
+        "tools": tools,
+        "resourceTemplates": templates.into_iter().map(resource).collect::<Vec<_>>(),
+        "resources": fixed.into_iter().map(resource).collect::<Vec<_>>(),
+    })
+}
+
+/// One MCP `Tool` object. All four hints are always explicit: the MCP defaults (e.g.
+/// `destructiveHint: true` when absent) are the opposite of what a reader would guess.
+pub(crate) fn tool(op: &Operation) -> Value {
+    let mut tool = Map::new();
+    tool.insert("name".into(), json!(op.name.as_str()));
+    tool.insert("title".into(), json!(op.title));
+    tool.insert("description".into(), json!(op.description));
+    tool.insert("inputSchema".into(), op.input_schema.clone());
+    tool.insert("outputSchema".into(), op.output_schema.clone());
+    tool.insert(
+        "annotations".into(),
+        json!({
+            "title": op.title,
+            "readOnlyHint": op.annotations.read_only,
+            "destructiveHint": op.annotations.destructive,
+            "idempotentHint": op.annotations.idempotent,
+            "openWorldHint": op.annotations.open_world,
+        }),
+    );
+    if !op.meta.is_empty() {
+        tool.insert("_meta".into(), Value::Object(op.meta.clone()));
+    }
+    Value::Object(tool)
+}
+
+/// One MCP `Resource` (`uri`) or `ResourceTemplate` (`uriTemplate`).
+pub(crate) fn resource(r: &Resource) -> Value {
+    let uri_key = if r.is_template { "uriTemplate" } else { "uri" };
+    let mut out = Map::new();
+    out.insert(uri_key.into(), json!(r.uri));
+    out.insert("name".into(), json!(r.name));
+    out.insert("title".into(), json!(r.title));
+    out.insert("description".into(), json!(r.description));
+    out.insert("mimeType".into(), json!(r.mime_type));
+    Value::Object(out)
+}

@@ -1,0 +1,215 @@
+//! Rust source for the static tables the server dispatches from.
+//!
+//! The output is items only (no inner attributes, no `//!`, no `use`): the includer wraps it
+//! in a module with `use crate::mcp::catalog::*;` in scope, where `ToolSpec`, `ArgSpec`,
+//! `ResourceSpec` and their enums live. Each emitter below turns one IR value into one small
+//! token fragment; `source` assembles them and `prettyplease` formats the file.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use serde_json::Value;
+
+use crate::ir::{
+    Arg, ArgLocation, BodyEncoding, Method, Operation, QueryStyle, Resource, ResponseKind,
+};
+
+/// Everything `source` writes out besides the operations.
+pub(crate) struct Texts<'a> {
+    pub(crate) instructions: &'a str,
+    /// The original document as compact JSON.
+    pub(crate) openapi_json: &'a str,
+    /// The catalog as compact JSON.
+    pub(crate) catalog_json: &'a str,
+}
+
+/// The formatted source of all the tables. `tools` holds each operation's tool JSON, in the
+/// same order as `ops`.
+pub(crate) fn source(ops: &[Operation], tools: &[Value], texts: &Texts<'_>) -> String {
+    let tool_specs = ops.iter().zip(tools).map(|(op, json)| tool_spec(op, json));
+    let resources = ops.iter().filter_map(|op| {
+        op.resource
+            .as_ref()
+            .filter(|r| !r.is_template)
+            .map(|r| resource_spec(r, op))
+    });
+    let templates = ops.iter().filter_map(|op| {
+        op.resource
+            .as_ref()
+            .filter(|r| r.is_template)
+            .map(|r| resource_spec(r, op))
+    });
+    let instructions = lit(texts.instructions);
+    let openapi_json = lit(texts.openapi_json);
+    let catalog_json = lit(texts.catalog_json);
+    let tokens = quote! {
+        /// One entry per MCP tool, in `tools/list` order.
+        pub static TOOLS: &[ToolSpec] = &[#(#tool_specs),*];
+        /// Resources with a fixed URI.
+        pub static RESOURCES: &[ResourceSpec] = &[#(#resources),*];
+        /// Resource templates (URIs with `{variables}`).
+        pub static RESOURCE_TEMPLATES: &[ResourceSpec] = &[#(#templates),*];
+        /// The server's `instructions`.
+        pub static INSTRUCTIONS: &str = #instructions;
+        /// The OpenAPI document the tables were generated from, as compact JSON.
+        pub static OPENAPI_JSON: &str = #openapi_json;
+        /// The whole catalog (`tools`, `resourceTemplates`, `resources`) as compact JSON.
+        pub static CATALOG_JSON: &str = #catalog_json;
+    };
+    let file: syn::File = syn::parse2(tokens).expect("the emitters produce valid Rust items");
+    prettyplease::unparse(&file)
+}
+
+fn tool_spec(op: &Operation, json: &Value) -> TokenStream {
+    let name = op.name.as_str();
+    let method = method(op.method);
+    let path = &op.path;
+    let args = op.args.iter().map(arg_spec);
+    let body = body(&op.body);
+    let response = response(&op.response);
+    let read_only = op.annotations.read_only;
+    let destructive = op.annotations.destructive;
+    let server_key = op.server_idempotency_key;
+    let confirm = option_str(op.confirm.as_deref());
+    let scopes = &op.scopes;
+    let resource_uri = option_str(op.resource.as_ref().map(|r| r.uri.as_str()));
+    let input_schema = lit(&compact(&op.input_schema));
+    let output_schema = lit(&compact(&op.output_schema));
+    let tool_json = lit(&compact(json));
+    quote! {
+        ToolSpec {
+            name: #name,
+            method: #method,
+            path: #path,
+            args: &[#(#args),*],
+            body: #body,
+            response: #response,
+            read_only: #read_only,
+            destructive: #destructive,
+            server_idempotency_key: #server_key,
+            confirm: #confirm,
+            scopes: &[#(#scopes),*],
+            resource_uri: #resource_uri,
+            input_schema: #input_schema,
+            output_schema: Some(#output_schema),
+            tool_json: #tool_json,
+        }
+    }
+}
+
+fn arg_spec(arg: &Arg) -> TokenStream {
+    let name = &arg.name;
+    let wire_name = &arg.wire_name;
+    let location = match arg.location {
+        ArgLocation::Path => quote!(ArgLocation::Path),
+        ArgLocation::Query => quote!(ArgLocation::Query),
+        ArgLocation::Header => quote!(ArgLocation::Header),
+        ArgLocation::Body => quote!(ArgLocation::Body),
+        ArgLocation::WholeBody => quote!(ArgLocation::WholeBody),
+    };
+    let required = arg.required;
+    let style = match arg.style {
+        QueryStyle::FormExploded => quote!(QueryStyle::FormExploded),
+        QueryStyle::FormJoined => quote!(QueryStyle::FormJoined),
+        QueryStyle::DeepObject => quote!(QueryStyle::DeepObject),
+    };
+    quote! {
+        ArgSpec {
+            name: #name,
+            wire_name: #wire_name,
+            location: #location,
+            required: #required,
+            style: #style,
+        }
+    }
+}
+
+/// HEAD, OPTIONS and TRACE name variants `catalog.rs` does not have yet: a document with
+/// such operations fails to compile until it gains them, rather than being dispatched with
+/// the wrong method.
+fn method(m: Method) -> TokenStream {
+    match m {
+        Method::Get => quote!(HttpMethod::Get),
+        Method::Post => quote!(HttpMethod::Post),
+        Method::Put => quote!(HttpMethod::Put),
+        Method::Patch => quote!(HttpMethod::Patch),
+        Method::Delete => quote!(HttpMethod::Delete),
+        Method::Head => quote!(HttpMethod::Head),
+        Method::Options => quote!(HttpMethod::Options),
+        Method::Trace => quote!(HttpMethod::Trace),
+    }
+}
+
+/// `Raw` (uploads) likewise names a variant `catalog.rs` does not have yet.
+fn body(b: &BodyEncoding) -> TokenStream {
+    match b {
+        BodyEncoding::None => quote!(BodyEncoding::None),
+        BodyEncoding::Json => quote!(BodyEncoding::Json),
+        BodyEncoding::Form => quote!(BodyEncoding::Form),
+        BodyEncoding::Raw { content_type } => {
+            quote!(BodyEncoding::Raw { content_type: #content_type })
+        }
+    }
+}
+
+fn response(r: &ResponseKind) -> TokenStream {
+    match r {
+        ResponseKind::Json => quote!(ResponseKind::Json),
+        ResponseKind::JsonWrapped => quote!(ResponseKind::JsonWrapped),
+        ResponseKind::NoContent => quote!(ResponseKind::NoContent),
+        ResponseKind::Binary { content_type } => {
+            quote!(ResponseKind::Binary { content_type: #content_type })
+        }
+    }
+}
+
+fn resource_spec(r: &Resource, op: &Operation) -> TokenStream {
+    let uri = &r.uri;
+    let name = &r.name;
+    let title = &r.title;
+    let description = &r.description;
+    let mime_type = &r.mime_type;
+    let tool = op.name.as_str();
+    let json = lit(&compact(&crate::catalog::resource(r)));
+    quote! {
+        ResourceSpec {
+            uri: #uri,
+            name: #name,
+            title: #title,
+            description: #description,
+            mime_type: #mime_type,
+            tool: #tool,
+            json: #json,
+        }
+    }
+}
+
+fn option_str(s: Option<&str>) -> TokenStream {
+    match s {
+        Some(s) => quote!(Some(#s)),
+        None => quote!(None),
+    }
+}
+
+/// A string literal that reads well in the generated file: raw (`r#"..."#`, with enough `#`s)
+/// so JSON needs no escaping, or ordinary when the text has a carriage return, which raw
+/// literals cannot hold.
+fn lit(text: &str) -> TokenStream {
+    if text.contains('\r') {
+        return quote!(#text);
+    }
+    let mut hashes = String::from("#");
+    while text.contains(&format!("\"{hashes}")) {
+        hashes.push('#');
+    }
+    let raw = format!("r{hashes}\"{text}\"{hashes}");
+    match raw.parse::<proc_macro2::Literal>() {
+        Ok(literal) => quote!(#literal),
+        Err(_) => quote!(#text),
+    }
+}
+
+/// Compact JSON text of a value.
+pub(crate) fn compact(v: &Value) -> String {
+    // Serialising a `Value` cannot fail: its keys are strings and it has no non-finite floats.
+    serde_json::to_string(v).unwrap_or_default()
+}

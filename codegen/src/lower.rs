@@ -1,0 +1,781 @@
+//! Lowering the parsed document into the IR: arguments from parameters and bodies, the
+//! response kind and schemas, hints, scopes, final names, confirmations and resources.
+//!
+//! Each operation is built on its own first (a [`Draft`]); names, which must be unique across
+//! the document, and what depends on them (titles, resources) are settled afterwards.
+
+use std::collections::HashMap;
+
+use openapiv3::{Parameter, ParameterSchemaOrContent, QueryStyle as OaQueryStyle, ReferenceOr};
+use openapiv3::{RequestBody, Response, StatusCode};
+use serde_json::{Map, Value, json};
+
+use crate::annotations;
+use crate::diagnostics::{Diagnostics, join};
+use crate::ir::{Arg, ArgLocation, BodyEncoding, Operation, QueryStyle, Resource, ResponseKind};
+use crate::names::{self, MAX_TOOL_NAME_LEN, ToolName, Uniquer};
+use crate::parse::{Document, RawOperation, resolve};
+use crate::schema::{self, Direction};
+use crate::xmcp::{OperationExt, RootExt};
+
+/// Headers OpenAPI says are described elsewhere and ignored as parameters.
+const IGNORED_HEADERS: &[&str] = &["accept", "content-type", "authorization"];
+
+/// Builds the IR of every operation of `doc` that is not excluded, in tool order.
+pub(crate) fn build(
+    doc: &Document<'_>,
+    root: &RootExt,
+    strict: bool,
+    diags: &mut Diagnostics,
+) -> Vec<Operation> {
+    let mut drafts = Vec::new();
+    for raw in &doc.operations {
+        let ext = crate::xmcp::operation(raw.op.extensions.get("x-mcp"), &raw.pointer, diags);
+        if ext.exclude {
+            continue;
+        }
+        let builder = Builder {
+            doc,
+            raw,
+            ext,
+            strict,
+            diags,
+        };
+        drafts.push(builder.build(&root.tool_prefix));
+    }
+    assign_names(&mut drafts, strict, diags);
+    finish(drafts, &root.tool_prefix, diags)
+}
+
+/// An operation on its way to the IR: the name is not final yet.
+struct Draft {
+    op: Operation,
+    ext: OperationExt,
+    /// Name wanted before length limits and uniqueness.
+    wanted_name: String,
+    explicit_name: bool,
+    summary: Option<String>,
+    description: Option<String>,
+    response_media: Option<String>,
+}
+
+struct Builder<'b, 'a> {
+    doc: &'b Document<'a>,
+    raw: &'b RawOperation,
+    ext: OperationExt,
+    strict: bool,
+    diags: &'b mut Diagnostics,
+}
+
+impl Builder<'_, '_> {
+    fn build(mut self, prefix: &str) -> Draft {
+        let raw = self.raw;
+        let (wanted_name, explicit_name) = match &self.ext.name {
+            Some(name) => {
+                if name.is_empty()
+                    || !name
+                        .bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+                {
+                    self.diags.error(
+                        join(&join(&raw.pointer, "x-mcp"), "name"),
+                        format!("tool name `{name}` must be snake_case (a-z, 0-9 and _)"),
+                    );
+                }
+                (format!("{prefix}{name}"), true)
+            }
+            None => (
+                names::tool_name_candidate(
+                    prefix,
+                    raw.op.operation_id.as_deref(),
+                    raw.method.as_str(),
+                    &raw.path,
+                ),
+                false,
+            ),
+        };
+
+        let mut args = self.parameters();
+        let body = self.body(&mut args);
+        self.apply_renames(&mut args);
+        self.resolve_clashes(&mut args);
+        let (response, output_schema, response_media) = self.response();
+        let annotations = annotations::derive(raw.method, &self.ext);
+        if annotations.read_only && annotations.destructive {
+            self.diags.error(
+                join(&raw.pointer, "x-mcp"),
+                "a tool cannot be both read-only and destructive",
+            );
+        }
+        let input_schema = input_schema(&args, annotations.read_only);
+        let scopes = scopes(raw.op.security.as_ref().or(self.doc.security.as_ref()));
+        let ext = std::mem::take(&mut self.ext);
+        Draft {
+            op: Operation {
+                // Replaced by `assign_names` once every operation is known.
+                name: ToolName::new("unnamed").expect("a valid literal"),
+                operation_id: raw.op.operation_id.clone(),
+                pointer: raw.pointer.clone(),
+                title: String::new(),
+                description: String::new(),
+                method: raw.method,
+                path: raw.path.clone(),
+                args,
+                body,
+                response,
+                annotations,
+                scopes,
+                confirm: None,
+                resource: None,
+                max_result_chars: ext.max_result_chars,
+                meta: Map::new(),
+                server_idempotency_key: ext.server_idempotency_key,
+                input_schema,
+                output_schema,
+            },
+            ext,
+            wanted_name,
+            explicit_name,
+            summary: trimmed(raw.op.summary.as_deref()),
+            description: trimmed(raw.op.description.as_deref()),
+            response_media,
+        }
+    }
+
+    /// Path-level parameters overridden by the operation's own (same name and location).
+    fn parameters(&mut self) -> Vec<Arg> {
+        let raw = self.raw;
+        let mut params: Vec<(Parameter, String)> = Vec::new();
+        let own = raw
+            .op
+            .parameters
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p, join(&join(&raw.pointer, "parameters"), &i.to_string())));
+        let inherited = raw.path_params.iter().map(|(p, ptr)| (p, ptr.clone()));
+        for (param, ptr) in inherited.chain(own) {
+            let Some((param, at)) = resolve(self.doc.json, param, &ptr, self.diags) else {
+                continue;
+            };
+            let key = param_key(&param);
+            match params.iter_mut().find(|(p, _)| param_key(p) == key) {
+                Some(slot) => *slot = (param, at),
+                None => params.push((param, at)),
+            }
+        }
+        let mut args: Vec<Arg> = Vec::new();
+        for (param, at) in &params {
+            if let Some(arg) = self.parameter(param, at) {
+                args.push(arg);
+            }
+        }
+        // Path, query, header: the order a reader expects; stable within a location.
+        args.sort_by_key(|a| a.location as u8);
+        args
+    }
+
+    fn parameter(&mut self, param: &Parameter, at: &str) -> Option<Arg> {
+        let data = param.parameter_data_ref();
+        let (location, style) = match param {
+            Parameter::Path { .. } => (ArgLocation::Path, QueryStyle::FormExploded),
+            Parameter::Header { .. } => {
+                if IGNORED_HEADERS.contains(&data.name.to_ascii_lowercase().as_str()) {
+                    return None;
+                }
+                (ArgLocation::Header, QueryStyle::FormExploded)
+            }
+            Parameter::Query { style, .. } => {
+                let style = match style {
+                    OaQueryStyle::Form if data.explode == Some(false) => QueryStyle::FormJoined,
+                    OaQueryStyle::Form => QueryStyle::FormExploded,
+                    OaQueryStyle::DeepObject => QueryStyle::DeepObject,
+                    OaQueryStyle::SpaceDelimited | OaQueryStyle::PipeDelimited => {
+                        self.diags.warn(
+                            join(at, "style"),
+                            "spaceDelimited and pipeDelimited are not supported: values are joined with commas",
+                        );
+                        QueryStyle::FormJoined
+                    }
+                };
+                (ArgLocation::Query, style)
+            }
+            Parameter::Cookie { .. } => {
+                self.diags.warn(
+                    at,
+                    format!(
+                        "cookie parameter `{}` is not a tool argument: tools cannot send cookies",
+                        data.name
+                    ),
+                );
+                return None;
+            }
+        };
+        let schema_ptr = match &data.format {
+            ParameterSchemaOrContent::Schema(_) => join(at, "schema"),
+            ParameterSchemaOrContent::Content(content) => match content.keys().next() {
+                Some(media) => join(&join(&join(at, "content"), media), "schema"),
+                None => join(at, "content"),
+            },
+        };
+        let mut schema = self.schema_at(&schema_ptr, Direction::Input);
+        if let Some(obj) = schema.as_object_mut() {
+            if let Some(d) = data.description.as_ref().filter(|d| !d.trim().is_empty()) {
+                obj.insert("description".into(), json!(d));
+            }
+            if data.deprecated == Some(true) {
+                obj.insert("deprecated".into(), json!(true));
+            }
+            if let Some(example) = &data.example
+                && !obj.contains_key("examples")
+            {
+                obj.insert("examples".into(), json!([example]));
+            }
+        }
+        Some(Arg {
+            name: names::arg_name(&data.name),
+            wire_name: data.name.clone(),
+            location,
+            schema,
+            // OpenAPI requires path parameters; a document that forgets to say so still
+            // cannot build the URL without them.
+            required: location == ArgLocation::Path || data.required,
+            style,
+        })
+    }
+
+    fn schema_at(&mut self, ptr: &str, dir: Direction) -> Value {
+        match self.doc.json.pointer(ptr) {
+            Some(raw) => schema::convert(self.doc.json, raw, ptr, dir, self.diags),
+            None => json!({}),
+        }
+    }
+
+    /// The request body: flattened into arguments when it is a JSON or form object, one
+    /// `body` argument otherwise.
+    fn body(&mut self, args: &mut Vec<Arg>) -> BodyEncoding {
+        let raw = self.raw;
+        let Some(body) = &raw.op.request_body else {
+            return BodyEncoding::None;
+        };
+        let ptr = join(&raw.pointer, "requestBody");
+        let Some((body, at)) = resolve::<RequestBody>(self.doc.json, body, &ptr, self.diags) else {
+            return BodyEncoding::None;
+        };
+        let Some((media, encoding)) = pick_body_media(&body) else {
+            return BodyEncoding::None;
+        };
+        let schema_ptr = join(&join(&join(&at, "content"), &media), "schema");
+        let schema = self.schema_at(&schema_ptr, Direction::Input);
+        let flatten =
+            matches!(encoding, BodyEncoding::Json | BodyEncoding::Form) && is_plain_object(&schema);
+        if flatten {
+            let required: Vec<&str> = schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+                for (wire, prop) in props {
+                    args.push(Arg {
+                        name: names::arg_name(wire),
+                        wire_name: wire.clone(),
+                        location: ArgLocation::Body,
+                        schema: prop.clone(),
+                        required: body.required && required.contains(&wire.as_str()),
+                        style: QueryStyle::FormExploded,
+                    });
+                }
+            }
+        } else {
+            let mut schema = schema;
+            if let BodyEncoding::Raw { content_type } = &encoding {
+                // Uploads arrive as text in a JSON tool call; the server sends it as is.
+                let mut s = json!({"type": "string"});
+                let described = schema
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .map(|d| format!("{d}\n\n"))
+                    .unwrap_or_default();
+                s["description"] = json!(format!(
+                    "{described}The request body, sent as `{content_type}`."
+                ));
+                schema = s;
+            }
+            if let Some(d) = body.description.as_ref().filter(|d| !d.trim().is_empty())
+                && let Some(obj) = schema.as_object_mut()
+                && !obj.contains_key("description")
+            {
+                obj.insert("description".into(), json!(d));
+            }
+            args.push(Arg {
+                name: "body".into(),
+                wire_name: "body".into(),
+                location: ArgLocation::WholeBody,
+                schema,
+                required: body.required,
+                style: QueryStyle::FormExploded,
+            });
+        }
+        encoding
+    }
+
+    fn apply_renames(&mut self, args: &mut [Arg]) {
+        for rename in &mut self.ext.rename {
+            for arg in args.iter_mut() {
+                if arg.location.as_str() == rename.location && arg.wire_name == rename.wire_name {
+                    arg.name.clone_from(&rename.new_name);
+                    rename.used = true;
+                }
+            }
+        }
+        for rename in self.ext.rename.iter().filter(|r| !r.used) {
+            self.diags.error(
+                rename.pointer.clone(),
+                format!(
+                    "rename `{}.{}` matches no argument of this operation",
+                    rename.location, rename.wire_name
+                ),
+            );
+        }
+    }
+
+    /// Two arguments with one name: an error in strict mode, else the later one is renamed
+    /// `<location>_<name>` (path wins over query over header over body).
+    fn resolve_clashes(&mut self, args: &mut [Arg]) {
+        let raw = self.raw;
+        let mut taken: HashMap<String, usize> = HashMap::new();
+        let mut uniquer = Uniquer::default();
+        for a in args.iter() {
+            uniquer.reserve(&a.name);
+        }
+        for i in 0..args.len() {
+            let name = args[i].name.clone();
+            let Some(&first) = taken.get(&name) else {
+                taken.insert(name, i);
+                continue;
+            };
+            let (a, b) = (&args[first], &args[i]);
+            let who = match &raw.op.operation_id {
+                Some(id) => format!("operation `{id}`"),
+                None => format!(
+                    "operation {} {}",
+                    raw.method.as_str().to_uppercase(),
+                    raw.path
+                ),
+            };
+            let what = format!(
+                "argument `{name}` of {who} comes from both {} `{}` and {} `{}`",
+                a.location.as_str(),
+                a.wire_name,
+                b.location.as_str(),
+                b.wire_name
+            );
+            if self.strict {
+                self.diags.error(
+                    raw.pointer.clone(),
+                    format!(
+                        "{what}: rename one with `x-mcp.rename`, e.g. {{\"{}.{}\": \"{}_{}\"}}",
+                        b.location.as_str(),
+                        b.wire_name,
+                        b.location.as_str(),
+                        name
+                    ),
+                );
+                continue;
+            }
+            let new = uniquer.claim(&format!("{}_{}", b.location.as_str(), name), usize::MAX);
+            self.diags.warn(
+                raw.pointer.clone(),
+                format!("{what}: the {} one is renamed `{new}`", b.location.as_str()),
+            );
+            args[i].name.clone_from(&new);
+            taken.insert(new, i);
+        }
+    }
+
+    /// The first 2xx response: its kind, the tool's `outputSchema`, and its media type.
+    fn response(&mut self) -> (ResponseKind, Value, Option<String>) {
+        let raw = self.raw;
+        let responses = &raw.op.responses.responses;
+        let mut success: Vec<(&StatusCode, &ReferenceOr<Response>)> = responses
+            .iter()
+            .filter(|(code, _)| match code {
+                StatusCode::Code(c) => (200..300).contains(c),
+                StatusCode::Range(r) => *r == 2,
+            })
+            .collect();
+        success.sort_by_key(|(code, _)| match code {
+            StatusCode::Code(c) => *c,
+            StatusCode::Range(_) => 299,
+        });
+        let Some((code, response)) = success.first().copied() else {
+            self.diags.warn(
+                join(&raw.pointer, "responses"),
+                "no 2xx response: the tool's result is the status alone",
+            );
+            return (ResponseKind::NoContent, status_schema(None), None);
+        };
+        let code_str = code.to_string();
+        let ptr = join(&join(&raw.pointer, "responses"), &code_str);
+        let Some((response, at)) = resolve(self.doc.json, response, &ptr, self.diags) else {
+            return (ResponseKind::NoContent, status_schema(None), None);
+        };
+        let code_num = match code {
+            StatusCode::Code(c) => Some(*c),
+            StatusCode::Range(_) => None,
+        };
+        if response.content.is_empty() || code_num == Some(204) {
+            return (ResponseKind::NoContent, status_schema(code_num), None);
+        }
+        let json_media = response.content.keys().find(|m| is_json(m));
+        match json_media {
+            Some(media) => {
+                let schema_ptr = join(&join(&join(&at, "content"), media), "schema");
+                let schema = self.schema_at(&schema_ptr, Direction::Output);
+                if schema::is_object(&schema) {
+                    (
+                        ResponseKind::Json,
+                        schema::with_object_type(schema),
+                        Some("application/json".into()),
+                    )
+                } else {
+                    let wrapped = json!({
+                        "type": "object",
+                        "properties": {"result": schema},
+                        "required": ["result"]
+                    });
+                    (
+                        ResponseKind::JsonWrapped,
+                        wrapped,
+                        Some("application/json".into()),
+                    )
+                }
+            }
+            None => {
+                let content_type = response
+                    .content
+                    .keys()
+                    .next()
+                    .map(|m| essence(m).to_owned())
+                    .unwrap_or_default();
+                (
+                    ResponseKind::Binary {
+                        content_type: content_type.clone(),
+                    },
+                    binary_schema(),
+                    Some(content_type),
+                )
+            }
+        }
+    }
+}
+
+/// Text without surrounding blank space (real documents start descriptions with newlines),
+/// `None` when nothing is left.
+fn trimmed(text: Option<&str>) -> Option<String> {
+    text.map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned)
+}
+
+fn param_key(p: &Parameter) -> (String, u8) {
+    let loc = match p {
+        Parameter::Path { .. } => 0,
+        Parameter::Query { .. } => 1,
+        Parameter::Header { .. } => 2,
+        Parameter::Cookie { .. } => 3,
+    };
+    let name = p.parameter_data_ref().name.clone();
+    // Header names are case-insensitive.
+    if loc == 2 {
+        (name.to_ascii_lowercase(), loc)
+    } else {
+        (name, loc)
+    }
+}
+
+/// The media type without parameters, lower-cased: `Application/JSON; charset=utf-8` →
+/// `application/json`.
+fn essence(media: &str) -> &str {
+    media.split(';').next().unwrap_or(media).trim()
+}
+
+/// `application/json`, `text/json` and any `*/*+json`.
+fn is_json(media: &str) -> bool {
+    let m = essence(media).to_ascii_lowercase();
+    m == "application/json" || m == "text/json" || m.ends_with("+json")
+}
+
+/// Chooses the body media type: JSON, else a URL-encoded form, else multipart (sent as a
+/// form), else the first one listed (sent raw).
+fn pick_body_media(body: &RequestBody) -> Option<(String, BodyEncoding)> {
+    let find = |pred: &dyn Fn(&str) -> bool| {
+        body.content
+            .keys()
+            .find(|m| pred(&essence(m).to_ascii_lowercase()))
+            .cloned()
+    };
+    if let Some(m) = find(&|m| is_json(m)) {
+        return Some((m, BodyEncoding::Json));
+    }
+    if let Some(m) = find(&|m| m == "application/x-www-form-urlencoded") {
+        return Some((m, BodyEncoding::Form));
+    }
+    if let Some(m) = find(&|m| m == "multipart/form-data") {
+        return Some((m, BodyEncoding::Form));
+    }
+    let m = body.content.keys().next()?.clone();
+    let content_type = essence(&m).to_owned();
+    Some((m, BodyEncoding::Raw { content_type }))
+}
+
+/// A body whose properties can sit beside the other arguments: an object that is not a
+/// choice between several shapes.
+fn is_plain_object(schema: &Value) -> bool {
+    let typed_object = match schema.get("type") {
+        Some(Value::String(t)) => t == "object",
+        Some(Value::Array(list)) => list.contains(&json!("object")),
+        Some(_) => false,
+        None => schema.get("properties").is_some(),
+    };
+    typed_object
+        && schema.get("anyOf").is_none()
+        && schema.get("oneOf").is_none()
+        && schema.get("allOf").is_none()
+}
+
+fn input_schema(args: &[Arg], read_only: bool) -> Value {
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for arg in args {
+        properties.insert(arg.name.clone(), arg.schema.clone());
+        if arg.required {
+            required.push(json!(arg.name));
+        }
+    }
+    let mut schema = Map::new();
+    schema.insert("type".into(), json!("object"));
+    schema.insert("properties".into(), Value::Object(properties));
+    if !required.is_empty() {
+        schema.insert("required".into(), Value::Array(required));
+    }
+    if read_only {
+        // Reads are strict: an unknown argument is a mistake worth reporting. Writes accept
+        // extra fields, which go to the endpoint, which validates them.
+        schema.insert("additionalProperties".into(), json!(false));
+    }
+    Value::Object(schema)
+}
+
+/// `{"status": <code>}` for responses without content. The code is fixed only for 204, the
+/// one the contract names.
+fn status_schema(code: Option<u16>) -> Value {
+    let status = if code == Some(204) {
+        json!({"type": "integer", "const": 204})
+    } else {
+        json!({"type": "integer"})
+    };
+    json!({
+        "type": "object",
+        "properties": {"status": status},
+        "required": ["status"]
+    })
+}
+
+/// The descriptor a binary response becomes (the bytes never go through MCP).
+fn binary_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "content_type": {"type": "string", "description": "Media type of the file."},
+            "byte_size": {"type": "integer", "minimum": 0, "description": "Size of the file in bytes."},
+            "download_path": {"type": "string", "description": "Path of the file on the REST API."},
+            "resource_uri": {"type": "string", "description": "URI of the MCP resource that serves the file, when there is one."},
+            "note": {"type": "string", "description": "What the file is and how to get it."}
+        },
+        "required": ["content_type", "byte_size", "download_path", "note"]
+    })
+}
+
+/// The scopes of the first security requirement (all of its schemes together).
+fn scopes(security: Option<&Vec<openapiv3::SecurityRequirement>>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    if let Some(first) = security.and_then(|s| s.first()) {
+        for scopes in first.values() {
+            for scope in scopes {
+                if !out.contains(scope) {
+                    out.push(scope.clone());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Final names: explicit and derived names must be valid, fit and be unique. In strict mode
+/// (first-party documents) a problem is an error; otherwise it is repaired with a warning.
+fn assign_names(drafts: &mut [Draft], strict: bool, diags: &mut Diagnostics) {
+    let mut uniquer = Uniquer::default();
+    let mut owner: HashMap<String, String> = HashMap::new();
+    for draft in drafts.iter_mut() {
+        let wanted = draft.wanted_name.clone();
+        let ptr = if draft.explicit_name {
+            join(&join(&draft.op.pointer, "x-mcp"), "name")
+        } else {
+            draft.op.pointer.clone()
+        };
+        let too_long = wanted.len() > MAX_TOOL_NAME_LEN;
+        let fitted = names::fit_length(&wanted, MAX_TOOL_NAME_LEN);
+        let first_owner = uniquer
+            .is_taken(&fitted)
+            .then(|| owner.get(&fitted).cloned().unwrap_or_default());
+        let name = uniquer.claim(&wanted, MAX_TOOL_NAME_LEN);
+        let mut problems = Vec::new();
+        if too_long {
+            problems.push(format!(
+                "is {} characters long, more than {MAX_TOOL_NAME_LEN}",
+                wanted.len()
+            ));
+        }
+        if let Some(first) = &first_owner {
+            problems.push(format!("is already the name of #{first}"));
+        }
+        if !problems.is_empty() {
+            let problem = format!("tool name `{wanted}` {}", problems.join(" and "));
+            if strict {
+                diags.error(ptr, format!("{problem}: set `x-mcp.name`"));
+            } else {
+                diags.warn(ptr, format!("{problem}: named `{name}`"));
+            }
+        }
+        owner
+            .entry(name.clone())
+            .or_insert(draft.op.pointer.clone());
+        // `claim` only hands out valid names when `wanted` is `[a-z0-9_]`; an invalid
+        // explicit name was reported already and is sanitised here so generation goes on.
+        let name = ToolName::new(&name)
+            .or_else(|_| {
+                ToolName::new(&names::fit_length(
+                    &names::snake_case(&name),
+                    MAX_TOOL_NAME_LEN,
+                ))
+            })
+            .unwrap_or_else(|_| ToolName::new("invalid_name").expect("a valid literal"));
+        draft.op.name = name;
+    }
+}
+
+/// Everything that needs the final name: title, description, confirmation, resource, meta.
+fn finish(drafts: Vec<Draft>, prefix: &str, diags: &mut Diagnostics) -> Vec<Operation> {
+    let mut uris: HashMap<String, String> = HashMap::new();
+    let mut out = Vec::with_capacity(drafts.len());
+    for draft in drafts {
+        let Draft {
+            mut op,
+            ext,
+            summary,
+            description,
+            response_media,
+            ..
+        } = draft;
+        let x_ptr = join(&op.pointer, "x-mcp");
+        let name = op.name.as_str();
+        op.title = summary
+            .clone()
+            .unwrap_or_else(|| names::title_from_name(name.strip_prefix(prefix).unwrap_or(name)));
+        op.description = description.or(summary).unwrap_or_else(|| op.title.clone());
+
+        op.confirm = match ext.confirm.clone() {
+            Some(message) => {
+                let at = join(&x_ptr, "confirm");
+                if !op.annotations.destructive {
+                    diags.error(
+                        at.clone(),
+                        "`confirm` is only for destructive tools: set `destructive: true` or remove it",
+                    );
+                }
+                for placeholder in placeholders(&message) {
+                    if !op.args.iter().any(|a| a.name == placeholder) {
+                        diags.error(
+                            at.clone(),
+                            format!(
+                                "placeholder `{{{placeholder}}}` is not an argument of this tool"
+                            ),
+                        );
+                    }
+                }
+                Some(message)
+            }
+            None if op.annotations.destructive => Some(annotations::default_confirm(&op.title)),
+            None => None,
+        };
+
+        if let Some(uri) = ext.resource.clone() {
+            let at = join(&x_ptr, "resource");
+            if !op.annotations.read_only {
+                diags.error(
+                    at.clone(),
+                    "a resource must be served by a read-only operation (GET)",
+                );
+            }
+            let vars = placeholders(&uri);
+            for var in &vars {
+                if !op.args.iter().any(|a| &a.name == var) {
+                    diags.error(
+                        at.clone(),
+                        format!("template variable `{{{var}}}` is not an argument of this tool"),
+                    );
+                }
+            }
+            if let Some(first) = uris.get(&uri) {
+                diags.error(
+                    at.clone(),
+                    format!("resource `{uri}` is already served by #{first}"),
+                );
+            }
+            uris.insert(uri.clone(), op.pointer.clone());
+            let mime_type = match response_media {
+                Some(m) => m,
+                None => {
+                    diags.error(
+                        at,
+                        "a resource needs a response with content (this operation has none)",
+                    );
+                    String::new()
+                }
+            };
+            op.resource = Some(Resource {
+                is_template: !vars.is_empty(),
+                uri,
+                name: ext
+                    .resource_name
+                    .clone()
+                    .unwrap_or_else(|| op.name.to_string()),
+                title: op.title.clone(),
+                description: op.description.clone(),
+                mime_type,
+            });
+        } else if ext.resource_name.is_some() {
+            diags.error(
+                join(&x_ptr, "resource_name"),
+                "`resource_name` without `resource`",
+            );
+        }
+        op.meta = annotations::meta(&op.annotations, &ext);
+        out.push(op);
+    }
+    out
+}
+
+/// The `{name}` placeholders of a template, in order.
+fn placeholders(template: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = template;
+    while let Some(start) = rest.find('{') {
+        let after = &rest[start + 1..];
+        let Some(end) = after.find('}') else { break };
+        out.push(after[..end].to_owned());
+        rest = &after[end + 1..];
+    }
+    out
+}

@@ -1,0 +1,694 @@
+//! OpenAPI schemas (3.0 shape, after normalisation) to self-contained JSON Schema 2020-12.
+//!
+//! MCP clients validate arguments and results with ordinary JSON Schema validators and
+//! cannot follow references into an OpenAPI document, so every schema a tool carries must
+//! stand alone:
+//!
+//! - `$ref`s are inlined. A reference already being expanded on the current path (a cycle) is
+//!   cut: replaced by a schema that keeps only the target's `type` and a description saying
+//!   what was cut and why. Nesting is bounded too: each schema is expanded to the deepest
+//!   level (at most [`MAX_REF_DEPTH`] references) at which it stays within [`MAX_NODES`]
+//!   schema objects, else one level deep whatever its size, so documents whose objects all
+//!   link to each other (Stripe) still give catalogs of a sensible size, deterministically.
+//! - 3.0 `nullable` becomes a type union (`["string", "null"]`), a `null` branch of an
+//!   `anyOf`/`oneOf`, or `null` added to an `enum`.
+//! - `allOf` is merged into one schema when its parts do not contradict each other, and kept
+//!   as it is otherwise; `oneOf`/`anyOf` are kept.
+//! - Inputs lose `readOnly` properties (the server sets them); outputs lose `writeOnly` ones
+//!   and are *opened*: no `additionalProperties: false` at any level, because official
+//!   TypeScript clients reject a result with a field the schema forbids, and servers add
+//!   fields over time.
+//! - OpenAPI-only keywords go: `nullable`, `discriminator`, `xml`, `externalDocs`, `x-*`;
+//!   `example` becomes `examples: [...]`; 3.0 boolean `exclusiveMinimum` becomes numeric.
+
+use serde_json::{Map, Value, json};
+
+use crate::diagnostics::{Diagnostics, join};
+use crate::parse::ref_pointer;
+
+/// How many `$ref`s deep a schema is expanded before the rest is cut. Real documents (Stripe)
+/// link nearly every object to every other; expanding all acyclic paths would make catalogs
+/// of hundreds of megabytes for no benefit to a model reading them.
+pub(crate) const MAX_REF_DEPTH: usize = 4;
+
+/// How many schema objects one converted schema may hold before a shallower expansion is
+/// tried instead. A detailed dunning charge with its customer is about 150; Stripe's
+/// objects, expanded four levels, run to tens of thousands.
+pub(crate) const MAX_NODES: usize = 500;
+
+/// Which side of a call a schema describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Direction {
+    /// Tool arguments: `readOnly` properties are dropped.
+    Input,
+    /// Tool results: `writeOnly` properties are dropped and objects opened.
+    Output,
+}
+
+/// Keywords that only mean something to OpenAPI or to a multi-document JSON Schema setup.
+const DROPPED: &[&str] = &[
+    "nullable",
+    "discriminator",
+    "xml",
+    "externalDocs",
+    "$schema",
+    "$id",
+    "$anchor",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "$vocabulary",
+    "$comment",
+    "$defs",
+];
+
+/// Converts the schema at `ptr` (a pointer into the normalised document `doc`).
+pub(crate) fn convert(
+    doc: &Value,
+    schema: &Value,
+    ptr: &str,
+    dir: Direction,
+    diags: &mut Diagnostics,
+) -> Value {
+    // Iterative deepening: the deepest expansion that stays within the size budget, else
+    // one level of references whatever its size (inline schemas cannot be cut).
+    for depth in (2..=MAX_REF_DEPTH).rev() {
+        let mut cx = Converter {
+            doc,
+            dir,
+            diags,
+            refs: Vec::new(),
+            loc: vec![Seg::Root(ptr.to_owned())],
+            max_depth: depth,
+            nodes_left: Some(MAX_NODES),
+            exhausted: false,
+        };
+        let out = cx.schema(schema);
+        if !cx.exhausted {
+            return out;
+        }
+    }
+    let mut cx = Converter {
+        doc,
+        dir,
+        diags,
+        refs: Vec::new(),
+        loc: vec![Seg::Root(ptr.to_owned())],
+        max_depth: 1,
+        nodes_left: None,
+        exhausted: false,
+    };
+    cx.schema(schema)
+}
+
+/// One step of the path to the schema being converted, kept as cheap segments and turned into
+/// a pointer only when there is something to report.
+enum Seg<'a> {
+    Root(String),
+    Key(&'a str),
+    Index(usize),
+}
+
+struct Converter<'a, 'd> {
+    doc: &'a Value,
+    dir: Direction,
+    diags: &'d mut Diagnostics,
+    /// The `$ref`s being expanded, outermost first.
+    refs: Vec<&'a str>,
+    loc: Vec<Seg<'a>>,
+    /// References nested deeper than this are cut.
+    max_depth: usize,
+    /// Schema objects this attempt may still produce (`None`: no limit).
+    nodes_left: Option<usize>,
+    /// The budget ran out: this attempt's result is abandoned.
+    exhausted: bool,
+}
+
+impl<'a> Converter<'a, '_> {
+    fn pointer(&self) -> String {
+        let start = self
+            .loc
+            .iter()
+            .rposition(|s| matches!(s, Seg::Root(_)))
+            .unwrap_or(0);
+        let mut out = String::new();
+        for seg in &self.loc[start..] {
+            match seg {
+                Seg::Root(p) => out.clone_from(p),
+                Seg::Key(k) => out = join(&out, k),
+                Seg::Index(i) => out = join(&out, &i.to_string()),
+            }
+        }
+        out
+    }
+
+    fn at<T>(&mut self, seg: Seg<'a>, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.loc.push(seg);
+        let out = f(self);
+        self.loc.pop();
+        out
+    }
+
+    fn schema(&mut self, schema: &'a Value) -> Value {
+        if let Some(left) = self.nodes_left.as_mut() {
+            if *left == 0 {
+                self.exhausted = true;
+                return Value::Null;
+            }
+            *left -= 1;
+        }
+        let Some(obj) = schema.as_object() else {
+            // Normalisation turned boolean schemas into objects; anything else was reported.
+            return json!({});
+        };
+        if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
+            return self.reference(reference);
+        }
+
+        let mut out = Map::new();
+        let mut nullable = false;
+        let mut dropped_props: Vec<String> = Vec::new();
+        for (key, value) in obj {
+            let key_str = key.as_str();
+            match key_str {
+                "nullable" => nullable = value == &Value::Bool(true),
+                _ if DROPPED.contains(&key_str) || key_str.starts_with("x-") => {}
+                "example" => {
+                    if !obj.contains_key("examples") {
+                        out.insert("examples".into(), Value::Array(vec![value.clone()]));
+                    }
+                }
+                "exclusiveMinimum" | "exclusiveMaximum" => {
+                    let bound = if key_str == "exclusiveMinimum" {
+                        "minimum"
+                    } else {
+                        "maximum"
+                    };
+                    match value {
+                        Value::Bool(true) => {
+                            if let Some(b) = obj.get(bound) {
+                                out.insert(key.clone(), b.clone());
+                            }
+                        }
+                        Value::Bool(false) => {}
+                        other => {
+                            out.insert(key.clone(), other.clone());
+                        }
+                    }
+                }
+                "minimum" | "maximum" => {
+                    let exclusive = if key_str == "minimum" {
+                        "exclusiveMinimum"
+                    } else {
+                        "exclusiveMaximum"
+                    };
+                    // A 3.0 exclusive bound replaces the inclusive one (handled above).
+                    if obj.get(exclusive) != Some(&Value::Bool(true)) {
+                        out.insert(key.clone(), value.clone());
+                    }
+                }
+                "properties" => {
+                    let props = self.at(Seg::Key("properties"), |cx| {
+                        cx.properties(value, &mut dropped_props)
+                    });
+                    out.insert(key.clone(), props);
+                }
+                "patternProperties" | "dependentSchemas" => {
+                    let map = self.at(Seg::Key(key_str), |cx| cx.schema_map(value));
+                    out.insert(key.clone(), map);
+                }
+                "additionalProperties" | "unevaluatedProperties" => match value {
+                    Value::Bool(false) if self.dir == Direction::Output => {}
+                    Value::Bool(_) => {
+                        out.insert(key.clone(), value.clone());
+                    }
+                    sub => {
+                        let s = self.at(Seg::Key(key_str), |cx| cx.schema(sub));
+                        out.insert(key.clone(), s);
+                    }
+                },
+                "items" | "contains" | "propertyNames" | "not" | "if" | "then" | "else"
+                | "unevaluatedItems" | "contentSchema" => {
+                    let s = self.at(Seg::Key(key_str), |cx| cx.schema(value));
+                    out.insert(key.clone(), s);
+                }
+                "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
+                    let list = self.at(Seg::Key(key_str), |cx| cx.schema_list(value));
+                    out.insert(key.clone(), list);
+                }
+                _ => {
+                    out.insert(key.clone(), value.clone());
+                }
+            }
+        }
+        if !dropped_props.is_empty()
+            && let Some(Value::Array(required)) = out.get_mut("required")
+        {
+            required.retain(|r| {
+                !r.as_str()
+                    .is_some_and(|r| dropped_props.iter().any(|d| d == r))
+            });
+        }
+        if matches!(out.get("required"), Some(Value::Array(r)) if r.is_empty()) {
+            out.remove("required");
+        }
+        let mut out = merge_all_of(out);
+        if nullable {
+            make_nullable(&mut out);
+        }
+        Value::Object(out)
+    }
+
+    fn properties(&mut self, value: &'a Value, dropped: &mut Vec<String>) -> Value {
+        let Some(map) = value.as_object() else {
+            return json!({});
+        };
+        let mut out = Map::new();
+        for (name, sub) in map {
+            let converted = self.at(Seg::Key(name), |cx| cx.schema(sub));
+            let hidden = match self.dir {
+                Direction::Input => "readOnly",
+                Direction::Output => "writeOnly",
+            };
+            if converted.get(hidden) == Some(&Value::Bool(true)) {
+                dropped.push(name.clone());
+            } else {
+                out.insert(name.clone(), converted);
+            }
+        }
+        Value::Object(out)
+    }
+
+    fn schema_map(&mut self, value: &'a Value) -> Value {
+        let Some(map) = value.as_object() else {
+            return json!({});
+        };
+        let mut out = Map::new();
+        for (name, sub) in map {
+            let converted = self.at(Seg::Key(name), |cx| cx.schema(sub));
+            out.insert(name.clone(), converted);
+        }
+        Value::Object(out)
+    }
+
+    fn schema_list(&mut self, value: &'a Value) -> Value {
+        let Some(list) = value.as_array() else {
+            return json!([]);
+        };
+        let mut out = Vec::with_capacity(list.len());
+        for (i, sub) in list.iter().enumerate() {
+            out.push(self.at(Seg::Index(i), |cx| cx.schema(sub)));
+        }
+        Value::Array(out)
+    }
+
+    fn reference(&mut self, reference: &'a str) -> Value {
+        let target_ptr = match ref_pointer(reference) {
+            Ok(p) => p,
+            Err(message) => {
+                let at = self.pointer();
+                self.diags.error(at, message);
+                return json!({});
+            }
+        };
+        let Some(target) = self.doc.pointer(&target_ptr) else {
+            let at = self.pointer();
+            self.diags
+                .error(at, format!("`$ref: {reference}` does not resolve"));
+            return json!({});
+        };
+        let name = reference.rsplit('/').next().unwrap_or(reference);
+        if self.refs.contains(&reference) {
+            return cut(
+                target,
+                format!(
+                    "A `{name}`, the same schema as an enclosing value: not expanded again (recursive schema)."
+                ),
+            );
+        }
+        if self.refs.len() >= self.max_depth {
+            return cut(
+                target,
+                format!("A `{name}`: not expanded here (nesting limit reached)."),
+            );
+        }
+        self.refs.push(reference);
+        let out = self.at(Seg::Root(target_ptr), |cx| cx.schema(target));
+        self.refs.pop();
+        out
+    }
+}
+
+/// What stands in for a schema that is not expanded: its type, when it has a plain one, and
+/// why the rest is missing. Anything else is allowed there.
+fn cut(target: &Value, description: String) -> Value {
+    let mut out = Map::new();
+    if let Some(t @ Value::String(_)) = target.get("type") {
+        if target.get("nullable") == Some(&Value::Bool(true)) {
+            out.insert("type".into(), json!([t, "null"]));
+        } else {
+            out.insert("type".into(), t.clone());
+        }
+    }
+    let description = match target.get("description").and_then(Value::as_str) {
+        Some(d) => format!("{d}\n\n{description}"),
+        None => description,
+    };
+    out.insert("description".into(), Value::String(description));
+    Value::Object(out)
+}
+
+/// Keywords where the first part of an `allOf` to say something wins (the outer schema comes
+/// first, so `$ref` siblings override the referenced schema's text).
+const ANNOTATIONS: &[&str] = &[
+    "title",
+    "description",
+    "examples",
+    "default",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+];
+
+/// Folds `allOf` into its parent when the parts agree; leaves it as it is otherwise.
+fn merge_all_of(mut obj: Map<String, Value>) -> Map<String, Value> {
+    let Some(Value::Array(parts)) = obj.remove("allOf") else {
+        return obj;
+    };
+    let mut merged = obj.clone();
+    for part in &parts {
+        let mergeable = match part {
+            Value::Object(p) => merge_into(&mut merged, p),
+            _ => false,
+        };
+        if !mergeable {
+            obj.insert("allOf".into(), Value::Array(parts));
+            return obj;
+        }
+    }
+    merged
+}
+
+fn merge_into(into: &mut Map<String, Value>, part: &Map<String, Value>) -> bool {
+    for (key, value) in part {
+        let Some(existing) = into.get_mut(key) else {
+            into.insert(key.clone(), value.clone());
+            continue;
+        };
+        match key.as_str() {
+            k if ANNOTATIONS.contains(&k) => {}
+            "properties" => {
+                let (Value::Object(have), Value::Object(add)) = (existing, value) else {
+                    return false;
+                };
+                for (name, schema) in add {
+                    match have.get(name) {
+                        Some(current) if current != schema => return false,
+                        Some(_) => {}
+                        None => {
+                            have.insert(name.clone(), schema.clone());
+                        }
+                    }
+                }
+            }
+            "required" => {
+                let (Value::Array(have), Value::Array(add)) = (existing, value) else {
+                    return false;
+                };
+                for name in add {
+                    if !have.contains(name) {
+                        have.push(name.clone());
+                    }
+                }
+            }
+            "type" => match intersect_types(existing, value) {
+                Some(t) => *existing = t,
+                None => return false,
+            },
+            _ if existing == value => {}
+            _ => return false,
+        }
+    }
+    true
+}
+
+fn type_list(t: &Value) -> Vec<&str> {
+    match t {
+        Value::String(s) => vec![s.as_str()],
+        Value::Array(list) => list.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The types both `a` and `b` allow (`integer` is a `number`), or `None` if there are none.
+fn intersect_types(a: &Value, b: &Value) -> Option<Value> {
+    let (a, b) = (type_list(a), type_list(b));
+    let mut out: Vec<&str> = Vec::new();
+    for t in &a {
+        let keep = if b.contains(t) {
+            Some(*t)
+        } else if (*t == "integer" && b.contains(&"number"))
+            || (*t == "number" && b.contains(&"integer"))
+        {
+            Some("integer")
+        } else {
+            None
+        };
+        if let Some(k) = keep
+            && !out.contains(&k)
+        {
+            out.push(k);
+        }
+    }
+    match out.len() {
+        0 => None,
+        1 => Some(Value::String(out[0].to_owned())),
+        _ => Some(Value::Array(out.into_iter().map(|t| json!(t)).collect())),
+    }
+}
+
+/// Applies 3.0 `nullable: true` to a converted schema.
+fn make_nullable(obj: &mut Map<String, Value>) {
+    let null = json!("null");
+    if let Some(t) = obj.get_mut("type") {
+        match t {
+            Value::String(s) if s != "null" => *t = json!([s.clone(), "null"]),
+            Value::Array(list) if !list.contains(&null) => list.push(null.clone()),
+            _ => {}
+        }
+        if let Some(Value::Array(values)) = obj.get_mut("enum")
+            && !values.contains(&Value::Null)
+        {
+            values.push(Value::Null);
+        }
+        return;
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = obj.get_mut(key) {
+            let null_branch = json!({"type": "null"});
+            if !branches.contains(&null_branch) {
+                branches.push(null_branch);
+            }
+            return;
+        }
+    }
+    if let Some(Value::Array(values)) = obj.get_mut("enum") {
+        if !values.contains(&Value::Null) {
+            values.push(Value::Null);
+        }
+        return;
+    }
+    if obj.contains_key("allOf") || obj.contains_key("not") {
+        // The constraints stay together in one branch; the annotations stay outside.
+        let mut inner = Map::new();
+        let keys: Vec<String> = obj
+            .keys()
+            .filter(|k| !ANNOTATIONS.contains(&k.as_str()))
+            .cloned()
+            .collect();
+        for k in keys {
+            if let Some(v) = obj.remove(&k) {
+                inner.insert(k, v);
+            }
+        }
+        obj.insert(
+            "anyOf".into(),
+            json!([Value::Object(inner), {"type": "null"}]),
+        );
+    }
+    // No type and no composition: the schema accepts null already.
+}
+
+/// Whether a converted schema describes a JSON object and nothing else.
+pub(crate) fn is_object(schema: &Value) -> bool {
+    match schema.get("type") {
+        Some(Value::String(t)) => t == "object",
+        Some(_) => false,
+        None => {
+            if schema.get("properties").is_some() {
+                return schema.get("anyOf").is_none() && schema.get("oneOf").is_none();
+            }
+            ["anyOf", "oneOf"].iter().any(|k| {
+                schema
+                    .get(*k)
+                    .and_then(Value::as_array)
+                    .is_some_and(|branches| !branches.is_empty() && branches.iter().all(is_object))
+            })
+        }
+    }
+}
+
+/// Marks an object schema (see [`is_object`]) with `type: object` at its root, as MCP
+/// requires of `outputSchema`.
+pub(crate) fn with_object_type(mut schema: Value) -> Value {
+    if let Some(obj) = schema.as_object_mut()
+        && !obj.contains_key("type")
+    {
+        // `type` first reads best; the map keeps insertion order.
+        let rest = std::mem::take(obj);
+        obj.insert("type".into(), json!("object"));
+        obj.extend(rest);
+    }
+    schema
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn conv(doc: Value, schema: Value, dir: Direction) -> Value {
+        let mut diags = Diagnostics::default();
+        let out = convert(&doc, &schema, "/s", dir, &mut diags);
+        let (errors, _) = diags.into_parts();
+        assert!(errors.is_empty(), "{errors:?}");
+        out
+    }
+
+    #[test]
+    fn refs_are_inlined_and_cycles_cut_with_a_description() {
+        let doc = json!({"components": {"schemas": {"Node": {
+            "type": "object",
+            "properties": {"children": {"type": "array", "items": {"$ref": "#/components/schemas/Node"}}}
+        }}}});
+        let out = conv(
+            doc,
+            json!({"$ref": "#/components/schemas/Node"}),
+            Direction::Output,
+        );
+        let inner = &out["properties"]["children"]["items"];
+        assert_eq!(inner["type"], "object");
+        assert!(inner["description"].as_str().unwrap().contains("recursive"));
+        assert!(inner.get("properties").is_none());
+    }
+
+    #[test]
+    fn nullable_becomes_a_type_union_and_enum_gains_null() {
+        let out = conv(
+            json!({}),
+            json!({"type": "integer", "nullable": true, "enum": [1, 2]}),
+            Direction::Input,
+        );
+        assert_eq!(
+            out,
+            json!({"type": ["integer", "null"], "enum": [1, 2, null]})
+        );
+        let out = conv(
+            json!({}),
+            json!({"anyOf": [{"type": "string"}], "nullable": true}),
+            Direction::Input,
+        );
+        assert_eq!(
+            out,
+            json!({"anyOf": [{"type": "string"}, {"type": "null"}]})
+        );
+    }
+
+    #[test]
+    fn all_of_merges_with_outer_annotations_winning() {
+        let doc = json!({"components": {"schemas": {"A": {
+            "type": "object", "description": "inner", "properties": {"a": {"type": "string"}}, "required": ["a"]
+        }}}});
+        let out = conv(
+            doc,
+            json!({"description": "outer", "allOf": [
+                {"$ref": "#/components/schemas/A"},
+                {"type": "object", "properties": {"b": {"type": "integer"}}, "required": ["b"]}
+            ]}),
+            Direction::Input,
+        );
+        assert_eq!(
+            out,
+            json!({"description": "outer", "type": "object",
+                   "properties": {"a": {"type": "string"}, "b": {"type": "integer"}},
+                   "required": ["a", "b"]})
+        );
+    }
+
+    #[test]
+    fn conflicting_all_of_is_kept() {
+        let out = conv(
+            json!({}),
+            json!({"allOf": [{"type": "string"}, {"type": "integer"}]}),
+            Direction::Input,
+        );
+        assert_eq!(
+            out,
+            json!({"allOf": [{"type": "string"}, {"type": "integer"}]})
+        );
+    }
+
+    #[test]
+    fn read_only_leaves_inputs_write_only_leaves_outputs_and_outputs_open() {
+        let schema = json!({
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "id": {"type": "string", "readOnly": true},
+                "secret": {"type": "string", "writeOnly": true}
+            },
+            "required": ["id", "secret"]
+        });
+        let input = conv(json!({}), schema.clone(), Direction::Input);
+        assert_eq!(
+            input,
+            json!({"type": "object", "additionalProperties": false,
+                   "properties": {"secret": {"type": "string", "writeOnly": true}},
+                   "required": ["secret"]})
+        );
+        let output = conv(json!({}), schema, Direction::Output);
+        assert_eq!(
+            output,
+            json!({"type": "object",
+                   "properties": {"id": {"type": "string", "readOnly": true}},
+                   "required": ["id"]})
+        );
+    }
+
+    #[test]
+    fn openapi_keywords_are_translated_or_dropped() {
+        let out = conv(
+            json!({}),
+            json!({"type": "number", "minimum": 0, "exclusiveMinimum": true, "example": 5,
+                   "xml": {}, "x-foo": 1, "discriminator": {"propertyName": "k"}, "format": "double"}),
+            Direction::Input,
+        );
+        assert_eq!(
+            out,
+            json!({"type": "number", "exclusiveMinimum": 0, "examples": [5], "format": "double"})
+        );
+    }
+
+    #[test]
+    fn a_dangling_ref_is_an_error_at_its_pointer() {
+        let mut diags = Diagnostics::default();
+        convert(
+            &json!({}),
+            &json!({"properties": {"a": {"$ref": "#/components/schemas/Missing"}}}),
+            "/s",
+            Direction::Input,
+            &mut diags,
+        );
+        let (errors, _) = diags.into_parts();
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].pointer, "/s/properties/a");
+    }
+}

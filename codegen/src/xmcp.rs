@@ -1,0 +1,276 @@
+//! Reading the `x-mcp` vendor extension (see `codegen/X-MCP.md`) into typed settings.
+//!
+//! Every key is checked: an unknown key or a value of the wrong type is an error with the
+//! pointer of that key, because a typo in a first-party spec (`destuctive: true`) must never
+//! silently change what a tool does.
+
+use serde_json::{Map, Value};
+
+use crate::diagnostics::{Diagnostics, join};
+
+/// `x-mcp` on the document root.
+#[derive(Debug, Default)]
+pub(crate) struct RootExt {
+    /// Whether the root has an `x-mcp` at all (a first-party document).
+    pub(crate) present: bool,
+    pub(crate) tool_prefix: String,
+}
+
+/// `x-mcp` on an operation. `None` means "not said": the default applies.
+#[derive(Debug, Default)]
+pub(crate) struct OperationExt {
+    pub(crate) name: Option<String>,
+    pub(crate) exclude: bool,
+    pub(crate) read_only: Option<bool>,
+    pub(crate) destructive: Option<bool>,
+    pub(crate) idempotent: Option<bool>,
+    pub(crate) open_world: Option<bool>,
+    pub(crate) server_idempotency_key: bool,
+    pub(crate) confirm: Option<String>,
+    pub(crate) resource: Option<String>,
+    pub(crate) resource_name: Option<String>,
+    pub(crate) max_result_chars: Option<u64>,
+    pub(crate) meta: Map<String, Value>,
+    /// Argument renames: (location, wire name, new name, pointer of the entry).
+    pub(crate) rename: Vec<Rename>,
+}
+
+/// One `x-mcp.rename` entry.
+#[derive(Debug, Clone)]
+pub(crate) struct Rename {
+    pub(crate) location: String,
+    pub(crate) wire_name: String,
+    pub(crate) new_name: String,
+    pub(crate) pointer: String,
+    /// Set when an argument took the rename, to report the ones that matched nothing.
+    pub(crate) used: bool,
+}
+
+/// The locations a rename key may start with.
+pub(crate) const RENAME_LOCATIONS: &[&str] = &["path", "query", "header", "body"];
+
+pub(crate) fn root(doc: &Value, diags: &mut Diagnostics) -> RootExt {
+    let Some(ext) = doc.get("x-mcp") else {
+        return RootExt::default();
+    };
+    let ptr = "/x-mcp";
+    let mut out = RootExt {
+        present: true,
+        ..RootExt::default()
+    };
+    let Some(ext) = as_object(ext, ptr, diags) else {
+        return out;
+    };
+    for (key, value) in ext {
+        let kp = join(ptr, key);
+        match key.as_str() {
+            "tool_prefix" => {
+                if let Some(prefix) = string(value, &kp, diags) {
+                    if prefix
+                        .bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+                    {
+                        out.tool_prefix = prefix;
+                    } else {
+                        diags.error(kp, "`tool_prefix` may only contain a-z, 0-9 and _");
+                    }
+                }
+            }
+            "resource_scheme" => {
+                // Informative only: resource URIs are written out in full on operations.
+                string(value, &kp, diags);
+            }
+            _ => unknown(key, &kp, &["tool_prefix", "resource_scheme"], diags),
+        }
+    }
+    out
+}
+
+const OPERATION_KEYS: &[&str] = &[
+    "name",
+    "exclude",
+    "read_only",
+    "destructive",
+    "idempotent",
+    "open_world",
+    "server_idempotency_key",
+    "confirm",
+    "resource",
+    "resource_name",
+    "max_result_chars",
+    "meta",
+    "rename",
+];
+
+/// Reads the `x-mcp` value of the operation at `op_ptr`, if it has one.
+pub(crate) fn operation(
+    ext: Option<&Value>,
+    op_ptr: &str,
+    diags: &mut Diagnostics,
+) -> OperationExt {
+    let mut out = OperationExt::default();
+    let Some(ext) = ext else { return out };
+    let ptr = join(op_ptr, "x-mcp");
+    let Some(ext) = as_object(ext, &ptr, diags) else {
+        return out;
+    };
+    for (key, value) in ext {
+        let kp = join(&ptr, key);
+        match key.as_str() {
+            "name" => out.name = string(value, &kp, diags),
+            "exclude" => out.exclude = boolean(value, &kp, diags).unwrap_or(false),
+            "read_only" => out.read_only = boolean(value, &kp, diags),
+            "destructive" => out.destructive = boolean(value, &kp, diags),
+            "idempotent" => out.idempotent = boolean(value, &kp, diags),
+            "open_world" => out.open_world = boolean(value, &kp, diags),
+            "server_idempotency_key" => {
+                out.server_idempotency_key = boolean(value, &kp, diags).unwrap_or(false);
+            }
+            "confirm" => out.confirm = string(value, &kp, diags),
+            "resource" => out.resource = string(value, &kp, diags),
+            "resource_name" => out.resource_name = string(value, &kp, diags),
+            "max_result_chars" => match value.as_u64() {
+                Some(n) if n > 0 => out.max_result_chars = Some(n),
+                _ => diags.error(kp, "`max_result_chars` must be a positive integer"),
+            },
+            "meta" => {
+                if let Some(meta) = as_object(value, &kp, diags) {
+                    out.meta = meta.clone();
+                }
+            }
+            "rename" => {
+                if let Some(map) = as_object(value, &kp, diags) {
+                    out.rename = renames(map, &kp, diags);
+                }
+            }
+            _ => unknown(key, &kp, OPERATION_KEYS, diags),
+        }
+    }
+    out
+}
+
+fn renames(map: &Map<String, Value>, ptr: &str, diags: &mut Diagnostics) -> Vec<Rename> {
+    let mut out = Vec::new();
+    for (key, value) in map {
+        let kp = join(ptr, key);
+        let Some(new_name) = string(value, &kp, diags) else {
+            continue;
+        };
+        let Some((location, wire_name)) = key.split_once('.') else {
+            diags.error(
+                kp,
+                format!("rename key `{key}` must be `<location>.<wire name>`, e.g. `body.id`"),
+            );
+            continue;
+        };
+        if !RENAME_LOCATIONS.contains(&location) {
+            diags.error(
+                kp,
+                format!(
+                    "rename location `{location}` is not one of {}",
+                    RENAME_LOCATIONS.join(", ")
+                ),
+            );
+            continue;
+        }
+        if new_name.is_empty()
+            || !new_name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        {
+            diags.error(
+                kp,
+                format!("argument name `{new_name}` must be snake_case (a-z, 0-9 and _)"),
+            );
+            continue;
+        }
+        out.push(Rename {
+            location: location.to_owned(),
+            wire_name: wire_name.to_owned(),
+            new_name,
+            pointer: kp,
+            used: false,
+        });
+    }
+    out
+}
+
+fn unknown(key: &str, ptr: &str, known: &[&str], diags: &mut Diagnostics) {
+    diags.error(
+        ptr,
+        format!(
+            "unknown `x-mcp` key `{key}` (known keys: {})",
+            known.join(", ")
+        ),
+    );
+}
+
+fn as_object<'v>(
+    value: &'v Value,
+    ptr: &str,
+    diags: &mut Diagnostics,
+) -> Option<&'v Map<String, Value>> {
+    let object = value.as_object();
+    if object.is_none() {
+        diags.error(ptr, format!("expected an object, found {}", kind(value)));
+    }
+    object
+}
+
+fn string(value: &Value, ptr: &str, diags: &mut Diagnostics) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        other => {
+            diags.error(ptr, format!("expected a string, found {}", kind(other)));
+            None
+        }
+    }
+}
+
+fn boolean(value: &Value, ptr: &str, diags: &mut Diagnostics) -> Option<bool> {
+    match value {
+        Value::Bool(b) => Some(*b),
+        other => {
+            diags.error(
+                ptr,
+                format!("expected true or false, found {}", kind(other)),
+            );
+            None
+        }
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn unknown_keys_and_wrong_types_are_errors_with_pointers() {
+        let mut diags = Diagnostics::default();
+        let ext = json!({"destuctive": true, "exclude": "yes", "rename": {"cookie.a": "b"}});
+        operation(Some(&ext), "/paths/~1x/get", &mut diags);
+        let (errors, _) = diags.into_parts();
+        let pointers: Vec<_> = errors.iter().map(|e| e.pointer.as_str()).collect();
+        assert_eq!(
+            pointers,
+            [
+                "/paths/~1x/get/x-mcp/destuctive",
+                "/paths/~1x/get/x-mcp/exclude",
+                "/paths/~1x/get/x-mcp/rename/cookie.a"
+            ]
+        );
+    }
+}

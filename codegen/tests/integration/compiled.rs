@@ -1,0 +1,66 @@
+//! The generated Rust of the snapshot fixtures compiles against the server's real catalog
+//! types (`server/mcp/catalog.rs`, included by path), and its tables agree with the catalog.
+//!
+//! `bodies` is left out on purpose: its upload operation emits `BodyEncoding::Raw`, which
+//! `catalog.rs` does not define yet.
+
+#[path = "../../../server/mcp/catalog.rs"]
+#[allow(dead_code, missing_docs)]
+mod catalog;
+
+macro_rules! generated {
+    ($($module:ident => $file:literal),* $(,)?) => {
+        $(
+            #[allow(dead_code)]
+            mod $module {
+                use super::catalog::*;
+                include!($file);
+            }
+        )*
+    };
+}
+
+generated! {
+    x_mcp => "../snapshots/x_mcp.rs",
+    binary => "../snapshots/binary.rs",
+    no_content => "../snapshots/no_content.rs",
+    openapi31 => "../snapshots/openapi31.rs",
+    clash_lenient => "../snapshots/clash_lenient.rs",
+    no_operation_id => "../snapshots/no_operation_id.rs",
+    recursive => "../snapshots/recursive.rs",
+}
+
+#[test]
+fn generated_tables_agree_with_the_catalog_json() {
+    let catalog: serde_json::Value =
+        serde_json::from_str(x_mcp::CATALOG_JSON).expect("CATALOG_JSON is JSON");
+    let tools = catalog["tools"].as_array().expect("tools");
+    assert_eq!(tools.len(), x_mcp::TOOLS.len());
+    for (spec, json) in x_mcp::TOOLS.iter().zip(tools) {
+        let tool: serde_json::Value = serde_json::from_str(spec.tool_json).expect("tool_json");
+        assert_eq!(&tool, json);
+        assert_eq!(spec.name, json["name"]);
+        let input: serde_json::Value = serde_json::from_str(spec.input_schema).expect("input");
+        assert_eq!(input, json["inputSchema"]);
+    }
+    let templates = catalog["resourceTemplates"].as_array().expect("templates");
+    assert_eq!(templates.len(), x_mcp::RESOURCE_TEMPLATES.len());
+    assert_eq!(x_mcp::RESOURCES.len(), 1);
+    assert_eq!(x_mcp::RESOURCES[0].uri, "demo://me");
+    let notify = x_mcp::TOOLS
+        .iter()
+        .find(|t| t.name == "demo_charges_notify")
+        .expect("notify");
+    assert!(notify.destructive && notify.server_idempotency_key);
+    assert_eq!(notify.method, catalog::HttpMethod::Post);
+    assert_eq!(
+        binary::TOOLS[0].response,
+        catalog::ResponseKind::Binary {
+            content_type: "application/pdf"
+        }
+    );
+    let original: serde_json::Value =
+        serde_json::from_str(x_mcp::OPENAPI_JSON).expect("OPENAPI_JSON");
+    assert_eq!(original["info"]["title"], "x-mcp overrides");
+    assert!(x_mcp::INSTRUCTIONS.starts_with("Test instructions"));
+}

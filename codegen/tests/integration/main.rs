@@ -1,0 +1,8 @@
+//! Integration tests of the generator, one binary with a module per area (link time matters
+//! on small machines).
+
+mod common;
+mod compiled;
+mod errors;
+mod real_documents;
+mod snapshots;

@@ -1,0 +1,95 @@
+//! Snapshots of the catalog, the generated Rust and the warnings (or the error report) for
+//! one small fixture per feature. `EXPECTORATE=overwrite cargo test -p codegen` updates them.
+
+use expectorate::assert_contents;
+
+use crate::common::generate_fixture;
+
+/// Generates `fixture` and compares catalog, source and warnings with `snapshots/<tag>.*`.
+fn snapshot(fixture: &str, strict: Option<bool>, tag: &str) {
+    let output = generate_fixture(fixture, strict).unwrap_or_else(|r| panic!("{r}"));
+    let catalog = serde_json::to_string_pretty(&output.catalog).expect("JSON");
+    assert_contents(
+        format!("tests/snapshots/{tag}.catalog.json"),
+        &format!("{catalog}\n"),
+    );
+    assert_contents(format!("tests/snapshots/{tag}.rs"), &output.source);
+    let warnings: String = output.warnings.iter().map(|w| format!("{w}\n")).collect();
+    assert_contents(format!("tests/snapshots/{tag}.warnings.txt"), &warnings);
+}
+
+/// Generates `fixture`, which must fail, and compares the report with `snapshots/<tag>.errors.txt`.
+fn snapshot_errors(fixture: &str, strict: Option<bool>, tag: &str) {
+    let report = match generate_fixture(fixture, strict) {
+        Ok(_) => panic!("{fixture} generated without errors"),
+        Err(report) => report,
+    };
+    assert_contents(
+        format!("tests/snapshots/{tag}.errors.txt"),
+        &format!("{report}\n"),
+    );
+}
+
+#[test]
+fn openapi_31_constructs_are_rewritten_and_faults_repaired() {
+    snapshot("openapi31.yaml", None, "openapi31");
+}
+
+#[test]
+fn argument_clash_is_an_error_in_strict_mode() {
+    snapshot_errors("clash.yaml", Some(true), "clash_strict");
+}
+
+#[test]
+fn argument_clash_is_renamed_in_lenient_mode() {
+    snapshot("clash.yaml", Some(false), "clash_lenient");
+}
+
+#[test]
+fn third_party_documents_are_lenient_by_default() {
+    let output = generate_fixture("clash.yaml", None).unwrap_or_else(|r| panic!("{r}"));
+    let names: Vec<&str> = output.operations[0]
+        .args
+        .iter()
+        .map(|a| a.name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        ["customer", "dry_run", "body_customer", "body_dry_run"]
+    );
+}
+
+#[test]
+fn binary_responses_become_descriptors_and_resources() {
+    snapshot("binary.yaml", None, "binary");
+}
+
+#[test]
+fn responses_without_content_return_the_status() {
+    snapshot("no_content.yaml", None, "no_content");
+}
+
+#[test]
+fn x_mcp_overrides_annotations_confirm_resources_meta_and_renames() {
+    snapshot("x_mcp.yaml", None, "x_mcp");
+}
+
+#[test]
+fn operations_without_operation_id_are_named_from_method_and_path() {
+    snapshot("no_operation_id.yaml", None, "no_operation_id");
+}
+
+#[test]
+fn recursive_schemas_are_cut_with_a_description() {
+    snapshot("recursive.yaml", None, "recursive");
+}
+
+#[test]
+fn request_bodies_are_flattened_or_passed_whole() {
+    snapshot("bodies.yaml", None, "bodies");
+}
+
+#[test]
+fn unknown_x_mcp_keys_are_errors() {
+    snapshot_errors("unknown_key.yaml", None, "unknown_key");
+}

@@ -1,0 +1,61 @@
+/// One entry per MCP tool, in `tools/list` order.
+pub static TOOLS: &[ToolSpec] = &[
+    ToolSpec {
+        name: "move_customer",
+        method: HttpMethod::Post,
+        path: "/customers/{customer}/move",
+        args: &[
+            ArgSpec {
+                name: "customer",
+                wire_name: "customer",
+                location: ArgLocation::Path,
+                required: true,
+                style: QueryStyle::FormExploded,
+            },
+            ArgSpec {
+                name: "dry_run",
+                wire_name: "dry_run",
+                location: ArgLocation::Query,
+                required: false,
+                style: QueryStyle::FormExploded,
+            },
+            ArgSpec {
+                name: "body_customer",
+                wire_name: "customer",
+                location: ArgLocation::Body,
+                required: true,
+                style: QueryStyle::FormExploded,
+            },
+            ArgSpec {
+                name: "body_dry_run",
+                wire_name: "dryRun",
+                location: ArgLocation::Body,
+                required: false,
+                style: QueryStyle::FormExploded,
+            },
+        ],
+        body: BodyEncoding::Json,
+        response: ResponseKind::Json,
+        read_only: false,
+        destructive: false,
+        server_idempotency_key: false,
+        confirm: None,
+        scopes: &[],
+        resource_uri: None,
+        input_schema: r#"{"type":"object","properties":{"customer":{"type":"string"},"dry_run":{"type":"boolean"},"body_customer":{"type":"string","description":"The customer to merge into."},"body_dry_run":{"type":"boolean"}},"required":["customer","body_customer"]}"#,
+        output_schema: Some(
+            r#"{"type":"object","properties":{"ok":{"type":"boolean"}}}"#,
+        ),
+        tool_json: r#"{"name":"move_customer","title":"Move customer","description":"Move customer","inputSchema":{"type":"object","properties":{"customer":{"type":"string"},"dry_run":{"type":"boolean"},"body_customer":{"type":"string","description":"The customer to merge into."},"body_dry_run":{"type":"boolean"}},"required":["customer","body_customer"]},"outputSchema":{"type":"object","properties":{"ok":{"type":"boolean"}}},"annotations":{"title":"Move customer","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
+    },
+];
+/// Resources with a fixed URI.
+pub static RESOURCES: &[ResourceSpec] = &[];
+/// Resource templates (URIs with `{variables}`).
+pub static RESOURCE_TEMPLATES: &[ResourceSpec] = &[];
+/// The server's `instructions`.
+pub static INSTRUCTIONS: &str = r#"Test instructions: the organization comes from the token."#;
+/// The OpenAPI document the tables were generated from, as compact JSON.
+pub static OPENAPI_JSON: &str = r#"{"openapi":"3.0.3","info":{"title":"Argument clash","version":"1"},"paths":{"/customers/{customer}/move":{"post":{"operationId":"moveCustomer","parameters":[{"name":"customer","in":"path","required":true,"schema":{"type":"string"}},{"name":"dry_run","in":"query","schema":{"type":"boolean"}}],"requestBody":{"required":true,"content":{"application/json":{"schema":{"type":"object","required":["customer"],"properties":{"customer":{"type":"string","description":"The customer to merge into."},"dryRun":{"type":"boolean"}}}}}},"responses":{"200":{"description":"Moved","content":{"application/json":{"schema":{"type":"object","properties":{"ok":{"type":"boolean"}}}}}}}}}}}"#;
+/// The whole catalog (`tools`, `resourceTemplates`, `resources`) as compact JSON.
+pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"move_customer","title":"Move customer","description":"Move customer","inputSchema":{"type":"object","properties":{"customer":{"type":"string"},"dry_run":{"type":"boolean"},"body_customer":{"type":"string","description":"The customer to merge into."},"body_dry_run":{"type":"boolean"}},"required":["customer","body_customer"]},"outputSchema":{"type":"object","properties":{"ok":{"type":"boolean"}}},"annotations":{"title":"Move customer","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;

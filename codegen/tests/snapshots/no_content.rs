@@ -1,0 +1,86 @@
+/// One entry per MCP tool, in `tools/list` order.
+pub static TOOLS: &[ToolSpec] = &[
+    ToolSpec {
+        name: "webhook_delete",
+        method: HttpMethod::Delete,
+        path: "/webhooks/{id}",
+        args: &[
+            ArgSpec {
+                name: "id",
+                wire_name: "id",
+                location: ArgLocation::Path,
+                required: true,
+                style: QueryStyle::FormExploded,
+            },
+        ],
+        body: BodyEncoding::None,
+        response: ResponseKind::NoContent,
+        read_only: false,
+        destructive: true,
+        server_idempotency_key: false,
+        confirm: Some("Webhook delete: this may not be reversible. Proceed?"),
+        scopes: &[],
+        resource_uri: None,
+        input_schema: r#"{"type":"object","properties":{"id":{"type":"integer"}},"required":["id"]}"#,
+        output_schema: Some(
+            r#"{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]}"#,
+        ),
+        tool_json: r#"{"name":"webhook_delete","title":"Webhook delete","description":"Webhook delete","inputSchema":{"type":"object","properties":{"id":{"type":"integer"}},"required":["id"]},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Webhook delete","readOnlyHint":false,"destructiveHint":true,"idempotentHint":true,"openWorldHint":false},"_meta":{"anthropic/requiresUserInteraction":true}}"#,
+    },
+    ToolSpec {
+        name: "webhook_test",
+        method: HttpMethod::Post,
+        path: "/webhooks/{id}/test",
+        args: &[
+            ArgSpec {
+                name: "id",
+                wire_name: "id",
+                location: ArgLocation::Path,
+                required: true,
+                style: QueryStyle::FormExploded,
+            },
+        ],
+        body: BodyEncoding::None,
+        response: ResponseKind::NoContent,
+        read_only: false,
+        destructive: false,
+        server_idempotency_key: false,
+        confirm: None,
+        scopes: &[],
+        resource_uri: None,
+        input_schema: r#"{"type":"object","properties":{"id":{"type":"integer"}},"required":["id"]}"#,
+        output_schema: Some(
+            r#"{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]}"#,
+        ),
+        tool_json: r#"{"name":"webhook_test","title":"Webhook test","description":"Webhook test","inputSchema":{"type":"object","properties":{"id":{"type":"integer"}},"required":["id"]},"outputSchema":{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]},"annotations":{"title":"Webhook test","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
+    },
+    ToolSpec {
+        name: "login",
+        method: HttpMethod::Get,
+        path: "/login",
+        args: &[],
+        body: BodyEncoding::None,
+        response: ResponseKind::NoContent,
+        read_only: true,
+        destructive: false,
+        server_idempotency_key: false,
+        confirm: None,
+        scopes: &[],
+        resource_uri: None,
+        input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
+        output_schema: Some(
+            r#"{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]}"#,
+        ),
+        tool_json: r#"{"name":"login","title":"Login","description":"Login","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]},"annotations":{"title":"Login","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+    },
+];
+/// Resources with a fixed URI.
+pub static RESOURCES: &[ResourceSpec] = &[];
+/// Resource templates (URIs with `{variables}`).
+pub static RESOURCE_TEMPLATES: &[ResourceSpec] = &[];
+/// The server's `instructions`.
+pub static INSTRUCTIONS: &str = r#"Test instructions: the organization comes from the token."#;
+/// The OpenAPI document the tables were generated from, as compact JSON.
+pub static OPENAPI_JSON: &str = r#"{"openapi":"3.0.3","info":{"title":"No content","version":"1"},"paths":{"/webhooks/{id}":{"delete":{"operationId":"webhookDelete","parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"integer"}}],"responses":{"204":{"description":"Deleted"},"404":{"description":"Not found"}}}},"/webhooks/{id}/test":{"post":{"operationId":"webhookTest","parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"integer"}}],"responses":{"202":{"description":"Queued"}}}},"/login":{"get":{"operationId":"login","responses":{"302":{"description":"Redirect to the login page"}}}}}}"#;
+/// The whole catalog (`tools`, `resourceTemplates`, `resources`) as compact JSON.
+pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"webhook_delete","title":"Webhook delete","description":"Webhook delete","inputSchema":{"type":"object","properties":{"id":{"type":"integer"}},"required":["id"]},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Webhook delete","readOnlyHint":false,"destructiveHint":true,"idempotentHint":true,"openWorldHint":false},"_meta":{"anthropic/requiresUserInteraction":true}},{"name":"webhook_test","title":"Webhook test","description":"Webhook test","inputSchema":{"type":"object","properties":{"id":{"type":"integer"}},"required":["id"]},"outputSchema":{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]},"annotations":{"title":"Webhook test","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}},{"name":"login","title":"Login","description":"Login","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]},"annotations":{"title":"Login","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;

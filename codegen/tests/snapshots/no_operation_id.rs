@@ -1,0 +1,143 @@
+/// One entry per MCP tool, in `tools/list` order.
+pub static TOOLS: &[ToolSpec] = &[
+    ToolSpec {
+        name: "get_v2_charge_automatic_pix_recurrences_recurrence_uid_requests",
+        method: HttpMethod::Get,
+        path: "/v2/charge/automatic_pix/recurrences/{recurrence_uid}/requests",
+        args: &[
+            ArgSpec {
+                name: "recurrence_uid",
+                wire_name: "recurrence_uid",
+                location: ArgLocation::Path,
+                required: true,
+                style: QueryStyle::FormExploded,
+            },
+            ArgSpec {
+                name: "page",
+                wire_name: "page",
+                location: ArgLocation::Query,
+                required: false,
+                style: QueryStyle::FormExploded,
+            },
+            ArgSpec {
+                name: "status",
+                wire_name: "status",
+                location: ArgLocation::Query,
+                required: false,
+                style: QueryStyle::FormJoined,
+            },
+            ArgSpec {
+                name: "created",
+                wire_name: "created",
+                location: ArgLocation::Query,
+                required: false,
+                style: QueryStyle::DeepObject,
+            },
+        ],
+        body: BodyEncoding::None,
+        response: ResponseKind::JsonWrapped,
+        read_only: true,
+        destructive: false,
+        server_idempotency_key: false,
+        confirm: None,
+        scopes: &[],
+        resource_uri: None,
+        input_schema: r#"{"type":"object","properties":{"recurrence_uid":{"type":"string"},"page":{"type":"integer","default":1},"status":{"type":"array","items":{"type":"string"}},"created":{"type":"object","properties":{"gte":{"type":"string"},"lte":{"type":"string"}}}},"required":["recurrence_uid"],"additionalProperties":false}"#,
+        output_schema: Some(
+            r#"{"type":"object","properties":{"result":{"type":"array","items":{"type":"object","properties":{"uid":{"type":"string"}}}}},"required":["result"]}"#,
+        ),
+        tool_json: r#"{"name":"get_v2_charge_automatic_pix_recurrences_recurrence_uid_requests","title":"Get v2 charge automatic pix recurrences recurrence uid requests","description":"Get v2 charge automatic pix recurrences recurrence uid requests","inputSchema":{"type":"object","properties":{"recurrence_uid":{"type":"string"},"page":{"type":"integer","default":1},"status":{"type":"array","items":{"type":"string"}},"created":{"type":"object","properties":{"gte":{"type":"string"},"lte":{"type":"string"}}}},"required":["recurrence_uid"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"result":{"type":"array","items":{"type":"object","properties":{"uid":{"type":"string"}}}}},"required":["result"]},"annotations":{"title":"Get v2 charge automatic pix recurrences recurrence uid requests","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+    },
+    ToolSpec {
+        name: "put_v2_financial_accounts_account_uid_statements_transact_d69957",
+        method: HttpMethod::Put,
+        path: "/v2/financial/accounts/{account_uid}/statements/transactions/reconciliations/pending/{transaction_uid}",
+        args: &[
+            ArgSpec {
+                name: "account_uid",
+                wire_name: "account_uid",
+                location: ArgLocation::Path,
+                required: true,
+                style: QueryStyle::FormExploded,
+            },
+            ArgSpec {
+                name: "transaction_uid",
+                wire_name: "transaction_uid",
+                location: ArgLocation::Path,
+                required: true,
+                style: QueryStyle::FormExploded,
+            },
+        ],
+        body: BodyEncoding::None,
+        response: ResponseKind::Json,
+        read_only: false,
+        destructive: false,
+        server_idempotency_key: false,
+        confirm: None,
+        scopes: &[],
+        resource_uri: None,
+        input_schema: r#"{"type":"object","properties":{"account_uid":{"type":"string"},"transaction_uid":{"type":"string"}},"required":["account_uid","transaction_uid"]}"#,
+        output_schema: Some(r#"{"type":"object"}"#),
+        tool_json: r#"{"name":"put_v2_financial_accounts_account_uid_statements_transact_d69957","title":"Put v2 financial accounts account uid statements transact d69957","description":"Put v2 financial accounts account uid statements transact d69957","inputSchema":{"type":"object","properties":{"account_uid":{"type":"string"},"transaction_uid":{"type":"string"}},"required":["account_uid","transaction_uid"]},"outputSchema":{"type":"object"},"annotations":{"title":"Put v2 financial accounts account uid statements transact d69957","readOnlyHint":false,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+    },
+    ToolSpec {
+        name: "get_charge_full",
+        method: HttpMethod::Get,
+        path: "/v2/charges/{uid}",
+        args: &[
+            ArgSpec {
+                name: "uid",
+                wire_name: "uid",
+                location: ArgLocation::Path,
+                required: true,
+                style: QueryStyle::FormExploded,
+            },
+        ],
+        body: BodyEncoding::None,
+        response: ResponseKind::Json,
+        read_only: true,
+        destructive: false,
+        server_idempotency_key: false,
+        confirm: None,
+        scopes: &[],
+        resource_uri: None,
+        input_schema: r#"{"type":"object","properties":{"uid":{"type":"string"}},"required":["uid"],"additionalProperties":false}"#,
+        output_schema: Some(r#"{"type":"object"}"#),
+        tool_json: r#"{"name":"get_charge_full","title":"Get charge full","description":"Get charge full","inputSchema":{"type":"object","properties":{"uid":{"type":"string"}},"required":["uid"],"additionalProperties":false},"outputSchema":{"type":"object"},"annotations":{"title":"Get charge full","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+    },
+    ToolSpec {
+        name: "get_charge_full_2",
+        method: HttpMethod::Get,
+        path: "/v2/charges/{uid}/full",
+        args: &[
+            ArgSpec {
+                name: "uid",
+                wire_name: "uid",
+                location: ArgLocation::Path,
+                required: true,
+                style: QueryStyle::FormExploded,
+            },
+        ],
+        body: BodyEncoding::None,
+        response: ResponseKind::Json,
+        read_only: true,
+        destructive: false,
+        server_idempotency_key: false,
+        confirm: None,
+        scopes: &[],
+        resource_uri: None,
+        input_schema: r#"{"type":"object","properties":{"uid":{"type":"string"}},"required":["uid"],"additionalProperties":false}"#,
+        output_schema: Some(r#"{"type":"object"}"#),
+        tool_json: r#"{"name":"get_charge_full_2","title":"Get charge full 2","description":"Get charge full 2","inputSchema":{"type":"object","properties":{"uid":{"type":"string"}},"required":["uid"],"additionalProperties":false},"outputSchema":{"type":"object"},"annotations":{"title":"Get charge full 2","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+    },
+];
+/// Resources with a fixed URI.
+pub static RESOURCES: &[ResourceSpec] = &[];
+/// Resource templates (URIs with `{variables}`).
+pub static RESOURCE_TEMPLATES: &[ResourceSpec] = &[];
+/// The server's `instructions`.
+pub static INSTRUCTIONS: &str = r#"Test instructions: the organization comes from the token."#;
+/// The OpenAPI document the tables were generated from, as compact JSON.
+pub static OPENAPI_JSON: &str = r#"{"openapi":"3.0.3","info":{"title":"No operationId","version":"1"},"paths":{"/v2/charge/automatic_pix/recurrences/{recurrence_uid}/requests":{"get":{"parameters":[{"name":"recurrence_uid","in":"path","required":true,"schema":{"type":"string"}},{"name":"page","in":"query","schema":{"type":"integer","default":1}},{"name":"status","in":"query","explode":false,"schema":{"type":"array","items":{"type":"string"}}},{"name":"created","in":"query","style":"deepObject","schema":{"type":"object","properties":{"gte":{"type":"string"},"lte":{"type":"string"}}}}],"responses":{"200":{"description":"A page","content":{"application/json":{"schema":{"type":"array","items":{"type":"object","properties":{"uid":{"type":"string"}}}}}}}}}},"/v2/financial/accounts/{account_uid}/statements/transactions/reconciliations/pending/{transaction_uid}":{"put":{"parameters":[{"name":"account_uid","in":"path","required":true,"schema":{"type":"string"}},{"name":"transaction_uid","in":"path","required":true,"schema":{"type":"string"}}],"responses":{"200":{"description":"Done","content":{"application/json":{"schema":{"type":"object"}}}}}}},"/v2/charges/{uid}":{"get":{"operationId":"get_charge#full","parameters":[{"name":"uid","in":"path","required":true,"schema":{"type":"string"}}],"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object"}}}}}}},"/v2/charges/{uid}/full":{"get":{"operationId":"get_charge-full","parameters":[{"name":"uid","in":"path","required":true,"schema":{"type":"string"}}],"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object"}}}}}}}}}"#;
+/// The whole catalog (`tools`, `resourceTemplates`, `resources`) as compact JSON.
+pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"get_v2_charge_automatic_pix_recurrences_recurrence_uid_requests","title":"Get v2 charge automatic pix recurrences recurrence uid requests","description":"Get v2 charge automatic pix recurrences recurrence uid requests","inputSchema":{"type":"object","properties":{"recurrence_uid":{"type":"string"},"page":{"type":"integer","default":1},"status":{"type":"array","items":{"type":"string"}},"created":{"type":"object","properties":{"gte":{"type":"string"},"lte":{"type":"string"}}}},"required":["recurrence_uid"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"result":{"type":"array","items":{"type":"object","properties":{"uid":{"type":"string"}}}}},"required":["result"]},"annotations":{"title":"Get v2 charge automatic pix recurrences recurrence uid requests","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},{"name":"put_v2_financial_accounts_account_uid_statements_transact_d69957","title":"Put v2 financial accounts account uid statements transact d69957","description":"Put v2 financial accounts account uid statements transact d69957","inputSchema":{"type":"object","properties":{"account_uid":{"type":"string"},"transaction_uid":{"type":"string"}},"required":["account_uid","transaction_uid"]},"outputSchema":{"type":"object"},"annotations":{"title":"Put v2 financial accounts account uid statements transact d69957","readOnlyHint":false,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},{"name":"get_charge_full","title":"Get charge full","description":"Get charge full","inputSchema":{"type":"object","properties":{"uid":{"type":"string"}},"required":["uid"],"additionalProperties":false},"outputSchema":{"type":"object"},"annotations":{"title":"Get charge full","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},{"name":"get_charge_full_2","title":"Get charge full 2","description":"Get charge full 2","inputSchema":{"type":"object","properties":{"uid":{"type":"string"}},"required":["uid"],"additionalProperties":false},"outputSchema":{"type":"object"},"annotations":{"title":"Get charge full 2","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;

@@ -1,0 +1,40 @@
+/// One entry per MCP tool, in `tools/list` order.
+pub static TOOLS: &[ToolSpec] = &[
+    ToolSpec {
+        name: "get_category",
+        method: HttpMethod::Get,
+        path: "/categories/{id}",
+        args: &[
+            ArgSpec {
+                name: "id",
+                wire_name: "id",
+                location: ArgLocation::Path,
+                required: true,
+                style: QueryStyle::FormExploded,
+            },
+        ],
+        body: BodyEncoding::None,
+        response: ResponseKind::Json,
+        read_only: true,
+        destructive: false,
+        server_idempotency_key: false,
+        confirm: None,
+        scopes: &[],
+        resource_uri: None,
+        input_schema: r#"{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false}"#,
+        output_schema: Some(
+            r#"{"description":"A node of the category tree.","type":"object","required":["name"],"properties":{"name":{"type":"string"},"parent":{"description":"A node of the category tree.\n\nA `Category`, the same schema as an enclosing value: not expanded again (recursive schema)."},"children":{"type":"array","items":{"description":"A node of the category tree.\n\nA `Category`, the same schema as an enclosing value: not expanded again (recursive schema)."}}}}"#,
+        ),
+        tool_json: r#"{"name":"get_category","title":"Get category","description":"Get category","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false},"outputSchema":{"description":"A node of the category tree.","type":"object","required":["name"],"properties":{"name":{"type":"string"},"parent":{"description":"A node of the category tree.\n\nA `Category`, the same schema as an enclosing value: not expanded again (recursive schema)."},"children":{"type":"array","items":{"description":"A node of the category tree.\n\nA `Category`, the same schema as an enclosing value: not expanded again (recursive schema)."}}}},"annotations":{"title":"Get category","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+    },
+];
+/// Resources with a fixed URI.
+pub static RESOURCES: &[ResourceSpec] = &[];
+/// Resource templates (URIs with `{variables}`).
+pub static RESOURCE_TEMPLATES: &[ResourceSpec] = &[];
+/// The server's `instructions`.
+pub static INSTRUCTIONS: &str = r#"Test instructions: the organization comes from the token."#;
+/// The OpenAPI document the tables were generated from, as compact JSON.
+pub static OPENAPI_JSON: &str = r##"{"openapi":"3.0.3","info":{"title":"Recursive schema","version":"1"},"paths":{"/categories/{id}":{"get":{"operationId":"getCategory","parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"string"}}],"responses":{"200":{"description":"A category and its subtree","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Category"}}}}}}}},"components":{"schemas":{"Named":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}},"Category":{"description":"A node of the category tree.","allOf":[{"$ref":"#/components/schemas/Named"},{"type":"object","properties":{"parent":{"nullable":true,"allOf":[{"$ref":"#/components/schemas/Category"}]},"children":{"type":"array","items":{"$ref":"#/components/schemas/Category"}}}}]}}}}"##;
+/// The whole catalog (`tools`, `resourceTemplates`, `resources`) as compact JSON.
+pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"get_category","title":"Get category","description":"Get category","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false},"outputSchema":{"description":"A node of the category tree.","type":"object","required":["name"],"properties":{"name":{"type":"string"},"parent":{"description":"A node of the category tree.\n\nA `Category`, the same schema as an enclosing value: not expanded again (recursive schema)."},"children":{"type":"array","items":{"description":"A node of the category tree.\n\nA `Category`, the same schema as an enclosing value: not expanded again (recursive schema)."}}}},"annotations":{"title":"Get category","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;

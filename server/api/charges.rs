@@ -1,0 +1,264 @@
+//! `/v1/charges`: what debtors owe.
+
+use axum::Extension;
+use axum::body::Bytes;
+use axum::extract::{Path, RawQuery, State};
+use http::HeaderMap;
+use serde_json::json;
+
+use super::customers::query_pairs;
+use super::input::{Input, Patch};
+use super::problem::{ApiError, ApiResult};
+use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply};
+use crate::auth::Principal;
+use crate::domain::charge_math::MAX_FINE_BP;
+use crate::domain::money::Cents;
+use crate::state::AppState;
+use crate::store::charges::{self as store, Charge, ChargeFields, ChargeFilter, STATUSES};
+use crate::store::{customers, events, ids, now_text};
+
+const MAX_AMOUNT: Cents = Cents(100_000_000_00);
+const MIN_AMOUNT: Cents = Cents(1);
+
+pub async fn list(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<Reply> {
+    let mut input = Input::from_query(query_pairs(raw));
+    let page = input.page();
+    let mut filter = ChargeFilter {
+        sort_column: "due_date",
+        ..ChargeFilter::default()
+    };
+    if let Some(statuses) = input.string("status", 1, 200) {
+        for s in statuses.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            if STATUSES.contains(&s) {
+                filter.statuses.push(s.to_string());
+            } else {
+                input.error(
+                    "status",
+                    "enum",
+                    format!(
+                        "'{s}' is not a status; use a comma-separated list of: {}",
+                        STATUSES.join(", ")
+                    ),
+                );
+            }
+        }
+    }
+    filter.customer_id = input.string("customer_id", 1, 40);
+    filter.due_date_from = input.date("due_date_from");
+    filter.due_date_to = input.date("due_date_to");
+    filter.amount_min_cents = input.money("amount_min", Cents(0), MAX_AMOUNT).map(|c| c.0);
+    filter.amount_max_cents = input.money("amount_max", Cents(0), MAX_AMOUNT).map(|c| c.0);
+    filter.tag = input.string("tag", 1, 40);
+    filter.sort_column = match input.choice("sort_by", &["due_date", "amount", "created_at"]) {
+        Some("amount") => "amount_cents",
+        Some("created_at") => "created_at",
+        _ => "due_date",
+    };
+    filter.descending = input.choice("sort_order", &["asc", "desc"]) == Some("desc");
+    if let (Some(from), Some(to)) = (&filter.due_date_from, &filter.due_date_to) {
+        if from > to {
+            input.error("due_date_to", "range", "Must not be before due_date_from");
+        }
+    }
+    input.finish()?;
+    let rows = store::list(&state.db, &p.organization_id, &filter, page).await?;
+    Ok(list_reply(rows, page))
+}
+
+pub async fn get(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+) -> ApiResult<Reply> {
+    let charge = find(&state, &p, &id).await?;
+    let version = charge.version;
+    Ok(data_with_etag(charge, version))
+}
+
+async fn find(state: &AppState, p: &Principal, id: &str) -> ApiResult<Charge> {
+    store::get(&state.db, &p.organization_id, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("charge", id))
+}
+
+/// Percentages arrive as numbers with at most two decimals and are stored in basis points.
+fn percent_bp(input: &mut Input, name: &str, max_bp: i64) -> Option<i64> {
+    let value = input.number(name, 0.0, max_bp as f64 / 100.0)?;
+    match Cents::from_reais(value) {
+        Some(bp) => Some(bp.0),
+        None => {
+            input.error(name, "multiple_of", "Must have at most two decimals");
+            None
+        }
+    }
+}
+
+fn read_collection_plan(input: &mut Input) -> Patch<String> {
+    match input.patch_string("collection_plan_id", 1, 40) {
+        // Collection plans are not stored by this version of the server, so no id can exist.
+        Patch::Value(id) => {
+            input.error(
+                "collection_plan_id",
+                "not_found",
+                format!("No collection plan with id '{id}' in this organization"),
+            );
+            Patch::Absent
+        }
+        other => other,
+    }
+}
+
+pub async fn create(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    body: Bytes,
+) -> ApiResult<Reply> {
+    let mut input = Input::from_body(&body)?;
+    let customer_id = input.required_string("customer_id", 1, 40);
+    let description = input.required_string("description", 1, 500);
+    let amount = input.money("amount", MIN_AMOUNT, MAX_AMOUNT);
+    let amount = input.require("amount", amount);
+    let due_date = input.date("due_date");
+    let due_date = input.require("due_date", due_date);
+    let fine_bp = percent_bp(&mut input, "fine_percent", MAX_FINE_BP).unwrap_or(MAX_FINE_BP);
+    let interest_bp = percent_bp(&mut input, "interest_percent", 1000).unwrap_or(100);
+    let tags = input.string_list("tags", 20, 40).unwrap_or_default();
+    let plan = read_collection_plan(&mut input);
+    if let Some(customer_id) = &customer_id {
+        if customers::get(&state.db, &p.organization_id, customer_id)
+            .await?
+            .is_none()
+        {
+            input.error(
+                "customer_id",
+                "not_found",
+                format!("No customer with id '{customer_id}' in this organization"),
+            );
+        }
+    }
+    input.finish()?;
+    let (Some(customer_id), Some(description), Some(amount), Some(due_date)) =
+        (customer_id, description, amount, due_date)
+    else {
+        return Err(ApiError::internal("validated fields missing"));
+    };
+    let fields = ChargeFields {
+        description,
+        amount_cents: amount.0,
+        fine_bp,
+        interest_bp,
+        due_date,
+        tags,
+        collection_plan_id: match plan {
+            Patch::Value(id) => Some(id),
+            _ => None,
+        },
+    };
+    let id = ids::new_id("chg");
+    let mut tx = state.db.pool.begin().await?;
+    store::insert(
+        &mut tx,
+        &p.organization_id,
+        &id,
+        &customer_id,
+        &fields,
+        &now_text(),
+    )
+    .await?;
+    events::record(
+        &mut tx,
+        &p.organization_id,
+        "charge.created",
+        ("charge", &id),
+        &p.actor(),
+        &json!({ "customer_id": customer_id, "amount": amount.to_reais(), "due_date": fields.due_date }),
+    )
+    .await?;
+    tx.commit().await?;
+    let charge = find(&state, &p, &id).await?;
+    let version = charge.version;
+    Ok(created(charge, version))
+}
+
+pub async fn update(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult<Reply> {
+    let mut input = Input::from_body(&body)?;
+    let current = find(&state, &p, &id).await?;
+    let description = input.string("description", 1, 500);
+    let amount = input.money("amount", MIN_AMOUNT, MAX_AMOUNT);
+    let due_date = input.date("due_date");
+    let fine_bp = percent_bp(&mut input, "fine_percent", MAX_FINE_BP);
+    let interest_bp = percent_bp(&mut input, "interest_percent", 1000);
+    let tags = input.string_list("tags", 20, 40);
+    let plan = read_collection_plan(&mut input);
+    input.finish()?;
+    check_if_match(&headers, current.version)?;
+    if !current.is_open() {
+        return Err(ApiError::conflict(
+            "charge_not_open",
+            format!(
+                "Charge {id} is {}; only pending or overdue charges can be changed",
+                current.status
+            ),
+        ));
+    }
+    if amount.is_some() && current.paid_cents > 0 {
+        return Err(ApiError::conflict(
+            "charge_has_payments",
+            "The amount cannot change after a payment was recorded",
+        ));
+    }
+    let stored = store::get(&state.db, &p.organization_id, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("charge", &id))?;
+    let fields = ChargeFields {
+        description: description.unwrap_or(stored.description),
+        amount_cents: amount.map_or(stored.amount_cents, |a| a.0),
+        fine_bp: fine_bp.unwrap_or((stored.fine_percent * 100.0).round() as i64),
+        interest_bp: interest_bp.unwrap_or((stored.interest_percent * 100.0).round() as i64),
+        due_date: due_date.unwrap_or(stored.due_date),
+        tags: tags.unwrap_or(stored.tags),
+        collection_plan_id: match plan {
+            Patch::Null => None,
+            _ => stored.collection_plan_id,
+        },
+    };
+    let mut tx = state.db.pool.begin().await?;
+    if !store::update(
+        &mut tx,
+        &p.organization_id,
+        &id,
+        current.version,
+        &fields,
+        &now_text(),
+    )
+    .await?
+    {
+        return Err(ApiError::conflict(
+            "concurrent_update",
+            "The charge changed while this request ran; read it again and retry",
+        ));
+    }
+    events::record(
+        &mut tx,
+        &p.organization_id,
+        "charge.updated",
+        ("charge", &id),
+        &p.actor(),
+        &json!({}),
+    )
+    .await?;
+    tx.commit().await?;
+    let charge = find(&state, &p, &id).await?;
+    let version = charge.version;
+    Ok(data_with_etag(charge, version))
+}

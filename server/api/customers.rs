@@ -1,0 +1,378 @@
+//! `/v1/customers`: debtors of the organization.
+
+use axum::Extension;
+use axum::body::Bytes;
+use axum::extract::{Path, RawQuery, State};
+use http::HeaderMap;
+use serde_json::{Map, Value, json};
+
+use super::input::{Input, Patch};
+use super::problem::{ApiError, ApiResult};
+use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply};
+use crate::auth::Principal;
+use crate::domain::document::TaxDocument;
+use crate::state::AppState;
+use crate::store::customers::{self as store, Address, Customer, CustomerFields, CustomerFilter};
+use crate::store::{events, ids, now_text};
+
+const CHANNELS: &[&str] = &["email", "sms", "whatsapp"];
+const STATES: &[&str] = &[
+    "AC", "AL", "AP", "AM", "BA", "CE", "DF", "ES", "GO", "MA", "MT", "MS", "MG", "PA", "PB", "PR",
+    "PE", "PI", "RJ", "RN", "RS", "RO", "RR", "SC", "SP", "SE", "TO",
+];
+
+/// Split a raw query string into pairs.
+pub fn query_pairs(raw: Option<String>) -> Vec<(String, String)> {
+    form_urlencoded::parse(raw.unwrap_or_default().as_bytes())
+        .into_owned()
+        .collect()
+}
+
+pub async fn list(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<Reply> {
+    let mut input = Input::from_query(query_pairs(raw));
+    let page = input.page();
+    let filter = CustomerFilter {
+        q: input.string("q", 1, 200),
+        document: input.string("document", 1, 20).map(|d| {
+            d.chars()
+                .filter(char::is_ascii_alphanumeric)
+                .collect::<String>()
+                .to_uppercase()
+        }),
+        email: input.string("email", 1, 254),
+        tag: input.string("tag", 1, 40),
+        sort_by_name: input.choice("sort_by", &["name", "created_at"]) == Some("name"),
+        descending: input
+            .choice("sort_order", &["asc", "desc"])
+            .unwrap_or("desc")
+            == "desc",
+    };
+    input.finish()?;
+    let page_rows = store::list(&state.db, &p.organization_id, &filter, page).await?;
+    Ok(list_reply(page_rows, page))
+}
+
+pub async fn get(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+) -> ApiResult<Reply> {
+    let customer = find(&state, &p, &id).await?;
+    let version = customer.version;
+    Ok(data_with_etag(customer, version))
+}
+
+async fn find(state: &AppState, p: &Principal, id: &str) -> ApiResult<Customer> {
+    store::get(&state.db, &p.organization_id, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("customer", id))
+}
+
+pub async fn create(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    body: Bytes,
+) -> ApiResult<Reply> {
+    let mut input = Input::from_body(&body)?;
+    let name = input.required_string("name", 1, 200);
+    let document = match input
+        .required_string("document", 1, 20)
+        .map(|d| TaxDocument::parse(&d))
+    {
+        Some(Ok(doc)) => Some(doc),
+        Some(Err(e)) => {
+            input.error(
+                "document",
+                "invalid",
+                format!("Not a valid CPF or CNPJ: {e}"),
+            );
+            None
+        }
+        None => None,
+    };
+    let blank = CustomerFields {
+        name: String::new(),
+        email: None,
+        phone: None,
+        address: None,
+        channel_opt_outs: Vec::new(),
+        tags: Vec::new(),
+        notes: None,
+    };
+    let mut fields = read_fields(&mut input, blank);
+    input.finish()?;
+    let (Some(name), Some(document)) = (name, document) else {
+        return Err(ApiError::internal("validated fields missing"));
+    };
+    fields.name = name;
+
+    let mut tx = state.db.pool.begin().await?;
+    if store::find_by_document(&mut tx, &p.organization_id, &document.value)
+        .await?
+        .is_some()
+    {
+        return Err(ApiError::conflict(
+            "customer_document_taken",
+            format!(
+                "A customer with document {} already exists in this organization",
+                document.formatted()
+            ),
+        ));
+    }
+    let id = ids::new_id("cus");
+    let now = now_text();
+    store::insert(
+        &mut tx,
+        &p.organization_id,
+        &id,
+        (&document.value, document.kind.as_str()),
+        &fields,
+        &now,
+    )
+    .await?;
+    events::record(
+        &mut tx,
+        &p.organization_id,
+        "customer.created",
+        ("customer", &id),
+        &p.actor(),
+        &json!({ "name": fields.name }),
+    )
+    .await?;
+    tx.commit().await?;
+    let customer = find(&state, &p, &id).await?;
+    let version = customer.version;
+    Ok(created(customer, version))
+}
+
+pub async fn update(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult<Reply> {
+    let mut input = Input::from_body(&body)?;
+    let current = find(&state, &p, &id).await?;
+    if input.has("document") {
+        let _ = input.string("document", 0, 100);
+        input.error(
+            "document",
+            "read_only",
+            "The document of a customer cannot be changed; create a new customer instead",
+        );
+    }
+    let name = input.string("name", 1, 200);
+    let mut fields = read_fields(
+        &mut input,
+        CustomerFields {
+            name: current.name.clone(),
+            email: current.email.clone(),
+            phone: current.phone.clone(),
+            address: current.address.clone(),
+            channel_opt_outs: current.channel_opt_outs.clone(),
+            tags: current.tags.clone(),
+            notes: current.notes.clone(),
+        },
+    );
+    input.finish()?;
+    check_if_match(&headers, current.version)?;
+    if let Some(name) = name {
+        fields.name = name;
+    }
+    let mut tx = state.db.pool.begin().await?;
+    if !store::update(
+        &mut tx,
+        &p.organization_id,
+        &id,
+        current.version,
+        &fields,
+        &now_text(),
+    )
+    .await?
+    {
+        return Err(ApiError::conflict(
+            "concurrent_update",
+            "The customer changed while this request ran; read it again and retry",
+        ));
+    }
+    events::record(
+        &mut tx,
+        &p.organization_id,
+        "customer.updated",
+        ("customer", &id),
+        &p.actor(),
+        &json!({}),
+    )
+    .await?;
+    tx.commit().await?;
+    let customer = find(&state, &p, &id).await?;
+    let version = customer.version;
+    Ok(data_with_etag(customer, version))
+}
+
+/// Read the optional writable fields over `base` (the current values on update).
+fn read_fields(input: &mut Input, mut fields: CustomerFields) -> CustomerFields {
+    match input.patch_string("email", 3, 254) {
+        Patch::Value(email) => {
+            if is_plausible_email(&email) {
+                fields.email = Some(email.to_lowercase());
+            } else {
+                input.error(
+                    "email",
+                    "format",
+                    "Must be an email address such as maria@example.com.br",
+                );
+            }
+        }
+        Patch::Null => fields.email = None,
+        Patch::Absent => {}
+    }
+    match input.patch_string("phone", 8, 20) {
+        Patch::Value(phone) => {
+            let digits = phone.strip_prefix('+').unwrap_or("x");
+            if digits.len() >= 8
+                && digits.len() <= 15
+                && digits.bytes().all(|b| b.is_ascii_digit())
+                && !digits.starts_with('0')
+            {
+                fields.phone = Some(phone);
+            } else {
+                input.error(
+                    "phone",
+                    "format",
+                    "Must be an E.164 number such as +5511987654321",
+                );
+            }
+        }
+        Patch::Null => fields.phone = None,
+        Patch::Absent => {}
+    }
+    match input.object("address") {
+        Patch::Value(map) => fields.address = read_address(input, &map),
+        Patch::Null => fields.address = None,
+        Patch::Absent => {}
+    }
+    if let Some(opt_outs) = input.string_list("channel_opt_outs", 3, 20) {
+        match opt_outs.iter().find(|c| !CHANNELS.contains(&c.as_str())) {
+            Some(bad) => input.error(
+                "channel_opt_outs",
+                "enum",
+                format!("'{bad}' is not one of: {}", CHANNELS.join(", ")),
+            ),
+            None => fields.channel_opt_outs = opt_outs,
+        }
+    }
+    if let Some(tags) = input.string_list("tags", 20, 40) {
+        fields.tags = tags;
+    }
+    match input.patch_string("notes", 0, 2000) {
+        Patch::Value(notes) => fields.notes = Some(notes),
+        Patch::Null => fields.notes = None,
+        Patch::Absent => {}
+    }
+    fields
+}
+
+fn is_plausible_email(email: &str) -> bool {
+    let Some((local, domain)) = email.split_once('@') else {
+        return false;
+    };
+    !local.is_empty()
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && !email.contains(char::is_whitespace)
+        && !domain.contains('@')
+}
+
+fn read_address(input: &mut Input, map: &Map<String, Value>) -> Option<Address> {
+    let text = |key: &str| {
+        map.get(key)
+            .and_then(Value::as_str)
+            .map(|s| s.trim().to_string())
+    };
+    let mut ok = true;
+    let mut need = |input: &mut Input, key: &str, max: usize| -> String {
+        match text(key) {
+            Some(v) if !v.is_empty() && v.chars().count() <= max => v,
+            _ => {
+                input.error(
+                    &format!("address.{key}"),
+                    "required",
+                    format!("Must be a string of 1 to {max} characters"),
+                );
+                ok = false;
+                String::new()
+            }
+        }
+    };
+    let street = need(input, "street", 200);
+    let number = need(input, "number", 20);
+    let district = need(input, "district", 100);
+    let city = need(input, "city", 100);
+    let state = need(input, "state", 2).to_uppercase();
+    let zip: String = need(input, "zip_code", 9)
+        .chars()
+        .filter(char::is_ascii_digit)
+        .collect();
+    if ok && !STATES.contains(&state.as_str()) {
+        input.error(
+            "address.state",
+            "enum",
+            "Must be a Brazilian state abbreviation such as SP",
+        );
+        ok = false;
+    }
+    if ok && zip.len() != 8 {
+        input.error(
+            "address.zip_code",
+            "format",
+            "Must be a CEP of 8 digits such as 01310-100",
+        );
+        ok = false;
+    }
+    let complement = match map.get("complement") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if s.chars().count() <= 100 => Some(s.trim().to_string()),
+        Some(_) => {
+            input.error(
+                "address.complement",
+                "type",
+                "Must be a string of at most 100 characters",
+            );
+            ok = false;
+            None
+        }
+    };
+    let known = [
+        "street",
+        "number",
+        "complement",
+        "district",
+        "city",
+        "state",
+        "zip_code",
+    ];
+    for key in map.keys().filter(|k| !known.contains(&k.as_str())) {
+        input.error(
+            &format!("address.{key}"),
+            "unknown",
+            format!("Unknown field 'address.{key}'"),
+        );
+        ok = false;
+    }
+    ok.then_some(Address {
+        street,
+        number,
+        complement,
+        district,
+        city,
+        state,
+        zip_code: zip,
+    })
+}

@@ -1,0 +1,92 @@
+//! The `/v1` REST API: one handler per OpenAPI operation, a file per resource.
+//!
+//! Routes are registered from the generated operation table, so every operation of the
+//! document exists here: with its handler when it has one, else answering 501 through the
+//! same authentication and scope checks. A tool can therefore never call a route the API
+//! does not have.
+
+mod charges;
+mod customers;
+pub mod input;
+mod me;
+pub mod operations;
+pub mod problem;
+pub mod reply;
+
+use std::collections::BTreeMap;
+
+use axum::Router;
+use axum::routing::{MethodFilter, MethodRouter, get, on};
+
+use crate::auth::{authenticate_v1, require_operation_scopes};
+use crate::mcp::catalog::{HttpMethod, ToolSpec};
+use crate::mcp::generated;
+use crate::state::AppState;
+
+/// The `/v1` router with its middleware, state applied.
+pub fn router(state: AppState) -> Router {
+    let mut by_path: BTreeMap<&'static str, MethodRouter<AppState>> = BTreeMap::new();
+    for tool in generated::TOOLS {
+        let handler = handler_for(tool).unwrap_or_else(|| not_implemented(tool));
+        let entry = by_path.remove(tool.path).unwrap_or_default();
+        by_path.insert(tool.path, entry.merge(handler));
+    }
+    let mut routes = Router::new();
+    for (path, method_router) in by_path {
+        routes = routes.route(path, method_router);
+    }
+    let protected = routes
+        .route_layer(axum::middleware::from_fn(require_operation_scopes))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            authenticate_v1,
+        ));
+    Router::new()
+        .route("/v1/openapi.json", get(openapi_document))
+        .merge(protected)
+        .layer(axum::middleware::from_fn(reply::request_id))
+        .with_state(state)
+}
+
+fn filter(method: HttpMethod) -> MethodFilter {
+    match method {
+        HttpMethod::Get => MethodFilter::GET,
+        HttpMethod::Post => MethodFilter::POST,
+        HttpMethod::Put => MethodFilter::PUT,
+        HttpMethod::Patch => MethodFilter::PATCH,
+        HttpMethod::Delete => MethodFilter::DELETE,
+    }
+}
+
+/// The implemented operations, by operationId.
+fn handler_for(tool: &'static ToolSpec) -> Option<MethodRouter<AppState>> {
+    let operation = tool.name.strip_prefix("dunning_").unwrap_or(tool.name);
+    let f = filter(tool.method);
+    Some(match operation {
+        "me" => on(f, me::me),
+        "customers_list" => on(f, customers::list),
+        "customers_create" => on(f, customers::create),
+        "customers_get" => on(f, customers::get),
+        "customers_update" => on(f, customers::update),
+        "charges_list" => on(f, charges::list),
+        "charges_create" => on(f, charges::create),
+        "charges_get" => on(f, charges::get),
+        "charges_update" => on(f, charges::update),
+        _ => return None,
+    })
+}
+
+/// Operations of the document without a handler yet: a 501 problem, never a fake success.
+fn not_implemented(tool: &'static ToolSpec) -> MethodRouter<AppState> {
+    let operation = tool.name.strip_prefix("dunning_").unwrap_or(tool.name);
+    on(filter(tool.method), move || async move {
+        problem::ApiError::not_implemented(operation)
+    })
+}
+
+async fn openapi_document() -> impl axum::response::IntoResponse {
+    (
+        [(http::header::CONTENT_TYPE, "application/json")],
+        generated::OPENAPI_JSON,
+    )
+}

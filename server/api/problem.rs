@@ -1,0 +1,190 @@
+//! RFC 9457 problem responses: one error type for every `/v1` failure.
+//!
+//! A problem carries the HTTP status, a stable machine `code`, a message for the client and,
+//! for internal faults, the full story for the log only.
+
+use axum::response::{IntoResponse, Response};
+use http::{HeaderValue, StatusCode, header};
+use serde::Serialize;
+use serde_json::json;
+
+/// Media type of every error body.
+pub const PROBLEM_JSON: &str = "application/problem+json";
+
+/// One field-level complaint inside a problem.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FieldError {
+    pub field: String,
+    pub code: String,
+    pub message: String,
+}
+
+impl FieldError {
+    pub fn new(field: impl Into<String>, code: &str, message: impl Into<String>) -> Self {
+        FieldError {
+            field: field.into(),
+            code: code.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+/// An error answered as a problem document.
+#[derive(Debug, Clone)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub code: &'static str,
+    pub detail: String,
+    pub errors: Vec<FieldError>,
+    pub retry_after: Option<u64>,
+    /// Logged, never sent.
+    pub internal: Option<String>,
+}
+
+/// Result type of handlers.
+pub type ApiResult<T> = Result<T, ApiError>;
+
+impl ApiError {
+    pub fn new(status: StatusCode, code: &'static str, detail: impl Into<String>) -> Self {
+        ApiError {
+            status,
+            code,
+            detail: detail.into(),
+            errors: Vec::new(),
+            retry_after: None,
+            internal: None,
+        }
+    }
+
+    /// 400 `VALIDATION_ERROR` with the fields at fault.
+    pub fn validation(errors: Vec<FieldError>) -> Self {
+        let detail = match errors.as_slice() {
+            [one] => format!("{}: {}", one.field, one.message),
+            many => format!(
+                "{} fields are invalid: {}",
+                many.len(),
+                many.iter()
+                    .map(|e| e.field.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        ApiError {
+            errors,
+            ..ApiError::new(StatusCode::BAD_REQUEST, "VALIDATION_ERROR", detail)
+        }
+    }
+
+    /// 400 for a body that is not JSON at all.
+    pub fn malformed(detail: impl Into<String>) -> Self {
+        ApiError::new(StatusCode::BAD_REQUEST, "malformed_request", detail)
+    }
+
+    pub fn not_found(what: &str, id: &str) -> Self {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("No {what} with id '{id}' in this organization"),
+        )
+    }
+
+    pub fn conflict(code: &'static str, detail: impl Into<String>) -> Self {
+        ApiError::new(StatusCode::CONFLICT, code, detail)
+    }
+
+    pub fn unauthorized(detail: impl Into<String>) -> Self {
+        ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", detail)
+    }
+
+    pub fn insufficient_scope(scope: &str) -> Self {
+        ApiError::new(
+            StatusCode::FORBIDDEN,
+            "insufficient_scope",
+            format!(
+                "This token or its person's role lacks the scope '{scope}' that this operation requires"
+            ),
+        )
+    }
+
+    pub fn precondition_failed(current_etag: &str) -> Self {
+        ApiError::new(
+            StatusCode::PRECONDITION_FAILED,
+            "precondition_failed",
+            format!(
+                "If-Match does not match the current version ({current_etag}); read the object again and retry"
+            ),
+        )
+    }
+
+    pub fn not_implemented(operation: &str) -> Self {
+        ApiError::new(
+            StatusCode::NOT_IMPLEMENTED,
+            "not_implemented",
+            format!(
+                "The operation '{operation}' is described in the API but not implemented by this server yet"
+            ),
+        )
+    }
+
+    /// 500: the client learns nothing but that it was our fault; the log gets the story.
+    pub fn internal(story: impl std::fmt::Display) -> Self {
+        ApiError {
+            internal: Some(story.to_string()),
+            ..ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal_error",
+                "internal error",
+            )
+        }
+    }
+
+    fn title(&self) -> &'static str {
+        self.status.canonical_reason().unwrap_or("Error")
+    }
+
+    /// The problem document.
+    pub fn body(&self) -> serde_json::Value {
+        let mut body = json!({
+            "type": format!("https://docs.kobana.com.br/dunning/problems/{}", self.code.to_lowercase().replace('_', "-")),
+            "title": self.title(),
+            "status": self.status.as_u16(),
+            "detail": self.detail,
+            "code": self.code,
+            "errors": self.errors,
+        });
+        if let Some(retry) = self.retry_after {
+            body["retry_after"] = json!(retry);
+        }
+        body
+    }
+}
+
+impl From<crate::store::StoreError> for ApiError {
+    fn from(e: crate::store::StoreError) -> Self {
+        ApiError::internal(e)
+    }
+}
+
+impl From<sqlx::Error> for ApiError {
+    fn from(e: sqlx::Error) -> Self {
+        ApiError::internal(e)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        if let Some(story) = &self.internal {
+            tracing::error!(code = self.code, "{story}");
+        }
+        let mut response = (self.status, self.body().to_string()).into_response();
+        response
+            .headers_mut()
+            .insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
+        if let Some(retry) = self.retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(retry));
+        }
+        response
+    }
+}

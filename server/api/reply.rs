@@ -1,0 +1,95 @@
+//! Success responses in the API's shapes (`{"data": ...}`, lists with `meta`), ETags and the
+//! `Request-Id` header.
+
+use axum::Json;
+use axum::extract::Request;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use http::{HeaderMap, HeaderValue, StatusCode, header};
+use serde::Serialize;
+use serde_json::json;
+
+use super::problem::{ApiError, ApiResult};
+use crate::store::{Page, PageRequest, ids};
+
+/// What handlers return.
+pub type Reply = Response;
+
+/// 200 with `{"data": value}`.
+pub fn data(value: impl Serialize) -> Reply {
+    Json(json!({ "data": value })).into_response()
+}
+
+/// 200 with `{"data": value}` and the object's ETag.
+pub fn data_with_etag(value: impl Serialize, version: i64) -> Reply {
+    let mut response = data(value);
+    response
+        .headers_mut()
+        .insert(header::ETAG, etag_header(version));
+    response
+}
+
+/// 201 with `{"data": value}` and the new object's ETag.
+pub fn created(value: impl Serialize, version: i64) -> Reply {
+    let mut response = data_with_etag(value, version);
+    *response.status_mut() = StatusCode::CREATED;
+    response
+}
+
+/// 200 with `{"data": [...], "meta": {total, page, per_page, total_pages}}`.
+pub fn list<T: Serialize>(page: Page<T>, request: PageRequest) -> Reply {
+    let total_pages = (page.total + request.per_page - 1) / request.per_page;
+    Json(json!({
+        "data": page.items,
+        "meta": {
+            "total": page.total,
+            "page": request.page,
+            "per_page": request.per_page,
+            "total_pages": total_pages,
+        }
+    }))
+    .into_response()
+}
+
+/// The ETag of an object at `version`.
+pub fn etag(version: i64) -> String {
+    format!("\"v{version}\"")
+}
+
+fn etag_header(version: i64) -> HeaderValue {
+    HeaderValue::from_str(&etag(version)).expect("an etag is ASCII")
+}
+
+/// Refuse with 412 when `If-Match` is present and names another version.
+pub fn check_if_match(headers: &HeaderMap, version: i64) -> ApiResult<()> {
+    let Some(value) = headers.get(header::IF_MATCH) else {
+        return Ok(());
+    };
+    let current = etag(version);
+    let text = value.to_str().unwrap_or_default();
+    let matches = text
+        .split(',')
+        .map(str::trim)
+        .any(|tag| tag == "*" || tag == current || tag.trim_start_matches("W/") == current);
+    if matches {
+        Ok(())
+    } else {
+        Err(ApiError::precondition_failed(&current))
+    }
+}
+
+/// Give every response a `Request-Id` (the client's, when it sent a sane one).
+pub async fn request_id(request: Request, next: Next) -> Response {
+    let id = request
+        .headers()
+        .get("request-id")
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.is_empty() && v.len() <= 128 && v.bytes().all(|b| b.is_ascii_graphic()))
+        .map(str::to_string)
+        .unwrap_or_else(|| ids::new_id("req"));
+    let mut response = next.run(request).await;
+    if let Ok(value) = HeaderValue::from_str(&id) {
+        response.headers_mut().insert("request-id", value);
+    }
+    response
+}

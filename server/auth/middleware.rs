@@ -1,0 +1,94 @@
+//! `/v1` middleware: authenticate the bearer token, then check the operation's scopes.
+
+use axum::extract::{MatchedPath, Request, State};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use http::{HeaderValue, header};
+
+use super::{Audience, Principal, tokens};
+use crate::api::operations;
+use crate::api::problem::ApiError;
+use crate::state::AppState;
+use crate::store::orgs;
+
+/// Attach a [`Principal`] to the request or answer 401.
+///
+/// Requests dispatched in-process by the MCP endpoint already carry the principal it
+/// authenticated (with an `mcp` token); extensions cannot come from the network, so their
+/// presence is proof enough. Requests from the network need an `api` token.
+pub async fn authenticate_v1(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    if request.extensions().get::<Principal>().is_some() {
+        return next.run(request).await;
+    }
+    let header = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok());
+    let Some(token) = tokens::bearer(header) else {
+        return unauthorized(
+            ApiError::unauthorized(
+                "Send 'Authorization: Bearer <token>' with a token issued for the API",
+            ),
+            false,
+        );
+    };
+    let record = match orgs::find_token(&state.db, &tokens::hash(token)).await {
+        Ok(Some(record)) => record,
+        Ok(None) => {
+            return unauthorized(
+                ApiError::unauthorized("The token is unknown or revoked"),
+                true,
+            );
+        }
+        Err(e) => return ApiError::from(e).into_response(),
+    };
+    if Audience::parse(&record.audience) != Some(Audience::Api) {
+        return unauthorized(
+            ApiError::unauthorized(
+                "This token was issued for the MCP endpoint; the REST API needs a token with audience 'api'",
+            ),
+            true,
+        );
+    }
+    request
+        .extensions_mut()
+        .insert(Principal::from_record(record, Audience::Api));
+    next.run(request).await
+}
+
+fn unauthorized(error: ApiError, invalid_token: bool) -> Response {
+    let mut response = error.into_response();
+    let challenge = if invalid_token {
+        r#"Bearer realm="kobana-dunning", error="invalid_token""#
+    } else {
+        r#"Bearer realm="kobana-dunning""#
+    };
+    response.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        HeaderValue::from_static(challenge),
+    );
+    response
+}
+
+/// Refuse with 403 `insufficient_scope` when the caller lacks a scope that the operation's
+/// OpenAPI `security` requirement names: REST and MCP read the same declaration.
+pub async fn require_operation_scopes(request: Request, next: Next) -> Response {
+    let Some(principal) = request.extensions().get::<Principal>() else {
+        return ApiError::internal("scope check ran before authentication").into_response();
+    };
+    let path = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|m| m.as_str().to_string());
+    let Some(operation) = path.and_then(|p| operations::find(request.method(), &p)) else {
+        return next.run(request).await;
+    };
+    if let Some(missing) = principal.missing_scope(operation.scopes) {
+        return ApiError::insufficient_scope(missing).into_response();
+    }
+    next.run(request).await
+}

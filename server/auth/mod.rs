@@ -1,0 +1,98 @@
+//! Who is calling and what they may do: tokens, audiences, roles, scopes.
+//!
+//! A call needs both the token's scope and the role's permission for it, so the effective
+//! grants of a caller are the intersection of the two ([`Principal::scopes`]).
+
+mod mcp_host;
+mod middleware;
+pub mod roles;
+pub mod tokens;
+
+use std::collections::BTreeSet;
+
+pub use mcp_host::McpAuthenticator;
+pub use middleware::{authenticate_v1, require_operation_scopes};
+
+use crate::store::events::Actor;
+use crate::store::orgs::TokenRecord;
+
+/// Which endpoint a token was issued for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Audience {
+    Api,
+    Mcp,
+}
+
+impl Audience {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Audience::Api => "api",
+            Audience::Mcp => "mcp",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Audience> {
+        match text {
+            "api" => Some(Audience::Api),
+            "mcp" => Some(Audience::Mcp),
+            _ => None,
+        }
+    }
+}
+
+/// An authenticated caller, attached to every `/v1` request as an extension.
+#[derive(Debug, Clone)]
+pub struct Principal {
+    pub organization_id: String,
+    pub organization_name: String,
+    pub person_id: String,
+    pub person_name: String,
+    pub person_email: String,
+    pub role: String,
+    pub token_id: String,
+    pub audience: Audience,
+    /// Scopes written on the token.
+    pub token_scopes: Vec<String>,
+    /// Token scopes that the role also permits: what this caller can actually do.
+    pub scopes: BTreeSet<String>,
+    pub rate_limit: Option<(i64, i64)>,
+}
+
+impl Principal {
+    pub fn from_record(record: TokenRecord, audience: Audience) -> Principal {
+        let permitted = roles::permissions(&record.person.role);
+        let scopes = record
+            .scopes
+            .iter()
+            .filter(|s| permitted.contains(&s.as_str()))
+            .cloned()
+            .collect();
+        Principal {
+            organization_id: record.organization.id,
+            organization_name: record.organization.name,
+            person_id: record.person.id,
+            person_name: record.person.name,
+            person_email: record.person.email,
+            role: record.person.role,
+            token_id: record.id,
+            audience,
+            token_scopes: record.scopes,
+            scopes,
+            rate_limit: record.rate_limit,
+        }
+    }
+
+    /// The first of `required` this caller lacks, if any.
+    pub fn missing_scope<'a>(&self, required: &[&'a str]) -> Option<&'a str> {
+        required.iter().copied().find(|s| !self.scopes.contains(*s))
+    }
+
+    /// The audit-trail actor for changes made by this caller.
+    pub fn actor(&self) -> Actor {
+        Actor {
+            kind: "person",
+            id: Some(self.person_id.clone()),
+            name: Some(self.person_name.clone()),
+        }
+    }
+}

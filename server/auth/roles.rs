@@ -1,0 +1,83 @@
+//! Roles and the scopes each one permits.
+
+/// Every scope the API declares, in the order `me` lists them.
+pub const ALL_SCOPES: &[&str] = &[
+    "customers:read",
+    "customers:write",
+    "charges:read",
+    "charges:write",
+    "charges:collect",
+    "collection_plans:read",
+    "collection_plans:write",
+    "deliveries:read",
+    "deliveries:write",
+    "agreements:read",
+    "agreements:write",
+    "disputes:read",
+    "disputes:write",
+    "webhooks:read",
+    "webhooks:write",
+    "exports:read",
+    "exports:write",
+    "events:read",
+];
+
+/// The roles, most powerful first.
+pub const ROLES: &[&str] = &["admin", "manager", "collector", "viewer"];
+
+/// Scopes a role permits. Unknown roles permit nothing.
+///
+/// - admin: everything;
+/// - manager: everything but webhooks;
+/// - collector: reading (not webhooks), customers and charges, collecting (notify,
+///   negativate, protest), payments, deliveries and agreements;
+/// - viewer: reading only (not webhooks, which hold secrets and endpoints).
+pub fn permissions(role: &str) -> Vec<&'static str> {
+    let reads = ALL_SCOPES
+        .iter()
+        .copied()
+        .filter(|s| s.ends_with(":read") && !s.starts_with("webhooks:"));
+    match role {
+        "admin" => ALL_SCOPES.to_vec(),
+        "manager" => ALL_SCOPES
+            .iter()
+            .copied()
+            .filter(|s| !s.starts_with("webhooks:"))
+            .collect(),
+        "collector" => reads
+            .chain([
+                "customers:write",
+                "charges:write",
+                "charges:collect",
+                "deliveries:write",
+                "agreements:write",
+            ])
+            .collect(),
+        "viewer" => reads.collect(),
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_role_is_a_subset_of_the_one_above() {
+        for pair in ROLES.windows(2) {
+            let (upper, lower) = (permissions(pair[0]), permissions(pair[1]));
+            assert!(
+                lower.iter().all(|s| upper.contains(s)),
+                "{} ⊄ {}",
+                pair[1],
+                pair[0]
+            );
+        }
+    }
+
+    #[test]
+    fn viewers_only_read() {
+        assert!(permissions("viewer").iter().all(|s| s.ends_with(":read")));
+        assert!(permissions("nobody").is_empty());
+    }
+}

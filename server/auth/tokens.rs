@@ -1,0 +1,51 @@
+//! Bearer tokens: random secrets shown once, stored as SHA-256 hashes.
+
+use sha2::{Digest, Sha256};
+
+use super::Audience;
+use crate::store::ids::new_secret;
+
+/// A new secret such as `kd_mcp_<43 characters>`; the prefix tells people and secret
+/// scanners what it is and where it works.
+pub fn generate(audience: Audience) -> String {
+    format!("kd_{}_{}", audience.as_str(), new_secret(32))
+}
+
+/// What the database stores instead of the secret.
+pub fn hash(token: &str) -> String {
+    let digest = Sha256::digest(token.as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Parse `Authorization: Bearer <token>`; `None` when absent or of another scheme.
+pub fn bearer(header: Option<&str>) -> Option<&str> {
+    let value = header?.trim();
+    let (scheme, token) = value.split_once(' ')?;
+    if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() {
+        Some(token.trim())
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_carry_their_audience_and_hash_stably() {
+        let t = generate(Audience::Mcp);
+        assert!(t.starts_with("kd_mcp_") && t.len() > 40);
+        assert_eq!(hash(&t), hash(&t));
+        assert_ne!(hash(&t), hash(&generate(Audience::Mcp)));
+    }
+
+    #[test]
+    fn bearer_parsing_is_strict_about_the_scheme() {
+        assert_eq!(bearer(Some("Bearer abc")), Some("abc"));
+        assert_eq!(bearer(Some("bearer  abc ")), Some("abc"));
+        assert_eq!(bearer(Some("Basic abc")), None);
+        assert_eq!(bearer(Some("Bearer ")), None);
+        assert_eq!(bearer(None), None);
+    }
+}

@@ -1,0 +1,90 @@
+//! What a debtor owes on a charge today: late fine (capped at 2 %) and simple daily
+//! interest on the amount, less what was paid. Never negative.
+
+use time::Date;
+
+use super::money::Cents;
+
+/// Legal ceiling of the late fine in Brazil (Código de Defesa do Consumidor, art. 52).
+pub const MAX_FINE_BP: i64 = 200;
+
+/// Terms of a charge, in centavos and basis points (1 % = 100 bp).
+#[derive(Debug, Clone, Copy)]
+pub struct ChargeTerms {
+    pub amount: Cents,
+    pub paid: Cents,
+    pub fine_bp: i64,
+    /// Monthly interest, applied pro rata per day (30-day month).
+    pub interest_bp: i64,
+    pub due_date: Date,
+}
+
+/// Amount due on `on`: principal plus fine and interest when late, minus payments.
+pub fn amount_due(terms: &ChargeTerms, on: Date) -> Cents {
+    let days_late = (on - terms.due_date).whole_days().max(0);
+    let mut owed = terms.amount.0;
+    if days_late > 0 {
+        let fine_bp = terms.fine_bp.clamp(0, MAX_FINE_BP);
+        owed += round_div(terms.amount.0 * fine_bp, 10_000);
+        // amount * bp/10000 per month * days/30, rounded once at the end.
+        owed += round_div(terms.amount.0 * terms.interest_bp * days_late, 10_000 * 30);
+    }
+    Cents((owed - terms.paid.0).max(0))
+}
+
+fn round_div(numerator: i64, denominator: i64) -> i64 {
+    (numerator + denominator / 2) / denominator
+}
+
+#[cfg(test)]
+mod tests {
+    use time::macros::date;
+
+    use super::*;
+
+    fn terms(amount: i64, paid: i64) -> ChargeTerms {
+        ChargeTerms {
+            amount: Cents(amount),
+            paid: Cents(paid),
+            fine_bp: 200,
+            interest_bp: 100,
+            due_date: date!(2026 - 10 - 01),
+        }
+    }
+
+    #[test]
+    fn before_or_on_the_due_date_only_the_balance_is_due() {
+        assert_eq!(
+            amount_due(&terms(100_00, 0), date!(2026 - 10 - 01)),
+            Cents(100_00)
+        );
+        assert_eq!(
+            amount_due(&terms(100_00, 40_00), date!(2026 - 09 - 01)),
+            Cents(60_00)
+        );
+    }
+
+    #[test]
+    fn thirty_days_late_adds_two_percent_fine_and_one_percent_interest() {
+        assert_eq!(
+            amount_due(&terms(100_00, 0), date!(2026 - 10 - 31)),
+            Cents(103_00)
+        );
+    }
+
+    #[test]
+    fn the_fine_is_capped_at_two_percent() {
+        let mut t = terms(100_00, 0);
+        t.fine_bp = 1000;
+        t.interest_bp = 0;
+        assert_eq!(amount_due(&t, date!(2026 - 10 - 02)), Cents(102_00));
+    }
+
+    #[test]
+    fn overpayment_never_makes_the_amount_negative() {
+        assert_eq!(
+            amount_due(&terms(100_00, 500_00), date!(2026 - 12 - 01)),
+            Cents(0)
+        );
+    }
+}

@@ -1,0 +1,6 @@
+//! Dunning rules that do not depend on storage or HTTP: money, taxpayer documents, charge
+//! balances and statuses. Pure functions, unit-tested here.
+
+pub mod charge_math;
+pub mod document;
+pub mod money;

@@ -1,0 +1,29 @@
+//! Kobana Dunning: the `/v1` REST API and the MCP server generated from its OpenAPI document.
+//!
+//! `app` assembles the whole HTTP surface from a [`state::AppState`]; `main.rs` only parses
+//! the command line and binds a socket, so tests drive exactly what production runs.
+
+pub mod api;
+pub mod auth;
+pub mod config;
+pub mod demo;
+pub mod domain;
+pub mod mcp;
+pub mod state;
+pub mod store;
+
+use axum::Router;
+
+pub use config::Config;
+pub use state::AppState;
+
+/// The whole server: `/v1`, `/mcp` and the well-known documents, ready to serve.
+pub fn app(state: AppState) -> Router {
+    let v1 = api::router(state.clone());
+    let mcp = mcp::router(mcp_host(&state), v1.clone(), state.config.mcp_settings());
+    Router::new().merge(v1).merge(mcp)
+}
+
+fn mcp_host(state: &AppState) -> std::sync::Arc<dyn mcp::Host> {
+    std::sync::Arc::new(auth::McpAuthenticator::new(state.clone()))
+}

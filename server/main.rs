@@ -1,0 +1,293 @@
+//! `kobana-dunning`: run the server (`serve`, the default) or issue tokens (`token create`).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+use kobana_dunning::auth::{Audience, roles, tokens};
+use kobana_dunning::store::{Db, orgs};
+use kobana_dunning::{AppState, Config, app, demo};
+
+#[derive(Parser)]
+#[command(
+    name = "kobana-dunning",
+    version,
+    about = "Debt collection: the /v1 REST API and its MCP server"
+)]
+#[command(args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// Without a command, the server runs with these options.
+    #[command(flatten)]
+    serve: ServeArgs,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the server (the default when no command is given).
+    Serve(ServeArgs),
+    /// Manage access tokens.
+    #[command(subcommand)]
+    Token(TokenCommand),
+}
+
+#[derive(Args, Clone)]
+struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "DUNNING_BIND", default_value = "127.0.0.1:8080")]
+    bind: SocketAddr,
+    #[command(flatten)]
+    database: DatabaseArgs,
+    /// Do not seed demo organizations into a new database.
+    #[arg(long)]
+    no_demo: bool,
+    /// Let `initialize`, `ping`, `server/discover` and `tools/list` work without a token.
+    #[arg(long, env = "DUNNING_PUBLIC_CATALOG")]
+    public_catalog: bool,
+}
+
+#[derive(Args, Clone)]
+struct DatabaseArgs {
+    /// `sqlite://path?mode=rwc` or `postgres://user@host/db`.
+    #[arg(
+        long,
+        env = "DATABASE_URL",
+        default_value = "sqlite://data/dunning.db?mode=rwc"
+    )]
+    database_url: String,
+}
+
+#[derive(Subcommand)]
+enum TokenCommand {
+    /// Issue a token for a person of an organization; prints it once.
+    Create(TokenCreateArgs),
+}
+
+#[derive(Args)]
+struct TokenCreateArgs {
+    /// Organization id or exact name.
+    #[arg(long)]
+    organization: String,
+    /// Person id or email.
+    #[arg(long)]
+    person: String,
+    /// `api` (for /v1) or `mcp` (for /mcp).
+    #[arg(long)]
+    audience: String,
+    /// Comma-separated scopes; default: everything the person's role permits.
+    #[arg(long, value_delimiter = ',')]
+    scopes: Vec<String>,
+    /// Requests allowed per period, e.g. `120/minute`, `10/s`, `1000/hour`.
+    #[arg(long)]
+    rate_limit: Option<String>,
+    /// A note saying what the token is for.
+    #[arg(long)]
+    label: Option<String>,
+    #[command(flatten)]
+    database: DatabaseArgs,
+}
+
+#[tokio::main]
+async fn main() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "info,sqlx=warn".into()),
+        )
+        .init();
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        None => serve(cli.serve).await,
+        Some(Command::Serve(args)) => serve(args).await,
+        Some(Command::Token(TokenCommand::Create(args))) => create_token(args).await,
+    };
+    if let Err(message) = outcome {
+        eprintln!("error: {message}");
+        std::process::exit(1);
+    }
+}
+
+async fn serve(args: ServeArgs) -> Result<(), String> {
+    let config = Config {
+        bind: args.bind,
+        database_url: args.database.database_url.clone(),
+        seed_demo: !args.no_demo,
+        demo_credentials_path: Some(PathBuf::from("data/demo-credentials.json")),
+        public_catalog: args.public_catalog,
+        ..Config::local()
+    };
+    let (db, fresh) = Db::open(&config.database_url)
+        .await
+        .map_err(|e| format!("cannot open {}: {e}", config.database_url))?;
+    let listener = tokio::net::TcpListener::bind(config.bind)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", config.bind))?;
+    let address = listener.local_addr().map_err(|e| e.to_string())?;
+    let base_url = format!("http://{address}");
+    if fresh && config.seed_demo {
+        let credentials = demo::seed(&db, &base_url)
+            .await
+            .map_err(|e| format!("cannot seed the demo data: {e}"))?;
+        if let Some(path) = &config.demo_credentials_path {
+            write_credentials(path, &credentials)?;
+        }
+        print_welcome(&base_url, &config, Some(&credentials));
+    } else {
+        print_welcome(&base_url, &config, None);
+    }
+    let state = AppState::new(db, config);
+    axum::serve(listener, app(state))
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .map_err(|e| e.to_string())
+}
+
+fn write_credentials(path: &PathBuf, credentials: &demo::Credentials) -> Result<(), String> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    }
+    let text = serde_json::to_string_pretty(credentials).map_err(|e| e.to_string())?;
+    std::fs::write(path, text + "\n").map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+fn print_welcome(base_url: &str, config: &Config, credentials: Option<&demo::Credentials>) {
+    println!();
+    println!("Kobana Dunning is listening on {base_url}");
+    println!("  REST API:     {base_url}/v1   (OpenAPI document: {base_url}/v1/openapi.json)");
+    println!("  MCP endpoint: {base_url}{}", config.mcp_path);
+    println!("  Database:     {}", config.database_url);
+    match credentials {
+        Some(credentials) => {
+            println!();
+            println!(
+                "A new database was seeded with two demo organizations. Their tokens (shown once) are in"
+            );
+            println!("data/demo-credentials.json. The admins':");
+            for org in &credentials.organizations {
+                if let Some(admin) = org.people.iter().find(|p| p.role == "admin") {
+                    println!("  {} ({})", org.name, org.id);
+                    println!("    API token: {}", admin.api_token);
+                    println!("    MCP token: {}", admin.mcp_token);
+                }
+            }
+            if let Some(token) = credentials
+                .organizations
+                .first()
+                .and_then(|o| o.people.first())
+                .map(|p| &p.mcp_token)
+            {
+                println!();
+                println!("Try it:");
+                println!(
+                    "  curl -s {base_url}{} -H 'Content-Type: application/json' -H 'Authorization: Bearer {token}' \\\n    -d '{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}}'",
+                    config.mcp_path
+                );
+            }
+        }
+        None => println!(
+            "  Tokens:       see data/demo-credentials.json, or issue one with `kobana-dunning token create`"
+        ),
+    }
+    println!();
+}
+
+fn parse_rate_limit(text: &str) -> Result<(i64, i64), String> {
+    let (count, period) = text
+        .split_once('/')
+        .ok_or("rate limit must look like 120/minute")?;
+    let count: i64 = count
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{count}' is not a number of requests"))?;
+    let seconds = match period.trim() {
+        "s" | "sec" | "second" => 1,
+        "m" | "min" | "minute" => 60,
+        "h" | "hour" => 3600,
+        "d" | "day" => 86_400,
+        other => other
+            .strip_suffix('s')
+            .and_then(|n| n.parse::<i64>().ok())
+            .ok_or(format!(
+                "'{other}' is not a period (second, minute, hour, day or e.g. 30s)"
+            ))?,
+    };
+    if count < 1 || seconds < 1 {
+        return Err("rate limit and period must be positive".into());
+    }
+    Ok((count, seconds))
+}
+
+async fn create_token(args: TokenCreateArgs) -> Result<(), String> {
+    let audience = Audience::parse(&args.audience).ok_or("audience must be 'api' or 'mcp'")?;
+    let rate_limit = args
+        .rate_limit
+        .as_deref()
+        .map(parse_rate_limit)
+        .transpose()?;
+    let (db, _) = Db::open(&args.database.database_url)
+        .await
+        .map_err(|e| e.to_string())?;
+    let org = orgs::find_organization(&db, &args.organization)
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or(format!(
+            "no organization with id or name '{}'",
+            args.organization
+        ))?;
+    let person = orgs::find_person(&db, &org.id, &args.person)
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or(format!(
+            "no person with id or email '{}' in {}",
+            args.person, org.name
+        ))?;
+    let permitted = roles::permissions(&person.role);
+    let scopes: Vec<String> = if args.scopes.is_empty() {
+        permitted.iter().map(|s| s.to_string()).collect()
+    } else {
+        for scope in &args.scopes {
+            if !roles::ALL_SCOPES.contains(&scope.as_str()) {
+                return Err(format!(
+                    "unknown scope '{scope}'; known: {}",
+                    roles::ALL_SCOPES.join(", ")
+                ));
+            }
+            if !permitted.contains(&scope.as_str()) {
+                eprintln!(
+                    "warning: the role '{}' does not permit '{scope}'; the token will not be able to use it",
+                    person.role
+                );
+            }
+        }
+        args.scopes.clone()
+    };
+    let token = tokens::generate(audience);
+    let id = orgs::create_token(
+        &db,
+        orgs::NewToken {
+            organization_id: &org.id,
+            person_id: &person.id,
+            audience: audience.as_str(),
+            scopes: &scopes,
+            token_hash: &tokens::hash(&token),
+            label: args.label.as_deref(),
+            rate_limit,
+        },
+    )
+    .await
+    .map_err(|e| e.to_string())?;
+    eprintln!(
+        "Issued {id} for {} ({}) in {}, audience {}, scopes: {}",
+        person.name,
+        person.role,
+        org.name,
+        audience.as_str(),
+        scopes.join(" ")
+    );
+    println!("{token}");
+    Ok(())
+}

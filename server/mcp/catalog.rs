@@ -1,0 +1,133 @@
+//! The shapes of the catalog the generator emits: tools, resources and the text around them.
+//!
+//! `codegen` writes Rust source that builds these structs as `static` tables (see
+//! `generated.rs`); nothing here knows about dunning. A second OpenAPI document would give a
+//! second set of tables of the same types, and the MCP layer would serve it unchanged.
+
+/// HTTP method of the operation behind a tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HttpMethod {
+    Get,
+    Post,
+    Put,
+    Patch,
+    Delete,
+}
+
+impl HttpMethod {
+    /// The method as `http` knows it.
+    pub fn as_http(self) -> http::Method {
+        match self {
+            HttpMethod::Get => http::Method::GET,
+            HttpMethod::Post => http::Method::POST,
+            HttpMethod::Put => http::Method::PUT,
+            HttpMethod::Patch => http::Method::PATCH,
+            HttpMethod::Delete => http::Method::DELETE,
+        }
+    }
+}
+
+/// Where an argument goes in the HTTP request the dispatcher builds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgLocation {
+    /// Substituted into the path template (`{wire_name}`), percent-encoded.
+    Path,
+    /// Added to the query string.
+    Query,
+    /// Sent as the header `wire_name`.
+    Header,
+    /// A property of the request body object.
+    Body,
+    /// The whole request body (documents whose body is not an object).
+    WholeBody,
+}
+
+/// How a query argument whose value is an array or object is serialised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueryStyle {
+    /// `name=a&name=b` (OpenAPI `form`, `explode: true`, the default).
+    FormExploded,
+    /// `name=a,b` (OpenAPI `form`, `explode: false`).
+    FormJoined,
+    /// `name[key]=value` (OpenAPI `deepObject`).
+    DeepObject,
+}
+
+/// One argument of a tool: its MCP name and where its value goes on the wire.
+#[derive(Debug)]
+pub struct ArgSpec {
+    /// The key in the tool's `arguments` object (snake_case).
+    pub name: &'static str,
+    /// The name in the HTTP request: path variable, query key, header or body property.
+    pub wire_name: &'static str,
+    pub location: ArgLocation,
+    pub required: bool,
+    pub style: QueryStyle,
+}
+
+/// Encoding of the request body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyEncoding {
+    None,
+    Json,
+    /// `application/x-www-form-urlencoded`.
+    Form,
+}
+
+/// What the operation's success response is, which decides the shape of the tool result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResponseKind {
+    /// A JSON object: it becomes `structuredContent` as is.
+    Json,
+    /// JSON that is not an object (an array, a scalar): `structuredContent` is `{"result": <it>}`.
+    JsonWrapped,
+    /// 204 or no content: the result is `{"status": 204}`.
+    NoContent,
+    /// A file (PDF, CSV, ...): the result describes it and never carries the bytes.
+    Binary { content_type: &'static str },
+}
+
+/// One MCP tool, bound to one HTTP operation.
+#[derive(Debug)]
+pub struct ToolSpec {
+    /// MCP tool name: unique, at most 64 characters of `[a-z0-9_]`.
+    pub name: &'static str,
+    pub method: HttpMethod,
+    /// Path template with `{wire_name}` variables, as in the document (e.g. `/v1/charges/{id}`).
+    pub path: &'static str,
+    pub args: &'static [ArgSpec],
+    pub body: BodyEncoding,
+    pub response: ResponseKind,
+    /// GET/HEAD (or `x-mcp`): unknown arguments are refused.
+    pub read_only: bool,
+    pub destructive: bool,
+    /// The server derives an `Idempotency-Key` from caller and arguments when none is given.
+    pub server_idempotency_key: bool,
+    /// Confirmation message template with `{argument}` placeholders, for destructive tools.
+    pub confirm: Option<&'static str>,
+    /// OAuth2 scopes the operation's `security` requirement names (all of them are needed).
+    pub scopes: &'static [&'static str],
+    /// URI template of the resource that serves this operation's result, if any.
+    pub resource_uri: Option<&'static str>,
+    /// The tool's `inputSchema` as JSON text.
+    pub input_schema: &'static str,
+    /// The tool's `outputSchema` as JSON text, when it has one.
+    pub output_schema: Option<&'static str>,
+    /// The whole `Tool` object exactly as `tools/list` returns it, as JSON text.
+    pub tool_json: &'static str,
+}
+
+/// A resource (fixed URI) or resource template (URI with `{variables}`) served by a tool.
+#[derive(Debug)]
+pub struct ResourceSpec {
+    /// A URI (`kobana://dunning/me`) or RFC 6570 level-1 template (`kobana://dunning/charges/{id}`).
+    pub uri: &'static str,
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    pub mime_type: &'static str,
+    /// Name of the tool whose call produces the contents; template variables are its arguments.
+    pub tool: &'static str,
+    /// The object exactly as `resources/list` or `resources/templates/list` returns it, as JSON text.
+    pub json: &'static str,
+}

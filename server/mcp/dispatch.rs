@@ -1,0 +1,311 @@
+//! Running a tool: check its arguments, turn them into the HTTP request the operation
+//! expects, and send that request in-process through the `/v1` router (same middleware,
+//! same handler, no network).
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use axum::body::Body;
+use http::{HeaderMap, HeaderName, HeaderValue, Request, StatusCode, header};
+use serde_json::{Map, Value, json};
+use tower::ServiceExt;
+
+use super::catalog::{ArgLocation, ArgSpec, BodyEncoding, QueryStyle, ToolSpec};
+use super::{Caller, Endpoint, generated};
+
+/// Largest response body read back from an operation (exports can be large).
+const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
+
+/// What the operation answered.
+#[derive(Debug)]
+pub struct Answer {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: axum::body::Bytes,
+    /// The concrete request path (for binary descriptors).
+    pub path: String,
+}
+
+/// A `VALIDATION_ERROR` problem naming each argument at fault.
+pub fn validation_problem(errors: Vec<(String, &'static str, String)>) -> Value {
+    let detail = errors
+        .iter()
+        .map(|(_, _, m)| m.as_str())
+        .collect::<Vec<_>>()
+        .join("; ");
+    json!({
+        "type": "https://docs.kobana.com.br/dunning/problems/validation-error",
+        "title": "Bad Request",
+        "status": 400,
+        "detail": detail,
+        "code": "VALIDATION_ERROR",
+        "errors": errors.into_iter().map(|(field, code, message)| json!({"field": field, "code": code, "message": message})).collect::<Vec<_>>(),
+    })
+}
+
+fn validators() -> &'static HashMap<&'static str, jsonschema::Validator> {
+    static VALIDATORS: OnceLock<HashMap<&'static str, jsonschema::Validator>> = OnceLock::new();
+    VALIDATORS.get_or_init(|| {
+        let mut map = HashMap::new();
+        for tool in generated::TOOLS {
+            let schema: Value = match serde_json::from_str(tool.input_schema) {
+                Ok(schema) => schema,
+                Err(e) => {
+                    tracing::error!(tool = tool.name, "inputSchema is not JSON: {e}");
+                    continue;
+                }
+            };
+            match jsonschema::options()
+                .should_validate_formats(false)
+                .build(&schema)
+            {
+                Ok(validator) => {
+                    map.insert(tool.name, validator);
+                }
+                Err(e) => tracing::error!(tool = tool.name, "inputSchema does not compile: {e}"),
+            }
+        }
+        map
+    })
+}
+
+/// Refuse unknown arguments of reads, missing required ones, and values that do not fit the
+/// tool's `inputSchema`, naming each key. Writes accept extra keys: the endpoint judges them.
+pub fn check_arguments(tool: &ToolSpec, arguments: &Map<String, Value>) -> Result<(), Value> {
+    let mut errors: Vec<(String, &'static str, String)> = Vec::new();
+    let known = |key: &str| tool.args.iter().any(|a| a.name == key);
+    let takes_extra = !tool.read_only && tool.body == BodyEncoding::Json;
+    for key in arguments.keys().filter(|k| !known(k)) {
+        if !takes_extra {
+            errors.push((
+                key.clone(),
+                "unknown",
+                format!("Unknown argument '{key}' for tool {}", tool.name),
+            ));
+        }
+    }
+    for arg in tool.args.iter().filter(|a| a.required) {
+        if arguments.get(arg.name).is_none_or(Value::is_null) {
+            errors.push((
+                arg.name.to_string(),
+                "required",
+                format!("Missing required argument '{}'", arg.name),
+            ));
+        }
+    }
+    if let Some(validator) = validators().get(tool.name) {
+        let instance = Value::Object(arguments.clone());
+        for error in validator.iter_errors(&instance) {
+            let path = error.instance_path().to_string();
+            let field = path
+                .trim_start_matches('/')
+                .split('/')
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            // Unknown and missing keys were reported above in plainer words.
+            if field.is_empty() || errors.iter().any(|e| e.0 == field) {
+                continue;
+            }
+            if is_cent_rounding_noise(&error, &instance) {
+                continue;
+            }
+            let pointer = path.trim_start_matches('/').replace('/', ".");
+            errors.push((
+                field,
+                "invalid",
+                format!("Argument '{pointer}': {}", error.masked()),
+            ));
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(validation_problem(errors))
+    }
+}
+
+/// `multipleOf: 0.01` judged in binary floating point refuses amounts like 0.29
+/// (0.29 / 0.01 = 28.999999999999996). Money is judged in centavos instead.
+fn is_cent_rounding_noise(error: &jsonschema::ValidationError<'_>, instance: &Value) -> bool {
+    let jsonschema::error::ValidationErrorKind::MultipleOf { multiple_of, .. } = error.kind()
+    else {
+        return false;
+    };
+    let pointer = error.instance_path().to_string();
+    let Some(value) = instance.pointer(&pointer).and_then(Value::as_f64) else {
+        return false;
+    };
+    let multiple = *multiple_of;
+    if multiple <= 0.0 {
+        return false;
+    }
+    let ratio = value / multiple;
+    (ratio - ratio.round()).abs() < 1e-6
+}
+
+/// Send the operation's request through the `/v1` router and read the answer.
+pub async fn run(
+    endpoint: &Endpoint,
+    caller: &Caller,
+    tool: &ToolSpec,
+    arguments: &Map<String, Value>,
+) -> Answer {
+    let (request, path) = match build_request(tool, arguments) {
+        Ok(built) => built,
+        Err(message) => {
+            let body =
+                validation_problem(vec![("arguments".into(), "invalid", message)]).to_string();
+            return Answer {
+                status: StatusCode::BAD_REQUEST,
+                headers: HeaderMap::new(),
+                body: body.into(),
+                path: tool.path.into(),
+            };
+        }
+    };
+    let mut request = request;
+    request.extensions_mut().extend(caller.extensions.clone());
+    let response = match endpoint.api.clone().oneshot(request).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    };
+    let (parts, body) = response.into_parts();
+    let body = axum::body::to_bytes(body, MAX_RESPONSE_BYTES)
+        .await
+        .unwrap_or_default();
+    Answer {
+        status: parts.status,
+        headers: parts.headers,
+        body,
+        path,
+    }
+}
+
+/// Text of a scalar argument as it goes into a path, query or header.
+fn scalar_text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+fn build_request(
+    tool: &ToolSpec,
+    arguments: &Map<String, Value>,
+) -> Result<(Request<Body>, String), String> {
+    let mut path = tool.path.to_string();
+    let mut query = form_urlencoded::Serializer::new(String::new());
+    let mut headers: Vec<(HeaderName, HeaderValue)> = Vec::new();
+    let mut body = Map::new();
+    let mut whole_body: Option<Value> = None;
+    for arg in tool.args {
+        let Some(value) = arguments.get(arg.name).filter(|v| !v.is_null()) else {
+            continue;
+        };
+        match arg.location {
+            ArgLocation::Path => {
+                let encoded: String =
+                    form_urlencoded::byte_serialize(scalar_text(value).as_bytes()).collect();
+                // byte_serialize writes spaces as '+', which a path would keep literally.
+                path = path.replace(
+                    &format!("{{{}}}", arg.wire_name),
+                    &encoded.replace('+', "%20"),
+                );
+            }
+            ArgLocation::Query => append_query(&mut query, arg, value),
+            ArgLocation::Header => {
+                let name = HeaderName::from_bytes(arg.wire_name.as_bytes())
+                    .map_err(|e| format!("{}: {e}", arg.name))?;
+                let text = scalar_text(value);
+                let value = HeaderValue::from_str(&text)
+                    .map_err(|_| format!("Argument '{}' must be printable ASCII", arg.name))?;
+                headers.push((name, value));
+            }
+            ArgLocation::Body => {
+                body.insert(arg.wire_name.to_string(), value.clone());
+            }
+            ArgLocation::WholeBody => whole_body = Some(value.clone()),
+        }
+    }
+    if !tool.read_only && tool.body == BodyEncoding::Json {
+        for (key, value) in arguments
+            .iter()
+            .filter(|(k, _)| !tool.args.iter().any(|a| a.name == *k))
+        {
+            body.insert(key.clone(), value.clone());
+        }
+    }
+    let query = query.finish();
+    let uri = if query.is_empty() {
+        path.clone()
+    } else {
+        format!("{path}?{query}")
+    };
+    let mut builder = Request::builder()
+        .method(tool.method.as_http())
+        .uri(&uri)
+        .header(header::ACCEPT, "application/json");
+    for (name, value) in headers {
+        builder = builder.header(name, value);
+    }
+    let request_body = match tool.body {
+        BodyEncoding::None => Body::empty(),
+        BodyEncoding::Json => {
+            builder = builder.header(header::CONTENT_TYPE, "application/json");
+            let value = whole_body.unwrap_or(Value::Object(body));
+            Body::from(value.to_string())
+        }
+        BodyEncoding::Form => {
+            builder = builder.header(header::CONTENT_TYPE, "application/x-www-form-urlencoded");
+            let mut form = form_urlencoded::Serializer::new(String::new());
+            for (key, value) in &body {
+                append_form(&mut form, key, value);
+            }
+            Body::from(form.finish())
+        }
+    };
+    let request = builder
+        .body(request_body)
+        .map_err(|e| format!("cannot build the request: {e}"))?;
+    Ok((request, path))
+}
+
+fn append_query(query: &mut form_urlencoded::Serializer<'_, String>, arg: &ArgSpec, value: &Value) {
+    match (value, arg.style) {
+        (Value::Array(items), QueryStyle::FormJoined) => {
+            let joined = items.iter().map(scalar_text).collect::<Vec<_>>().join(",");
+            query.append_pair(arg.wire_name, &joined);
+        }
+        (Value::Array(items), _) => {
+            for item in items {
+                query.append_pair(arg.wire_name, &scalar_text(item));
+            }
+        }
+        (Value::Object(_), _) => append_form(query, arg.wire_name, value),
+        (scalar, _) => {
+            query.append_pair(arg.wire_name, &scalar_text(scalar));
+        }
+    }
+}
+
+/// Nested values as `key[sub]=value` and `key[]=item`, the form convention of
+/// form-encoded APIs.
+fn append_form(form: &mut form_urlencoded::Serializer<'_, String>, key: &str, value: &Value) {
+    match value {
+        Value::Object(map) => {
+            for (sub, v) in map {
+                append_form(form, &format!("{key}[{sub}]"), v);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                append_form(form, &format!("{key}[]"), item);
+            }
+        }
+        scalar => {
+            form.append_pair(key, &scalar_text(scalar));
+        }
+    }
+}

@@ -1,0 +1,65 @@
+//! `initialize`, `server/discover`, and what every stateless-era result carries.
+
+use serde_json::{Value, json};
+
+use super::jsonrpc::RpcError;
+use super::protocol::{self, SERVER_INFO_META, SUPPORTED_VERSIONS};
+use super::{Endpoint, generated};
+
+fn server_info(endpoint: &Endpoint) -> Value {
+    let s = &endpoint.settings;
+    json!({ "name": s.server_name, "title": s.server_title, "version": s.server_version })
+}
+
+fn capabilities() -> Value {
+    json!({ "tools": { "listChanged": false } })
+}
+
+/// Handshake era: negotiate the revision and describe the server.
+pub fn initialize(endpoint: &Endpoint, params: &Value) -> Result<Value, RpcError> {
+    Ok(json!({
+        "protocolVersion": protocol::negotiate(params),
+        "capabilities": capabilities(),
+        "serverInfo": server_info(endpoint),
+        "instructions": generated::INSTRUCTIONS,
+    }))
+}
+
+/// Stateless era: what `initialize` would have said, plus every revision we speak.
+pub fn discover(_endpoint: &Endpoint) -> Result<Value, RpcError> {
+    Ok(json!({
+        "supportedVersions": SUPPORTED_VERSIONS,
+        "capabilities": capabilities(),
+        "instructions": generated::INSTRUCTIONS,
+    }))
+}
+
+/// Methods whose results depend on who asks: they must never be cached or shared.
+fn is_private_listing(method: &str) -> bool {
+    matches!(
+        method,
+        "server/discover"
+            | "tools/list"
+            | "resources/list"
+            | "resources/templates/list"
+            | "resources/read"
+            | "prompts/list"
+    )
+}
+
+/// Add what the 2026-07-28 revision requires on every result.
+pub fn stateless_result(endpoint: &Endpoint, method: &str, mut result: Value) -> Value {
+    let Some(object) = result.as_object_mut() else {
+        return result;
+    };
+    object.entry("resultType").or_insert(json!("complete"));
+    let meta = object.entry("_meta").or_insert_with(|| json!({}));
+    if let Some(meta) = meta.as_object_mut() {
+        meta.insert(SERVER_INFO_META.to_string(), server_info(endpoint));
+    }
+    if is_private_listing(method) {
+        object.insert("ttlMs".into(), json!(0));
+        object.insert("cacheScope".into(), json!("private"));
+    }
+    result
+}

@@ -1,0 +1,377 @@
+//! Streamable HTTP, stateless and JSON-only: one POST in, one `application/json` out.
+//!
+//! Everything about HTTP lives here: methods, media types, size limits, batches,
+//! authentication challenges, and the headers every response carries. What a message
+//! means is decided in `lifecycle` and `tools`.
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::response::{IntoResponse, Response};
+use http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use serde_json::{Value, json};
+
+use super::jsonrpc::{self, ErrorCode, Incoming, Message, RpcError};
+use super::protocol::{self, Context};
+use super::{AuthFailure, Caller, Endpoint, lifecycle, tools};
+
+/// Largest request body accepted (the same ceiling as the REST API).
+pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
+/// Largest batch accepted (2025-03-26 only).
+pub const MAX_BATCH: usize = 20;
+
+/// Entry point for every HTTP request to the endpoint.
+pub async fn handle(
+    State(endpoint): State<Endpoint>,
+    method: Method,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let version = protocol::fallback_version(&headers);
+    if method != Method::POST {
+        let error = RpcError::new(
+            ErrorCode::SERVER_ERROR,
+            "Method not allowed: this endpoint takes POST only (no SSE stream)",
+        );
+        let mut response = rpc_response(
+            StatusCode::METHOD_NOT_ALLOWED,
+            version,
+            jsonrpc::failure(None, &error),
+        );
+        response
+            .headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("POST"));
+        return response;
+    }
+    if !is_json(&headers) {
+        let error = RpcError::new(
+            ErrorCode::INVALID_REQUEST,
+            "Content-Type must be application/json",
+        );
+        return rpc_response(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            version,
+            jsonrpc::failure(None, &error),
+        );
+    }
+    let bytes = match axum::body::to_bytes(body, MAX_BODY_BYTES).await {
+        Ok(bytes) => bytes,
+        Err(_) => {
+            let error = RpcError::new(ErrorCode::INVALID_REQUEST, "Request body too large");
+            return rpc_response(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                version,
+                jsonrpc::failure(None, &error),
+            );
+        }
+    };
+    let value: Value = match serde_json::from_slice(&bytes) {
+        Ok(value) => value,
+        Err(e) => {
+            let error = RpcError::new(ErrorCode::PARSE_ERROR, format!("Parse error: {e}"));
+            return rpc_response(
+                StatusCode::BAD_REQUEST,
+                version,
+                jsonrpc::failure(None, &error),
+            );
+        }
+    };
+    match value {
+        Value::Array(items) => handle_batch(&endpoint, &headers, items).await,
+        single => handle_single(&endpoint, &headers, &single).await,
+    }
+}
+
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
+}
+
+async fn handle_single(endpoint: &Endpoint, headers: &HeaderMap, value: &Value) -> Response {
+    let fallback = protocol::fallback_version(headers);
+    let incoming = match jsonrpc::classify(value) {
+        Ok(Message::Request(incoming)) => incoming,
+        Ok(Message::Notification | Message::Response) => return accepted(fallback),
+        Err(error) => {
+            return rpc_response(
+                StatusCode::BAD_REQUEST,
+                fallback,
+                jsonrpc::failure(jsonrpc::id_of(value).as_ref(), &error),
+            );
+        }
+    };
+    let context = match protocol::context_for(&incoming, headers) {
+        Ok(context) => context,
+        Err(error) => return error_response(fallback, &incoming, &error),
+    };
+    let version = context.version.0;
+    let caller = match authenticate(endpoint, headers, &incoming.method).await {
+        Ok(caller) => caller,
+        Err(response) => return with_mcp_headers(response, version),
+    };
+    match run(endpoint.clone(), context, caller, incoming.clone()).await {
+        Ok(result) => rpc_response(
+            StatusCode::OK,
+            version,
+            jsonrpc::success(incoming.id.as_ref().unwrap_or(&Value::Null), result),
+        ),
+        Err(error) => error_response(version, &incoming, &error),
+    }
+}
+
+/// Batches exist only in 2025-03-26 (and for requests that name no version, which are
+/// treated as that revision): executed in order, one array of responses back.
+async fn handle_batch(endpoint: &Endpoint, headers: &HeaderMap, items: Vec<Value>) -> Response {
+    let version = protocol::header_version(headers).unwrap_or(protocol::UNVERSIONED);
+    let refuse = |message: &str| {
+        let error = RpcError::new(ErrorCode::INVALID_REQUEST, message);
+        rpc_response(
+            StatusCode::BAD_REQUEST,
+            protocol::fallback_version(headers),
+            jsonrpc::failure(None, &error),
+        )
+    };
+    if version != protocol::UNVERSIONED {
+        return refuse(
+            "Batching not supported: JSON-RPC batches exist only in protocol revision 2025-03-26",
+        );
+    }
+    if items.is_empty() {
+        return refuse("Batching not supported: an empty batch is not a valid request");
+    }
+    if items.len() > MAX_BATCH {
+        return refuse(&format!("Batch too large: at most {MAX_BATCH} messages"));
+    }
+    let mut responses = Vec::new();
+    let mut caller: Option<Result<Option<Caller>, Response>> = None;
+    for item in &items {
+        let incoming = match jsonrpc::classify(item) {
+            Ok(Message::Request(incoming)) => incoming,
+            Ok(_) => continue,
+            Err(error) => {
+                responses.push(jsonrpc::failure(jsonrpc::id_of(item).as_ref(), &error));
+                continue;
+            }
+        };
+        let id = incoming.id.clone();
+        if incoming.method == "initialize" {
+            let error = RpcError::new(
+                ErrorCode::INVALID_REQUEST,
+                "initialize must not be part of a batch",
+            );
+            responses.push(jsonrpc::failure(id.as_ref(), &error));
+            continue;
+        }
+        let context = match protocol::context_for(&incoming, headers) {
+            Ok(context) => context,
+            Err(error) => {
+                responses.push(jsonrpc::failure(id.as_ref(), &error));
+                continue;
+            }
+        };
+        // One authentication for the whole batch: the credential is the same for all.
+        let auth = match caller.take() {
+            Some(done) => done,
+            None => authenticate(endpoint, headers, &incoming.method).await,
+        };
+        let who = match &auth {
+            Ok(who) => who.clone(),
+            Err(_) => {
+                let error = RpcError::new(
+                    ErrorCode::SERVER_ERROR,
+                    "Unauthorized: send a valid bearer token issued for the MCP",
+                );
+                responses.push(jsonrpc::failure(id.as_ref(), &error));
+                caller = Some(auth);
+                continue;
+            }
+        };
+        caller = Some(auth);
+        match run(endpoint.clone(), context, who, incoming).await {
+            Ok(result) => responses.push(jsonrpc::success(
+                id.as_ref().unwrap_or(&Value::Null),
+                result,
+            )),
+            Err(error) => responses.push(jsonrpc::failure(id.as_ref(), &error)),
+        }
+    }
+    if responses.is_empty() {
+        return accepted(version);
+    }
+    rpc_response(StatusCode::OK, version, Value::Array(responses))
+}
+
+/// Methods that may be called without a credential in public catalog mode.
+fn is_catalog_method(method: &str) -> bool {
+    matches!(
+        method,
+        "initialize" | "ping" | "server/discover" | "tools/list"
+    )
+}
+
+/// `Ok(None)` = anonymous, allowed for this method. `Err` = the 401 to send.
+async fn authenticate(
+    endpoint: &Endpoint,
+    headers: &HeaderMap,
+    method: &str,
+) -> Result<Option<Caller>, Response> {
+    let header = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok());
+    let token = header.and_then(|h| {
+        let (scheme, token) = h.trim().split_once(' ')?;
+        scheme
+            .eq_ignore_ascii_case("bearer")
+            .then(|| token.trim())
+            .filter(|t| !t.is_empty())
+    });
+    match token {
+        None if endpoint.settings.public_catalog && is_catalog_method(method) => Ok(None),
+        None => Err(unauthorized(
+            endpoint,
+            headers,
+            "Send 'Authorization: Bearer <token>' with a token issued for the MCP",
+            false,
+        )),
+        Some(token) => match endpoint.host.authenticate(token).await {
+            Ok(caller) => Ok(Some(caller)),
+            Err(AuthFailure::InvalidToken(why)) => Err(unauthorized(endpoint, headers, why, true)),
+            Err(AuthFailure::Internal(story)) => {
+                tracing::error!("authentication failed: {story}");
+                let error = RpcError::new(ErrorCode::INTERNAL_ERROR, "Internal error");
+                Err(rpc_response(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    protocol::fallback_version(headers),
+                    jsonrpc::failure(None, &error),
+                ))
+            }
+        },
+    }
+}
+
+/// 401 problem with the RFC 9728 pointer to the protected resource metadata.
+fn unauthorized(endpoint: &Endpoint, headers: &HeaderMap, detail: &str, invalid: bool) -> Response {
+    let base = base_url(headers);
+    let scopes = endpoint.host.all_scopes().join(" ");
+    let mut challenge = format!(
+        r#"Bearer resource_metadata="{base}/.well-known/oauth-protected-resource", scope="{scopes}""#
+    );
+    if invalid {
+        challenge.push_str(r#", error="invalid_token""#);
+    }
+    let body = json!({
+        "type": "https://docs.kobana.com.br/dunning/problems/unauthorized",
+        "title": "Unauthorized",
+        "status": 401,
+        "detail": detail,
+        "code": if invalid { "invalid_token" } else { "unauthorized" },
+        "errors": [],
+    });
+    let mut response = (StatusCode::UNAUTHORIZED, body.to_string()).into_response();
+    let h = response.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/problem+json"),
+    );
+    if let Ok(value) = HeaderValue::from_str(&challenge) {
+        h.insert(header::WWW_AUTHENTICATE, value);
+    }
+    response
+}
+
+/// The URL clients reached us by, from the `Host` header.
+pub fn base_url(headers: &HeaderMap) -> String {
+    let host = headers
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("127.0.0.1");
+    format!("http://{host}")
+}
+
+/// Run one request on its own task, so that a panic becomes a 500 and the server lives on.
+async fn run(
+    endpoint: Endpoint,
+    context: Context,
+    caller: Option<Caller>,
+    incoming: Incoming,
+) -> Result<Value, RpcError> {
+    let task =
+        tokio::spawn(
+            async move { dispatch(&endpoint, &context, caller.as_ref(), &incoming).await },
+        );
+    match task.await {
+        Ok(outcome) => outcome,
+        Err(e) => {
+            tracing::error!("MCP request handler failed: {e}");
+            Err(RpcError::new(ErrorCode::INTERNAL_ERROR, "Internal error").with_status(500))
+        }
+    }
+}
+
+async fn dispatch(
+    endpoint: &Endpoint,
+    context: &Context,
+    caller: Option<&Caller>,
+    incoming: &Incoming,
+) -> Result<Value, RpcError> {
+    let stateless = context.version.is_stateless();
+    let method = incoming.method.as_str();
+    let result = match method {
+        "initialize" if !stateless => lifecycle::initialize(endpoint, &incoming.params),
+        "ping" if !stateless => Ok(json!({})),
+        "server/discover" if stateless => lifecycle::discover(endpoint),
+        "tools/list" => tools::list(caller, &incoming.params),
+        "tools/call" => tools::call(endpoint, context, caller, &incoming.params).await,
+        _ => {
+            let error = RpcError::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!("Method not found: {method}"),
+            );
+            // The stateless era answers unknown methods with HTTP 404.
+            return Err(if stateless {
+                error.with_status(404)
+            } else {
+                error
+            });
+        }
+    }?;
+    Ok(if stateless {
+        lifecycle::stateless_result(endpoint, method, result)
+    } else {
+        result
+    })
+}
+
+fn error_response(version: &str, incoming: &Incoming, error: &RpcError) -> Response {
+    let status = StatusCode::from_u16(error.http_status).unwrap_or(StatusCode::OK);
+    rpc_response(
+        status,
+        version,
+        jsonrpc::failure(incoming.id.as_ref(), error),
+    )
+}
+
+fn accepted(version: &str) -> Response {
+    with_mcp_headers(StatusCode::ACCEPTED.into_response(), version)
+}
+
+fn rpc_response(status: StatusCode, version: &str, body: Value) -> Response {
+    let mut response = (status, Bytes::from(body.to_string())).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    with_mcp_headers(response, version)
+}
+
+/// Every response: never cached, and names the revision in use.
+fn with_mcp_headers(mut response: Response, version: &str) -> Response {
+    let h = response.headers_mut();
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    if let Ok(v) = HeaderValue::from_str(version) {
+        h.insert("mcp-protocol-version", v);
+    }
+    response
+}

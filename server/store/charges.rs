@@ -1,0 +1,342 @@
+//! Charges (debts): rows, filters and writes, always inside one organization.
+//!
+//! The stored `state` is `open`, `paid`, `canceled` or `in_agreement`; the API's `pending`
+//! and `overdue` are an open charge before or after its due date, decided at read time so
+//! that no job has to flip them at midnight.
+
+use serde::Serialize;
+use sqlx::{AnyConnection, AssertSqlSafe, Row, any::AnyRow};
+use time::Date;
+
+use super::{Bind, Conditions, Db, Page, PageRequest, Result, StoreError, json_column};
+use crate::domain::charge_math::{ChargeTerms, amount_due};
+use crate::domain::money::Cents;
+
+/// Statuses as the API names them.
+pub const STATUSES: &[&str] = &["pending", "overdue", "paid", "canceled", "in_agreement"];
+
+/// A charge as the API returns it (amounts in reais).
+#[derive(Debug, Clone, Serialize)]
+pub struct Charge {
+    pub id: String,
+    pub customer_id: String,
+    pub description: String,
+    pub amount: f64,
+    pub paid_amount: f64,
+    pub fine_percent: f64,
+    pub interest_percent: f64,
+    pub amount_due: f64,
+    pub due_date: String,
+    pub status: String,
+    pub tags: Vec<String>,
+    pub collection_plan_id: Option<String>,
+    pub agreement_id: Option<String>,
+    pub negativation_status: String,
+    pub protest_status: String,
+    pub paid_at: Option<String>,
+    pub canceled_at: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+    #[serde(skip)]
+    pub version: i64,
+    #[serde(skip)]
+    pub amount_cents: i64,
+    #[serde(skip)]
+    pub paid_cents: i64,
+}
+
+impl Charge {
+    /// Open means pending or overdue: the only states in which it can still be collected.
+    pub fn is_open(&self) -> bool {
+        matches!(self.status.as_str(), "pending" | "overdue")
+    }
+}
+
+/// Writable terms of a charge, in storage units.
+#[derive(Debug, Clone)]
+pub struct ChargeFields {
+    pub description: String,
+    pub amount_cents: i64,
+    pub fine_bp: i64,
+    pub interest_bp: i64,
+    pub due_date: String,
+    pub tags: Vec<String>,
+    pub collection_plan_id: Option<String>,
+}
+
+/// List filters (validated).
+#[derive(Debug, Default)]
+pub struct ChargeFilter {
+    pub statuses: Vec<String>,
+    pub customer_id: Option<String>,
+    pub due_date_from: Option<String>,
+    pub due_date_to: Option<String>,
+    pub amount_min_cents: Option<i64>,
+    pub amount_max_cents: Option<i64>,
+    pub tag: Option<String>,
+    pub sort_column: &'static str,
+    pub descending: bool,
+}
+
+const COLUMNS: &str = "id, customer_id, description, amount_cents, paid_cents, fine_bp, interest_bp, due_date, state, tags,
+    collection_plan_id, agreement_id, negativation_status, protest_status, paid_at, canceled_at, version, created_at, updated_at";
+
+fn parse_date(text: &str) -> Result<Date> {
+    let format = time::macros::format_description!("[year]-[month]-[day]");
+    Date::parse(text, &format)
+        .map_err(|e| StoreError::Corrupt(format!("charges.due_date {text}: {e}")))
+}
+
+fn from_row(row: &AnyRow, today: Date) -> Result<Charge> {
+    let state: String = row.try_get("state")?;
+    let due_date: String = row.try_get("due_date")?;
+    let amount_cents: i64 = row.try_get("amount_cents")?;
+    let paid_cents: i64 = row.try_get("paid_cents")?;
+    let fine_bp: i64 = row.try_get("fine_bp")?;
+    let interest_bp: i64 = row.try_get("interest_bp")?;
+    let due = parse_date(&due_date)?;
+    let status = match state.as_str() {
+        "open" if due < today => "overdue".to_string(),
+        "open" => "pending".to_string(),
+        other => other.to_string(),
+    };
+    let due_now = if state == "open" {
+        amount_due(
+            &ChargeTerms {
+                amount: Cents(amount_cents),
+                paid: Cents(paid_cents),
+                fine_bp,
+                interest_bp,
+                due_date: due,
+            },
+            today,
+        )
+    } else {
+        Cents(0)
+    };
+    let tags: String = row.try_get("tags")?;
+    Ok(Charge {
+        id: row.try_get("id")?,
+        customer_id: row.try_get("customer_id")?,
+        description: row.try_get("description")?,
+        amount: Cents(amount_cents).to_reais(),
+        paid_amount: Cents(paid_cents).to_reais(),
+        fine_percent: fine_bp as f64 / 100.0,
+        interest_percent: interest_bp as f64 / 100.0,
+        amount_due: due_now.to_reais(),
+        due_date,
+        status,
+        tags: json_column(&tags, "charges.tags")?,
+        collection_plan_id: row.try_get("collection_plan_id")?,
+        agreement_id: row.try_get("agreement_id")?,
+        negativation_status: row.try_get("negativation_status")?,
+        protest_status: row.try_get("protest_status")?,
+        paid_at: row.try_get("paid_at")?,
+        canceled_at: row.try_get("canceled_at")?,
+        version: row.try_get("version")?,
+        created_at: row.try_get("created_at")?,
+        updated_at: row.try_get("updated_at")?,
+        amount_cents,
+        paid_cents,
+    })
+}
+
+fn status_clause(status: &str, today: &str, c: &mut Vec<(String, Bind)>) {
+    match status {
+        "pending" => c.push((
+            "(state = 'open' AND due_date >= {})".into(),
+            Bind::Text(today.into()),
+        )),
+        "overdue" => c.push((
+            "(state = 'open' AND due_date < {})".into(),
+            Bind::Text(today.into()),
+        )),
+        other => c.push(("state = {}".into(), Bind::Text(other.into()))),
+    }
+}
+
+pub async fn list(
+    db: &Db,
+    organization_id: &str,
+    filter: &ChargeFilter,
+    page: PageRequest,
+) -> Result<Page<Charge>> {
+    let today = super::today();
+    let today_text = today.to_string();
+    let mut c = Conditions::for_organization(organization_id);
+    if !filter.statuses.is_empty() {
+        let mut parts = Vec::new();
+        for s in &filter.statuses {
+            status_clause(s, &today_text, &mut parts);
+        }
+        let clause = format!(
+            "({})",
+            parts
+                .iter()
+                .map(|p| p.0.as_str())
+                .collect::<Vec<_>>()
+                .join(" OR ")
+        );
+        c.push_many(&clause, parts.into_iter().map(|p| p.1).collect());
+    }
+    if let Some(customer) = &filter.customer_id {
+        c.push("customer_id = {}", Bind::Text(customer.clone()));
+    }
+    if let Some(from) = &filter.due_date_from {
+        c.push("due_date >= {}", Bind::Text(from.clone()));
+    }
+    if let Some(to) = &filter.due_date_to {
+        c.push("due_date <= {}", Bind::Text(to.clone()));
+    }
+    if let Some(min) = filter.amount_min_cents {
+        c.push("amount_cents >= {}", Bind::Int(min));
+    }
+    if let Some(max) = filter.amount_max_cents {
+        c.push("amount_cents <= {}", Bind::Int(max));
+    }
+    if let Some(tag) = &filter.tag {
+        let pattern = format!(
+            "%{}%",
+            super::like_escape(&serde_json::to_string(tag).unwrap_or_default())
+        );
+        c.push("tags LIKE {} ESCAPE '\\'", Bind::Text(pattern));
+    }
+    let direction = if filter.descending { "DESC" } else { "ASC" };
+    let count_sql = format!("SELECT COUNT(*) FROM charges {}", c.sql());
+    let total: i64 = c
+        .bind_all_scalar(sqlx::query_scalar(AssertSqlSafe(count_sql)))
+        .fetch_one(&db.pool)
+        .await?;
+    let sql = format!(
+        "SELECT {COLUMNS} FROM charges {} ORDER BY {} {direction}, id {direction} LIMIT {} OFFSET {}",
+        c.sql(),
+        filter.sort_column,
+        page.per_page,
+        page.offset()
+    );
+    let rows = c
+        .bind_all(sqlx::query(AssertSqlSafe(sql)))
+        .fetch_all(&db.pool)
+        .await?;
+    let items = rows
+        .iter()
+        .map(|r| from_row(r, today))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Page { items, total })
+}
+
+pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Charge>> {
+    let sql = format!("SELECT {COLUMNS} FROM charges WHERE organization_id = $1 AND id = $2");
+    let row = sqlx::query(AssertSqlSafe(sql))
+        .bind(organization_id)
+        .bind(id)
+        .fetch_optional(&db.pool)
+        .await?;
+    row.as_ref()
+        .map(|r| from_row(r, super::today()))
+        .transpose()
+}
+
+/// Same as [`get`] inside a transaction.
+pub async fn get_in(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+) -> Result<Option<Charge>> {
+    let sql = format!("SELECT {COLUMNS} FROM charges WHERE organization_id = $1 AND id = $2");
+    let row = sqlx::query(AssertSqlSafe(sql))
+        .bind(organization_id)
+        .bind(id)
+        .fetch_optional(conn)
+        .await?;
+    row.as_ref()
+        .map(|r| from_row(r, super::today()))
+        .transpose()
+}
+
+/// Insert an open charge.
+pub async fn insert(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+    customer_id: &str,
+    fields: &ChargeFields,
+    now: &str,
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO charges (id, organization_id, customer_id, description, amount_cents, paid_cents, fine_bp, interest_bp,
+             due_date, state, tags, collection_plan_id, agreement_id, negativation_status, protest_status, version,
+             created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, 0, $6, $7, $8, 'open', $9, $10, NULL, 'none', 'none', 1, $11, $11)",
+    )
+    .bind(id)
+    .bind(organization_id)
+    .bind(customer_id)
+    .bind(&fields.description)
+    .bind(fields.amount_cents)
+    .bind(fields.fine_bp)
+    .bind(fields.interest_bp)
+    .bind(&fields.due_date)
+    .bind(serde_json::to_string(&fields.tags).expect("strings serialise"))
+    .bind(fields.collection_plan_id.as_deref())
+    .bind(now)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Overwrite the terms if the row is still at `version` and open; false otherwise.
+pub async fn update(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+    version: i64,
+    fields: &ChargeFields,
+    now: &str,
+) -> Result<bool> {
+    let done = sqlx::query(
+        "UPDATE charges SET description = $1, amount_cents = $2, fine_bp = $3, interest_bp = $4, due_date = $5, tags = $6,
+             collection_plan_id = $7, version = version + 1, updated_at = $8
+         WHERE organization_id = $9 AND id = $10 AND version = $11 AND state = 'open'",
+    )
+    .bind(&fields.description)
+    .bind(fields.amount_cents)
+    .bind(fields.fine_bp)
+    .bind(fields.interest_bp)
+    .bind(&fields.due_date)
+    .bind(serde_json::to_string(&fields.tags).expect("strings serialise"))
+    .bind(fields.collection_plan_id.as_deref())
+    .bind(now)
+    .bind(organization_id)
+    .bind(id)
+    .bind(version)
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Test and demo support: set the stored state and payment columns directly.
+pub async fn set_state(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+    state: &str,
+    paid_cents: i64,
+    now: &str,
+) -> Result<()> {
+    sqlx::query(
+        "UPDATE charges SET state = $1, paid_cents = $2,
+             paid_at = CASE WHEN $1 = 'paid' THEN $3 ELSE paid_at END,
+             canceled_at = CASE WHEN $1 = 'canceled' THEN $3 ELSE canceled_at END,
+             version = version + 1, updated_at = $3
+         WHERE organization_id = $4 AND id = $5",
+    )
+    .bind(state)
+    .bind(paid_cents)
+    .bind(now)
+    .bind(organization_id)
+    .bind(id)
+    .execute(conn)
+    .await?;
+    Ok(())
+}

@@ -1,0 +1,242 @@
+//! Customers (debtors): rows, filters and writes, always inside one organization.
+
+use serde::{Deserialize, Serialize};
+use sqlx::{AnyConnection, AssertSqlSafe, Row, any::AnyRow};
+
+use super::{Bind, Conditions, Db, Page, PageRequest, Result, json_column};
+
+/// A postal address, stored as JSON.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Address {
+    pub street: String,
+    pub number: String,
+    pub complement: Option<String>,
+    pub district: String,
+    pub city: String,
+    pub state: String,
+    pub zip_code: String,
+}
+
+/// A customer as the API returns it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Customer {
+    pub id: String,
+    pub name: String,
+    pub document: String,
+    pub document_type: String,
+    pub email: Option<String>,
+    pub phone: Option<String>,
+    pub address: Option<Address>,
+    pub channel_opt_outs: Vec<String>,
+    pub tags: Vec<String>,
+    pub notes: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+    #[serde(skip)]
+    pub version: i64,
+}
+
+/// Fields of a customer that can be written (all validated by the API layer).
+#[derive(Debug, Clone)]
+pub struct CustomerFields {
+    pub name: String,
+    pub email: Option<String>,
+    pub phone: Option<String>,
+    pub address: Option<Address>,
+    pub channel_opt_outs: Vec<String>,
+    pub tags: Vec<String>,
+    pub notes: Option<String>,
+}
+
+/// List filters (validated).
+#[derive(Debug, Default)]
+pub struct CustomerFilter {
+    pub q: Option<String>,
+    pub document: Option<String>,
+    pub email: Option<String>,
+    pub tag: Option<String>,
+    pub sort_by_name: bool,
+    pub descending: bool,
+}
+
+const COLUMNS: &str = "id, name, document, document_type, email, phone, address, channel_opt_outs, tags, notes, version, created_at, updated_at";
+
+/// Lowercase without accents, so that "conceicao" finds "Conceição" on both engines.
+pub fn search_key(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            'á' | 'à' | 'â' | 'ã' | 'ä' | 'Á' | 'À' | 'Â' | 'Ã' | 'Ä' => 'a',
+            'é' | 'è' | 'ê' | 'ë' | 'É' | 'È' | 'Ê' | 'Ë' => 'e',
+            'í' | 'ì' | 'î' | 'ï' | 'Í' | 'Ì' | 'Î' | 'Ï' => 'i',
+            'ó' | 'ò' | 'ô' | 'õ' | 'ö' | 'Ó' | 'Ò' | 'Ô' | 'Õ' | 'Ö' => 'o',
+            'ú' | 'ù' | 'û' | 'ü' | 'Ú' | 'Ù' | 'Û' | 'Ü' => 'u',
+            'ç' | 'Ç' => 'c',
+            'ñ' | 'Ñ' => 'n',
+            c => c.to_ascii_lowercase(),
+        })
+        .collect::<String>()
+        .to_lowercase()
+}
+
+fn from_row(row: &AnyRow) -> Result<Customer> {
+    let address: Option<String> = row.try_get("address")?;
+    let opt_outs: String = row.try_get("channel_opt_outs")?;
+    let tags: String = row.try_get("tags")?;
+    Ok(Customer {
+        id: row.try_get("id")?,
+        name: row.try_get("name")?,
+        document: row.try_get("document")?,
+        document_type: row.try_get("document_type")?,
+        email: row.try_get("email")?,
+        phone: row.try_get("phone")?,
+        address: address
+            .map(|a| json_column(&a, "customers.address"))
+            .transpose()?,
+        channel_opt_outs: json_column(&opt_outs, "customers.channel_opt_outs")?,
+        tags: json_column(&tags, "customers.tags")?,
+        notes: row.try_get("notes")?,
+        version: row.try_get("version")?,
+        created_at: row.try_get("created_at")?,
+        updated_at: row.try_get("updated_at")?,
+    })
+}
+
+pub async fn list(
+    db: &Db,
+    organization_id: &str,
+    filter: &CustomerFilter,
+    page: PageRequest,
+) -> Result<Page<Customer>> {
+    let mut c = Conditions::for_organization(organization_id);
+    if let Some(q) = &filter.q {
+        let pattern = format!("{}%", super::like_escape(&search_key(q)));
+        let document_pattern = format!("{}%", super::like_escape(&q.to_uppercase()));
+        c.push_many(
+            "(search_name LIKE {} ESCAPE '\\' OR document LIKE {} ESCAPE '\\')",
+            vec![Bind::Text(pattern), Bind::Text(document_pattern)],
+        );
+    }
+    if let Some(document) = &filter.document {
+        c.push("document = {}", Bind::Text(document.clone()));
+    }
+    if let Some(email) = &filter.email {
+        c.push("LOWER(email) = {}", Bind::Text(email.to_lowercase()));
+    }
+    if let Some(tag) = &filter.tag {
+        let pattern = format!(
+            "%{}%",
+            super::like_escape(&serde_json::to_string(tag).unwrap_or_default())
+        );
+        c.push("tags LIKE {} ESCAPE '\\'", Bind::Text(pattern));
+    }
+    let order = match (filter.sort_by_name, filter.descending) {
+        (true, false) => "search_name ASC, id ASC",
+        (true, true) => "search_name DESC, id DESC",
+        (false, false) => "created_at ASC, id ASC",
+        (false, true) => "created_at DESC, id DESC",
+    };
+    let count_sql = format!("SELECT COUNT(*) FROM customers {}", c.sql());
+    let total: i64 = c
+        .bind_all_scalar(sqlx::query_scalar(AssertSqlSafe(count_sql)))
+        .fetch_one(&db.pool)
+        .await?;
+    let sql = format!(
+        "SELECT {COLUMNS} FROM customers {} ORDER BY {order} LIMIT {} OFFSET {}",
+        c.sql(),
+        page.per_page,
+        page.offset()
+    );
+    let rows = c
+        .bind_all(sqlx::query(AssertSqlSafe(sql)))
+        .fetch_all(&db.pool)
+        .await?;
+    let items = rows.iter().map(from_row).collect::<Result<Vec<_>>>()?;
+    Ok(Page { items, total })
+}
+
+pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Customer>> {
+    let sql = format!("SELECT {COLUMNS} FROM customers WHERE organization_id = $1 AND id = $2");
+    let row = sqlx::query(AssertSqlSafe(sql))
+        .bind(organization_id)
+        .bind(id)
+        .fetch_optional(&db.pool)
+        .await?;
+    row.as_ref().map(from_row).transpose()
+}
+
+pub async fn find_by_document(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    document: &str,
+) -> Result<Option<String>> {
+    Ok(
+        sqlx::query_scalar("SELECT id FROM customers WHERE organization_id = $1 AND document = $2")
+            .bind(organization_id)
+            .bind(document)
+            .fetch_optional(conn)
+            .await?,
+    )
+}
+
+/// Insert a customer; the caller checked that the document is free.
+pub async fn insert(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+    document: (&str, &str),
+    fields: &CustomerFields,
+    now: &str,
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO customers (id, organization_id, name, search_name, document, document_type, email, phone, address,
+             channel_opt_outs, tags, notes, version, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 1, $13, $13)",
+    )
+    .bind(id)
+    .bind(organization_id)
+    .bind(&fields.name)
+    .bind(search_key(&fields.name))
+    .bind(document.0)
+    .bind(document.1)
+    .bind(fields.email.as_deref())
+    .bind(fields.phone.as_deref())
+    .bind(fields.address.as_ref().map(|a| serde_json::to_string(a).expect("address serialises")))
+    .bind(serde_json::to_string(&fields.channel_opt_outs).expect("strings serialise"))
+    .bind(serde_json::to_string(&fields.tags).expect("strings serialise"))
+    .bind(fields.notes.as_deref())
+    .bind(now)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Overwrite the writable fields if the row is still at `version`; false when it moved on.
+pub async fn update(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+    version: i64,
+    fields: &CustomerFields,
+    now: &str,
+) -> Result<bool> {
+    let done = sqlx::query(
+        "UPDATE customers SET name = $1, search_name = $2, email = $3, phone = $4, address = $5, channel_opt_outs = $6,
+             tags = $7, notes = $8, version = version + 1, updated_at = $9
+         WHERE organization_id = $10 AND id = $11 AND version = $12",
+    )
+    .bind(&fields.name)
+    .bind(search_key(&fields.name))
+    .bind(fields.email.as_deref())
+    .bind(fields.phone.as_deref())
+    .bind(fields.address.as_ref().map(|a| serde_json::to_string(a).expect("address serialises")))
+    .bind(serde_json::to_string(&fields.channel_opt_outs).expect("strings serialise"))
+    .bind(serde_json::to_string(&fields.tags).expect("strings serialise"))
+    .bind(fields.notes.as_deref())
+    .bind(now)
+    .bind(organization_id)
+    .bind(id)
+    .bind(version)
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}

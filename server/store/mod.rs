@@ -1,0 +1,233 @@
+//! Database access for SQLite (embedded default) and PostgreSQL through one code path.
+//!
+//! Every query is written once, in the SQL both engines accept, with `$n` placeholders (the
+//! SQLite driver reads them as positional too). Values are kept to the types both share:
+//! `TEXT` (ids, timestamps, JSON), `BIGINT` (money in centavos, versions, flags).
+//! Every query that touches tenant data filters on `organization_id`.
+
+pub mod charges;
+pub mod customers;
+pub mod events;
+pub mod ids;
+mod migrations;
+pub mod orgs;
+
+use sqlx::any::{AnyPoolOptions, install_default_drivers};
+use sqlx::{AnyPool, Executor};
+
+/// Errors of the storage layer.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database error: {0}")]
+    Sql(#[from] sqlx::Error),
+    #[error("stored data is corrupt: {0}")]
+    Corrupt(String),
+}
+
+/// Result type of the storage layer.
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// Which engine a pool talks to; only the connection set-up differs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A connection pool plus what engine it is.
+#[derive(Clone, Debug)]
+pub struct Db {
+    pub pool: AnyPool,
+    pub backend: Backend,
+}
+
+impl Db {
+    /// Connect, create the SQLite file's folder if needed, and apply pending migrations.
+    /// Returns whether the database was new (no migration had run before).
+    pub async fn open(url: &str) -> Result<(Db, bool)> {
+        install_default_drivers();
+        let backend = if url.starts_with("sqlite:") {
+            Backend::Sqlite
+        } else {
+            Backend::Postgres
+        };
+        if backend == Backend::Sqlite {
+            create_sqlite_parent_dir(url);
+        }
+        let options = AnyPoolOptions::new().max_connections(match backend {
+            // One writer at a time is what SQLite does anyway; a few readers help.
+            Backend::Sqlite => 4,
+            Backend::Postgres => 16,
+        });
+        let options = options.after_connect(move |conn, _meta| {
+            Box::pin(async move {
+                if backend == Backend::Sqlite {
+                    conn.execute("PRAGMA busy_timeout = 10000").await?;
+                    conn.execute("PRAGMA foreign_keys = ON").await?;
+                    conn.execute("PRAGMA synchronous = NORMAL").await?;
+                }
+                Ok(())
+            })
+        });
+        let pool = options.connect(url).await?;
+        if backend == Backend::Sqlite {
+            // WAL lets readers proceed while one request writes; it is stored in the file.
+            pool.execute("PRAGMA journal_mode = WAL").await?;
+        }
+        let db = Db { pool, backend };
+        let fresh = migrations::run(&db).await?;
+        Ok((db, fresh))
+    }
+}
+
+fn create_sqlite_parent_dir(url: &str) {
+    let path = url
+        .trim_start_matches("sqlite://")
+        .trim_start_matches("sqlite:")
+        .split('?')
+        .next()
+        .unwrap_or_default();
+    if path.is_empty() || path == ":memory:" {
+        return;
+    }
+    if let Some(parent) = std::path::Path::new(path).parent() {
+        if !parent.as_os_str().is_empty() {
+            let _ = std::fs::create_dir_all(parent);
+        }
+    }
+}
+
+/// Current time as the fixed-width UTC text stored in every timestamp column, so that text
+/// order is time order on both engines.
+pub fn now_text() -> String {
+    timestamp_text(time::OffsetDateTime::now_utc())
+}
+
+/// Format a time the way timestamps are stored and returned.
+pub fn timestamp_text(t: time::OffsetDateTime) -> String {
+    let format = time::macros::format_description!(
+        "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
+    );
+    t.to_offset(time::UtcOffset::UTC)
+        .format(&format)
+        .expect("a UTC timestamp always formats")
+}
+
+/// Today's date (UTC) as `YYYY-MM-DD`.
+pub fn today() -> time::Date {
+    time::OffsetDateTime::now_utc().date()
+}
+
+/// Parse a stored JSON text column.
+pub fn json_column<T: serde::de::DeserializeOwned>(text: &str, column: &str) -> Result<T> {
+    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("{column}: {e}")))
+}
+
+/// Escape `%`, `_` and `\` for a `LIKE ... ESCAPE '\'` pattern.
+pub fn like_escape(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A value bound to a dynamically built query.
+#[derive(Debug, Clone)]
+pub enum Bind {
+    Text(String),
+    Int(i64),
+}
+
+/// `WHERE` clauses built from list filters, numbering `$n` placeholders as they are added.
+#[derive(Debug, Default)]
+pub struct Conditions {
+    clauses: Vec<String>,
+    binds: Vec<Bind>,
+}
+
+impl Conditions {
+    /// Start with the tenant filter, which every list has.
+    pub fn for_organization(organization_id: &str) -> Self {
+        let mut c = Conditions::default();
+        c.push(
+            "organization_id = {}",
+            Bind::Text(organization_id.to_string()),
+        );
+        c
+    }
+
+    /// Add a clause whose one `{}` becomes the next placeholder, bound to `value`.
+    pub fn push(&mut self, clause: &str, value: Bind) {
+        self.push_many(clause, vec![value]);
+    }
+
+    /// Add a clause with one `{}` per value, numbered in order.
+    pub fn push_many(&mut self, clause: &str, values: Vec<Bind>) {
+        let mut text = String::with_capacity(clause.len() + 8);
+        let mut parts = clause.split("{}");
+        text.push_str(parts.next().unwrap_or_default());
+        for (part, value) in parts.zip(values) {
+            self.binds.push(value);
+            text.push_str(&format!("${}", self.binds.len()));
+            text.push_str(part);
+        }
+        self.clauses.push(text);
+    }
+
+    /// The `WHERE ...` text.
+    pub fn sql(&self) -> String {
+        format!("WHERE {}", self.clauses.join(" AND "))
+    }
+
+    /// Bind every value to a query, in order.
+    pub fn bind_all<'q>(
+        &'q self,
+        mut query: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments>,
+    ) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments> {
+        for b in &self.binds {
+            query = match b {
+                Bind::Text(s) => query.bind(s.as_str()),
+                Bind::Int(i) => query.bind(*i),
+            };
+        }
+        query
+    }
+
+    /// Same as [`Conditions::bind_all`] for scalar queries (counts).
+    pub fn bind_all_scalar<'q, O>(
+        &'q self,
+        mut query: sqlx::query::QueryScalar<'q, sqlx::Any, O, sqlx::any::AnyArguments>,
+    ) -> sqlx::query::QueryScalar<'q, sqlx::Any, O, sqlx::any::AnyArguments> {
+        for b in &self.binds {
+            query = match b {
+                Bind::Text(s) => query.bind(s.as_str()),
+                Bind::Int(i) => query.bind(*i),
+            };
+        }
+        query
+    }
+}
+
+/// A page request, already validated.
+#[derive(Debug, Clone, Copy)]
+pub struct PageRequest {
+    pub page: i64,
+    pub per_page: i64,
+}
+
+impl PageRequest {
+    pub fn offset(&self) -> i64 {
+        (self.page - 1) * self.per_page
+    }
+}
+
+/// One page of rows and the total count.
+#[derive(Debug)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    pub total: i64,
+}

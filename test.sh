@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Runs every test of the project: the Rust workspace (unit, integration, generator) and the
+# checks that need Python tools. Installs what it needs into .venv (git-ignored) first.
+# Usage: ./test.sh            (PostgreSQL tests run when 127.0.0.1:5432 answers, else skip)
+set -euo pipefail
+cd "$(dirname "$0")"
+
+echo "== Python tools (.venv)"
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt
+
+echo "== OpenAPI document"
+.venv/bin/openapi-spec-validator openapi/v1.yaml
+
+echo "== Rust tests"
+if cargo nextest --version >/dev/null 2>&1; then
+  cargo nextest run --workspace --locked --no-fail-fast
+else
+  cargo test --workspace --locked --no-fail-fast
+fi

@@ -1,0 +1,32 @@
+//! The MCP catalog of `openapi/v1.yaml`, reviewed: every spec change shows its MCP diff in
+//! `openapi/v1.catalog.json`. After a deliberate change, refresh it with
+//! `EXPECTORATE=overwrite cargo test --test integration catalog` and review the diff.
+
+use serde_json::Value;
+
+#[test]
+fn the_v1_catalog_matches_the_reviewed_snapshot() {
+    let catalog: Value =
+        serde_json::from_str(kobana_dunning::mcp::generated::CATALOG_JSON).expect("catalog JSON");
+    let pretty = serde_json::to_string_pretty(&catalog).expect("serialise") + "\n";
+    expectorate::assert_contents("openapi/v1.catalog.json", &pretty);
+}
+
+#[test]
+fn every_operation_of_the_document_is_a_tool() {
+    let document: Value =
+        serde_json::from_str(kobana_dunning::mcp::generated::OPENAPI_JSON).expect("document JSON");
+    let operations: usize = document["paths"]
+        .as_object()
+        .expect("paths")
+        .values()
+        .map(|item| {
+            item.as_object().map_or(0, |m| {
+                m.keys()
+                    .filter(|k| ["get", "post", "put", "patch", "delete"].contains(&k.as_str()))
+                    .count()
+            })
+        })
+        .sum();
+    assert_eq!(kobana_dunning::mcp::generated::TOOLS.len(), operations);
+}

@@ -1,0 +1,272 @@
+//! A test server with demo data, and helpers to call it like a client would.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use axum::Router;
+use axum::body::Body;
+use http::{Request, StatusCode};
+use kobana_dunning::demo::Credentials;
+use kobana_dunning::store::Db;
+use kobana_dunning::{AppState, Config, app, demo};
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+/// A server over a fresh database seeded with the demo organizations.
+pub struct TestServer {
+    pub app: Router,
+    pub state: AppState,
+    pub credentials: Credentials,
+    _dir: tempfile::TempDir,
+}
+
+/// An HTTP answer, read whole.
+#[derive(Debug)]
+pub struct Answer {
+    pub status: StatusCode,
+    pub headers: http::HeaderMap,
+    pub body: Value,
+    pub text: String,
+}
+
+impl Answer {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+}
+
+impl TestServer {
+    /// SQLite in a temporary folder.
+    pub async fn start() -> TestServer {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let url = format!("sqlite://{}?mode=rwc", dir.path().join("test.db").display());
+        TestServer::start_with(url, dir, false).await
+    }
+
+    /// Same, with the public catalog setting.
+    pub async fn start_public() -> TestServer {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let url = format!("sqlite://{}?mode=rwc", dir.path().join("test.db").display());
+        TestServer::start_with(url, dir, true).await
+    }
+
+    pub async fn start_with(
+        url: String,
+        dir: tempfile::TempDir,
+        public_catalog: bool,
+    ) -> TestServer {
+        let (db, fresh) = Db::open(&url).await.expect("open database");
+        assert!(fresh, "a test database starts empty");
+        let credentials = demo::seed(&db, "http://127.0.0.1")
+            .await
+            .expect("seed demo");
+        let config = Config {
+            database_url: url,
+            public_catalog,
+            demo_credentials_path: None,
+            ..Config::local()
+        };
+        let state = AppState::new(db, config);
+        TestServer {
+            app: app(state.clone()),
+            state,
+            credentials,
+            _dir: dir,
+        }
+    }
+
+    /// A demo token: organization 0 or 1, a role, `api` or `mcp`.
+    pub fn token(&self, org: usize, role: &str, audience: &str) -> String {
+        let person = self.credentials.organizations[org]
+            .people
+            .iter()
+            .find(|p| p.role == role)
+            .expect("role in demo");
+        if audience == "api" {
+            person.api_token.clone()
+        } else {
+            person.mcp_token.clone()
+        }
+    }
+
+    pub fn org_id(&self, org: usize) -> &str {
+        &self.credentials.organizations[org].id
+    }
+
+    /// Any request, in-process.
+    pub async fn send(&self, request: Request<Body>) -> Answer {
+        let response = self.app.clone().oneshot(request).await.expect("infallible");
+        let (parts, body) = response.into_parts();
+        let bytes = axum::body::to_bytes(body, usize::MAX).await.expect("body");
+        let text = String::from_utf8_lossy(&bytes).to_string();
+        let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        Answer {
+            status: parts.status,
+            headers: parts.headers,
+            body,
+            text,
+        }
+    }
+
+    /// A REST call with an optional JSON body.
+    pub async fn rest(&self, method: &str, path: &str, token: &str, body: Option<Value>) -> Answer {
+        let mut builder = Request::builder()
+            .method(method)
+            .uri(path)
+            .header("authorization", format!("Bearer {token}"));
+        let body = match body {
+            Some(value) => {
+                builder = builder.header("content-type", "application/json");
+                Body::from(value.to_string())
+            }
+            None => Body::empty(),
+        };
+        self.send(builder.body(body).expect("request")).await
+    }
+
+    /// A REST call with extra headers.
+    pub async fn rest_with(
+        &self,
+        method: &str,
+        path: &str,
+        token: &str,
+        headers: &[(&str, &str)],
+        body: Option<Value>,
+    ) -> Answer {
+        let mut builder = Request::builder()
+            .method(method)
+            .uri(path)
+            .header("authorization", format!("Bearer {token}"));
+        for (name, value) in headers {
+            builder = builder.header(*name, *value);
+        }
+        let body = match body {
+            Some(value) => {
+                builder = builder.header("content-type", "application/json");
+                Body::from(value.to_string())
+            }
+            None => Body::empty(),
+        };
+        self.send(builder.body(body).expect("request")).await
+    }
+
+    /// A raw MCP POST with the given headers.
+    pub async fn mcp_raw(&self, headers: &[(&str, &str)], body: &str) -> Answer {
+        let mut builder = Request::builder().method("POST").uri("/mcp");
+        for (name, value) in headers {
+            builder = builder.header(*name, *value);
+        }
+        self.send(builder.body(Body::from(body.to_string())).expect("request"))
+            .await
+    }
+
+    /// A handshake-era JSON-RPC request with a token.
+    pub async fn mcp(&self, token: &str, method: &str, params: Value) -> Answer {
+        let body = json!({ "jsonrpc": "2.0", "id": next_id(), "method": method, "params": params });
+        let auth = format!("Bearer {token}");
+        self.mcp_raw(
+            &[
+                ("content-type", "application/json"),
+                ("authorization", &auth),
+                ("mcp-protocol-version", "2025-06-18"),
+            ],
+            &body.to_string(),
+        )
+        .await
+    }
+
+    /// `tools/call` in the handshake era; returns the JSON-RPC `result`.
+    pub async fn call_tool(&self, token: &str, name: &str, arguments: Value) -> Value {
+        let answer = self
+            .mcp(
+                token,
+                "tools/call",
+                json!({ "name": name, "arguments": arguments }),
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.text);
+        answer
+            .body
+            .get("result")
+            .cloned()
+            .unwrap_or_else(|| panic!("no result: {}", answer.text))
+    }
+
+    /// Serve on a real socket (127.0.0.1, port 0) and return the base URL.
+    pub async fn listen(&self) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let address = listener.local_addr().expect("address");
+        let app = self.app.clone();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        format!("http://{address}")
+    }
+}
+
+fn next_id() -> u32 {
+    static ID: AtomicU32 = AtomicU32::new(1);
+    ID.fetch_add(1, Ordering::Relaxed)
+}
+
+/// The problem document inside an `isError` tool result.
+pub fn tool_problem(result: &Value) -> Value {
+    assert_eq!(
+        result["isError"],
+        json!(true),
+        "expected an error result: {result}"
+    );
+    assert!(
+        result.get("structuredContent").is_none(),
+        "error results carry no structuredContent"
+    );
+    let text = result["content"][0]["text"].as_str().expect("text content");
+    serde_json::from_str(text).expect("problem JSON in the text")
+}
+
+/// `../shared`, beside the repository, where CI puts the MCP schemas and fixtures.
+pub fn shared_dir() -> Option<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    dir.is_dir().then_some(dir)
+}
+
+/// Check `value` against the definition `name` of the MCP `schema.json` of `revision`.
+/// Without `../shared` the check says so and passes: the folder is CI's, not the repo's.
+pub fn assert_mcp_schema(revision: &str, name: &str, value: &Value) {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static CACHE: OnceLock<Mutex<HashMap<String, Value>>> = OnceLock::new();
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipped MCP schema check of {name}: ../shared/mcp-spec is absent");
+        return;
+    };
+    let mut cache = CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .expect("schema cache");
+    let document = cache.entry(revision.to_string()).or_insert_with(|| {
+        let path = shared
+            .join("mcp-spec/schema")
+            .join(revision)
+            .join("schema.json");
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("schema.json"))
+            .expect("schema JSON")
+    });
+    let mut schema = document.clone();
+    let defs = if schema.get("$defs").is_some() {
+        "$defs"
+    } else {
+        "definitions"
+    };
+    schema["$ref"] = json!(format!("#/{defs}/{name}"));
+    let validator = jsonschema::validator_for(&schema).expect("MCP schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{name} ({revision}) is invalid: {errors:#?}\n{value:#}"
+    );
+}

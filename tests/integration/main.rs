@@ -1,0 +1,15 @@
+//! Integration tests: the whole server driven in-process (`tower::ServiceExt::oneshot`) and
+//! over real sockets on 127.0.0.1, against SQLite files and, where it runs, PostgreSQL.
+//!
+//! One binary with a module per area keeps link time down on small machines.
+
+mod common;
+
+mod auth;
+mod catalog;
+mod charges;
+mod customers;
+mod mcp_handshake;
+mod mcp_tools;
+mod mcp_transport;
+mod postgres;

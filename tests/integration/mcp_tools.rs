@@ -1,0 +1,416 @@
+//! `tools/list` and `tools/call`: the generated catalog, filtered per caller, dispatched
+//! in-process to the same handlers as REST.
+
+use http::StatusCode;
+use serde_json::{Value, json};
+
+use crate::common::{TestServer, assert_mcp_schema, tool_problem};
+
+async fn tool_names(server: &TestServer, token: &str) -> Vec<String> {
+    let answer = server.mcp(token, "tools/list", json!({})).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text);
+    assert_mcp_schema("2025-06-18", "ListToolsResult", &answer.body["result"]);
+    answer.body["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_viewer_sees_only_read_tools_and_an_admin_sees_all() {
+    let server = TestServer::start().await;
+    let viewer = server
+        .mcp(&server.token(0, "viewer", "mcp"), "tools/list", json!({}))
+        .await;
+    let tools = viewer.body["result"]["tools"].as_array().unwrap();
+    assert!(!tools.is_empty());
+    for tool in tools {
+        assert_eq!(
+            tool["annotations"]["readOnlyHint"], true,
+            "{} is not a read",
+            tool["name"]
+        );
+        assert!(
+            !tool["name"]
+                .as_str()
+                .unwrap()
+                .starts_with("dunning_webhook"),
+            "viewers do not see webhooks"
+        );
+    }
+    let admin = tool_names(&server, &server.token(0, "admin", "mcp")).await;
+    let all: Value = serde_json::from_str(kobana_dunning::mcp::generated::CATALOG_JSON).unwrap();
+    assert_eq!(
+        admin.len(),
+        all["tools"].as_array().unwrap().len(),
+        "an admin sees the whole catalog"
+    );
+    assert_eq!(admin.len(), 54);
+    let manager = tool_names(&server, &server.token(0, "manager", "mcp")).await;
+    assert!(manager.iter().all(|n| !n.contains("webhook")));
+    let collector = tool_names(&server, &server.token(0, "collector", "mcp")).await;
+    assert!(collector.contains(&"dunning_charges_notify".to_string()));
+    assert!(!collector.contains(&"dunning_collection_plans_create".to_string()));
+    assert!(
+        tools.len() < collector.len()
+            && collector.len() < manager.len()
+            && manager.len() < admin.len()
+    );
+}
+
+#[tokio::test]
+async fn the_tool_list_is_the_generated_catalog_in_its_order() {
+    let server = TestServer::start().await;
+    let listed = server
+        .mcp(&server.token(0, "admin", "mcp"), "tools/list", json!({}))
+        .await;
+    let catalog: Value =
+        serde_json::from_str(kobana_dunning::mcp::generated::CATALOG_JSON).unwrap();
+    assert_eq!(listed.body["result"]["tools"], catalog["tools"]);
+}
+
+#[tokio::test]
+async fn charges_list_returns_what_get_charges_returns_with_the_same_filters() {
+    let server = TestServer::start().await;
+    let query = "status=pending,overdue&per_page=10&sort_by=due_date&sort_order=asc&amount_min=100";
+    let rest = server
+        .rest(
+            "GET",
+            &format!("/v1/charges?{query}"),
+            &server.token(0, "viewer", "api"),
+            None,
+        )
+        .await;
+    let result = server
+        .call_tool(
+            &server.token(0, "viewer", "mcp"),
+            "dunning_charges_list",
+            json!({"status": "pending,overdue", "per_page": 10, "sort_by": "due_date", "sort_order": "asc", "amount_min": 100}),
+        )
+        .await;
+    assert_mcp_schema("2025-06-18", "CallToolResult", &result);
+    let structured = &result["structuredContent"];
+    assert_eq!(structured["data"], rest.body["data"]);
+    for key in ["total", "page", "per_page", "total_pages"] {
+        assert_eq!(
+            structured["meta"][key], rest.body["meta"][key],
+            "meta.{key}"
+        );
+    }
+    let text: Value = serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(&text, structured, "the text is the same JSON");
+    assert!(
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("\n  "),
+        "indented"
+    );
+}
+
+#[tokio::test]
+async fn structured_content_matches_the_output_schema() {
+    let server = TestServer::start().await;
+    let token = server.token(0, "admin", "mcp");
+    let listed = server.mcp(&token, "tools/list", json!({})).await;
+    let tools = listed.body["result"]["tools"].as_array().unwrap().clone();
+    let schema_of =
+        |name: &str| tools.iter().find(|t| t["name"] == name).unwrap()["outputSchema"].clone();
+    let charges = server
+        .call_tool(&token, "dunning_charges_list", json!({"per_page": 3}))
+        .await;
+    let id = charges["structuredContent"]["data"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let cases = [
+        ("dunning_charges_list", charges.clone()),
+        (
+            "dunning_me",
+            server.call_tool(&token, "dunning_me", json!({})).await,
+        ),
+        (
+            "dunning_charges_get",
+            server
+                .call_tool(&token, "dunning_charges_get", json!({"id": id}))
+                .await,
+        ),
+        (
+            "dunning_customers_list",
+            server
+                .call_tool(&token, "dunning_customers_list", json!({"q": "a"}))
+                .await,
+        ),
+    ];
+    for (name, result) in cases {
+        let validator = jsonschema::validator_for(&schema_of(name)).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&result["structuredContent"])
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{name}: {errors:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_detail_read_reports_its_etag_and_a_stale_one_is_refused() {
+    let server = TestServer::start().await;
+    let token = server.token(0, "admin", "mcp");
+    let customers = server
+        .call_tool(&token, "dunning_customers_list", json!({}))
+        .await;
+    let id = customers["structuredContent"]["data"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let read = server
+        .call_tool(&token, "dunning_customers_get", json!({"id": id}))
+        .await;
+    assert_eq!(read["structuredContent"]["meta"]["etag"], "\"v1\"");
+    let update = server
+        .call_tool(
+            &token,
+            "dunning_customers_update",
+            json!({"id": id, "notes": "ok", "if_match": "\"v1\""}),
+        )
+        .await;
+    assert!(update.get("isError").is_none(), "{update}");
+    assert_eq!(update["structuredContent"]["meta"]["etag"], "\"v2\"");
+    let stale = server
+        .call_tool(
+            &token,
+            "dunning_customers_update",
+            json!({"id": id, "notes": "again", "if_match": "\"v1\""}),
+        )
+        .await;
+    assert_eq!(tool_problem(&stale)["status"], 412);
+}
+
+#[tokio::test]
+async fn a_read_with_an_unknown_argument_names_the_key() {
+    let server = TestServer::start().await;
+    let result = server
+        .call_tool(
+            &server.token(0, "viewer", "mcp"),
+            "dunning_charges_list",
+            json!({"statuss": "paid"}),
+        )
+        .await;
+    let problem = tool_problem(&result);
+    assert_eq!(problem["code"], "VALIDATION_ERROR");
+    assert_eq!(problem["errors"][0]["field"], "statuss");
+    assert!(problem["detail"].as_str().unwrap().contains("'statuss'"));
+    assert_mcp_schema("2025-06-18", "CallToolResult", &result);
+}
+
+#[tokio::test]
+async fn missing_and_mistyped_arguments_name_the_key() {
+    let server = TestServer::start().await;
+    let token = server.token(0, "admin", "mcp");
+    let missing = tool_problem(
+        &server
+            .call_tool(&token, "dunning_charges_get", json!({}))
+            .await,
+    );
+    assert_eq!(missing["errors"][0]["field"], "id");
+    assert!(missing["detail"].as_str().unwrap().contains("'id'"));
+    let mistyped = tool_problem(
+        &server
+            .call_tool(&token, "dunning_charges_list", json!({"per_page": "many"}))
+            .await,
+    );
+    assert_eq!(mistyped["errors"][0]["field"], "per_page");
+    let out_of_range = tool_problem(
+        &server
+            .call_tool(&token, "dunning_charges_list", json!({"per_page": 1000}))
+            .await,
+    );
+    assert_eq!(out_of_range["errors"][0]["field"], "per_page");
+}
+
+#[tokio::test]
+async fn money_with_two_decimals_passes_the_schema_and_reaches_the_endpoint() {
+    let server = TestServer::start().await;
+    let token = server.token(0, "admin", "mcp");
+    let customers = server
+        .call_tool(&token, "dunning_customers_list", json!({}))
+        .await;
+    let customer = customers["structuredContent"]["data"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // 0.29 / 0.01 is not a whole number in binary floating point; it must still be valid.
+    let created = server
+        .call_tool(&token, "dunning_charges_create", json!({"customer_id": customer, "description": "Taxa", "amount": 0.29, "due_date": "2099-12-01"}))
+        .await;
+    assert!(created.get("isError").is_none(), "{created}");
+    assert_eq!(created["structuredContent"]["data"]["amount"], 0.29);
+}
+
+#[tokio::test]
+async fn a_write_without_the_scope_is_an_insufficient_scope_error() {
+    let server = TestServer::start().await;
+    let result = server
+        .call_tool(
+            &server.token(0, "viewer", "mcp"),
+            "dunning_customers_create",
+            json!({"name": "X", "document": "11144477735"}),
+        )
+        .await;
+    let problem = tool_problem(&result);
+    assert_eq!(problem["status"], 403);
+    assert_eq!(problem["code"], "insufficient_scope");
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("customers:write")
+    );
+}
+
+#[tokio::test]
+async fn writes_pass_extra_fields_to_the_endpoint_which_judges_them() {
+    let server = TestServer::start().await;
+    let result = server
+        .call_tool(
+            &server.token(0, "admin", "mcp"),
+            "dunning_customers_create",
+            json!({"name": "X", "document": "11144477735", "favourite_colour": "blue"}),
+        )
+        .await;
+    let problem = tool_problem(&result);
+    assert_eq!(problem["status"], 400);
+    assert_eq!(problem["errors"][0]["field"], "favourite_colour");
+}
+
+#[tokio::test]
+async fn an_unknown_id_is_a_404_result() {
+    let server = TestServer::start().await;
+    let result = server
+        .call_tool(
+            &server.token(0, "admin", "mcp"),
+            "dunning_charges_get",
+            json!({"id": "chg_doesnotexist0000"}),
+        )
+        .await;
+    let problem = tool_problem(&result);
+    assert_eq!(problem["status"], 404);
+    assert_eq!(problem["code"], "not_found");
+}
+
+#[tokio::test]
+async fn another_organizations_charge_is_not_reachable_through_mcp() {
+    let server = TestServer::start().await;
+    let theirs = server
+        .call_tool(
+            &server.token(1, "admin", "mcp"),
+            "dunning_charges_list",
+            json!({"per_page": 1}),
+        )
+        .await;
+    let id = theirs["structuredContent"]["data"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let result = server
+        .call_tool(
+            &server.token(0, "admin", "mcp"),
+            "dunning_charges_get",
+            json!({"id": id}),
+        )
+        .await;
+    assert_eq!(tool_problem(&result)["status"], 404);
+}
+
+#[tokio::test]
+async fn an_operation_without_a_handler_answers_a_501_result() {
+    let server = TestServer::start().await;
+    let result = server
+        .call_tool(
+            &server.token(0, "admin", "mcp"),
+            "dunning_events_list",
+            json!({}),
+        )
+        .await;
+    let problem = tool_problem(&result);
+    assert_eq!(problem["status"], 501);
+    assert_eq!(problem["code"], "not_implemented");
+}
+
+#[tokio::test]
+async fn an_unknown_tool_is_a_protocol_error() {
+    let server = TestServer::start().await;
+    let answer = server
+        .mcp(
+            &server.token(0, "admin", "mcp"),
+            "tools/call",
+            json!({"name": "dunning_launch_rockets", "arguments": {}}),
+        )
+        .await;
+    assert_eq!(answer.body["error"]["code"], -32602);
+    let malformed = server
+        .mcp(
+            &server.token(0, "admin", "mcp"),
+            "tools/call",
+            json!({"name": "dunning_me", "arguments": [1]}),
+        )
+        .await;
+    assert_eq!(malformed.body["error"]["code"], -32602);
+}
+
+#[tokio::test]
+async fn a_list_cursor_that_was_never_issued_is_refused() {
+    let server = TestServer::start().await;
+    let answer = server
+        .mcp(
+            &server.token(0, "admin", "mcp"),
+            "tools/list",
+            json!({"cursor": "abc"}),
+        )
+        .await;
+    assert_eq!(answer.body["error"]["code"], -32602);
+}
+
+#[tokio::test]
+async fn every_tool_is_a_valid_mcp_tool_with_explicit_annotations() {
+    let server = TestServer::start().await;
+    let listed = server
+        .mcp(&server.token(0, "admin", "mcp"), "tools/list", json!({}))
+        .await;
+    for tool in listed.body["result"]["tools"].as_array().unwrap() {
+        assert_mcp_schema("2025-11-25", "Tool", tool);
+        let name = tool["name"].as_str().unwrap();
+        assert!(
+            name.len() <= 64
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
+            "{name}"
+        );
+        for hint in [
+            "readOnlyHint",
+            "destructiveHint",
+            "idempotentHint",
+            "openWorldHint",
+        ] {
+            assert!(
+                tool["annotations"][hint].is_boolean(),
+                "{name} lacks {hint}"
+            );
+        }
+        if tool["annotations"]["destructiveHint"] == true {
+            assert_eq!(
+                tool["_meta"]["anthropic/requiresUserInteraction"], true,
+                "{name}"
+            );
+        }
+        assert!(
+            !tool["inputSchema"]["properties"]
+                .as_object()
+                .is_some_and(|p| p.contains_key("organization_id")),
+            "{name} takes no organization"
+        );
+    }
+}

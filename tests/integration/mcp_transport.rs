@@ -1,0 +1,281 @@
+//! The HTTP side of `/mcp`: methods, media types, sizes, batches, headers, authentication.
+
+use http::StatusCode;
+use serde_json::{Value, json};
+
+use crate::common::TestServer;
+
+const JSON: (&str, &str) = ("content-type", "application/json");
+
+fn list_request(id: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"})
+}
+
+#[tokio::test]
+async fn get_and_delete_are_405_with_allow_post() {
+    let server = TestServer::start().await;
+    for method in ["GET", "DELETE"] {
+        let request = http::Request::builder()
+            .method(method)
+            .uri("/mcp")
+            .body(axum::body::Body::empty())
+            .unwrap();
+        let answer = server.send(request).await;
+        assert_eq!(answer.status, StatusCode::METHOD_NOT_ALLOWED, "{method}");
+        assert_eq!(answer.header("allow"), Some("POST"));
+        assert_eq!(answer.body["error"]["code"], -32000);
+    }
+}
+
+#[tokio::test]
+async fn a_body_that_is_not_json_rpc_is_refused_with_the_right_code() {
+    let server = TestServer::start().await;
+    let auth = format!("Bearer {}", server.token(0, "viewer", "mcp"));
+    let cases = [
+        (
+            vec![("content-type", "text/plain")],
+            "{}",
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            -32600,
+        ),
+        (vec![JSON], "{not json", StatusCode::BAD_REQUEST, -32700),
+        (vec![JSON], "42", StatusCode::BAD_REQUEST, -32600),
+        (
+            vec![JSON],
+            r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#,
+            StatusCode::BAD_REQUEST,
+            -32600,
+        ),
+    ];
+    for (mut headers, body, status, code) in cases {
+        headers.push(("authorization", &auth));
+        let answer = server.mcp_raw(&headers, body).await;
+        assert_eq!(answer.status, status, "{body}");
+        assert_eq!(answer.body["error"]["code"], code, "{body}");
+    }
+}
+
+#[tokio::test]
+async fn a_body_over_two_megabytes_is_413() {
+    let server = TestServer::start().await;
+    let auth = format!("Bearer {}", server.token(0, "viewer", "mcp"));
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"pad":"{}"}}}}"#,
+        "x".repeat(2 * 1024 * 1024 + 1)
+    );
+    let answer = server
+        .mcp_raw(&[JSON, ("authorization", &auth)], &big)
+        .await;
+    assert_eq!(answer.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(answer.body["error"]["code"], -32600);
+    assert_eq!(answer.body["error"]["message"], "Request body too large");
+}
+
+#[tokio::test]
+async fn every_response_is_uncacheable_and_names_the_revision() {
+    let server = TestServer::start().await;
+    let auth = format!("Bearer {}", server.token(0, "viewer", "mcp"));
+    let answers = [
+        server
+            .mcp_raw(
+                &[
+                    JSON,
+                    ("authorization", &auth),
+                    ("mcp-protocol-version", "2025-06-18"),
+                ],
+                &list_request(1).to_string(),
+            )
+            .await,
+        server
+            .mcp_raw(
+                &[JSON, ("mcp-protocol-version", "2025-06-18")],
+                &list_request(1).to_string(),
+            )
+            .await,
+        server
+            .mcp_raw(&[JSON, ("authorization", &auth)], "{oops")
+            .await,
+    ];
+    for answer in answers {
+        assert_eq!(
+            answer.header("cache-control"),
+            Some("no-store"),
+            "{}",
+            answer.status
+        );
+        assert!(
+            answer.header("mcp-protocol-version").is_some(),
+            "{}",
+            answer.status
+        );
+    }
+}
+
+#[tokio::test]
+async fn batches_run_in_order_only_in_2025_03_26() {
+    let server = TestServer::start().await;
+    let auth = format!("Bearer {}", server.token(0, "viewer", "mcp"));
+    let batch = json!([
+        {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "dunning_me", "arguments": {}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "initialize", "params": {"protocolVersion": "2025-03-26"}},
+    ]);
+    let answer = server
+        .mcp_raw(&[JSON, ("authorization", &auth)], &batch.to_string())
+        .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text);
+    let responses = answer.body.as_array().unwrap();
+    let ids: Vec<i64> = responses
+        .iter()
+        .map(|r| r["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids, [1, 2, 3], "in order, no entry for the notification");
+    assert_eq!(
+        responses[1]["result"]["structuredContent"]["data"]["person"]["role"],
+        "viewer"
+    );
+    assert_eq!(
+        responses[2]["error"]["code"], -32600,
+        "initialize cannot be batched"
+    );
+
+    let other_revision = server
+        .mcp_raw(
+            &[
+                JSON,
+                ("authorization", &auth),
+                ("mcp-protocol-version", "2025-06-18"),
+            ],
+            &batch.to_string(),
+        )
+        .await;
+    assert_eq!(other_revision.status, StatusCode::BAD_REQUEST);
+    assert!(
+        other_revision.body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Batching not supported")
+    );
+
+    let too_many = Value::Array((0..21).map(list_request).collect());
+    let answer = server
+        .mcp_raw(&[JSON, ("authorization", &auth)], &too_many.to_string())
+        .await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert!(
+        answer.body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Batch too large")
+    );
+
+    let empty = server
+        .mcp_raw(&[JSON, ("authorization", &auth)], "[]")
+        .await;
+    assert_eq!(empty.status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn without_a_token_the_answer_is_401_with_the_resource_metadata() {
+    let server = TestServer::start().await;
+    let answer = server
+        .mcp_raw(
+            &[JSON, ("host", "127.0.0.1:8080")],
+            &list_request(1).to_string(),
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        answer.header("content-type"),
+        Some("application/problem+json")
+    );
+    let challenge = answer.header("www-authenticate").unwrap();
+    assert!(
+        challenge.contains(
+            r#"resource_metadata="http://127.0.0.1:8080/.well-known/oauth-protected-resource""#
+        ),
+        "{challenge}"
+    );
+    assert!(challenge.contains("scope=\"customers:read"), "{challenge}");
+    assert!(!challenge.contains("invalid_token"));
+}
+
+#[tokio::test]
+async fn a_bad_or_api_token_is_an_invalid_token() {
+    let server = TestServer::start().await;
+    for token in [
+        "kd_mcp_made_up".to_string(),
+        server.token(0, "admin", "api"),
+    ] {
+        let auth = format!("Bearer {token}");
+        let answer = server
+            .mcp_raw(
+                &[JSON, ("authorization", &auth)],
+                &list_request(1).to_string(),
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
+        assert!(
+            answer
+                .header("www-authenticate")
+                .unwrap()
+                .contains(r#"error="invalid_token""#)
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_public_catalog_lists_without_a_token_but_never_calls() {
+    let server = TestServer::start_public().await;
+    let listed = server.mcp_raw(&[JSON], &list_request(1).to_string()).await;
+    assert_eq!(listed.status, StatusCode::OK);
+    assert_eq!(listed.body["result"]["tools"].as_array().unwrap().len(), 54);
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "dunning_me", "arguments": {}}});
+    let answer = server.mcp_raw(&[JSON], &call.to_string()).await;
+    assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
+    let bad = server
+        .mcp_raw(
+            &[JSON, ("authorization", "Bearer nope")],
+            &list_request(3).to_string(),
+        )
+        .await;
+    assert_eq!(
+        bad.status,
+        StatusCode::UNAUTHORIZED,
+        "a credential that is present must be valid"
+    );
+}
+
+#[tokio::test]
+async fn a_real_client_over_a_socket_lists_and_calls() {
+    let server = TestServer::start().await;
+    let base = server.listen().await;
+    let client = reqwest::Client::new();
+    let token = server.token(0, "collector", "mcp");
+    let listed: Value = client
+        .post(format!("{base}/mcp"))
+        .bearer_auth(&token)
+        .json(&list_request(1))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(listed["result"]["tools"].as_array().unwrap().len() > 10);
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "dunning_me", "arguments": {}}});
+    let response = client
+        .post(format!("{base}/mcp"))
+        .bearer_auth(&token)
+        .json(&call)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["cache-control"], "no-store");
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(
+        body["result"]["structuredContent"]["data"]["person"]["role"],
+        "collector"
+    );
+}
