@@ -1,8 +1,5 @@
 //! The generated Rust of the snapshot fixtures compiles against the server's real catalog
 //! types (`server/mcp/catalog.rs`, included by path), and its tables agree with the catalog.
-//!
-//! `bodies` is left out on purpose: its upload operation emits `BodyEncoding::Raw`, which
-//! `catalog.rs` does not define yet.
 
 #[path = "../../../server/mcp/catalog.rs"]
 #[allow(dead_code, missing_docs)]
@@ -28,6 +25,7 @@ generated! {
     clash_lenient => "../snapshots/clash_lenient.rs",
     no_operation_id => "../snapshots/no_operation_id.rs",
     recursive => "../snapshots/recursive.rs",
+    bodies => "../snapshots/bodies.rs",
 }
 
 #[test]
