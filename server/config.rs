@@ -17,6 +17,8 @@ pub struct Config {
     pub mcp_path: String,
     /// `initialize`, `ping`, `server/discover` and `tools/list` work without a credential.
     pub public_catalog: bool,
+    /// Requests per period (seconds) for tokens and organizations without their own limit.
+    pub default_rate_limit: (i64, i64),
 }
 
 impl Config {
@@ -29,6 +31,7 @@ impl Config {
             demo_credentials_path: Some("data/demo-credentials.json".into()),
             mcp_path: "/mcp".to_string(),
             public_catalog: false,
+            default_rate_limit: (600, 60),
         }
     }
 

@@ -7,7 +7,9 @@
 
 mod charges;
 mod customers;
+mod idempotency;
 pub mod input;
+mod limits;
 mod me;
 pub mod operations;
 pub mod problem;
@@ -35,12 +37,13 @@ pub fn router(state: AppState) -> Router {
     for (path, method_router) in by_path {
         routes = routes.route(path, method_router);
     }
+    // Layers run bottom-up: authenticate, count against the rate limit, check scopes, then
+    // replay or record idempotent writes, then the handler.
     let protected = routes
+        .route_layer(axum::middleware::from_fn_with_state(state.clone(), idempotency::idempotency))
         .route_layer(axum::middleware::from_fn(require_operation_scopes))
-        .route_layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            authenticate_v1,
-        ));
+        .route_layer(axum::middleware::from_fn_with_state(state.clone(), limits::rate_limit))
+        .route_layer(axum::middleware::from_fn_with_state(state.clone(), authenticate_v1));
     Router::new()
         .route("/v1/openapi.json", get(openapi_document))
         .merge(protected)
@@ -55,6 +58,9 @@ fn filter(method: HttpMethod) -> MethodFilter {
         HttpMethod::Put => MethodFilter::PUT,
         HttpMethod::Patch => MethodFilter::PATCH,
         HttpMethod::Delete => MethodFilter::DELETE,
+        HttpMethod::Head => MethodFilter::HEAD,
+        HttpMethod::Options => MethodFilter::OPTIONS,
+        HttpMethod::Trace => MethodFilter::TRACE,
     }
 }
 

@@ -12,6 +12,9 @@ pub enum HttpMethod {
     Put,
     Patch,
     Delete,
+    Head,
+    Options,
+    Trace,
 }
 
 impl HttpMethod {
@@ -23,6 +26,9 @@ impl HttpMethod {
             HttpMethod::Put => http::Method::PUT,
             HttpMethod::Patch => http::Method::PATCH,
             HttpMethod::Delete => http::Method::DELETE,
+            HttpMethod::Head => http::Method::HEAD,
+            HttpMethod::Options => http::Method::OPTIONS,
+            HttpMethod::Trace => http::Method::TRACE,
         }
     }
 }
@@ -72,6 +78,8 @@ pub enum BodyEncoding {
     Json,
     /// `application/x-www-form-urlencoded`.
     Form,
+    /// Any other media type (uploads): the `body` argument is sent as is, as text.
+    Raw { content_type: &'static str },
 }
 
 /// What the operation's success response is, which decides the shape of the tool result.

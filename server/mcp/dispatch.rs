@@ -265,6 +265,11 @@ fn build_request(
             }
             Body::from(form.finish())
         }
+        BodyEncoding::Raw { content_type } => {
+            builder = builder.header(header::CONTENT_TYPE, content_type);
+            let text = whole_body.as_ref().map(scalar_text).unwrap_or_default();
+            Body::from(text)
+        }
     };
     let request = builder
         .body(request_body)

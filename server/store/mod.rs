@@ -8,7 +8,9 @@
 pub mod charges;
 pub mod customers;
 pub mod events;
+pub mod idempotency;
 pub mod ids;
+pub mod limits;
 mod migrations;
 pub mod orgs;
 

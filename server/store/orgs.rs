@@ -28,6 +28,7 @@ pub struct TokenRecord {
     pub id: String,
     pub audience: String,
     pub scopes: Vec<String>,
+    /// Requests per period in seconds: the token's limit, else its organization's.
     pub rate_limit: Option<(i64, i64)>,
     pub person: Person,
     pub organization: Organization,
@@ -120,7 +121,8 @@ pub async fn find_token(db: &Db, token_hash: &str) -> Result<Option<TokenRecord>
     let row = sqlx::query(
         "SELECT t.id, t.audience, t.scopes, t.rate_limit, t.rate_period_secs,
                 p.id AS person_id, p.name AS person_name, p.email, p.role,
-                o.id AS org_id, o.name AS org_name, o.legal_document
+                o.id AS org_id, o.name AS org_name, o.legal_document,
+                o.rate_limit AS org_rate_limit, o.rate_period_secs AS org_rate_period_secs
          FROM tokens t
          JOIN people p ON p.id = t.person_id
          JOIN organizations o ON o.id = t.organization_id
@@ -133,12 +135,15 @@ pub async fn find_token(db: &Db, token_hash: &str) -> Result<Option<TokenRecord>
     let scopes: String = row.try_get("scopes")?;
     let limit: Option<i64> = row.try_get("rate_limit")?;
     let period: Option<i64> = row.try_get("rate_period_secs")?;
+    let org_limit: Option<i64> = row.try_get("org_rate_limit")?;
+    let org_period: Option<i64> = row.try_get("org_rate_period_secs")?;
     let org_id: String = row.try_get("org_id")?;
     Ok(Some(TokenRecord {
         id: row.try_get("id")?,
         audience: row.try_get("audience")?,
         scopes: scopes.split_whitespace().map(str::to_string).collect(),
-        rate_limit: limit.zip(period),
+        // The token's own limit wins over its organization's.
+        rate_limit: limit.zip(period).or(org_limit.zip(org_period)),
         person: Person {
             id: row.try_get("person_id")?,
             organization_id: org_id.clone(),
@@ -193,4 +198,15 @@ pub async fn find_person(
         })
     })
     .transpose()
+}
+
+/// Set an organization's rate limit (requests per period in seconds), or clear it.
+pub async fn set_organization_rate_limit(db: &Db, organization_id: &str, limit: Option<(i64, i64)>) -> Result<()> {
+    sqlx::query("UPDATE organizations SET rate_limit = $1, rate_period_secs = $2 WHERE id = $3")
+        .bind(limit.map(|l| l.0))
+        .bind(limit.map(|l| l.1))
+        .bind(organization_id)
+        .execute(&db.pool)
+        .await?;
+    Ok(())
 }
