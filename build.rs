@@ -11,15 +11,30 @@ fn main() {
         fs::read_to_string("templates/instructions.md").expect("read templates/instructions.md");
     let document =
         codegen::load_document(&spec).unwrap_or_else(|report| panic!("openapi/v1.yaml:\n{report}"));
-    let settings = codegen::Settings {
-        instructions,
-        strict_clashes: None,
-    };
+    let prompts = read_prompts(Path::new("templates/prompts"));
+    let settings = codegen::Settings { instructions, strict_clashes: None, prompts };
     let output = codegen::generate(&document, &settings)
-        .unwrap_or_else(|report| panic!("openapi/v1.yaml:\n{report}"));
+        .unwrap_or_else(|report| panic!("openapi/v1.yaml and templates/:\n{report}"));
     for warning in &output.warnings {
         println!("cargo::warning={warning}");
     }
     let out_dir = env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     fs::write(Path::new(&out_dir).join("catalog.rs"), output.source).expect("write catalog.rs");
+}
+
+/// Every `*.md` under `dir`, sorted by file name so the prompt order is stable.
+fn read_prompts(dir: &Path) -> Vec<codegen::PromptSource> {
+    let mut files: Vec<_> = fs::read_dir(dir)
+        .expect("read templates/prompts")
+        .map(|entry| entry.expect("directory entry").path())
+        .filter(|path| path.extension().is_some_and(|e| e == "md"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|path| codegen::PromptSource {
+            file: path.file_name().expect("file name").to_string_lossy().into_owned(),
+            text: fs::read_to_string(&path).expect("read prompt"),
+        })
+        .collect()
 }

@@ -19,6 +19,17 @@ pub struct Config {
     pub public_catalog: bool,
     /// Requests per period (seconds) for tokens and organizations without their own limit.
     pub default_rate_limit: (i64, i64),
+    /// Public URL of the service; other hosts are redirected to it (`DUNNING_CANONICAL_URL`).
+    pub canonical_url: Option<String>,
+    /// Browser origins allowed to call `/mcp` besides the server's own.
+    pub allowed_origins: Vec<String>,
+    /// HMAC key for confirmation states; set it (`DUNNING_CONFIRMATION_SECRET`) when several
+    /// replicas serve one endpoint, else each process makes its own at start.
+    pub confirmation_secret: Vec<u8>,
+    /// Refuse destructive tools to handshake-era clients, which cannot be asked to confirm.
+    pub reject_unconfirmed_in_handshake_era: bool,
+    /// OAuth authorization servers announced in the protected resource metadata.
+    pub authorization_servers: Vec<String>,
 }
 
 impl Config {
@@ -32,6 +43,11 @@ impl Config {
             mcp_path: "/mcp".to_string(),
             public_catalog: false,
             default_rate_limit: (600, 60),
+            canonical_url: None,
+            allowed_origins: Vec::new(),
+            confirmation_secret: random_secret(),
+            reject_unconfirmed_in_handshake_era: false,
+            authorization_servers: Vec::new(),
         }
     }
 
@@ -43,6 +59,13 @@ impl Config {
             server_name: "kobana-dunning",
             server_title: "Kobana Dunning",
             server_version: env!("CARGO_PKG_VERSION"),
+            loopback_only: self.bind.ip().is_loopback(),
+            canonical_url: self.canonical_url.clone(),
+            allowed_origins: self.allowed_origins.clone(),
+            confirmation_secret: self.confirmation_secret.clone(),
+            reject_unconfirmed_in_handshake_era: self.reject_unconfirmed_in_handshake_era,
+            openapi_resource_uri: "kobana://dunning/openapi".to_string(),
+            authorization_servers: self.authorization_servers.clone(),
         }
     }
 
@@ -50,4 +73,11 @@ impl Config {
     pub fn base_url(&self) -> String {
         format!("http://{}", self.bind)
     }
+}
+
+/// 32 random bytes, for a confirmation secret nobody configured.
+pub fn random_secret() -> Vec<u8> {
+    let mut secret = vec![0u8; 32];
+    getrandom::fill(&mut secret).expect("the OS random source is available");
+    secret
 }

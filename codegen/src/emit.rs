@@ -9,6 +9,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use serde_json::Value;
 
+use crate::prompts::Prompt;
 use crate::ir::{
     Arg, ArgLocation, BodyEncoding, Method, Operation, QueryStyle, Resource, ResponseKind,
 };
@@ -24,8 +25,9 @@ pub(crate) struct Texts<'a> {
 
 /// The formatted source of all the tables. `tools` holds each operation's tool JSON, in the
 /// same order as `ops`.
-pub(crate) fn source(ops: &[Operation], tools: &[Value], texts: &Texts<'_>) -> String {
+pub(crate) fn source(ops: &[Operation], tools: &[Value], prompts: &[Prompt], texts: &Texts<'_>) -> String {
     let tool_specs = ops.iter().zip(tools).map(|(op, json)| tool_spec(op, json));
+    let prompt_specs = prompts.iter().map(prompt_spec);
     let resources = ops.iter().filter_map(|op| {
         op.resource
             .as_ref()
@@ -48,6 +50,8 @@ pub(crate) fn source(ops: &[Operation], tools: &[Value], texts: &Texts<'_>) -> S
         pub static RESOURCES: &[ResourceSpec] = &[#(#resources),*];
         /// Resource templates (URIs with `{variables}`).
         pub static RESOURCE_TEMPLATES: &[ResourceSpec] = &[#(#templates),*];
+        /// Prompts, in `prompts/list` order.
+        pub static PROMPTS: &[PromptSpec] = &[#(#prompt_specs),*];
         /// The server's `instructions`.
         pub static INSTRUCTIONS: &str = #instructions;
         /// The OpenAPI document the tables were generated from, as compact JSON.
@@ -92,6 +96,35 @@ fn tool_spec(op: &Operation, json: &Value) -> TokenStream {
             input_schema: #input_schema,
             output_schema: Some(#output_schema),
             tool_json: #tool_json,
+        }
+    }
+}
+
+fn prompt_spec(prompt: &Prompt) -> TokenStream {
+    let name = &prompt.name;
+    let title = &prompt.title;
+    let description = &prompt.description;
+    let arguments = prompt.arguments.iter().map(|a| {
+        let name = &a.name;
+        let description = &a.description;
+        let required = a.required;
+        let complete = option_str(a.complete.as_deref());
+        quote! {
+            PromptArgSpec { name: #name, description: #description, required: #required, complete: #complete }
+        }
+    });
+    let tools = &prompt.tools;
+    let template = lit(&prompt.template);
+    let json = lit(&compact(&crate::prompts::json(prompt)));
+    quote! {
+        PromptSpec {
+            name: #name,
+            title: #title,
+            description: #description,
+            arguments: &[#(#arguments),*],
+            tools: &[#(#tools),*],
+            template: #template,
+            json: #json,
         }
     }
 }

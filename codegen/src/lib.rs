@@ -27,6 +27,7 @@ mod lower;
 pub mod names;
 mod normalise;
 mod parse;
+mod prompts;
 mod schema;
 mod xmcp;
 
@@ -34,6 +35,7 @@ use serde_json::Value;
 
 pub use annotations::{MAX_RESULT_SIZE_CHARS, REQUIRES_USER_INTERACTION};
 pub use diagnostics::{Diagnostic, Report};
+pub use prompts::{Prompt, PromptArgument, PromptSource, placeholders};
 
 /// What the caller decides beyond the document.
 #[derive(Debug, Clone, Default)]
@@ -45,6 +47,9 @@ pub struct Settings {
     /// when the document root has `x-mcp` (our own spec), lenient otherwise (third-party
     /// documents, which we cannot fix).
     pub strict_clashes: Option<bool>,
+    /// Prompt files (Markdown with a YAML front matter), checked against the catalog and
+    /// embedded as `PROMPTS`.
+    pub prompts: Vec<PromptSource>,
 }
 
 /// The result of a successful generation.
@@ -53,7 +58,10 @@ pub struct Output {
     /// The IR, one entry per tool, in tool order (document path order, then GET, POST, PUT,
     /// PATCH, DELETE, HEAD, OPTIONS, TRACE).
     pub operations: Vec<ir::Operation>,
-    /// `{"tools": [...], "resourceTemplates": [...], "resources": [...]}`, each entry exactly
+    /// The checked prompts, in the order given.
+    pub prompts: Vec<Prompt>,
+    /// `{"tools": [...], "resourceTemplates": [...], "resources": [...]}` (and `"prompts"`
+    /// when there are any), each entry exactly
     /// as the MCP list methods return it.
     pub catalog: Value,
     /// Repairs made to the document and other things its author should know, each with the
@@ -157,6 +165,7 @@ pub fn generate(doc: &Value, settings: &Settings) -> Result<Output> {
     let strict = settings.strict_clashes.unwrap_or(root.present);
     let parsed = parse::parse(&normalised, &mut diags);
     let operations = lower::build(&parsed, &root, strict, &mut diags);
+    let prompts = prompts::build(&settings.prompts, &operations, &mut diags);
     if diags.has_errors() {
         let (errors, _) = diags.into_parts();
         return Err(Report { errors });
@@ -164,15 +173,19 @@ pub fn generate(doc: &Value, settings: &Settings) -> Result<Output> {
     let (_, warnings) = diags.into_parts();
 
     let tools: Vec<Value> = operations.iter().map(catalog::tool).collect();
-    let catalog = catalog::catalog(&operations);
+    let mut catalog = catalog::catalog(&operations);
+    if !prompts.is_empty() {
+        catalog["prompts"] = Value::Array(prompts.iter().map(prompts::json).collect());
+    }
     let texts = emit::Texts {
         instructions: &settings.instructions,
         openapi_json: &emit::compact(doc),
         catalog_json: &emit::compact(&catalog),
     };
-    let source = emit::source(&operations, &tools, &texts);
+    let source = emit::source(&operations, &tools, &prompts, &texts);
     Ok(Output {
         operations,
+        prompts,
         catalog,
         warnings,
         source,

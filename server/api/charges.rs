@@ -262,3 +262,34 @@ pub async fn update(
     let version = charge.version;
     Ok(data_with_etag(charge, version))
 }
+
+/// `POST /v1/charges/{id}/cancel`: stop collecting an open charge, for good.
+pub async fn cancel(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult<Reply> {
+    let mut input = Input::from_body(&body)?;
+    let reason = input.string("reason", 0, 500).filter(|r| !r.is_empty());
+    input.finish()?;
+    let current = find(&state, &p, &id).await?;
+    check_if_match(&headers, current.version)?;
+    if !current.is_open() {
+        return Err(ApiError::conflict(
+            "charge_not_open",
+            format!("Charge {id} is {}; only pending or overdue charges can be canceled", current.status),
+        ));
+    }
+    let mut tx = state.db.pool.begin().await?;
+    if !store::cancel(&mut tx, &p.organization_id, &id, current.version, reason.as_deref(), &now_text()).await? {
+        return Err(ApiError::conflict("concurrent_update", "The charge changed while this request ran; read it again and retry"));
+    }
+    events::record(&mut tx, &p.organization_id, "charge.canceled", ("charge", &id), &p.actor(), &json!({ "reason": reason }))
+        .await?;
+    tx.commit().await?;
+    let charge = find(&state, &p, &id).await?;
+    let version = charge.version;
+    Ok(data_with_etag(charge, version))
+}

@@ -10,6 +10,8 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http::{HeaderMap, HeaderValue, Method, StatusCode};
 use serde_json::{Map, Value};
+
+use crate::mcp::canonical_json;
 use sha2::{Digest, Sha256};
 
 use super::problem::{ApiError, FieldError};
@@ -94,26 +96,6 @@ fn request_hash(method: &Method, path_and_query: &str, body: &Bytes) -> String {
         Err(_) => hasher.update(body),
     }
     hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// JSON with object keys sorted at every level, for hashing.
-pub fn canonical_json(value: &Value) -> String {
-    fn sort(value: &Value) -> Value {
-        match value {
-            Value::Object(map) => {
-                let mut keys: Vec<&String> = map.keys().collect();
-                keys.sort();
-                let mut sorted = Map::new();
-                for k in keys {
-                    sorted.insert(k.clone(), sort(&map[k]));
-                }
-                Value::Object(sorted)
-            }
-            Value::Array(items) => Value::Array(items.iter().map(sort).collect()),
-            other => other.clone(),
-        }
-    }
-    sort(value).to_string()
 }
 
 fn reused() -> Response {

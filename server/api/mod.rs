@@ -78,6 +78,7 @@ fn handler_for(tool: &'static ToolSpec) -> Option<MethodRouter<AppState>> {
         "charges_create" => on(f, charges::create),
         "charges_get" => on(f, charges::get),
         "charges_update" => on(f, charges::update),
+        "charges_cancel" => on(f, charges::cancel),
         _ => return None,
     })
 }

@@ -1,13 +1,14 @@
 //! How the generic MCP layer learns who is calling: MCP tokens become a [`Principal`] that
-//! travels into every in-process `/v1` dispatch.
+//! travels into every in-process `/v1` dispatch. Also answers completions from the caller's
+//! own customers and charges.
 
 use std::future::Future;
 use std::pin::Pin;
 
 use super::{Audience, Principal, tokens};
-use crate::mcp::{AuthFailure, Caller, Host};
+use crate::mcp::{AuthFailure, Caller, Completion, CompletionRequest, Host};
 use crate::state::AppState;
-use crate::store::orgs;
+use crate::store::{charges, customers, orgs};
 
 /// The [`Host`] for Kobana Dunning: checks tokens against the database.
 pub struct McpAuthenticator {
@@ -20,11 +21,10 @@ impl McpAuthenticator {
     }
 }
 
+type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
 impl Host for McpAuthenticator {
-    fn authenticate<'a>(
-        &'a self,
-        token: &'a str,
-    ) -> Pin<Box<dyn Future<Output = Result<Caller, AuthFailure>> + Send + 'a>> {
+    fn authenticate<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Caller, AuthFailure>> {
         Box::pin(async move {
             let record = orgs::find_token(&self.state.db, &tokens::hash(token))
                 .await
@@ -37,22 +37,46 @@ impl Host for McpAuthenticator {
             }
             let principal = Principal::from_record(record, Audience::Mcp);
             let mut extensions = http::Extensions::new();
-            let caller = Caller {
-                subject: principal.token_id.clone(),
-                scopes: principal.scopes.clone(),
-                extensions: {
-                    extensions.insert(principal);
-                    extensions
-                },
-            };
-            Ok(caller)
+            let subject = principal.token_id.clone();
+            let scopes = principal.scopes.clone();
+            extensions.insert(principal);
+            Ok(Caller { subject, scopes, extensions })
         })
     }
 
     fn all_scopes(&self) -> Vec<String> {
-        super::roles::ALL_SCOPES
-            .iter()
-            .map(|s| s.to_string())
-            .collect()
+        super::roles::ALL_SCOPES.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn complete<'a>(&'a self, caller: &'a Caller, request: CompletionRequest<'a>) -> BoxFuture<'a, Result<Completion, String>> {
+        Box::pin(async move {
+            let Some(principal) = caller.extensions.get::<Principal>() else {
+                return Ok(Completion::default());
+            };
+            let source = request.source.or_else(|| request.template.and_then(template_source));
+            let (db, org) = (&self.state.db, &principal.organization_id);
+            let found = match source {
+                Some("customers") if principal.scopes.contains("customers:read") => {
+                    customers::complete(db, org, request.value, 100).await
+                }
+                Some("charges") if principal.scopes.contains("charges:read") => {
+                    charges::complete(db, org, request.value, 100).await
+                }
+                _ => return Ok(Completion::default()),
+            };
+            let (values, total) = found.map_err(|e| e.to_string())?;
+            Ok(Completion { values, total: usize::try_from(total).unwrap_or(0) })
+        })
+    }
+}
+
+/// Which records complete the `{id}` of a resource template.
+fn template_source(template: &str) -> Option<&'static str> {
+    if template.contains("/customers/{") {
+        Some("customers")
+    } else if template.contains("/charges/{") {
+        Some("charges")
+    } else {
+        None
     }
 }

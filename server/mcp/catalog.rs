@@ -139,3 +139,28 @@ pub struct ResourceSpec {
     /// The object exactly as `resources/list` or `resources/templates/list` returns it, as JSON text.
     pub json: &'static str,
 }
+
+/// An argument of a prompt.
+#[derive(Debug)]
+pub struct PromptArgSpec {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub required: bool,
+    /// Where completion values come from (`customers`, `charges`, ...), if anywhere.
+    pub complete: Option<&'static str>,
+}
+
+/// A ready-made script from `templates/prompts/`.
+#[derive(Debug)]
+pub struct PromptSpec {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    pub arguments: &'static [PromptArgSpec],
+    /// Tools the script relies on: the prompt is listed only to callers who can run them all.
+    pub tools: &'static [&'static str],
+    /// The text with `{{argument}}` placeholders.
+    pub template: &'static str,
+    /// The object exactly as `prompts/list` returns it, as JSON text.
+    pub json: &'static str,
+}

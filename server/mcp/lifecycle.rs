@@ -12,7 +12,12 @@ fn server_info(endpoint: &Endpoint) -> Value {
 }
 
 fn capabilities() -> Value {
-    json!({ "tools": { "listChanged": false } })
+    json!({
+        "tools": { "listChanged": false },
+        "resources": { "subscribe": false, "listChanged": false },
+        "prompts": { "listChanged": false },
+        "completions": {},
+    })
 }
 
 /// Handshake era: negotiate the revision and describe the server.

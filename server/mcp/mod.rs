@@ -6,11 +6,17 @@
 //! OpenAPI document and a second `Host` would give a second MCP server from the same code.
 
 pub mod catalog;
+mod completions;
+mod confirm;
 mod dispatch;
 pub mod generated;
+mod guard;
 mod jsonrpc;
 mod lifecycle;
+mod metadata;
+mod prompts;
 mod protocol;
+mod resources;
 mod results;
 mod tools;
 mod transport;
@@ -22,6 +28,7 @@ use std::sync::Arc;
 
 use axum::Router;
 
+pub use confirm::canonical_json;
 pub use jsonrpc::ErrorCode;
 pub use protocol::{SUPPORTED_VERSIONS, Version};
 
@@ -35,6 +42,23 @@ pub struct Settings {
     pub server_name: &'static str,
     pub server_title: &'static str,
     pub server_version: &'static str,
+    /// Bound to a loopback address: a `Host` that is not a loopback name is refused (DNS
+    /// rebinding protection).
+    pub loopback_only: bool,
+    /// When set, requests through any other (non-loopback) host are redirected here.
+    pub canonical_url: Option<String>,
+    /// Browser origins allowed besides the server's own.
+    pub allowed_origins: Vec<String>,
+    /// Key of the HMAC that signs confirmation `requestState`s; replicas must share it.
+    pub confirmation_secret: Vec<u8>,
+    /// In the handshake era there is no way to ask for confirmation: refuse destructive
+    /// tools (`confirmation_required`) instead of relying on the host's own confirmation.
+    pub reject_unconfirmed_in_handshake_era: bool,
+    /// URI of the resource serving the OpenAPI document the catalog was generated from.
+    pub openapi_resource_uri: String,
+    /// OAuth authorization servers that issue tokens for this resource (RFC 9728); empty when
+    /// tokens are issued by the operator.
+    pub authorization_servers: Vec<String>,
 }
 
 /// An authenticated MCP caller, as the host describes it.
@@ -73,6 +97,32 @@ pub trait Host: Send + Sync + 'static {
     ) -> Pin<Box<dyn Future<Output = Result<Caller, AuthFailure>> + Send + 'a>>;
     /// Every scope the server knows, announced in `WWW-Authenticate`.
     fn all_scopes(&self) -> Vec<String>;
+    /// Values for a prompt argument or template variable, from the caller's own data.
+    fn complete<'a>(
+        &'a self,
+        caller: &'a Caller,
+        request: CompletionRequest<'a>,
+    ) -> Pin<Box<dyn Future<Output = Result<Completion, String>> + Send + 'a>>;
+}
+
+/// What is being completed.
+#[derive(Debug, Clone, Copy)]
+pub struct CompletionRequest<'a> {
+    /// The prompt argument's declared source (`customers`, `charges`, ...), if any.
+    pub source: Option<&'a str>,
+    /// The resource template whose variable is completed, if that is what is asked.
+    pub template: Option<&'a str>,
+    /// Argument or variable name.
+    pub argument: &'a str,
+    /// What the user typed so far.
+    pub value: &'a str,
+}
+
+/// Completion values, best first, and how many there are in all.
+#[derive(Debug, Clone, Default)]
+pub struct Completion {
+    pub values: Vec<String>,
+    pub total: usize,
 }
 
 /// Shared by the handlers of the endpoint.
@@ -92,7 +142,10 @@ pub fn router(host: Arc<dyn Host>, api: Router, settings: Settings) -> Router {
         api,
         settings: Arc::new(settings),
     };
+    let metadata = axum::routing::get(metadata::protected_resource);
     Router::new()
         .route(&path, axum::routing::any(transport::handle))
+        .route("/.well-known/oauth-protected-resource", metadata.clone())
+        .route(&format!("/.well-known/oauth-protected-resource{path}"), metadata)
         .with_state(endpoint)
 }

@@ -2,7 +2,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::catalog::ToolSpec;
+use super::catalog::{ArgLocation, ToolSpec};
+use super::confirm::{self, Decision};
 use super::jsonrpc::RpcError;
 use super::protocol::Context;
 use super::{Caller, Endpoint, dispatch, generated, results};
@@ -37,27 +38,18 @@ fn internal(tool: &ToolSpec, e: impl std::fmt::Display) -> RpcError {
     RpcError::new(super::ErrorCode::INTERNAL_ERROR, "Internal error").with_status(500)
 }
 
-/// Find the tool, check the arguments, run the operation in-process, shape the result.
-pub async fn call(
-    endpoint: &Endpoint,
-    _context: &Context,
-    caller: Option<&Caller>,
-    params: &Value,
-) -> Result<Value, RpcError> {
+/// Find the tool, check the arguments, ask for confirmation when it is destructive, run the
+/// operation in-process, shape the result.
+pub async fn call(endpoint: &Endpoint, context: &Context, caller: Option<&Caller>, params: &Value) -> Result<Value, RpcError> {
     let name = params
         .get("name")
         .and_then(Value::as_str)
         .ok_or_else(|| RpcError::invalid_params("params.name must be the name of a tool"))?;
-    let tool =
-        find(name).ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {name}")))?;
-    let arguments = match params.get("arguments") {
+    let tool = find(name).ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {name}")))?;
+    let mut arguments = match params.get("arguments") {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(map)) => map.clone(),
-        Some(_) => {
-            return Err(RpcError::invalid_params(
-                "params.arguments must be an object",
-            ));
-        }
+        Some(_) => return Err(RpcError::invalid_params("params.arguments must be an object")),
     };
     let Some(caller) = caller else {
         return Err(RpcError::invalid_params("tools/call needs a credential"));
@@ -65,8 +57,25 @@ pub async fn call(
     if let Err(problem) = dispatch::check_arguments(tool, &arguments) {
         return Ok(results::error(&problem));
     }
+    if let Decision::Answer(answer) = confirm::decide(&endpoint.settings, context, caller, tool, &arguments, params)? {
+        return Ok(answer);
+    }
+    if tool.server_idempotency_key {
+        if let Some(arg) = idempotency_argument(tool).filter(|a| !arguments.contains_key(*a)) {
+            let key = confirm::derived_idempotency_key(caller, tool, &arguments);
+            arguments.insert(arg.to_string(), Value::String(key));
+        }
+    }
     let response = dispatch::run(endpoint, caller, tool, &arguments).await;
     Ok(results::from_response(tool, &arguments, response))
+}
+
+/// The argument that carries the `Idempotency-Key` header, if the tool has one.
+fn idempotency_argument(tool: &ToolSpec) -> Option<&'static str> {
+    tool.args
+        .iter()
+        .find(|a| a.location == ArgLocation::Header && a.wire_name.eq_ignore_ascii_case("idempotency-key"))
+        .map(|a| a.name)
 }
 
 /// The tool called `name`.

@@ -7,12 +7,12 @@
 use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
-use http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use serde_json::{Value, json};
 
 use super::jsonrpc::{self, ErrorCode, Incoming, Message, RpcError};
 use super::protocol::{self, Context};
-use super::{AuthFailure, Caller, Endpoint, lifecycle, tools};
+use super::{AuthFailure, Caller, Endpoint, completions, guard, lifecycle, prompts, resources, tools};
 
 /// Largest request body accepted (the same ceiling as the REST API).
 pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
@@ -23,10 +23,15 @@ pub const MAX_BATCH: usize = 20;
 pub async fn handle(
     State(endpoint): State<Endpoint>,
     method: Method,
+    uri: Uri,
     headers: HeaderMap,
     body: Body,
 ) -> Response {
     let version = protocol::fallback_version(&headers);
+    let path_and_query = uri.path_and_query().map_or(uri.path(), |p| p.as_str());
+    if let Some(refusal) = guard::check(&endpoint.settings, &headers, path_and_query, version) {
+        return refusal;
+    }
     if method != Method::POST {
         let error = RpcError::new(
             ErrorCode::SERVER_ERROR,
@@ -324,6 +329,12 @@ async fn dispatch(
         "server/discover" if stateless => lifecycle::discover(endpoint),
         "tools/list" => tools::list(caller, &incoming.params),
         "tools/call" => tools::call(endpoint, context, caller, &incoming.params).await,
+        "resources/list" => resources::list(endpoint, caller, &incoming.params),
+        "resources/templates/list" => resources::templates(caller, &incoming.params),
+        "resources/read" => resources::read(endpoint, context, caller, &incoming.params).await,
+        "prompts/list" => prompts::list(caller, &incoming.params),
+        "prompts/get" => prompts::get(caller, &incoming.params),
+        "completion/complete" => completions::complete(endpoint, caller, &incoming.params).await,
         _ => {
             let error = RpcError::new(
                 ErrorCode::METHOD_NOT_FOUND,

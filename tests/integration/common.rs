@@ -159,19 +159,44 @@ impl TestServer {
             .await
     }
 
-    /// A handshake-era JSON-RPC request with a token.
+    /// A handshake-era JSON-RPC request with a token; the answer is checked against the MCP
+    /// schema of the revision it names.
     pub async fn mcp(&self, token: &str, method: &str, params: Value) -> Answer {
         let body = json!({ "jsonrpc": "2.0", "id": next_id(), "method": method, "params": params });
         let auth = format!("Bearer {token}");
-        self.mcp_raw(
-            &[
-                ("content-type", "application/json"),
-                ("authorization", &auth),
-                ("mcp-protocol-version", "2025-06-18"),
-            ],
-            &body.to_string(),
-        )
-        .await
+        let answer = self
+            .mcp_raw(
+                &[("content-type", "application/json"), ("authorization", &auth), ("mcp-protocol-version", "2025-06-18")],
+                &body.to_string(),
+            )
+            .await;
+        check_exchange(method, &answer);
+        answer
+    }
+
+    /// A stateless-era (2026-07-28) request: the envelope in `params._meta` and the headers
+    /// that must repeat it. `capabilities` are the client's.
+    pub async fn mcp26(&self, token: &str, method: &str, mut params: Value, capabilities: Value) -> Answer {
+        let meta = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+        });
+        params.as_object_mut().expect("params object").insert("_meta".into(), meta);
+        let name = params.get("name").or_else(|| params.get("uri")).and_then(Value::as_str).map(str::to_string);
+        let body = json!({ "jsonrpc": "2.0", "id": next_id(), "method": method, "params": params });
+        let auth = format!("Bearer {token}");
+        let mut headers = vec![
+            ("content-type", "application/json"),
+            ("authorization", auth.as_str()),
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", method),
+        ];
+        if let Some(name) = name.as_deref().filter(|_| matches!(method, "tools/call" | "prompts/get" | "resources/read")) {
+            headers.push(("mcp-name", name));
+        }
+        let answer = self.mcp_raw(&headers, &body.to_string()).await;
+        check_exchange(method, &answer);
+        answer
     }
 
     /// `tools/call` in the handshake era; returns the JSON-RPC `result`.
@@ -269,4 +294,38 @@ pub fn assert_mcp_schema(revision: &str, name: &str, value: &Value) {
         errors.is_empty(),
         "{name} ({revision}) is invalid: {errors:#?}\n{value:#}"
     );
+}
+
+/// Every MCP answer with a JSON body is a valid JSON-RPC message of the revision named in its
+/// `MCP-Protocol-Version` header, and a result has the shape of its method's result.
+pub fn check_exchange(method: &str, answer: &Answer) {
+    let Some(version) = answer.header("mcp-protocol-version") else { return };
+    if answer.body.is_null() {
+        return;
+    }
+    // 2024-11-05 has no schema file here; its messages are those of 2025-03-26.
+    let revision = if version == "2024-11-05" { "2025-03-26" } else { version };
+    assert_mcp_schema(revision, "JSONRPCMessage", &answer.body);
+    let Some(result) = answer.body.get("result") else { return };
+    let stateless = revision == "2026-07-28";
+    let definition = match method {
+        "initialize" => "InitializeResult",
+        "ping" => "EmptyResult",
+        "server/discover" => "DiscoverResult",
+        "tools/list" => "ListToolsResult",
+        "tools/call" if stateless && result["resultType"] == "input_required" => "InputRequiredResult",
+        "tools/call" => "CallToolResult",
+        "resources/list" => "ListResourcesResult",
+        "resources/templates/list" => "ListResourceTemplatesResult",
+        "resources/read" => "ReadResourceResult",
+        "prompts/list" => "ListPromptsResult",
+        "prompts/get" => "GetPromptResult",
+        "completion/complete" => "CompleteResult",
+        _ => return,
+    };
+    assert_mcp_schema(revision, definition, result);
+    if stateless {
+        assert!(result["resultType"].is_string(), "2026 results carry resultType: {result}");
+        assert!(result["_meta"]["io.modelcontextprotocol/serverInfo"].is_object(), "2026 results carry serverInfo: {result}");
+    }
 }

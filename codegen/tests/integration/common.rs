@@ -18,6 +18,7 @@ pub fn generate_fixture(name: &str, strict_clashes: Option<bool>) -> Result<Outp
     let settings = Settings {
         instructions: INSTRUCTIONS.to_owned(),
         strict_clashes,
+        ..Settings::default()
     };
     generate(&fixture(name), &settings)
 }
