@@ -12,7 +12,11 @@ fn main() {
     let document =
         codegen::load_document(&spec).unwrap_or_else(|report| panic!("openapi/v1.yaml:\n{report}"));
     let prompts = read_prompts(Path::new("templates/prompts"));
-    let settings = codegen::Settings { instructions, strict_clashes: None, prompts };
+    let settings = codegen::Settings {
+        instructions,
+        strict_clashes: None,
+        prompts,
+    };
     let output = codegen::generate(&document, &settings)
         .unwrap_or_else(|report| panic!("openapi/v1.yaml and templates/:\n{report}"));
     for warning in &output.warnings {
@@ -33,7 +37,11 @@ fn read_prompts(dir: &Path) -> Vec<codegen::PromptSource> {
     files
         .into_iter()
         .map(|path| codegen::PromptSource {
-            file: path.file_name().expect("file name").to_string_lossy().into_owned(),
+            file: path
+                .file_name()
+                .expect("file name")
+                .to_string_lossy()
+                .into_owned(),
             text: fs::read_to_string(&path).expect("read prompt"),
         })
         .collect()

@@ -249,7 +249,7 @@ async fn seed_customers(db: &Db, organization_id: &str, demo: &[DemoCustomer]) -
         name: Some("demo seed".into()),
     };
     let today = today();
-    let mut tx = db.pool.begin().await?;
+    let mut tx = db.begin().await?;
     for (index, c) in demo.iter().enumerate() {
         let (document, kind) = if c.document_base.len() == 9 {
             (cpf_with_check_digits(c.document_base), "cpf")

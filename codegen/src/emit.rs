@@ -9,10 +9,10 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use serde_json::Value;
 
-use crate::prompts::Prompt;
 use crate::ir::{
     Arg, ArgLocation, BodyEncoding, Method, Operation, QueryStyle, Resource, ResponseKind,
 };
+use crate::prompts::Prompt;
 
 /// Everything `source` writes out besides the operations.
 pub(crate) struct Texts<'a> {
@@ -25,7 +25,12 @@ pub(crate) struct Texts<'a> {
 
 /// The formatted source of all the tables. `tools` holds each operation's tool JSON, in the
 /// same order as `ops`.
-pub(crate) fn source(ops: &[Operation], tools: &[Value], prompts: &[Prompt], texts: &Texts<'_>) -> String {
+pub(crate) fn source(
+    ops: &[Operation],
+    tools: &[Value],
+    prompts: &[Prompt],
+    texts: &Texts<'_>,
+) -> String {
     let tool_specs = ops.iter().zip(tools).map(|(op, json)| tool_spec(op, json));
     let prompt_specs = prompts.iter().map(prompt_spec);
     let resources = ops.iter().filter_map(|op| {

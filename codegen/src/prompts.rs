@@ -81,14 +81,24 @@ struct FrontMatter {
 }
 
 /// Parse and check every prompt; problems go to `diags` as errors naming the file.
-pub(crate) fn build(sources: &[PromptSource], ops: &[Operation], diags: &mut Diagnostics) -> Vec<Prompt> {
+pub(crate) fn build(
+    sources: &[PromptSource],
+    ops: &[Operation],
+    diags: &mut Diagnostics,
+) -> Vec<Prompt> {
     let tool_names: BTreeSet<&str> = ops.iter().map(|op| op.name.as_str()).collect();
     let mut seen = BTreeSet::new();
     let mut prompts = Vec::new();
     for source in sources {
-        let at = format!("/x-prompts/{}", source.file.replace('~', "~0").replace('/', "~1"));
+        let at = format!(
+            "/x-prompts/{}",
+            source.file.replace('~', "~0").replace('/', "~1")
+        );
         let Some((front, body)) = split_front_matter(&source.text) else {
-            diags.error(at, format!("{}: no front matter between '---' lines", source.file));
+            diags.error(
+                at,
+                format!("{}: no front matter between '---' lines", source.file),
+            );
             continue;
         };
         let front: FrontMatter = match serde_yaml::from_str(front) {
@@ -99,20 +109,44 @@ pub(crate) fn build(sources: &[PromptSource], ops: &[Operation], diags: &mut Dia
             }
         };
         if !names::is_valid_tool_name(&front.name) {
-            diags.error(&at, format!("{}: prompt name '{}' must be 1 to 64 characters of [a-z0-9_]", source.file, front.name));
+            diags.error(
+                &at,
+                format!(
+                    "{}: prompt name '{}' must be 1 to 64 characters of [a-z0-9_]",
+                    source.file, front.name
+                ),
+            );
         }
         if !seen.insert(front.name.clone()) {
-            diags.error(&at, format!("{}: a prompt named '{}' already exists", source.file, front.name));
+            diags.error(
+                &at,
+                format!(
+                    "{}: a prompt named '{}' already exists",
+                    source.file, front.name
+                ),
+            );
         }
         for tool in &front.tools {
             if !tool_names.contains(tool.as_str()) {
-                diags.error(&at, format!("{}: uses tool '{tool}', which the document does not have", source.file));
+                diags.error(
+                    &at,
+                    format!(
+                        "{}: uses tool '{tool}', which the document does not have",
+                        source.file
+                    ),
+                );
             }
         }
         let declared: BTreeSet<&str> = front.arguments.iter().map(|a| a.name.as_str()).collect();
         for placeholder in placeholders(body) {
             if !declared.contains(placeholder.as_str()) {
-                diags.error(&at, format!("{}: placeholder '{{{{{placeholder}}}}}' is not a declared argument", source.file));
+                diags.error(
+                    &at,
+                    format!(
+                        "{}: placeholder '{{{{{placeholder}}}}}' is not a declared argument",
+                        source.file
+                    ),
+                );
             }
         }
         prompts.push(Prompt {
@@ -128,7 +162,9 @@ pub(crate) fn build(sources: &[PromptSource], ops: &[Operation], diags: &mut Dia
 }
 
 fn split_front_matter(text: &str) -> Option<(&str, &str)> {
-    let rest = text.strip_prefix("---\n").or_else(|| text.strip_prefix("---\r\n"))?;
+    let rest = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))?;
     let end = rest.find("\n---")?;
     let front = &rest[..end];
     let after = &rest[end + 4..];

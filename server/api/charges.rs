@@ -159,7 +159,7 @@ pub async fn create(
         },
     };
     let id = ids::new_id("chg");
-    let mut tx = state.db.pool.begin().await?;
+    let mut tx = state.db.begin().await?;
     store::insert(
         &mut tx,
         &p.organization_id,
@@ -232,7 +232,7 @@ pub async fn update(
             _ => stored.collection_plan_id,
         },
     };
-    let mut tx = state.db.pool.begin().await?;
+    let mut tx = state.db.begin().await?;
     if !store::update(
         &mut tx,
         &p.organization_id,
@@ -279,15 +279,37 @@ pub async fn cancel(
     if !current.is_open() {
         return Err(ApiError::conflict(
             "charge_not_open",
-            format!("Charge {id} is {}; only pending or overdue charges can be canceled", current.status),
+            format!(
+                "Charge {id} is {}; only pending or overdue charges can be canceled",
+                current.status
+            ),
         ));
     }
-    let mut tx = state.db.pool.begin().await?;
-    if !store::cancel(&mut tx, &p.organization_id, &id, current.version, reason.as_deref(), &now_text()).await? {
-        return Err(ApiError::conflict("concurrent_update", "The charge changed while this request ran; read it again and retry"));
+    let mut tx = state.db.begin().await?;
+    if !store::cancel(
+        &mut tx,
+        &p.organization_id,
+        &id,
+        current.version,
+        reason.as_deref(),
+        &now_text(),
+    )
+    .await?
+    {
+        return Err(ApiError::conflict(
+            "concurrent_update",
+            "The charge changed while this request ran; read it again and retry",
+        ));
     }
-    events::record(&mut tx, &p.organization_id, "charge.canceled", ("charge", &id), &p.actor(), &json!({ "reason": reason }))
-        .await?;
+    events::record(
+        &mut tx,
+        &p.organization_id,
+        "charge.canceled",
+        ("charge", &id),
+        &p.actor(),
+        &json!({ "reason": reason }),
+    )
+    .await?;
     tx.commit().await?;
     let charge = find(&state, &p, &id).await?;
     let version = charge.version;

@@ -110,7 +110,7 @@ pub async fn create(
     };
     fields.name = name;
 
-    let mut tx = state.db.pool.begin().await?;
+    let mut tx = state.db.begin().await?;
     if store::find_by_document(&mut tx, &p.organization_id, &document.value)
         .await?
         .is_some()
@@ -184,7 +184,7 @@ pub async fn update(
     if let Some(name) = name {
         fields.name = name;
     }
-    let mut tx = state.db.pool.begin().await?;
+    let mut tx = state.db.begin().await?;
     if !store::update(
         &mut tx,
         &p.organization_id,

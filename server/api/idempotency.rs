@@ -27,13 +27,21 @@ const WAIT_FOR_FIRST: Duration = Duration::from_secs(30);
 const REPLAYED_HEADERS: &[&str] = &["content-type", "etag", "location"];
 
 pub async fn idempotency(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    if matches!(*request.method(), Method::GET | Method::HEAD | Method::OPTIONS) {
+    if matches!(
+        *request.method(),
+        Method::GET | Method::HEAD | Method::OPTIONS
+    ) {
         return next.run(request).await;
     }
     let Some(raw_key) = request.headers().get("idempotency-key").cloned() else {
         return next.run(request).await;
     };
-    let key = match raw_key.to_str().ok().map(str::trim).filter(|k| !k.is_empty() && k.len() <= 255) {
+    let key = match raw_key
+        .to_str()
+        .ok()
+        .map(str::trim)
+        .filter(|k| !k.is_empty() && k.len() <= 255)
+    {
         Some(key) => key.to_string(),
         None => {
             return ApiError::validation(vec![FieldError::new(
@@ -44,19 +52,35 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
             .into_response();
         }
     };
-    let Some(organization_id) = request.extensions().get::<Principal>().map(|p| p.organization_id.clone()) else {
+    let Some(organization_id) = request
+        .extensions()
+        .get::<Principal>()
+        .map(|p| p.organization_id.clone())
+    else {
         return next.run(request).await;
     };
     let (parts, body) = request.into_parts();
     let bytes = match axum::body::to_bytes(body, MAX_BODY).await {
         Ok(bytes) => bytes,
-        Err(_) => return ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", "The body is over 2 MB").into_response(),
+        Err(_) => {
+            return ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "payload_too_large",
+                "The body is over 2 MB",
+            )
+            .into_response();
+        }
     };
-    let hash = request_hash(&parts.method, parts.uri.path_and_query().map_or("", |p| p.as_str()), &bytes);
+    let hash = request_hash(
+        &parts.method,
+        parts.uri.path_and_query().map_or("", |p| p.as_str()),
+        &bytes,
+    );
     let started = std::time::Instant::now();
     loop {
         let now = time::OffsetDateTime::now_utc().unix_timestamp();
-        let existing = match idempotency::claim(&state.db, &organization_id, &key, &hash, now).await {
+        let existing = match idempotency::claim(&state.db, &organization_id, &key, &hash, now).await
+        {
             Ok(existing) => existing,
             Err(e) => return ApiError::from(e).into_response(),
         };
@@ -65,15 +89,25 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
                 let request = Request::from_parts(parts, Body::from(bytes));
                 return run_and_store(&state, &organization_id, &key, request, next).await;
             }
-            Some(Existing::Done { request_hash, .. } | Existing::InProgress { request_hash }) if request_hash != hash => {
+            Some(Existing::Done { request_hash, .. } | Existing::InProgress { request_hash })
+                if request_hash != hash =>
+            {
                 return with_key(reused(), &key, false);
             }
-            Some(Existing::Done { status, headers, body, .. }) => return replay(status, &headers, body, &key),
+            Some(Existing::Done {
+                status,
+                headers,
+                body,
+                ..
+            }) => return replay(status, &headers, body, &key),
             Some(Existing::InProgress { .. }) => {
                 if started.elapsed() > WAIT_FOR_FIRST {
                     return with_key(
-                        ApiError::conflict("idempotency_key_in_progress", "A request with this Idempotency-Key is still running; retry later")
-                            .into_response(),
+                        ApiError::conflict(
+                            "idempotency_key_in_progress",
+                            "A request with this Idempotency-Key is still running; retry later",
+                        )
+                        .into_response(),
                         &key,
                         false,
                     );
@@ -95,7 +129,11 @@ fn request_hash(method: &Method, path_and_query: &str, body: &Bytes) -> String {
         Ok(value) => hasher.update(canonical_json(&value).as_bytes()),
         Err(_) => hasher.update(body),
     }
-    hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn reused() -> Response {
@@ -107,7 +145,13 @@ fn reused() -> Response {
     .into_response()
 }
 
-async fn run_and_store(state: &AppState, organization_id: &str, key: &str, request: Request, next: Next) -> Response {
+async fn run_and_store(
+    state: &AppState,
+    organization_id: &str,
+    key: &str,
+    request: Request,
+    next: Next,
+) -> Response {
     let response = next.run(request).await;
     if !response.status().is_success() {
         // Failures are not kept: the same key may try again.
@@ -117,10 +161,21 @@ async fn run_and_store(state: &AppState, organization_id: &str, key: &str, reque
         return with_key(response, key, false);
     }
     let (parts, body) = response.into_parts();
-    let bytes = axum::body::to_bytes(body, usize::MAX).await.unwrap_or_default();
+    let bytes = axum::body::to_bytes(body, usize::MAX)
+        .await
+        .unwrap_or_default();
     let headers = stored_headers(&parts.headers);
     let text = String::from_utf8_lossy(&bytes).to_string();
-    if let Err(e) = idempotency::complete(&state.db, organization_id, key, parts.status.as_u16(), &headers, &text).await {
+    if let Err(e) = idempotency::complete(
+        &state.db,
+        organization_id,
+        key,
+        parts.status.as_u16(),
+        &headers,
+        &text,
+    )
+    .await
+    {
         tracing::error!("cannot store idempotent response: {e}");
     }
     with_key(Response::from_parts(parts, Body::from(bytes)), key, false)
@@ -137,10 +192,14 @@ fn stored_headers(headers: &HeaderMap) -> String {
 }
 
 fn replay(status: u16, headers: &str, body: String, key: &str) -> Response {
-    let mut response = (StatusCode::from_u16(status).unwrap_or(StatusCode::OK), body).into_response();
+    let mut response =
+        (StatusCode::from_u16(status).unwrap_or(StatusCode::OK), body).into_response();
     if let Ok(Value::Object(map)) = serde_json::from_str::<Value>(headers) {
         for (name, value) in map {
-            if let (Ok(name), Some(Ok(value))) = (http::HeaderName::from_bytes(name.as_bytes()), value.as_str().map(HeaderValue::from_str)) {
+            if let (Ok(name), Some(Ok(value))) = (
+                http::HeaderName::from_bytes(name.as_bytes()),
+                value.as_str().map(HeaderValue::from_str),
+            ) {
                 response.headers_mut().insert(name, value);
             }
         }
@@ -152,6 +211,9 @@ fn with_key(mut response: Response, key: &str, replayed: bool) -> Response {
     if let Ok(value) = HeaderValue::from_str(key) {
         response.headers_mut().insert("idempotency-key", value);
     }
-    response.headers_mut().insert("idempotent-replayed", HeaderValue::from_static(if replayed { "true" } else { "false" }));
+    response.headers_mut().insert(
+        "idempotent-replayed",
+        HeaderValue::from_static(if replayed { "true" } else { "false" }),
+    );
     response
 }

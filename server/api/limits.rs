@@ -16,7 +16,9 @@ pub async fn rate_limit(State(state): State<AppState>, request: Request, next: N
     let Some(principal) = request.extensions().get::<Principal>() else {
         return next.run(request).await;
     };
-    let (limit, period) = principal.rate_limit.unwrap_or(state.config.default_rate_limit);
+    let (limit, period) = principal
+        .rate_limit
+        .unwrap_or(state.config.default_rate_limit);
     let now = time::OffsetDateTime::now_utc().unix_timestamp();
     let window = match limits::hit(&state.db, &principal.token_id, limit, period, now).await {
         Ok(window) => window,

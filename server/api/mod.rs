@@ -40,10 +40,19 @@ pub fn router(state: AppState) -> Router {
     // Layers run bottom-up: authenticate, count against the rate limit, check scopes, then
     // replay or record idempotent writes, then the handler.
     let protected = routes
-        .route_layer(axum::middleware::from_fn_with_state(state.clone(), idempotency::idempotency))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            idempotency::idempotency,
+        ))
         .route_layer(axum::middleware::from_fn(require_operation_scopes))
-        .route_layer(axum::middleware::from_fn_with_state(state.clone(), limits::rate_limit))
-        .route_layer(axum::middleware::from_fn_with_state(state.clone(), authenticate_v1));
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            limits::rate_limit,
+        ))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            authenticate_v1,
+        ));
     Router::new()
         .route("/v1/openapi.json", get(openapi_document))
         .merge(protected)

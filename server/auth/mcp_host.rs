@@ -40,20 +40,33 @@ impl Host for McpAuthenticator {
             let subject = principal.token_id.clone();
             let scopes = principal.scopes.clone();
             extensions.insert(principal);
-            Ok(Caller { subject, scopes, extensions })
+            Ok(Caller {
+                subject,
+                scopes,
+                extensions,
+            })
         })
     }
 
     fn all_scopes(&self) -> Vec<String> {
-        super::roles::ALL_SCOPES.iter().map(|s| s.to_string()).collect()
+        super::roles::ALL_SCOPES
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
     }
 
-    fn complete<'a>(&'a self, caller: &'a Caller, request: CompletionRequest<'a>) -> BoxFuture<'a, Result<Completion, String>> {
+    fn complete<'a>(
+        &'a self,
+        caller: &'a Caller,
+        request: CompletionRequest<'a>,
+    ) -> BoxFuture<'a, Result<Completion, String>> {
         Box::pin(async move {
             let Some(principal) = caller.extensions.get::<Principal>() else {
                 return Ok(Completion::default());
             };
-            let source = request.source.or_else(|| request.template.and_then(template_source));
+            let source = request
+                .source
+                .or_else(|| request.template.and_then(template_source));
             let (db, org) = (&self.state.db, &principal.organization_id);
             let found = match source {
                 Some("customers") if principal.scopes.contains("customers:read") => {
@@ -65,7 +78,10 @@ impl Host for McpAuthenticator {
                 _ => return Ok(Completion::default()),
             };
             let (values, total) = found.map_err(|e| e.to_string())?;
-            Ok(Completion { values, total: usize::try_from(total).unwrap_or(0) })
+            Ok(Completion {
+                values,
+                total: usize::try_from(total).unwrap_or(0),
+            })
         })
     }
 }

@@ -79,7 +79,9 @@ pub enum BodyEncoding {
     /// `application/x-www-form-urlencoded`.
     Form,
     /// Any other media type (uploads): the `body` argument is sent as is, as text.
-    Raw { content_type: &'static str },
+    Raw {
+        content_type: &'static str,
+    },
 }
 
 /// What the operation's success response is, which decides the shape of the tool result.

@@ -9,38 +9,79 @@ use super::{Caller, CompletionRequest, Endpoint, generated, prompts, resources};
 /// At most this many values per answer (the MCP limit).
 const MAX_VALUES: usize = 100;
 
-pub async fn complete(endpoint: &Endpoint, caller: Option<&Caller>, params: &Value) -> Result<Value, RpcError> {
-    let reference = params.get("ref").ok_or_else(|| RpcError::invalid_params("params.ref is required"))?;
+pub async fn complete(
+    endpoint: &Endpoint,
+    caller: Option<&Caller>,
+    params: &Value,
+) -> Result<Value, RpcError> {
+    let reference = params
+        .get("ref")
+        .ok_or_else(|| RpcError::invalid_params("params.ref is required"))?;
     let argument = params
         .get("argument")
         .and_then(|a| a.get("name"))
         .and_then(Value::as_str)
         .ok_or_else(|| RpcError::invalid_params("params.argument.name is required"))?;
-    let value = params.get("argument").and_then(|a| a.get("value")).and_then(Value::as_str).unwrap_or_default();
-    let Some(caller) = caller else { return Err(RpcError::invalid_params("completion/complete needs a credential")) };
+    let value = params
+        .get("argument")
+        .and_then(|a| a.get("value"))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let Some(caller) = caller else {
+        return Err(RpcError::invalid_params(
+            "completion/complete needs a credential",
+        ));
+    };
     let request = match reference.get("type").and_then(Value::as_str) {
         Some("ref/prompt") => {
-            let name = reference.get("name").and_then(Value::as_str).unwrap_or_default();
-            let prompt = prompts::find(name, Some(caller)).ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {name}")))?;
+            let name = reference
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let prompt = prompts::find(name, Some(caller))
+                .ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {name}")))?;
             let arg = prompt
                 .arguments
                 .iter()
                 .find(|a| a.name == argument)
-                .ok_or_else(|| RpcError::invalid_params(format!("Prompt {name} has no argument '{argument}'")))?;
-            CompletionRequest { source: arg.complete, template: None, argument, value }
+                .ok_or_else(|| {
+                    RpcError::invalid_params(format!("Prompt {name} has no argument '{argument}'"))
+                })?;
+            CompletionRequest {
+                source: arg.complete,
+                template: None,
+                argument,
+                value,
+            }
         }
         Some("ref/resource") => {
-            let uri = reference.get("uri").and_then(Value::as_str).unwrap_or_default();
+            let uri = reference
+                .get("uri")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             let template = generated::RESOURCE_TEMPLATES
                 .iter()
                 .find(|t| t.uri == uri && resources::readable(t, Some(caller)))
-                .ok_or_else(|| RpcError::invalid_params(format!("Unknown resource template: {uri}")))?;
+                .ok_or_else(|| {
+                    RpcError::invalid_params(format!("Unknown resource template: {uri}"))
+                })?;
             if !template.uri.contains(&format!("{{{argument}}}")) {
-                return Err(RpcError::invalid_params(format!("Template {uri} has no variable '{argument}'")));
+                return Err(RpcError::invalid_params(format!(
+                    "Template {uri} has no variable '{argument}'"
+                )));
             }
-            CompletionRequest { source: None, template: Some(template.uri), argument, value }
+            CompletionRequest {
+                source: None,
+                template: Some(template.uri),
+                argument,
+                value,
+            }
         }
-        _ => return Err(RpcError::invalid_params("params.ref.type must be ref/prompt or ref/resource")),
+        _ => {
+            return Err(RpcError::invalid_params(
+                "params.ref.type must be ref/prompt or ref/resource",
+            ));
+        }
     };
     let found = endpoint.host.complete(caller, request).await.map_err(|e| {
         tracing::error!("completion failed: {e}");

@@ -61,9 +61,18 @@ pub fn decide(
     let digest = arguments_digest(arguments);
     let now = time::OffsetDateTime::now_utc().unix_timestamp();
     if let Some(state) = params.get("requestState") {
-        let state = state.as_str().ok_or_else(|| RpcError::invalid_params("requestState must be a string"))?;
-        verify(&settings.confirmation_secret, state, &caller.subject, tool.name, &digest, now)
-            .map_err(|why| RpcError::invalid_params(format!("Invalid requestState: {why}")))?;
+        let state = state
+            .as_str()
+            .ok_or_else(|| RpcError::invalid_params("requestState must be a string"))?;
+        verify(
+            &settings.confirmation_secret,
+            state,
+            &caller.subject,
+            tool.name,
+            &digest,
+            now,
+        )
+        .map_err(|why| RpcError::invalid_params(format!("Invalid requestState: {why}")))?;
         let answer = params.get("inputResponses").and_then(|r| r.get(KEY));
         return Ok(match answer {
             None => Decision::Answer(ask(settings, caller, tool, arguments, &digest, now)),
@@ -73,12 +82,19 @@ pub fn decide(
                 if accepted {
                     Decision::Run
                 } else {
-                    Decision::Answer(refusal("confirmation_declined", 409, "The user did not confirm; nothing was done"))
+                    Decision::Answer(refusal(
+                        "confirmation_declined",
+                        409,
+                        "The user did not confirm; nothing was done",
+                    ))
                 }
             }
         });
     }
-    let can_elicit = context.client_capabilities.get("elicitation").is_some_and(Value::is_object);
+    let can_elicit = context
+        .client_capabilities
+        .get("elicitation")
+        .is_some_and(Value::is_object);
     if !can_elicit {
         return Ok(Decision::Answer(refusal(
             "confirmation_required",
@@ -86,17 +102,32 @@ pub fn decide(
             "This destructive tool needs the user's confirmation, and this client did not declare the elicitation capability",
         )));
     }
-    Ok(Decision::Answer(ask(settings, caller, tool, arguments, &digest, now)))
+    Ok(Decision::Answer(ask(
+        settings, caller, tool, arguments, &digest, now,
+    )))
 }
 
 /// The `input_required` result: a yes/no form saying exactly what will happen.
-fn ask(settings: &Settings, caller: &Caller, tool: &ToolSpec, arguments: &Map<String, Value>, digest: &str, now: i64) -> Value {
+fn ask(
+    settings: &Settings,
+    caller: &Caller,
+    tool: &ToolSpec,
+    arguments: &Map<String, Value>,
+    digest: &str,
+    now: i64,
+) -> Value {
     let title = tool_title(tool);
     let message = match tool.confirm {
         Some(template) => fill_template(template, arguments),
         None => format!("Run \"{title}\" ({})?", tool.name),
     };
-    let state = sign(&settings.confirmation_secret, &caller.subject, tool.name, digest, now + TTL_SECS);
+    let state = sign(
+        &settings.confirmation_secret,
+        &caller.subject,
+        tool.name,
+        digest,
+        now + TTL_SECS,
+    );
     json!({
         "resultType": "input_required",
         "inputRequests": {
@@ -148,7 +179,9 @@ fn refusal(code: &str, status: u16, detail: &str) -> Value {
 pub fn arguments_digest(arguments: &Map<String, Value>) -> String {
     let mut args = arguments.clone();
     args.remove("idempotency_key");
-    hex(&Sha256::digest(canonical_json(&Value::Object(args)).as_bytes()))
+    hex(&Sha256::digest(
+        canonical_json(&Value::Object(args)).as_bytes(),
+    ))
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -162,16 +195,30 @@ fn mac(secret: &[u8], payload: &[u8]) -> Hmac<Sha256> {
 }
 
 fn sign(secret: &[u8], subject: &str, tool: &str, digest: &str, expires: i64) -> String {
-    let payload = json!({ "v": 1, "sub": subject, "tool": tool, "args": digest, "exp": expires }).to_string();
+    let payload =
+        json!({ "v": 1, "sub": subject, "tool": tool, "args": digest, "exp": expires }).to_string();
     let signature = mac(secret, payload.as_bytes()).finalize().into_bytes();
-    format!("{}.{}", URL_SAFE_NO_PAD.encode(payload), URL_SAFE_NO_PAD.encode(signature))
+    format!(
+        "{}.{}",
+        URL_SAFE_NO_PAD.encode(payload),
+        URL_SAFE_NO_PAD.encode(signature)
+    )
 }
 
-fn verify(secret: &[u8], state: &str, subject: &str, tool: &str, digest: &str, now: i64) -> Result<(), &'static str> {
+fn verify(
+    secret: &[u8],
+    state: &str,
+    subject: &str,
+    tool: &str,
+    digest: &str,
+    now: i64,
+) -> Result<(), &'static str> {
     let (payload, signature) = state.split_once('.').ok_or("malformed")?;
     let payload = URL_SAFE_NO_PAD.decode(payload).map_err(|_| "malformed")?;
     let signature = URL_SAFE_NO_PAD.decode(signature).map_err(|_| "malformed")?;
-    mac(secret, &payload).verify_slice(&signature).map_err(|_| "signature does not match")?;
+    mac(secret, &payload)
+        .verify_slice(&signature)
+        .map_err(|_| "signature does not match")?;
     let claims: Value = serde_json::from_slice(&payload).map_err(|_| "malformed")?;
     if claims["sub"] != subject {
         return Err("issued to another caller");
@@ -195,7 +242,11 @@ pub fn canonical_json(value: &Value) -> String {
             Value::Object(map) => {
                 let mut keys: Vec<&String> = map.keys().collect();
                 keys.sort();
-                Value::Object(keys.into_iter().map(|k| (k.clone(), sort(&map[k]))).collect())
+                Value::Object(
+                    keys.into_iter()
+                        .map(|k| (k.clone(), sort(&map[k])))
+                        .collect(),
+                )
             }
             Value::Array(items) => Value::Array(items.iter().map(sort).collect()),
             other => other.clone(),
@@ -206,8 +257,17 @@ pub fn canonical_json(value: &Value) -> String {
 
 /// The key the server uses for tools that must not repeat on a blind retry, when the caller
 /// sent none: the same caller, tool and arguments give the same key for 24 hours.
-pub fn derived_idempotency_key(caller: &Caller, tool: &ToolSpec, arguments: &Map<String, Value>) -> String {
-    let material = format!("{}\n{}\n{}", caller.subject, tool.name, arguments_digest(arguments));
+pub fn derived_idempotency_key(
+    caller: &Caller,
+    tool: &ToolSpec,
+    arguments: &Map<String, Value>,
+) -> String {
+    let material = format!(
+        "{}\n{}\n{}",
+        caller.subject,
+        tool.name,
+        arguments_digest(arguments)
+    );
     format!("auto-{}", &hex(&Sha256::digest(material.as_bytes()))[..40])
 }
 
@@ -220,28 +280,78 @@ mod tests {
     #[test]
     fn a_signed_state_verifies_for_its_binding_only() {
         let state = sign(SECRET, "tok_a", "dunning_charges_cancel", "d1", 1_000);
-        assert_eq!(verify(SECRET, &state, "tok_a", "dunning_charges_cancel", "d1", 999), Ok(()));
-        assert_eq!(verify(SECRET, &state, "tok_b", "dunning_charges_cancel", "d1", 999), Err("issued to another caller"));
-        assert_eq!(verify(SECRET, &state, "tok_a", "dunning_customers_delete", "d1", 999), Err("issued for another tool"));
-        assert_eq!(verify(SECRET, &state, "tok_a", "dunning_charges_cancel", "d2", 999), Err("issued for other arguments"));
-        assert_eq!(verify(SECRET, &state, "tok_a", "dunning_charges_cancel", "d1", 1_001), Err("expired"));
-        assert_eq!(verify(b"other secret", &state, "tok_a", "dunning_charges_cancel", "d1", 999), Err("signature does not match"));
+        assert_eq!(
+            verify(SECRET, &state, "tok_a", "dunning_charges_cancel", "d1", 999),
+            Ok(())
+        );
+        assert_eq!(
+            verify(SECRET, &state, "tok_b", "dunning_charges_cancel", "d1", 999),
+            Err("issued to another caller")
+        );
+        assert_eq!(
+            verify(
+                SECRET,
+                &state,
+                "tok_a",
+                "dunning_customers_delete",
+                "d1",
+                999
+            ),
+            Err("issued for another tool")
+        );
+        assert_eq!(
+            verify(SECRET, &state, "tok_a", "dunning_charges_cancel", "d2", 999),
+            Err("issued for other arguments")
+        );
+        assert_eq!(
+            verify(
+                SECRET,
+                &state,
+                "tok_a",
+                "dunning_charges_cancel",
+                "d1",
+                1_001
+            ),
+            Err("expired")
+        );
+        assert_eq!(
+            verify(
+                b"other secret",
+                &state,
+                "tok_a",
+                "dunning_charges_cancel",
+                "d1",
+                999
+            ),
+            Err("signature does not match")
+        );
     }
 
     #[test]
     fn a_tampered_payload_fails_the_signature() {
         let state = sign(SECRET, "tok_a", "t", "d", 1_000);
         let (_, signature) = state.split_once('.').unwrap();
-        let forged = json!({ "v": 1, "sub": "tok_a", "tool": "t", "args": "d", "exp": 9_999_999_999i64 }).to_string();
+        let forged =
+            json!({ "v": 1, "sub": "tok_a", "tool": "t", "args": "d", "exp": 9_999_999_999i64 })
+                .to_string();
         let tampered = format!("{}.{signature}", URL_SAFE_NO_PAD.encode(forged));
-        assert_eq!(verify(SECRET, &tampered, "tok_a", "t", "d", 999), Err("signature does not match"));
-        assert_eq!(verify(SECRET, "garbage", "tok_a", "t", "d", 999), Err("malformed"));
+        assert_eq!(
+            verify(SECRET, &tampered, "tok_a", "t", "d", 999),
+            Err("signature does not match")
+        );
+        assert_eq!(
+            verify(SECRET, "garbage", "tok_a", "t", "d", 999),
+            Err("malformed")
+        );
     }
 
     #[test]
     fn the_digest_ignores_key_order_and_the_idempotency_key() {
-        let a: Map<String, Value> = serde_json::from_value(json!({"id": "x", "reason": "r", "idempotency_key": "k1"})).unwrap();
-        let b: Map<String, Value> = serde_json::from_value(json!({"reason": "r", "id": "x"})).unwrap();
+        let a: Map<String, Value> =
+            serde_json::from_value(json!({"id": "x", "reason": "r", "idempotency_key": "k1"}))
+                .unwrap();
+        let b: Map<String, Value> =
+            serde_json::from_value(json!({"reason": "r", "id": "x"})).unwrap();
         assert_eq!(arguments_digest(&a), arguments_digest(&b));
     }
 }

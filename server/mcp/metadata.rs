@@ -11,9 +11,15 @@ use serde_json::json;
 use super::Endpoint;
 use super::transport::base_url;
 
-pub async fn protected_resource(State(endpoint): State<Endpoint>, headers: HeaderMap) -> impl IntoResponse {
+pub async fn protected_resource(
+    State(endpoint): State<Endpoint>,
+    headers: HeaderMap,
+) -> impl IntoResponse {
     let settings = &endpoint.settings;
-    let base = settings.canonical_url.clone().map_or_else(|| base_url(&headers), |c| c.trim_end_matches('/').to_string());
+    let base = settings.canonical_url.clone().map_or_else(
+        || base_url(&headers),
+        |c| c.trim_end_matches('/').to_string(),
+    );
     let mut document = json!({
         "resource": format!("{base}{}", settings.path),
         "resource_name": settings.server_title,
@@ -26,6 +32,8 @@ pub async fn protected_resource(State(endpoint): State<Endpoint>, headers: Heade
         document["authorization_servers"] = json!(settings.authorization_servers);
     }
     let mut response = Json(document).into_response();
-    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
 }

@@ -146,6 +146,9 @@ pub fn router(host: Arc<dyn Host>, api: Router, settings: Settings) -> Router {
     Router::new()
         .route(&path, axum::routing::any(transport::handle))
         .route("/.well-known/oauth-protected-resource", metadata.clone())
-        .route(&format!("/.well-known/oauth-protected-resource{path}"), metadata)
+        .route(
+            &format!("/.well-known/oauth-protected-resource{path}"),
+            metadata,
+        )
         .with_state(endpoint)
 }

@@ -22,7 +22,10 @@ pub fn readable(spec: &ResourceSpec, caller: Option<&Caller>) -> bool {
     }
 }
 
-fn visible<'a>(specs: &'a [ResourceSpec], caller: Option<&'a Caller>) -> impl Iterator<Item = &'a ResourceSpec> {
+fn visible<'a>(
+    specs: &'a [ResourceSpec],
+    caller: Option<&'a Caller>,
+) -> impl Iterator<Item = &'a ResourceSpec> {
     specs.iter().filter(move |spec| readable(spec, caller))
 }
 
@@ -34,7 +37,11 @@ fn parse(json: &str) -> Result<Value, RpcError> {
 }
 
 /// Fixed resources this caller can read, plus the OpenAPI document.
-pub fn list(endpoint: &Endpoint, caller: Option<&Caller>, params: &Value) -> Result<Value, RpcError> {
+pub fn list(
+    endpoint: &Endpoint,
+    caller: Option<&Caller>,
+    params: &Value,
+) -> Result<Value, RpcError> {
     reject_cursor(params)?;
     let mut resources = vec![json!({
         "uri": endpoint.settings.openapi_resource_uri,
@@ -52,26 +59,41 @@ pub fn list(endpoint: &Endpoint, caller: Option<&Caller>, params: &Value) -> Res
 /// Resource templates this caller can read.
 pub fn templates(caller: Option<&Caller>, params: &Value) -> Result<Value, RpcError> {
     reject_cursor(params)?;
-    let templates = visible(generated::RESOURCE_TEMPLATES, caller).map(|s| parse(s.json)).collect::<Result<Vec<_>, _>>()?;
+    let templates = visible(generated::RESOURCE_TEMPLATES, caller)
+        .map(|s| parse(s.json))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(json!({ "resourceTemplates": templates }))
 }
 
 /// The error for a URI that is unknown or that this caller may not read: the same either
 /// way, so that a forbidden URI reveals nothing.
 fn not_found(context: &Context, uri: &str) -> RpcError {
-    let code = if context.version.is_stateless() { ErrorCode::INVALID_PARAMS } else { ErrorCode::RESOURCE_NOT_FOUND };
+    let code = if context.version.is_stateless() {
+        ErrorCode::INVALID_PARAMS
+    } else {
+        ErrorCode::RESOURCE_NOT_FOUND
+    };
     RpcError::new(code, format!("Resource not found: {uri}")).with_data(json!({ "uri": uri }))
 }
 
 /// Read one resource by URI.
-pub async fn read(endpoint: &Endpoint, context: &Context, caller: Option<&Caller>, params: &Value) -> Result<Value, RpcError> {
+pub async fn read(
+    endpoint: &Endpoint,
+    context: &Context,
+    caller: Option<&Caller>,
+    params: &Value,
+) -> Result<Value, RpcError> {
     let uri = params
         .get("uri")
         .and_then(Value::as_str)
         .ok_or_else(|| RpcError::invalid_params("params.uri must be a string"))?;
-    let Some(caller) = caller else { return Err(not_found(context, uri)) };
+    let Some(caller) = caller else {
+        return Err(not_found(context, uri));
+    };
     if uri == endpoint.settings.openapi_resource_uri {
-        return Ok(json!({ "contents": [{ "uri": uri, "mimeType": "application/json", "text": generated::OPENAPI_JSON }] }));
+        return Ok(
+            json!({ "contents": [{ "uri": uri, "mimeType": "application/json", "text": generated::OPENAPI_JSON }] }),
+        );
     }
     let (spec, arguments) = resolve(uri).ok_or_else(|| not_found(context, uri))?;
     let tool = find(spec.tool).ok_or_else(|| not_found(context, uri))?;
@@ -79,16 +101,28 @@ pub async fn read(endpoint: &Endpoint, context: &Context, caller: Option<&Caller
         return Err(not_found(context, uri));
     }
     let answer = dispatch::run(endpoint, caller, tool, &arguments).await;
-    if answer.status == http::StatusCode::NOT_FOUND || answer.status == http::StatusCode::FORBIDDEN {
+    if answer.status == http::StatusCode::NOT_FOUND || answer.status == http::StatusCode::FORBIDDEN
+    {
         return Err(not_found(context, uri));
     }
     if !answer.status.is_success() {
         let problem: Value = serde_json::from_slice(&answer.body).unwrap_or(Value::Null);
-        let detail = problem.get("detail").and_then(Value::as_str).unwrap_or("the operation failed").to_string();
-        return Err(RpcError::new(ErrorCode::SERVER_ERROR, format!("Resource could not be read: {detail}"))
-            .with_data(json!({ "uri": uri, "problem": problem })));
+        let detail = problem
+            .get("detail")
+            .and_then(Value::as_str)
+            .unwrap_or("the operation failed")
+            .to_string();
+        return Err(RpcError::new(
+            ErrorCode::SERVER_ERROR,
+            format!("Resource could not be read: {detail}"),
+        )
+        .with_data(json!({ "uri": uri, "problem": problem })));
     }
-    let mime = answer.headers.get("content-type").and_then(|v| v.to_str().ok()).unwrap_or(spec.mime_type);
+    let mime = answer
+        .headers
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or(spec.mime_type);
     let mime = mime.split(';').next().unwrap_or(mime).trim().to_string();
     let content = if mime == "application/json" || mime.ends_with("+json") {
         let value: Value = serde_json::from_slice(&answer.body).unwrap_or(Value::Null);
@@ -106,7 +140,9 @@ fn resolve(uri: &str) -> Option<(&'static ResourceSpec, Map<String, Value>)> {
     if let Some(spec) = generated::RESOURCES.iter().find(|s| s.uri == uri) {
         return Some((spec, Map::new()));
     }
-    generated::RESOURCE_TEMPLATES.iter().find_map(|spec| match_template(spec.uri, uri).map(|args| (spec, args)))
+    generated::RESOURCE_TEMPLATES
+        .iter()
+        .find_map(|spec| match_template(spec.uri, uri).map(|args| (spec, args)))
 }
 
 /// Match a level-1 URI template (`kobana://dunning/charges/{id}`) against a URI; each
@@ -120,7 +156,11 @@ pub fn match_template(template: &str, uri: &str) -> Option<Map<String, Value>> {
     for piece in pieces {
         let (name, literal) = piece.split_once('}')?;
         // The value runs to the next literal (or the end), never across a '/'.
-        let end = if literal.is_empty() { rest.len() } else { rest.find(literal)? };
+        let end = if literal.is_empty() {
+            rest.len()
+        } else {
+            rest.find(literal)?
+        };
         let value = &rest[..end];
         if value.is_empty() || value.contains('/') {
             return None;
@@ -156,13 +196,22 @@ mod tests {
     #[test]
     fn templates_match_whole_segments() {
         let t = "kobana://dunning/charges/{id}";
-        assert_eq!(match_template(t, "kobana://dunning/charges/chg_1").unwrap()["id"], "chg_1");
+        assert_eq!(
+            match_template(t, "kobana://dunning/charges/chg_1").unwrap()["id"],
+            "chg_1"
+        );
         assert!(match_template(t, "kobana://dunning/charges/").is_none());
         assert!(match_template(t, "kobana://dunning/charges/a/b").is_none());
         assert!(match_template(t, "kobana://dunning/customers/x").is_none());
         let pdf = "kobana://dunning/agreements/{id}/term.pdf";
-        assert_eq!(match_template(pdf, "kobana://dunning/agreements/agr_9/term.pdf").unwrap()["id"], "agr_9");
+        assert_eq!(
+            match_template(pdf, "kobana://dunning/agreements/agr_9/term.pdf").unwrap()["id"],
+            "agr_9"
+        );
         assert!(match_template(pdf, "kobana://dunning/agreements/agr_9/term.csv").is_none());
-        assert_eq!(match_template(t, "kobana://dunning/charges/a%20b").unwrap()["id"], "a b");
+        assert_eq!(
+            match_template(t, "kobana://dunning/charges/a%20b").unwrap()["id"],
+            "a b"
+        );
     }
 }

@@ -40,16 +40,26 @@ fn internal(tool: &ToolSpec, e: impl std::fmt::Display) -> RpcError {
 
 /// Find the tool, check the arguments, ask for confirmation when it is destructive, run the
 /// operation in-process, shape the result.
-pub async fn call(endpoint: &Endpoint, context: &Context, caller: Option<&Caller>, params: &Value) -> Result<Value, RpcError> {
+pub async fn call(
+    endpoint: &Endpoint,
+    context: &Context,
+    caller: Option<&Caller>,
+    params: &Value,
+) -> Result<Value, RpcError> {
     let name = params
         .get("name")
         .and_then(Value::as_str)
         .ok_or_else(|| RpcError::invalid_params("params.name must be the name of a tool"))?;
-    let tool = find(name).ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {name}")))?;
+    let tool =
+        find(name).ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {name}")))?;
     let mut arguments = match params.get("arguments") {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(map)) => map.clone(),
-        Some(_) => return Err(RpcError::invalid_params("params.arguments must be an object")),
+        Some(_) => {
+            return Err(RpcError::invalid_params(
+                "params.arguments must be an object",
+            ));
+        }
     };
     let Some(caller) = caller else {
         return Err(RpcError::invalid_params("tools/call needs a credential"));
@@ -57,7 +67,14 @@ pub async fn call(endpoint: &Endpoint, context: &Context, caller: Option<&Caller
     if let Err(problem) = dispatch::check_arguments(tool, &arguments) {
         return Ok(results::error(&problem));
     }
-    if let Decision::Answer(answer) = confirm::decide(&endpoint.settings, context, caller, tool, &arguments, params)? {
+    if let Decision::Answer(answer) = confirm::decide(
+        &endpoint.settings,
+        context,
+        caller,
+        tool,
+        &arguments,
+        params,
+    )? {
         return Ok(answer);
     }
     if tool.server_idempotency_key {
@@ -74,7 +91,9 @@ pub async fn call(endpoint: &Endpoint, context: &Context, caller: Option<&Caller
 fn idempotency_argument(tool: &ToolSpec) -> Option<&'static str> {
     tool.args
         .iter()
-        .find(|a| a.location == ArgLocation::Header && a.wire_name.eq_ignore_ascii_case("idempotency-key"))
+        .find(|a| {
+            a.location == ArgLocation::Header && a.wire_name.eq_ignore_ascii_case("idempotency-key")
+        })
         .map(|a| a.name)
 }
 

@@ -12,7 +12,9 @@ use serde_json::{Value, json};
 
 use super::jsonrpc::{self, ErrorCode, Incoming, Message, RpcError};
 use super::protocol::{self, Context};
-use super::{AuthFailure, Caller, Endpoint, completions, guard, lifecycle, prompts, resources, tools};
+use super::{
+    AuthFailure, Caller, Endpoint, completions, guard, lifecycle, prompts, resources, tools,
+};
 
 /// Largest request body accepted (the same ceiling as the REST API).
 pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;

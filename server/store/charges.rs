@@ -343,28 +343,58 @@ pub async fn set_state(
 
 /// Charge ids whose id starts with `prefix`, or whose customer's name or document does,
 /// newest due date first, at most `limit`, and how many match in all.
-pub async fn complete(db: &Db, organization_id: &str, prefix: &str, limit: i64) -> Result<(Vec<String>, i64)> {
+pub async fn complete(
+    db: &Db,
+    organization_id: &str,
+    prefix: &str,
+    limit: i64,
+) -> Result<(Vec<String>, i64)> {
     let mut c = Conditions::default();
-    c.push("charges.organization_id = {}", Bind::Text(organization_id.to_string()));
+    c.push(
+        "charges.organization_id = {}",
+        Bind::Text(organization_id.to_string()),
+    );
     let key = super::like_escape(&super::customers::search_key(prefix));
-    let document = super::like_escape(&prefix.chars().filter(|ch| ch.is_ascii_alphanumeric()).collect::<String>().to_uppercase());
+    let document = super::like_escape(
+        &prefix
+            .chars()
+            .filter(|ch| ch.is_ascii_alphanumeric())
+            .collect::<String>()
+            .to_uppercase(),
+    );
     c.push_many(
         "(charges.id LIKE {} ESCAPE '\\' OR customers.search_name LIKE {} ESCAPE '\\' OR (customers.document LIKE {} ESCAPE '\\' AND {} <> ''))",
         vec![Bind::Text(format!("{}%", super::like_escape(prefix))), Bind::Text(format!("{key}%")), Bind::Text(format!("{document}%")), Bind::Text(document.clone())],
     );
     let from = "FROM charges JOIN customers ON customers.id = charges.customer_id";
     let total: i64 = c
-        .bind_all_scalar(sqlx::query_scalar(AssertSqlSafe(format!("SELECT COUNT(*) {from} {}", c.sql()))))
+        .bind_all_scalar(sqlx::query_scalar(AssertSqlSafe(format!(
+            "SELECT COUNT(*) {from} {}",
+            c.sql()
+        ))))
         .fetch_one(&db.pool)
         .await?;
-    let sql = format!("SELECT charges.id {from} {} ORDER BY charges.due_date DESC, charges.id LIMIT {limit}", c.sql());
-    let ids: Vec<String> = c.bind_all_scalar(sqlx::query_scalar(AssertSqlSafe(sql))).fetch_all(&db.pool).await?;
+    let sql = format!(
+        "SELECT charges.id {from} {} ORDER BY charges.due_date DESC, charges.id LIMIT {limit}",
+        c.sql()
+    );
+    let ids: Vec<String> = c
+        .bind_all_scalar(sqlx::query_scalar(AssertSqlSafe(sql)))
+        .fetch_all(&db.pool)
+        .await?;
     Ok((ids, total))
 }
 
 /// Cancel an open charge at `version`: a requested or active negativation gets its removal
 /// requested, and a protest its cancellation. False when the row moved on or is not open.
-pub async fn cancel(conn: &mut AnyConnection, organization_id: &str, id: &str, version: i64, reason: Option<&str>, now: &str) -> Result<bool> {
+pub async fn cancel(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+    version: i64,
+    reason: Option<&str>,
+    now: &str,
+) -> Result<bool> {
     let done = sqlx::query(
         "UPDATE charges SET state = 'canceled', canceled_at = $1, cancel_reason = $2,
              negativation_status = CASE WHEN negativation_status IN ('requested', 'active') THEN 'removal_requested' ELSE negativation_status END,

@@ -243,19 +243,39 @@ pub async fn update(
 
 /// Customer ids whose id, name (accents and case ignored) or document starts with `prefix`,
 /// best first (by name), at most `limit`, and how many match in all.
-pub async fn complete(db: &Db, organization_id: &str, prefix: &str, limit: i64) -> Result<(Vec<String>, i64)> {
+pub async fn complete(
+    db: &Db,
+    organization_id: &str,
+    prefix: &str,
+    limit: i64,
+) -> Result<(Vec<String>, i64)> {
     let mut c = Conditions::for_organization(organization_id);
     let key = super::like_escape(&search_key(prefix));
-    let document = super::like_escape(&prefix.chars().filter(|ch| ch.is_ascii_alphanumeric()).collect::<String>().to_uppercase());
+    let document = super::like_escape(
+        &prefix
+            .chars()
+            .filter(|ch| ch.is_ascii_alphanumeric())
+            .collect::<String>()
+            .to_uppercase(),
+    );
     c.push_many(
         "(id LIKE {} ESCAPE '\\' OR search_name LIKE {} ESCAPE '\\' OR (document LIKE {} ESCAPE '\\' AND {} <> ''))",
         vec![Bind::Text(format!("{}%", super::like_escape(prefix))), Bind::Text(format!("{key}%")), Bind::Text(format!("{document}%")), Bind::Text(document.clone())],
     );
     let total: i64 = c
-        .bind_all_scalar(sqlx::query_scalar(AssertSqlSafe(format!("SELECT COUNT(*) FROM customers {}", c.sql()))))
+        .bind_all_scalar(sqlx::query_scalar(AssertSqlSafe(format!(
+            "SELECT COUNT(*) FROM customers {}",
+            c.sql()
+        ))))
         .fetch_one(&db.pool)
         .await?;
-    let sql = format!("SELECT id FROM customers {} ORDER BY search_name, id LIMIT {limit}", c.sql());
-    let ids: Vec<String> = c.bind_all_scalar(sqlx::query_scalar(AssertSqlSafe(sql))).fetch_all(&db.pool).await?;
+    let sql = format!(
+        "SELECT id FROM customers {} ORDER BY search_name, id LIMIT {limit}",
+        c.sql()
+    );
+    let ids: Vec<String> = c
+        .bind_all_scalar(sqlx::query_scalar(AssertSqlSafe(sql)))
+        .fetch_all(&db.pool)
+        .await?;
     Ok((ids, total))
 }

@@ -12,12 +12,23 @@ pub enum Existing {
     /// Another request with this key is running now.
     InProgress { request_hash: String },
     /// The stored response.
-    Done { request_hash: String, status: u16, headers: String, body: String },
+    Done {
+        request_hash: String,
+        status: u16,
+        headers: String,
+        body: String,
+    },
 }
 
 /// Claim `key` for a request; `None` when the claim succeeded (the caller runs the request),
 /// else what the key already holds.
-pub async fn claim(db: &Db, organization_id: &str, key: &str, request_hash: &str, now_epoch: i64) -> Result<Option<Existing>> {
+pub async fn claim(
+    db: &Db,
+    organization_id: &str,
+    key: &str,
+    request_hash: &str,
+    now_epoch: i64,
+) -> Result<Option<Existing>> {
     // Expired records do not count: a key can be used again after its retention.
     sqlx::query("DELETE FROM idempotency_records WHERE organization_id = $1 AND idempotency_key = $2 AND created_at_epoch < $3")
         .bind(organization_id)
@@ -43,27 +54,37 @@ pub async fn claim(db: &Db, organization_id: &str, key: &str, request_hash: &str
 
 /// What the key holds now (`None` if it vanished: released after a failure).
 pub async fn read(db: &Db, organization_id: &str, key: &str) -> Result<Option<Existing>> {
-    let row: Option<(String, String, Option<i64>, Option<String>, Option<String>)> = sqlx::query_as(
-        "SELECT request_hash, state, response_status, response_headers, response_body
+    let row: Option<(String, String, Option<i64>, Option<String>, Option<String>)> =
+        sqlx::query_as(
+            "SELECT request_hash, state, response_status, response_headers, response_body
          FROM idempotency_records WHERE organization_id = $1 AND idempotency_key = $2",
-    )
-    .bind(organization_id)
-    .bind(key)
-    .fetch_optional(&db.pool)
-    .await?;
-    Ok(row.map(|(request_hash, state, status, headers, body)| match (state.as_str(), status) {
-        ("done", Some(status)) => Existing::Done {
-            request_hash,
-            status: u16::try_from(status).unwrap_or(500),
-            headers: headers.unwrap_or_default(),
-            body: body.unwrap_or_default(),
+        )
+        .bind(organization_id)
+        .bind(key)
+        .fetch_optional(&db.pool)
+        .await?;
+    Ok(row.map(
+        |(request_hash, state, status, headers, body)| match (state.as_str(), status) {
+            ("done", Some(status)) => Existing::Done {
+                request_hash,
+                status: u16::try_from(status).unwrap_or(500),
+                headers: headers.unwrap_or_default(),
+                body: body.unwrap_or_default(),
+            },
+            _ => Existing::InProgress { request_hash },
         },
-        _ => Existing::InProgress { request_hash },
-    }))
+    ))
 }
 
 /// Store the response of a claimed key.
-pub async fn complete(db: &Db, organization_id: &str, key: &str, status: u16, headers: &str, body: &str) -> Result<()> {
+pub async fn complete(
+    db: &Db,
+    organization_id: &str,
+    key: &str,
+    status: u16,
+    headers: &str,
+    body: &str,
+) -> Result<()> {
     sqlx::query(
         "UPDATE idempotency_records SET state = 'done', response_status = $1, response_headers = $2, response_body = $3
          WHERE organization_id = $4 AND idempotency_key = $5",

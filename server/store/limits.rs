@@ -23,7 +23,13 @@ impl WindowState {
 }
 
 /// Count one hit for `token_id` in the current window of `period` seconds.
-pub async fn hit(db: &Db, token_id: &str, limit: i64, period: i64, now_epoch: i64) -> Result<WindowState> {
+pub async fn hit(
+    db: &Db,
+    token_id: &str,
+    limit: i64,
+    period: i64,
+    now_epoch: i64,
+) -> Result<WindowState> {
     let window_start = now_epoch - now_epoch.rem_euclid(period);
     let hits: i64 = sqlx::query_scalar(
         "INSERT INTO rate_limit_windows (token_id, window_start, hits) VALUES ($1, $2, 1)
@@ -41,5 +47,9 @@ pub async fn hit(db: &Db, token_id: &str, limit: i64, period: i64, now_epoch: i6
             .execute(&db.pool)
             .await?;
     }
-    Ok(WindowState { limit, hits, reset: window_start + period - now_epoch })
+    Ok(WindowState {
+        limit,
+        hits,
+        reset: window_start + period - now_epoch,
+    })
 }

@@ -7,11 +7,12 @@ use sqlx::Executor;
 
 use super::{Db, Result};
 
-const MIGRATIONS: &[(i64, &str, &[&str])] = &[(
-    1,
-    "organizations, people, tokens, customers, charges, events",
-    &[
-        "CREATE TABLE organizations (
+const MIGRATIONS: &[(i64, &str, &[&str])] = &[
+    (
+        1,
+        "organizations, people, tokens, customers, charges, events",
+        &[
+            "CREATE TABLE organizations (
             id TEXT PRIMARY KEY,
             name TEXT NOT NULL,
             legal_document TEXT NOT NULL,
@@ -20,7 +21,7 @@ const MIGRATIONS: &[(i64, &str, &[&str])] = &[(
             rate_period_secs BIGINT,
             created_at TEXT NOT NULL
         )",
-        "CREATE TABLE people (
+            "CREATE TABLE people (
             id TEXT PRIMARY KEY,
             organization_id TEXT NOT NULL REFERENCES organizations(id),
             name TEXT NOT NULL,
@@ -29,7 +30,7 @@ const MIGRATIONS: &[(i64, &str, &[&str])] = &[(
             created_at TEXT NOT NULL,
             UNIQUE (organization_id, email)
         )",
-        "CREATE TABLE tokens (
+            "CREATE TABLE tokens (
             id TEXT PRIMARY KEY,
             organization_id TEXT NOT NULL REFERENCES organizations(id),
             person_id TEXT NOT NULL REFERENCES people(id),
@@ -42,7 +43,7 @@ const MIGRATIONS: &[(i64, &str, &[&str])] = &[(
             created_at TEXT NOT NULL,
             revoked_at TEXT
         )",
-        "CREATE TABLE customers (
+            "CREATE TABLE customers (
             id TEXT PRIMARY KEY,
             organization_id TEXT NOT NULL REFERENCES organizations(id),
             name TEXT NOT NULL,
@@ -60,8 +61,8 @@ const MIGRATIONS: &[(i64, &str, &[&str])] = &[(
             updated_at TEXT NOT NULL,
             UNIQUE (organization_id, document)
         )",
-        "CREATE INDEX customers_org_created ON customers (organization_id, created_at)",
-        "CREATE TABLE charges (
+            "CREATE INDEX customers_org_created ON customers (organization_id, created_at)",
+            "CREATE TABLE charges (
             id TEXT PRIMARY KEY,
             organization_id TEXT NOT NULL REFERENCES organizations(id),
             customer_id TEXT NOT NULL REFERENCES customers(id),
@@ -84,9 +85,9 @@ const MIGRATIONS: &[(i64, &str, &[&str])] = &[(
             created_at TEXT NOT NULL,
             updated_at TEXT NOT NULL
         )",
-        "CREATE INDEX charges_org_due ON charges (organization_id, due_date)",
-        "CREATE INDEX charges_org_customer ON charges (organization_id, customer_id)",
-        "CREATE TABLE events (
+            "CREATE INDEX charges_org_due ON charges (organization_id, due_date)",
+            "CREATE INDEX charges_org_customer ON charges (organization_id, customer_id)",
+            "CREATE TABLE events (
             id TEXT PRIMARY KEY,
             organization_id TEXT NOT NULL REFERENCES organizations(id),
             type TEXT NOT NULL,
@@ -98,20 +99,20 @@ const MIGRATIONS: &[(i64, &str, &[&str])] = &[(
             data TEXT NOT NULL,
             created_at TEXT NOT NULL
         )",
-        "CREATE INDEX events_org_subject ON events (organization_id, subject_id, created_at)",
-    ],
-),
-(
-    2,
-    "rate limit windows and idempotency records",
-    &[
-        "CREATE TABLE rate_limit_windows (
+            "CREATE INDEX events_org_subject ON events (organization_id, subject_id, created_at)",
+        ],
+    ),
+    (
+        2,
+        "rate limit windows and idempotency records",
+        &[
+            "CREATE TABLE rate_limit_windows (
             token_id TEXT NOT NULL,
             window_start BIGINT NOT NULL,
             hits BIGINT NOT NULL,
             PRIMARY KEY (token_id, window_start)
         )",
-        "CREATE TABLE idempotency_records (
+            "CREATE TABLE idempotency_records (
             organization_id TEXT NOT NULL,
             idempotency_key TEXT NOT NULL,
             request_hash TEXT NOT NULL,
@@ -122,8 +123,9 @@ const MIGRATIONS: &[(i64, &str, &[&str])] = &[(
             created_at_epoch BIGINT NOT NULL,
             PRIMARY KEY (organization_id, idempotency_key)
         )",
-    ],
-)];
+        ],
+    ),
+];
 
 /// Apply what is pending. Returns true when the database had no migration before (new).
 pub async fn run(db: &Db) -> Result<bool> {
@@ -144,7 +146,7 @@ pub async fn run(db: &Db) -> Result<bool> {
         if applied.contains(version) {
             continue;
         }
-        let mut tx = db.pool.begin().await?;
+        let mut tx = db.begin().await?;
         for statement in *statements {
             tx.execute(*statement).await?;
         }

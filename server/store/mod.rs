@@ -82,6 +82,18 @@ impl Db {
     }
 }
 
+impl Db {
+    /// Start a transaction that will write. On SQLite it takes the write lock at once
+    /// (`BEGIN IMMEDIATE`): a deferred transaction that reads and then writes fails with
+    /// "database is locked", without waiting, when another connection wrote in between.
+    pub async fn begin(&self) -> Result<sqlx::Transaction<'static, sqlx::Any>> {
+        Ok(match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
+            Backend::Postgres => self.pool.begin().await?,
+        })
+    }
+}
+
 fn create_sqlite_parent_dir(url: &str) {
     let path = url
         .trim_start_matches("sqlite://")

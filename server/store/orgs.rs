@@ -201,7 +201,11 @@ pub async fn find_person(
 }
 
 /// Set an organization's rate limit (requests per period in seconds), or clear it.
-pub async fn set_organization_rate_limit(db: &Db, organization_id: &str, limit: Option<(i64, i64)>) -> Result<()> {
+pub async fn set_organization_rate_limit(
+    db: &Db,
+    organization_id: &str,
+    limit: Option<(i64, i64)>,
+) -> Result<()> {
     sqlx::query("UPDATE organizations SET rate_limit = $1, rate_period_secs = $2 WHERE id = $3")
         .bind(limit.map(|l| l.0))
         .bind(limit.map(|l| l.1))

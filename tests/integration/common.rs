@@ -54,6 +54,24 @@ impl TestServer {
         dir: tempfile::TempDir,
         public_catalog: bool,
     ) -> TestServer {
+        let config = Config {
+            public_catalog,
+            ..Config::local()
+        };
+        TestServer::start_configured(url, dir, config).await
+    }
+
+    /// A server over `url` with the given configuration (its database URL is replaced).
+    pub async fn start_configured(
+        url: String,
+        dir: tempfile::TempDir,
+        config: Config,
+    ) -> TestServer {
+        // Server logs go to the test's output, shown when a test fails.
+        let _ = tracing_subscriber::fmt()
+            .with_test_writer()
+            .with_env_filter("warn,kobana_dunning=info")
+            .try_init();
         let (db, fresh) = Db::open(&url).await.expect("open database");
         assert!(fresh, "a test database starts empty");
         let credentials = demo::seed(&db, "http://127.0.0.1")
@@ -61,9 +79,8 @@ impl TestServer {
             .expect("seed demo");
         let config = Config {
             database_url: url,
-            public_catalog,
             demo_credentials_path: None,
-            ..Config::local()
+            ..config
         };
         let state = AppState::new(db, config);
         TestServer {
@@ -166,7 +183,11 @@ impl TestServer {
         let auth = format!("Bearer {token}");
         let answer = self
             .mcp_raw(
-                &[("content-type", "application/json"), ("authorization", &auth), ("mcp-protocol-version", "2025-06-18")],
+                &[
+                    ("content-type", "application/json"),
+                    ("authorization", &auth),
+                    ("mcp-protocol-version", "2025-06-18"),
+                ],
                 &body.to_string(),
             )
             .await;
@@ -176,13 +197,26 @@ impl TestServer {
 
     /// A stateless-era (2026-07-28) request: the envelope in `params._meta` and the headers
     /// that must repeat it. `capabilities` are the client's.
-    pub async fn mcp26(&self, token: &str, method: &str, mut params: Value, capabilities: Value) -> Answer {
+    pub async fn mcp26(
+        &self,
+        token: &str,
+        method: &str,
+        mut params: Value,
+        capabilities: Value,
+    ) -> Answer {
         let meta = json!({
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": capabilities,
         });
-        params.as_object_mut().expect("params object").insert("_meta".into(), meta);
-        let name = params.get("name").or_else(|| params.get("uri")).and_then(Value::as_str).map(str::to_string);
+        params
+            .as_object_mut()
+            .expect("params object")
+            .insert("_meta".into(), meta);
+        let name = params
+            .get("name")
+            .or_else(|| params.get("uri"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
         let body = json!({ "jsonrpc": "2.0", "id": next_id(), "method": method, "params": params });
         let auth = format!("Bearer {token}");
         let mut headers = vec![
@@ -191,7 +225,10 @@ impl TestServer {
             ("mcp-protocol-version", "2026-07-28"),
             ("mcp-method", method),
         ];
-        if let Some(name) = name.as_deref().filter(|_| matches!(method, "tools/call" | "prompts/get" | "resources/read")) {
+        if let Some(name) = name
+            .as_deref()
+            .filter(|_| matches!(method, "tools/call" | "prompts/get" | "resources/read"))
+        {
             headers.push(("mcp-name", name));
         }
         let answer = self.mcp_raw(&headers, &body.to_string()).await;
@@ -299,21 +336,31 @@ pub fn assert_mcp_schema(revision: &str, name: &str, value: &Value) {
 /// Every MCP answer with a JSON body is a valid JSON-RPC message of the revision named in its
 /// `MCP-Protocol-Version` header, and a result has the shape of its method's result.
 pub fn check_exchange(method: &str, answer: &Answer) {
-    let Some(version) = answer.header("mcp-protocol-version") else { return };
+    let Some(version) = answer.header("mcp-protocol-version") else {
+        return;
+    };
     if answer.body.is_null() {
         return;
     }
     // 2024-11-05 has no schema file here; its messages are those of 2025-03-26.
-    let revision = if version == "2024-11-05" { "2025-03-26" } else { version };
+    let revision = if version == "2024-11-05" {
+        "2025-03-26"
+    } else {
+        version
+    };
     assert_mcp_schema(revision, "JSONRPCMessage", &answer.body);
-    let Some(result) = answer.body.get("result") else { return };
+    let Some(result) = answer.body.get("result") else {
+        return;
+    };
     let stateless = revision == "2026-07-28";
     let definition = match method {
         "initialize" => "InitializeResult",
         "ping" => "EmptyResult",
         "server/discover" => "DiscoverResult",
         "tools/list" => "ListToolsResult",
-        "tools/call" if stateless && result["resultType"] == "input_required" => "InputRequiredResult",
+        "tools/call" if stateless && result["resultType"] == "input_required" => {
+            "InputRequiredResult"
+        }
         "tools/call" => "CallToolResult",
         "resources/list" => "ListResourcesResult",
         "resources/templates/list" => "ListResourceTemplatesResult",
@@ -325,7 +372,13 @@ pub fn check_exchange(method: &str, answer: &Answer) {
     };
     assert_mcp_schema(revision, definition, result);
     if stateless {
-        assert!(result["resultType"].is_string(), "2026 results carry resultType: {result}");
-        assert!(result["_meta"]["io.modelcontextprotocol/serverInfo"].is_object(), "2026 results carry serverInfo: {result}");
+        assert!(
+            result["resultType"].is_string(),
+            "2026 results carry resultType: {result}"
+        );
+        assert!(
+            result["_meta"]["io.modelcontextprotocol/serverInfo"].is_object(),
+            "2026 results carry serverInfo: {result}"
+        );
     }
 }

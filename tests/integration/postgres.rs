@@ -140,3 +140,40 @@ async fn sweep_old_databases(pool: &sqlx::AnyPool) {
         }
     }
 }
+
+#[tokio::test]
+async fn postgres_runs_concurrent_duplicates_once_and_counts_rate_limits() {
+    let Some(server) = postgres_server().await else {
+        return;
+    };
+    let server = std::sync::Arc::new(server);
+    let token = server.token(0, "admin", "api");
+    let mut tasks = Vec::new();
+    for _ in 0..6 {
+        let (server, token) = (server.clone(), token.clone());
+        tasks.push(tokio::spawn(async move {
+            let body = json!({"name": "Corrida", "document": "12312312387"});
+            server
+                .rest_with(
+                    "POST",
+                    "/v1/customers",
+                    &token,
+                    &[("idempotency-key", "pg-race")],
+                    Some(body),
+                )
+                .await
+        }));
+    }
+    let mut ids = Vec::new();
+    for task in tasks {
+        let answer = task.await.unwrap();
+        assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.text);
+        ids.push(answer.body["data"]["id"].as_str().unwrap().to_string());
+    }
+    ids.dedup();
+    assert_eq!(ids.len(), 1);
+    let me = server.rest("GET", "/v1/me", &token, None).await;
+    // 7 requests so far; fewer count if a window closed in between, never none.
+    let remaining: i64 = me.header("ratelimit-remaining").unwrap().parse().unwrap();
+    assert!((593..600).contains(&remaining), "{remaining}");
+}

@@ -1,0 +1,280 @@
+//! `Idempotency-Key` replay and rate limits, over REST and surfaced in MCP `meta`.
+
+use http::StatusCode;
+use serde_json::json;
+
+use crate::common::{TestServer, tool_problem};
+
+fn new_customer(document: &str) -> serde_json::Value {
+    json!({"name": "Cliente Idempotente", "document": document})
+}
+
+async fn customer_count(server: &TestServer) -> i64 {
+    let list = server
+        .rest(
+            "GET",
+            "/v1/customers",
+            &server.token(0, "admin", "api"),
+            None,
+        )
+        .await;
+    list.body["meta"]["total"].as_i64().unwrap()
+}
+
+#[tokio::test]
+async fn the_same_key_and_request_replays_the_first_response() {
+    let server = TestServer::start().await;
+    let token = server.token(0, "admin", "api");
+    let headers = [("idempotency-key", "k-001")];
+    let first = server
+        .rest_with(
+            "POST",
+            "/v1/customers",
+            &token,
+            &headers,
+            Some(new_customer("11144477735")),
+        )
+        .await;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.text);
+    assert_eq!(first.header("idempotent-replayed"), Some("false"));
+    // Same JSON, other key order and spacing: the same request.
+    let again = server
+        .rest_with(
+            "POST",
+            "/v1/customers",
+            &token,
+            &headers,
+            Some(json!({"document": "11144477735", "name": "Cliente Idempotente"})),
+        )
+        .await;
+    assert_eq!(again.status, StatusCode::CREATED);
+    assert_eq!(again.header("idempotent-replayed"), Some("true"));
+    assert_eq!(again.body, first.body);
+    assert_eq!(again.header("etag"), first.header("etag"));
+    assert_eq!(customer_count(&server).await, 6, "created once");
+}
+
+#[tokio::test]
+async fn the_same_key_with_another_request_is_refused() {
+    let server = TestServer::start().await;
+    let token = server.token(0, "admin", "api");
+    let headers = [("idempotency-key", "k-002")];
+    server
+        .rest_with(
+            "POST",
+            "/v1/customers",
+            &token,
+            &headers,
+            Some(new_customer("11144477735")),
+        )
+        .await;
+    let other = server
+        .rest_with(
+            "POST",
+            "/v1/customers",
+            &token,
+            &headers,
+            Some(new_customer("52998224725")),
+        )
+        .await;
+    assert_eq!(other.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(other.body["code"], "idempotency_key_reused");
+    assert_eq!(customer_count(&server).await, 6);
+}
+
+#[tokio::test]
+async fn a_failed_request_does_not_use_up_its_key() {
+    let server = TestServer::start().await;
+    let token = server.token(0, "admin", "api");
+    let headers = [("idempotency-key", "k-003")];
+    let bad = server
+        .rest_with(
+            "POST",
+            "/v1/customers",
+            &token,
+            &headers,
+            Some(json!({"name": "Sem documento"})),
+        )
+        .await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    let fixed = server
+        .rest_with(
+            "POST",
+            "/v1/customers",
+            &token,
+            &headers,
+            Some(new_customer("11144477735")),
+        )
+        .await;
+    assert_eq!(fixed.status, StatusCode::CREATED, "{}", fixed.text);
+}
+
+#[tokio::test]
+async fn concurrent_duplicates_execute_once() {
+    let server = std::sync::Arc::new(TestServer::start().await);
+    let token = server.token(0, "admin", "api");
+    let mut tasks = Vec::new();
+    for _ in 0..6 {
+        let (server, token) = (server.clone(), token.clone());
+        tasks.push(tokio::spawn(async move {
+            server
+                .rest_with(
+                    "POST",
+                    "/v1/customers",
+                    &token,
+                    &[("idempotency-key", "k-race")],
+                    Some(new_customer("11144477735")),
+                )
+                .await
+        }));
+    }
+    let mut ids = Vec::new();
+    for task in tasks {
+        let answer = task.await.unwrap();
+        assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.text);
+        ids.push(answer.body["data"]["id"].as_str().unwrap().to_string());
+    }
+    ids.dedup();
+    assert_eq!(ids.len(), 1, "every duplicate got the first response");
+    assert_eq!(customer_count(&server).await, 6);
+}
+
+#[tokio::test]
+async fn mcp_writes_report_the_key_and_whether_it_was_replayed() {
+    let server = TestServer::start().await;
+    let token = server.token(0, "admin", "mcp");
+    let args =
+        json!({"name": "Via Assistente", "document": "12312312387", "idempotency_key": "mcp-1"});
+    let first = server
+        .call_tool(&token, "dunning_customers_create", args.clone())
+        .await;
+    assert_eq!(
+        first["structuredContent"]["meta"]["idempotency_key"], "mcp-1",
+        "{first}"
+    );
+    assert_eq!(
+        first["structuredContent"]["meta"]["idempotent_replay"],
+        false
+    );
+    let second = server
+        .call_tool(&token, "dunning_customers_create", args)
+        .await;
+    assert_eq!(
+        second["structuredContent"]["meta"]["idempotent_replay"],
+        true
+    );
+    assert_eq!(
+        second["structuredContent"]["data"]["id"],
+        first["structuredContent"]["data"]["id"]
+    );
+    let reused = server
+        .call_tool(
+            &token,
+            "dunning_customers_create",
+            json!({"name": "Outro", "document": "11144477735", "idempotency_key": "mcp-1"}),
+        )
+        .await;
+    assert_eq!(tool_problem(&reused)["code"], "idempotency_key_reused");
+}
+
+#[tokio::test]
+async fn every_authenticated_response_carries_rate_limit_headers_and_mcp_meta_repeats_them() {
+    let server = TestServer::start().await;
+    let answer = server
+        .rest("GET", "/v1/me", &server.token(0, "admin", "api"), None)
+        .await;
+    assert_eq!(answer.header("ratelimit-limit"), Some("600"));
+    assert_eq!(answer.header("ratelimit-remaining"), Some("599"));
+    assert!(
+        answer
+            .header("ratelimit-reset")
+            .unwrap()
+            .parse::<u64>()
+            .unwrap()
+            <= 60
+    );
+    let result = server
+        .call_tool(
+            &server.token(0, "admin", "mcp"),
+            "dunning_charges_list",
+            json!({}),
+        )
+        .await;
+    let rate = &result["structuredContent"]["meta"]["rate_limit"];
+    assert_eq!(rate["limit"], 600);
+    assert_eq!(rate["remaining"], 599);
+}
+
+#[tokio::test]
+async fn a_spent_window_is_429_with_retry_after_and_counts_per_token() {
+    let server = TestServer::start().await;
+    let org = server.org_id(0).to_string();
+    let db = &server.state.db;
+    let person = kobana_dunning::store::orgs::find_person(
+        db,
+        &org,
+        &server.credentials.organizations[0].people[3].email,
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    let token = kobana_dunning::auth::tokens::generate(kobana_dunning::auth::Audience::Mcp);
+    let scopes: Vec<String> = kobana_dunning::auth::roles::permissions("viewer")
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    kobana_dunning::store::orgs::create_token(
+        db,
+        kobana_dunning::store::orgs::NewToken {
+            organization_id: &org,
+            person_id: &person.id,
+            audience: "mcp",
+            scopes: &scopes,
+            token_hash: &kobana_dunning::auth::tokens::hash(&token),
+            label: None,
+            rate_limit: Some((2, 3600)),
+        },
+    )
+    .await
+    .unwrap();
+    for _ in 0..2 {
+        let ok = server.call_tool(&token, "dunning_me", json!({})).await;
+        assert!(ok.get("isError").is_none(), "{ok}");
+    }
+    let limited = server.call_tool(&token, "dunning_me", json!({})).await;
+    let problem = tool_problem(&limited);
+    assert_eq!(problem["status"], 429);
+    assert_eq!(problem["code"], "rate_limited");
+    let retry = problem["retry_after"].as_u64().unwrap();
+    assert!(retry > 0 && retry <= 3600);
+    assert_eq!(
+        problem["detail"],
+        format!("Rate limit exceeded: retry in {retry} seconds")
+    );
+    // Another token of the same person is not affected.
+    let other = server
+        .call_tool(&server.token(0, "viewer", "mcp"), "dunning_me", json!({}))
+        .await;
+    assert!(other.get("isError").is_none());
+}
+
+#[tokio::test]
+async fn an_organization_limit_applies_to_tokens_without_their_own() {
+    let server = TestServer::start().await;
+    kobana_dunning::store::orgs::set_organization_rate_limit(
+        &server.state.db,
+        server.org_id(1),
+        Some((1, 3600)),
+    )
+    .await
+    .unwrap();
+    let token = server.token(1, "admin", "api");
+    assert_eq!(
+        server.rest("GET", "/v1/me", &token, None).await.status,
+        StatusCode::OK
+    );
+    let limited = server.rest("GET", "/v1/me", &token, None).await;
+    assert_eq!(limited.status, StatusCode::TOO_MANY_REQUESTS);
+    assert!(limited.header("retry-after").is_some());
+    assert_eq!(limited.header("ratelimit-remaining"), Some("0"));
+}
