@@ -59,10 +59,10 @@ pub async fn list(
         _ => "due_date",
     };
     filter.descending = input.choice("sort_order", &["asc", "desc"]) == Some("desc");
-    if let (Some(from), Some(to)) = (&filter.due_date_from, &filter.due_date_to) {
-        if from > to {
-            input.error("due_date_to", "range", "Must not be before due_date_from");
-        }
+    if let (Some(from), Some(to)) = (&filter.due_date_from, &filter.due_date_to)
+        && from > to
+    {
+        input.error("due_date_to", "range", "Must not be before due_date_from");
     }
     input.finish()?;
     let rows = store::list(&state.db, &p.organization_id, &filter, page).await?;
@@ -128,17 +128,16 @@ pub async fn create(
     let interest_bp = percent_bp(&mut input, "interest_percent", 1000).unwrap_or(100);
     let tags = input.string_list("tags", 20, 40).unwrap_or_default();
     let plan = read_collection_plan(&mut input);
-    if let Some(customer_id) = &customer_id {
-        if customers::get(&state.db, &p.organization_id, customer_id)
+    if let Some(customer_id) = &customer_id
+        && customers::get(&state.db, &p.organization_id, customer_id)
             .await?
             .is_none()
-        {
-            input.error(
-                "customer_id",
-                "not_found",
-                format!("No customer with id '{customer_id}' in this organization"),
-            );
-        }
+    {
+        input.error(
+            "customer_id",
+            "not_found",
+            format!("No customer with id '{customer_id}' in this organization"),
+        );
     }
     input.finish()?;
     let (Some(customer_id), Some(description), Some(amount), Some(due_date)) =

@@ -33,7 +33,7 @@ impl Cents {
         let reais = (abs / 100).to_string();
         let mut grouped = String::new();
         for (i, c) in reais.chars().enumerate() {
-            if i > 0 && (reais.len() - i) % 3 == 0 {
+            if i > 0 && (reais.len() - i).is_multiple_of(3) {
                 grouped.push('.');
             }
             grouped.push(c);

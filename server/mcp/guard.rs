@@ -32,18 +32,17 @@ pub fn check(
             return Some(response);
         }
     }
-    if settings.loopback_only {
-        if let Some(host) = host {
-            if !is_loopback_host(host) {
-                let error = RpcError::new(
-                    ErrorCode::SERVER_ERROR,
-                    format!(
-                        "Forbidden: Host '{host}' is not a loopback name; this server is bound to loopback"
-                    ),
-                );
-                return Some(error_response(StatusCode::FORBIDDEN, version, &error));
-            }
-        }
+    if settings.loopback_only
+        && let Some(host) = host
+        && !is_loopback_host(host)
+    {
+        let error = RpcError::new(
+            ErrorCode::SERVER_ERROR,
+            format!(
+                "Forbidden: Host '{host}' is not a loopback name; this server is bound to loopback"
+            ),
+        );
+        return Some(error_response(StatusCode::FORBIDDEN, version, &error));
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or("null");

@@ -98,13 +98,13 @@ pub fn classify(value: &Value) -> Result<Message, RpcError> {
         ));
     }
     let id = object.get("id").cloned();
-    if let Some(id) = &id {
-        if !(id.is_string() || id.is_number()) {
-            return Err(RpcError::new(
-                ErrorCode::INVALID_REQUEST,
-                "Invalid Request: id must be a string or a number",
-            ));
-        }
+    if let Some(id) = &id
+        && !(id.is_string() || id.is_number())
+    {
+        return Err(RpcError::new(
+            ErrorCode::INVALID_REQUEST,
+            "Invalid Request: id must be a string or a number",
+        ));
     }
     match object.get("method") {
         Some(Value::String(method)) => {

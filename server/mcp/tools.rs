@@ -77,11 +77,11 @@ pub async fn call(
     )? {
         return Ok(answer);
     }
-    if tool.server_idempotency_key {
-        if let Some(arg) = idempotency_argument(tool).filter(|a| !arguments.contains_key(*a)) {
-            let key = confirm::derived_idempotency_key(caller, tool, &arguments);
-            arguments.insert(arg.to_string(), Value::String(key));
-        }
+    if tool.server_idempotency_key
+        && let Some(arg) = idempotency_argument(tool).filter(|a| !arguments.contains_key(*a))
+    {
+        let key = confirm::derived_idempotency_key(caller, tool, &arguments);
+        arguments.insert(arg.to_string(), Value::String(key));
     }
     let response = dispatch::run(endpoint, caller, tool, &arguments).await;
     Ok(results::from_response(tool, &arguments, response))

@@ -52,17 +52,19 @@ pub async fn claim(
     read(db, organization_id, key).await
 }
 
+/// A stored record: hash, state, and the response once there is one.
+type RecordRow = (String, String, Option<i64>, Option<String>, Option<String>);
+
 /// What the key holds now (`None` if it vanished: released after a failure).
 pub async fn read(db: &Db, organization_id: &str, key: &str) -> Result<Option<Existing>> {
-    let row: Option<(String, String, Option<i64>, Option<String>, Option<String>)> =
-        sqlx::query_as(
-            "SELECT request_hash, state, response_status, response_headers, response_body
+    let row: Option<RecordRow> = sqlx::query_as(
+        "SELECT request_hash, state, response_status, response_headers, response_body
          FROM idempotency_records WHERE organization_id = $1 AND idempotency_key = $2",
-        )
-        .bind(organization_id)
-        .bind(key)
-        .fetch_optional(&db.pool)
-        .await?;
+    )
+    .bind(organization_id)
+    .bind(key)
+    .fetch_optional(&db.pool)
+    .await?;
     Ok(row.map(
         |(request_hash, state, status, headers, body)| match (state.as_str(), status) {
             ("done", Some(status)) => Existing::Done {

@@ -104,10 +104,10 @@ fn create_sqlite_parent_dir(url: &str) {
     if path.is_empty() || path == ":memory:" {
         return;
     }
-    if let Some(parent) = std::path::Path::new(path).parent() {
-        if !parent.as_os_str().is_empty() {
-            let _ = std::fs::create_dir_all(parent);
-        }
+    if let Some(parent) = std::path::Path::new(path).parent()
+        && !parent.as_os_str().is_empty()
+    {
+        let _ = std::fs::create_dir_all(parent);
     }
 }
 

@@ -195,10 +195,11 @@ class DemoData:
 
     def new_charge(self, label: str) -> str:
         """A fresh pending charge (via REST) for the confirmation round trip to cancel or keep.
-        Whole amounts: the confirmation cases should not depend on how clients check `multipleOf`."""
+        Whole amounts, so these cases do not depend on how clients check `multipleOf`; large ones, so
+        the charges never reach the cheapest-first page of the `read` case (demo data only there)."""
         due = time.strftime("%Y-%m-%d", time.gmtime(time.time() + 30 * 86400))
         body = {"customer_id": self.customer["id"], "description": f"Interop {label}",
-                "amount": float(random.randint(10, 900)), "due_date": due}
+                "amount": float(random.randint(50000, 90000)), "due_date": due}
         return self.server.rest("/v1/charges", method="POST", body=body)["data"]["id"]
 
     def context(self, spec: ClientSpec) -> dict:
@@ -257,6 +258,8 @@ def run_client(spec: ClientSpec, ctx: dict, workdir: Path, timeout: float = 120)
     except (IndexError, ValueError):
         msg = f"client crashed (exit {proc.returncode}): {(proc.stderr or proc.stdout)[-600:]}"
         report = {"cases": {c: {"status": "fail", "detail": msg} for c in spec.cases}}
+    for r in report.get("cases", {}).values():  # one line per detail (SDK messages span lines)
+        r["detail"] = " ".join(str(r.get("detail", "")).split())
     report["seconds"] = round(time.monotonic() - started, 1)
     report["stderr"] = proc.stderr[-2000:]
     return report

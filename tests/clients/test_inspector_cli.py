@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from harness import EXPECTED_TOOL_COUNTS, HERE, NODE
+from harness import EXPECTED_TOOL_COUNTS, HERE, NODE, http_json
 
 CLI_DIR = HERE / "node_modules" / "@modelcontextprotocol" / "inspector-cli" / "build"
 
@@ -34,3 +34,8 @@ def test_inspector_cli_lists_tools(server, role):
     assert all(t.get("inputSchema", {}).get("type") == "object" for t in tools)
     if role == "viewer":
         assert "dunning_customers_create" not in names
+    # The same list, in the same order, as a plain tools/list request returns.
+    status, _, body = http_json(server.mcp_url, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                                {"Authorization": f"Bearer {token}", "MCP-Protocol-Version": "2025-06-18"})
+    assert status == 200, body
+    assert names == [t["name"] for t in body["result"]["tools"]]

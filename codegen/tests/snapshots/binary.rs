@@ -73,6 +73,8 @@ pub static RESOURCE_TEMPLATES: &[ResourceSpec] = &[
         json: r#"{"uriTemplate":"demo://statements/{id}.pdf","name":"files_statement","title":"Debtor statement","description":"Debtor statement","mimeType":"application/pdf"}"#,
     },
 ];
+/// Prompts, in `prompts/list` order.
+pub static PROMPTS: &[PromptSpec] = &[];
 /// The server's `instructions`.
 pub static INSTRUCTIONS: &str = r#"Test instructions: the organization comes from the token."#;
 /// The OpenAPI document the tables were generated from, as compact JSON.

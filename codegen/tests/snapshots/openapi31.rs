@@ -95,6 +95,8 @@ pub static TOOLS: &[ToolSpec] = &[
 pub static RESOURCES: &[ResourceSpec] = &[];
 /// Resource templates (URIs with `{variables}`).
 pub static RESOURCE_TEMPLATES: &[ResourceSpec] = &[];
+/// Prompts, in `prompts/list` order.
+pub static PROMPTS: &[PromptSpec] = &[];
 /// The server's `instructions`.
 pub static INSTRUCTIONS: &str = r#"Test instructions: the organization comes from the token."#;
 /// The OpenAPI document the tables were generated from, as compact JSON.

@@ -180,6 +180,8 @@ pub static RESOURCE_TEMPLATES: &[ResourceSpec] = &[
         json: r#"{"uriTemplate":"demo://charges/{id}","name":"charge","title":"Get a charge","description":"Get a charge","mimeType":"application/json"}"#,
     },
 ];
+/// Prompts, in `prompts/list` order.
+pub static PROMPTS: &[PromptSpec] = &[];
 /// The server's `instructions`.
 pub static INSTRUCTIONS: &str = r#"Test instructions: the organization comes from the token."#;
 /// The OpenAPI document the tables were generated from, as compact JSON.
