@@ -7,6 +7,7 @@
 
 mod charges;
 mod customers;
+mod files;
 mod idempotency;
 pub mod input;
 mod limits;
@@ -83,6 +84,7 @@ fn handler_for(tool: &'static ToolSpec) -> Option<MethodRouter<AppState>> {
         "customers_create" => on(f, customers::create),
         "customers_get" => on(f, customers::get),
         "customers_update" => on(f, customers::update),
+        "customers_statement" => on(f, files::customer_statement),
         "charges_list" => on(f, charges::list),
         "charges_create" => on(f, charges::create),
         "charges_get" => on(f, charges::get),

@@ -45,6 +45,8 @@ impl Audience {
 pub struct Principal {
     pub organization_id: String,
     pub organization_name: String,
+    /// The organization's CNPJ, normalised (for the documents it issues).
+    pub organization_document: String,
     pub person_id: String,
     pub person_name: String,
     pub person_email: String,
@@ -70,6 +72,7 @@ impl Principal {
         Principal {
             organization_id: record.organization.id,
             organization_name: record.organization.name,
+            organization_document: record.organization.legal_document,
             person_id: record.person.id,
             person_name: record.person.name,
             person_email: record.person.email,

@@ -411,3 +411,21 @@ pub async fn cancel(
     .await?;
     Ok(done.rows_affected() == 1)
 }
+
+/// Every charge of one customer, oldest due date first (for statements).
+pub async fn for_customer(
+    db: &Db,
+    organization_id: &str,
+    customer_id: &str,
+) -> Result<Vec<Charge>> {
+    let sql = format!(
+        "SELECT {COLUMNS} FROM charges WHERE organization_id = $1 AND customer_id = $2 ORDER BY due_date, id"
+    );
+    let rows = sqlx::query(AssertSqlSafe(sql))
+        .bind(organization_id)
+        .bind(customer_id)
+        .fetch_all(&db.pool)
+        .await?;
+    let today = super::today();
+    rows.iter().map(|r| from_row(r, today)).collect()
+}

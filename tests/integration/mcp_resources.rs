@@ -252,3 +252,65 @@ async fn completions_come_from_the_callers_organization() {
     let unknown = server.mcp(&token, "completion/complete", json!({"ref": {"type": "ref/prompt", "name": "nope"}, "argument": {"name": "x", "value": ""}})).await;
     assert_eq!(unknown.body["error"]["code"], -32602);
 }
+
+#[tokio::test]
+async fn a_pdf_is_described_by_the_tool_and_served_as_a_blob_resource() {
+    use base64::Engine;
+    let server = TestServer::start().await;
+    let token = server.token(0, "viewer", "mcp");
+    let customers = server
+        .call_tool(&token, "dunning_customers_list", json!({"q": "Conceição"}))
+        .await;
+    let id = customers["structuredContent"]["data"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    let rest = server
+        .rest(
+            "GET",
+            &format!("/v1/customers/{id}/statement"),
+            &server.token(0, "viewer", "api"),
+            None,
+        )
+        .await;
+    assert_eq!(rest.status, StatusCode::OK);
+    assert_eq!(rest.header("content-type"), Some("application/pdf"));
+    assert!(rest.text.starts_with("%PDF-"));
+
+    let described = server
+        .call_tool(&token, "dunning_customers_statement", json!({"id": id}))
+        .await;
+    let descriptor = &described["structuredContent"];
+    let uri = format!("kobana://dunning/customers/{id}/statement.pdf");
+    assert_eq!(descriptor["content_type"], "application/pdf");
+    assert_eq!(
+        descriptor["download_path"],
+        format!("/v1/customers/{id}/statement")
+    );
+    assert_eq!(descriptor["resource_uri"], uri);
+    assert!(descriptor["byte_size"].as_u64().unwrap() > 1000);
+    assert!(
+        !described["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("%PDF"),
+        "never the bytes"
+    );
+    assert_eq!(described["content"][1]["type"], "resource_link");
+    assert_eq!(described["content"][1]["uri"], uri);
+
+    let read = server
+        .mcp(&token, "resources/read", json!({"uri": uri}))
+        .await;
+    let content = &read.body["result"]["contents"][0];
+    assert_eq!(content["mimeType"], "application/pdf");
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(content["blob"].as_str().unwrap())
+        .unwrap();
+    assert!(bytes.starts_with(b"%PDF-"));
+    assert_eq!(
+        bytes.len() as u64,
+        descriptor["byte_size"].as_u64().unwrap()
+    );
+}
