@@ -30,6 +30,9 @@ pub struct Config {
     pub reject_unconfirmed_in_handshake_era: bool,
     /// OAuth authorization servers announced in the protected resource metadata.
     pub authorization_servers: Vec<String>,
+    /// Run the background workers (collection plans, deliveries, webhooks, exports). Tests
+    /// turn them off and step them explicitly.
+    pub run_engine: bool,
 }
 
 impl Config {
@@ -48,6 +51,7 @@ impl Config {
             confirmation_secret: random_secret(),
             reject_unconfirmed_in_handshake_era: false,
             authorization_servers: Vec::new(),
+            run_engine: true,
         }
     }
 

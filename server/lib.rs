@@ -9,6 +9,7 @@ pub mod config;
 pub mod demo;
 pub mod documents;
 pub mod domain;
+pub mod engine;
 pub mod mcp;
 pub mod state;
 pub mod store;

@@ -137,12 +137,22 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         print_welcome(&base_url, &config, None);
     }
     let state = AppState::new(db, config);
-    axum::serve(listener, app(state))
+    let workers = if state.config.run_engine {
+        kobana_dunning::engine::start(state.clone())
+    } else {
+        Vec::new()
+    };
+    let served = axum::serve(listener, app(state))
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;
         })
         .await
-        .map_err(|e| e.to_string())
+        .map_err(|e| e.to_string());
+    // Pending work is in the database: stopping the workers mid-step loses nothing.
+    for worker in workers {
+        worker.abort();
+    }
+    served
 }
 
 fn write_credentials(path: &PathBuf, credentials: &demo::Credentials) -> Result<(), String> {

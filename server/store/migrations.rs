@@ -1,7 +1,9 @@
 //! Schema migrations, written in the SQL subset SQLite and PostgreSQL share.
 //!
 //! Each migration is a list of statements applied in one transaction and recorded in
-//! `schema_migrations`; a migration never changes once released: add a new one.
+//! `schema_migrations`; a migration never changes once released: add a new one. Versions
+//! 1–2 are the core (here); each area keeps its own statements beside its queries
+//! (`store::<area>::MIGRATION`) and is listed in `MIGRATIONS` under its own version.
 
 use sqlx::Executor;
 
@@ -142,7 +144,9 @@ pub async fn run(db: &Db) -> Result<bool> {
         .fetch_all(&db.pool)
         .await?;
     let fresh = applied.is_empty();
-    for (version, description, statements) in MIGRATIONS {
+    let mut ordered: Vec<_> = MIGRATIONS.iter().collect();
+    ordered.sort_by_key(|m| m.0);
+    for (version, description, statements) in ordered {
         if applied.contains(version) {
             continue;
         }
