@@ -39,6 +39,9 @@ pub struct Charge {
     pub updated_at: String,
     #[serde(skip)]
     pub version: i64,
+    /// The dispute that pauses collection of this charge, while one is open.
+    #[serde(skip)]
+    pub open_dispute_id: Option<String>,
     #[serde(skip)]
     pub amount_cents: i64,
     #[serde(skip)]
@@ -79,7 +82,8 @@ pub struct ChargeFilter {
 }
 
 const COLUMNS: &str = "id, customer_id, description, amount_cents, paid_cents, fine_bp, interest_bp, due_date, state, tags,
-    collection_plan_id, agreement_id, negativation_status, protest_status, paid_at, canceled_at, version, created_at, updated_at";
+    collection_plan_id, agreement_id, negativation_status, protest_status, paid_at, canceled_at, version, created_at, updated_at,
+    open_dispute_id";
 
 fn parse_date(text: &str) -> Result<Date> {
     let format = time::macros::format_description!("[year]-[month]-[day]");
@@ -136,6 +140,7 @@ fn from_row(row: &AnyRow, today: Date) -> Result<Charge> {
         version: row.try_get("version")?,
         created_at: row.try_get("created_at")?,
         updated_at: row.try_get("updated_at")?,
+        open_dispute_id: row.try_get("open_dispute_id")?,
         amount_cents,
         paid_cents,
     })

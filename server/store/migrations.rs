@@ -127,6 +127,17 @@ const MIGRATIONS: &[(i64, &str, &[&str])] = &[
         )",
         ],
     ),
+    (
+        3,
+        "charges know their open dispute",
+        &[
+            // Set by disputes when one opens on the charge, cleared when it is resolved:
+            // collection (plans, notices, negativation, protest) checks it without knowing
+            // about disputes.
+            "ALTER TABLE charges ADD COLUMN open_dispute_id TEXT",
+        ],
+    ),
+    // Areas add their migration here, one tuple each: (version, description, statements).
 ];
 
 /// Apply what is pending. Returns true when the database had no migration before (new).
