@@ -45,6 +45,21 @@ struct ServeArgs {
     /// Let `initialize`, `ping`, `server/discover` and `tools/list` work without a token.
     #[arg(long, env = "DUNNING_PUBLIC_CATALOG")]
     public_catalog: bool,
+    /// Public URL of the service; requests through other hosts are redirected to it.
+    #[arg(long, env = "DUNNING_CANONICAL_URL")]
+    canonical_url: Option<String>,
+    /// Browser origins allowed on /mcp besides the server's own (repeat, or comma-separated).
+    #[arg(long = "allowed-origin", env = "DUNNING_ALLOWED_ORIGINS", value_delimiter = ',')]
+    allowed_origins: Vec<String>,
+    /// HMAC key for confirmation states; give every replica the same one.
+    #[arg(long, env = "DUNNING_CONFIRMATION_SECRET", hide_env_values = true)]
+    confirmation_secret: Option<String>,
+    /// Refuse destructive tools to handshake-era MCP clients, which cannot be asked to confirm.
+    #[arg(long = "reject-unconfirmed", env = "DUNNING_REJECT_UNCONFIRMED")]
+    reject_unconfirmed: bool,
+    /// OAuth authorization servers to name in the protected resource metadata.
+    #[arg(long = "authorization-server", env = "DUNNING_AUTHORIZATION_SERVERS", value_delimiter = ',')]
+    authorization_servers: Vec<String>,
 }
 
 #[derive(Args, Clone)]
@@ -115,7 +130,16 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         seed_demo: !args.no_demo,
         demo_credentials_path: Some(PathBuf::from("data/demo-credentials.json")),
         public_catalog: args.public_catalog,
+        canonical_url: args.canonical_url.clone(),
+        allowed_origins: args.allowed_origins.clone(),
+        reject_unconfirmed_in_handshake_era: args.reject_unconfirmed,
+        authorization_servers: args.authorization_servers.clone(),
         ..Config::local()
+    };
+    let config = match &args.confirmation_secret {
+        Some(secret) if secret.len() < 16 => return Err("the confirmation secret must have at least 16 characters".into()),
+        Some(secret) => Config { confirmation_secret: secret.as_bytes().to_vec(), ..config },
+        None => config,
     };
     let (db, fresh) = Db::open(&config.database_url)
         .await
