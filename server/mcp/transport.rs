@@ -82,9 +82,22 @@ pub async fn handle(
             );
         }
     };
-    match value {
-        Value::Array(items) => handle_batch(&endpoint, &headers, items).await,
-        single => handle_single(&endpoint, &headers, &single).await,
+    // A fault anywhere below (authentication, batching, a method) must cost one request, not
+    // the server: run it on its own task and answer 500 if that task dies.
+    let fallback = version.to_string();
+    let work = tokio::spawn(async move {
+        match value {
+            Value::Array(items) => handle_batch(&endpoint, &headers, items).await,
+            single => handle_single(&endpoint, &headers, &single).await,
+        }
+    });
+    match work.await {
+        Ok(response) => response,
+        Err(e) => {
+            tracing::error!("MCP request failed: {e}");
+            let error = RpcError::new(ErrorCode::INTERNAL_ERROR, "Internal error");
+            rpc_response(StatusCode::INTERNAL_SERVER_ERROR, &fallback, jsonrpc::failure(None, &error))
+        }
     }
 }
 

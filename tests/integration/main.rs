@@ -11,6 +11,7 @@ mod charges;
 mod customers;
 mod idempotency_and_limits;
 mod mcp_confirmation;
+mod mcp_generic;
 mod mcp_guard;
 mod mcp_handshake;
 mod mcp_resources;
