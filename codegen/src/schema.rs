@@ -20,6 +20,8 @@
 //!   fields over time.
 //! - OpenAPI-only keywords go: `nullable`, `discriminator`, `xml`, `externalDocs`, `x-*`;
 //!   `example` becomes `examples: [...]`; 3.0 boolean `exclusiveMinimum` becomes numeric.
+//! - A fractional `multipleOf` (money's `0.01`) moves into the description: validators judge
+//!   it in binary floating point and refuse valid amounts such as 258.65.
 
 use serde_json::{Map, Value, json};
 
@@ -166,11 +168,18 @@ impl<'a> Converter<'a, '_> {
 
         let mut out = Map::new();
         let mut nullable = false;
+        let mut fractional_step: Option<&Value> = None;
         let mut dropped_props: Vec<String> = Vec::new();
         for (key, value) in obj {
             let key_str = key.as_str();
             match key_str {
                 "nullable" => nullable = value == &Value::Bool(true),
+                // `multipleOf: 0.01` judged in binary floating point refuses valid values
+                // (258.65 / 0.01 = 25864.999...), and client validators (Ajv, jsonschema) do
+                // exactly that: say it in the description instead.
+                "multipleOf" if value.as_f64().is_some_and(|m| m.fract() != 0.0) => {
+                    fractional_step = Some(value);
+                }
                 _ if DROPPED.contains(&key_str) || key_str.starts_with("x-") => {}
                 "example" => {
                     if !obj.contains_key("examples") {
@@ -250,6 +259,14 @@ impl<'a> Converter<'a, '_> {
         }
         if matches!(out.get("required"), Some(Value::Array(r)) if r.is_empty()) {
             out.remove("required");
+        }
+        if let Some(step) = fractional_step {
+            let note = format!("A multiple of {step}.");
+            let description = match out.get("description").and_then(Value::as_str) {
+                Some(text) => format!("{} {note}", text.trim_end()),
+                None => note,
+            };
+            out.insert("description".into(), Value::String(description));
         }
         let mut out = merge_all_of(out);
         if nullable {
@@ -675,6 +692,14 @@ mod tests {
             out,
             json!({"type": "number", "exclusiveMinimum": 0, "examples": [5], "format": "double"})
         );
+    }
+
+    #[test]
+    fn a_fractional_multiple_of_moves_into_the_description() {
+        let out = conv(json!({}), json!({"type": "number", "multipleOf": 0.01, "description": "Amount in BRL."}), Direction::Output);
+        assert_eq!(out, json!({"type": "number", "description": "Amount in BRL. A multiple of 0.01."}));
+        let whole = conv(json!({}), json!({"type": "integer", "multipleOf": 5}), Direction::Input);
+        assert_eq!(whole, json!({"type": "integer", "multipleOf": 5}));
     }
 
     #[test]

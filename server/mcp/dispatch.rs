@@ -107,9 +107,6 @@ pub fn check_arguments(tool: &ToolSpec, arguments: &Map<String, Value>) -> Resul
             if field.is_empty() || errors.iter().any(|e| e.0 == field) {
                 continue;
             }
-            if is_cent_rounding_noise(&error, &instance) {
-                continue;
-            }
             let pointer = path.trim_start_matches('/').replace('/', ".");
             errors.push((
                 field,
@@ -123,25 +120,6 @@ pub fn check_arguments(tool: &ToolSpec, arguments: &Map<String, Value>) -> Resul
     } else {
         Err(validation_problem(errors))
     }
-}
-
-/// `multipleOf: 0.01` judged in binary floating point refuses amounts like 0.29
-/// (0.29 / 0.01 = 28.999999999999996). Money is judged in centavos instead.
-fn is_cent_rounding_noise(error: &jsonschema::ValidationError<'_>, instance: &Value) -> bool {
-    let jsonschema::error::ValidationErrorKind::MultipleOf { multiple_of, .. } = error.kind()
-    else {
-        return false;
-    };
-    let pointer = error.instance_path().to_string();
-    let Some(value) = instance.pointer(&pointer).and_then(Value::as_f64) else {
-        return false;
-    };
-    let multiple = *multiple_of;
-    if multiple <= 0.0 {
-        return false;
-    }
-    let ratio = value / multiple;
-    (ratio - ratio.round()).abs() < 1e-6
 }
 
 /// Send the operation's request through the `/v1` router and read the answer.
