@@ -20,3 +20,8 @@ if cargo nextest --version >/dev/null 2>&1; then
 else
   cargo test --workspace --locked --no-fail-fast
 fi
+
+echo "== MCP interoperability: official SDK clients, conformance suite, Inspector CLI (tests/clients)"
+tests/clients/setup.sh
+cargo build --locked
+.venv/bin/python -m pytest tests/clients
