@@ -33,6 +33,9 @@ pub struct Config {
     /// Run the background workers (collection plans, deliveries, webhooks, exports). Tests
     /// turn them off and step them explicitly.
     pub run_engine: bool,
+    /// `smtp://[user[:password]@]host[:port][?from=address]`: debtor e-mails go out through
+    /// this server (`DUNNING_SMTP_URL`); without it they go to the sandbox provider.
+    pub smtp_url: Option<String>,
 }
 
 impl Config {
@@ -52,6 +55,7 @@ impl Config {
             reject_unconfirmed_in_handshake_era: false,
             authorization_servers: Vec::new(),
             run_engine: true,
+            smtp_url: None,
         }
     }
 

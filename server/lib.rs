@@ -10,6 +10,7 @@ pub mod demo;
 pub mod documents;
 pub mod domain;
 pub mod engine;
+pub mod generated;
 pub mod mcp;
 pub mod state;
 pub mod store;
@@ -22,7 +23,8 @@ pub use state::AppState;
 /// The whole server: `/v1`, `/mcp` and the well-known documents, ready to serve.
 pub fn app(state: AppState) -> Router {
     let v1 = api::router(state.clone());
-    let mcp = mcp::router(mcp_host(&state), v1.clone(), state.config.mcp_settings());
+    let settings = state.config.mcp_settings();
+    let mcp = mcp::router(generated::CATALOG, mcp_host(&state), v1.clone(), settings);
     Router::new().merge(v1).merge(mcp)
 }
 

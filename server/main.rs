@@ -45,6 +45,9 @@ struct ServeArgs {
     /// Let `initialize`, `ping`, `server/discover` and `tools/list` work without a token.
     #[arg(long, env = "DUNNING_PUBLIC_CATALOG")]
     public_catalog: bool,
+    /// Send debtor e-mails through this SMTP server: `smtp://[user[:password]@]host[:port][?from=address]`.
+    #[arg(long, env = "DUNNING_SMTP_URL")]
+    smtp_url: Option<String>,
     /// Public URL of the service; requests through other hosts are redirected to it.
     #[arg(long, env = "DUNNING_CANONICAL_URL")]
     canonical_url: Option<String>,
@@ -130,6 +133,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         seed_demo: !args.no_demo,
         demo_credentials_path: Some(PathBuf::from("data/demo-credentials.json")),
         public_catalog: args.public_catalog,
+        smtp_url: args.smtp_url.clone(),
         canonical_url: args.canonical_url.clone(),
         allowed_origins: args.allowed_origins.clone(),
         reject_unconfirmed_in_handshake_era: args.reject_unconfirmed,

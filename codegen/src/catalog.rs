@@ -11,7 +11,12 @@ use crate::ir::{Operation, Resource};
 
 /// `{"tools": [...], "resourceTemplates": [...], "resources": [...]}`.
 pub(crate) fn catalog(ops: &[Operation]) -> Value {
-    let tools: Vec<Value> = ops.iter().map(tool).collect();
+    // Operations that serve prompts are listed with the prompts, not here.
+    let tools: Vec<Value> = ops
+        .iter()
+        .filter(|op| op.response.is_tool())
+        .map(tool)
+        .collect();
     let resources = ops.iter().filter_map(|op| op.resource.as_ref());
     let (templates, fixed): (Vec<&Resource>, Vec<&Resource>) =
         resources.partition(|r| r.is_template);
@@ -30,7 +35,9 @@ pub(crate) fn tool(op: &Operation) -> Value {
     tool.insert("title".into(), json!(op.title));
     tool.insert("description".into(), json!(op.description));
     tool.insert("inputSchema".into(), op.input_schema.clone());
-    tool.insert("outputSchema".into(), op.output_schema.clone());
+    if let Some(schema) = &op.output_schema {
+        tool.insert("outputSchema".into(), schema.clone());
+    }
     tool.insert(
         "annotations".into(),
         json!({

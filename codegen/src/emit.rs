@@ -49,7 +49,8 @@ pub(crate) fn source(
     let openapi_json = lit(texts.openapi_json);
     let catalog_json = lit(texts.catalog_json);
     let tokens = quote! {
-        /// One entry per MCP tool, in `tools/list` order.
+        /// One entry per operation, in `tools/list` order: the MCP tools, and the operations
+        /// that serve prompts (`ResponseKind::PromptResult`, never listed as tools).
         pub static TOOLS: &[ToolSpec] = &[#(#tool_specs),*];
         /// Resources with a fixed URI.
         pub static RESOURCES: &[ResourceSpec] = &[#(#resources),*];
@@ -63,6 +64,16 @@ pub(crate) fn source(
         pub static OPENAPI_JSON: &str = #openapi_json;
         /// The whole catalog (`tools`, `resourceTemplates`, `resources`) as compact JSON.
         pub static CATALOG_JSON: &str = #catalog_json;
+        /// All of the above, as the MCP layer takes it.
+        pub static CATALOG: Catalog = Catalog {
+            tools: TOOLS,
+            resources: RESOURCES,
+            resource_templates: RESOURCE_TEMPLATES,
+            prompts: PROMPTS,
+            instructions: INSTRUCTIONS,
+            openapi_json: OPENAPI_JSON,
+            catalog_json: CATALOG_JSON,
+        };
     };
     let file: syn::File = syn::parse2(tokens).expect("the emitters produce valid Rust items");
     prettyplease::unparse(&file)
@@ -82,7 +93,13 @@ fn tool_spec(op: &Operation, json: &Value) -> TokenStream {
     let scopes = &op.scopes;
     let resource_uri = option_str(op.resource.as_ref().map(|r| r.uri.as_str()));
     let input_schema = lit(&compact(&op.input_schema));
-    let output_schema = lit(&compact(&op.output_schema));
+    let output_schema = match &op.output_schema {
+        Some(schema) => {
+            let schema = lit(&compact(schema));
+            quote!(Some(#schema))
+        }
+        None => quote!(None),
+    };
     let tool_json = lit(&compact(json));
     quote! {
         ToolSpec {
@@ -99,7 +116,7 @@ fn tool_spec(op: &Operation, json: &Value) -> TokenStream {
             scopes: &[#(#scopes),*],
             resource_uri: #resource_uri,
             input_schema: #input_schema,
-            output_schema: Some(#output_schema),
+            output_schema: #output_schema,
             tool_json: #tool_json,
         }
     }
@@ -120,6 +137,7 @@ fn prompt_spec(prompt: &Prompt) -> TokenStream {
     });
     let tools = &prompt.tools;
     let template = lit(&prompt.template);
+    let operation = option_str(prompt.operation.as_deref());
     let json = lit(&compact(&crate::prompts::json(prompt)));
     quote! {
         PromptSpec {
@@ -129,6 +147,7 @@ fn prompt_spec(prompt: &Prompt) -> TokenStream {
             arguments: &[#(#arguments),*],
             tools: &[#(#tools),*],
             template: #template,
+            operation: #operation,
             json: #json,
         }
     }
@@ -197,6 +216,8 @@ fn response(r: &ResponseKind) -> TokenStream {
         ResponseKind::Binary { content_type } => {
             quote!(ResponseKind::Binary { content_type: #content_type })
         }
+        ResponseKind::McpResult => quote!(ResponseKind::McpResult),
+        ResponseKind::PromptResult => quote!(ResponseKind::PromptResult),
     }
 }
 

@@ -138,6 +138,19 @@ pub enum ResponseKind {
         /// Media type of the file (the first one the document lists).
         content_type: String,
     },
+    /// `x-mcp.result: mcp`: the JSON body already is an MCP `CallToolResult` (or an
+    /// `InputRequiredResult` asking the client for input), passed through.
+    McpResult,
+    /// `x-mcp.prompt`: the operation serves a prompt, not a tool; its JSON body is an MCP
+    /// `GetPromptResult` (or an `InputRequiredResult`).
+    PromptResult,
+}
+
+impl ResponseKind {
+    /// Whether the operation is a tool (every operation but those serving prompts).
+    pub fn is_tool(&self) -> bool {
+        *self != ResponseKind::PromptResult
+    }
 }
 
 /// MCP tool annotations (the hints).
@@ -209,6 +222,6 @@ pub struct Operation {
     pub server_idempotency_key: bool,
     /// The tool's `inputSchema`.
     pub input_schema: Value,
-    /// The tool's `outputSchema`.
-    pub output_schema: Value,
+    /// The tool's `outputSchema` (none when the operation answers MCP results itself).
+    pub output_schema: Option<Value>,
 }

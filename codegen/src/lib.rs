@@ -67,9 +67,9 @@ pub struct Output {
     /// Repairs made to the document and other things its author should know, each with the
     /// JSON pointer of the place concerned.
     pub warnings: Vec<Diagnostic>,
-    /// Rust items (`TOOLS`, `RESOURCES`, `RESOURCE_TEMPLATES`, `INSTRUCTIONS`,
-    /// `OPENAPI_JSON`, `CATALOG_JSON`) for `include!` inside a module that has
-    /// `use crate::mcp::catalog::*;`, formatted by `prettyplease`.
+    /// Rust items (`TOOLS`, `RESOURCES`, `RESOURCE_TEMPLATES`, `PROMPTS`, `INSTRUCTIONS`,
+    /// `OPENAPI_JSON`, `CATALOG_JSON`, and `CATALOG` gathering them) for `include!` inside a
+    /// module that has the MCP layer's `catalog::*` in scope, formatted by `prettyplease`.
     pub source: String,
 }
 
@@ -164,8 +164,11 @@ pub fn generate(doc: &Value, settings: &Settings) -> Result<Output> {
     let root = xmcp::root(&normalised, &mut diags);
     let strict = settings.strict_clashes.unwrap_or(root.present);
     let parsed = parse::parse(&normalised, &mut diags);
-    let operations = lower::build(&parsed, &root, strict, &mut diags);
-    let prompts = prompts::build(&settings.prompts, &operations, &mut diags);
+    let operations = lower::build(&parsed, doc, &root, strict, &mut diags);
+    let mut prompts = prompts::build(&settings.prompts, &operations, &mut diags);
+    let served = prompts::from_operations(&operations);
+    prompts::check_unique(&prompts, &served, &mut diags);
+    prompts.extend(served);
     if diags.has_errors() {
         let (errors, _) = diags.into_parts();
         return Err(Report { errors });

@@ -22,8 +22,10 @@ use crate::xmcp::{OperationExt, RootExt};
 const IGNORED_HEADERS: &[&str] = &["accept", "content-type", "authorization"];
 
 /// Builds the IR of every operation of `doc` that is not excluded, in tool order.
+/// `original` is the document as written, for schemas kept verbatim (`x-mcp.arguments: body`).
 pub(crate) fn build(
     doc: &Document<'_>,
+    original: &Value,
     root: &RootExt,
     strict: bool,
     diags: &mut Diagnostics,
@@ -36,6 +38,7 @@ pub(crate) fn build(
         }
         let builder = Builder {
             doc,
+            original,
             raw,
             ext,
             strict,
@@ -61,6 +64,7 @@ struct Draft {
 
 struct Builder<'b, 'a> {
     doc: &'b Document<'a>,
+    original: &'b Value,
     raw: &'b RawOperation,
     ext: OperationExt,
     strict: bool,
@@ -95,19 +99,40 @@ impl Builder<'_, '_> {
             ),
         };
 
-        let mut args = self.parameters();
-        let body = self.body(&mut args);
+        let (mut args, body, mut verbatim) = if self.ext.body_arguments {
+            self.body_arguments()
+        } else {
+            let mut args = self.parameters();
+            let body = self.body(&mut args);
+            (args, body, None)
+        };
         self.apply_renames(&mut args);
         self.resolve_clashes(&mut args);
+        self.param_headers(&mut args, verbatim.as_mut());
         let (response, output_schema, response_media) = self.response();
         let annotations = annotations::derive(raw.method, &self.ext);
+        let x_ptr = join(&raw.pointer, "x-mcp");
         if annotations.read_only && annotations.destructive {
             self.diags.error(
-                join(&raw.pointer, "x-mcp"),
+                x_ptr.clone(),
                 "a tool cannot be both read-only and destructive",
             );
         }
-        let input_schema = input_schema(&args, annotations.read_only);
+        if (self.ext.mcp_result || self.ext.prompt) && annotations.destructive {
+            // Such an operation asks the client for input itself, over the same round trip
+            // the confirmation of destructive tools uses.
+            self.diags.error(
+                x_ptr.clone(),
+                "an operation that answers MCP results (`result: mcp` or `prompt`) cannot be destructive",
+            );
+        }
+        if self.ext.prompt {
+            self.check_prompt_arguments(&args);
+        }
+        let input_schema = match verbatim.take() {
+            Some(schema) => schema,
+            None => input_schema(&args, annotations.read_only),
+        };
         let scopes = scopes(raw.op.security.as_ref().or(self.doc.security.as_ref()));
         let ext = std::mem::take(&mut self.ext);
         Draft {
@@ -319,7 +344,144 @@ impl Builder<'_, '_> {
         encoding
     }
 
+    /// `x-mcp.arguments: body`: the arguments object is the JSON request body, and the tool's
+    /// `inputSchema` is the body's schema exactly as the document wrote it (JSON Schema
+    /// 2020-12 keywords that the ordinary conversion drops or merges are kept). Returns the
+    /// arguments (the body's top-level properties), the encoding and that schema.
+    fn body_arguments(&mut self) -> (Vec<Arg>, BodyEncoding, Option<Value>) {
+        let raw = self.raw;
+        let at = join(&join(&raw.pointer, "x-mcp"), "arguments");
+        if !raw.op.parameters.is_empty() || !raw.path_params.is_empty() {
+            self.diags.error(
+                at.clone(),
+                "`arguments: body` takes every argument from the body: the operation may have no parameters",
+            );
+        }
+        let Some(body) = &raw.op.request_body else {
+            self.diags
+                .error(at, "`arguments: body` needs a JSON request body");
+            return (Vec::new(), BodyEncoding::None, None);
+        };
+        let ptr = join(&raw.pointer, "requestBody");
+        let Some((body, body_at)) = resolve::<RequestBody>(self.doc.json, body, &ptr, self.diags)
+        else {
+            return (Vec::new(), BodyEncoding::None, None);
+        };
+        let Some(media) = body.content.keys().find(|m| is_json(m)).cloned() else {
+            self.diags
+                .error(at, "`arguments: body` needs a JSON request body");
+            return (Vec::new(), BodyEncoding::None, None);
+        };
+        let schema_ptr = join(&join(&join(&body_at, "content"), &media), "schema");
+        let Some(schema) = verbatim_schema(self.original, &schema_ptr) else {
+            self.diags.error(
+                schema_ptr,
+                "the body schema of an `arguments: body` operation must be an object schema (`type: object`)",
+            );
+            return (Vec::new(), BodyEncoding::Json, None);
+        };
+        for reference in foreign_refs(&schema) {
+            self.diags.error(
+                schema_ptr.clone(),
+                format!(
+                    "`$ref: {reference}` does not point into the schema's own `$defs`: a verbatim input schema must stand alone"
+                ),
+            );
+        }
+        let required: Vec<&str> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let mut args = Vec::new();
+        if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+            for (wire, prop) in props {
+                args.push(Arg {
+                    // The arguments are the body itself: its property names stay as they are.
+                    name: wire.clone(),
+                    wire_name: wire.clone(),
+                    location: ArgLocation::Body,
+                    schema: prop.clone(),
+                    required: body.required && required.contains(&wire.as_str()),
+                    style: QueryStyle::FormExploded,
+                });
+            }
+        }
+        (args, BodyEncoding::Json, Some(schema))
+    }
+
+    /// `x-mcp.param_headers`: mark each named argument with `x-mcp-header` in the input
+    /// schema (in `verbatim` too, when the schema is the body's own), so 2026-07-28 clients
+    /// mirror its value into `Mcp-Param-<Name>`; only primitive arguments qualify.
+    fn param_headers(&mut self, args: &mut [Arg], mut verbatim: Option<&mut Value>) {
+        let entries = std::mem::take(&mut self.ext.param_headers);
+        for entry in &entries {
+            let Some(arg) = args.iter_mut().find(|a| a.name == entry.argument) else {
+                self.diags.error(
+                    entry.pointer.clone(),
+                    format!(
+                        "`{}` is not an argument of this tool",
+                        entry.argument
+                    ),
+                );
+                continue;
+            };
+            let kind = arg.schema.get("type").and_then(Value::as_str);
+            if !matches!(kind, Some("string" | "integer" | "boolean")) {
+                self.diags.error(
+                    entry.pointer.clone(),
+                    format!(
+                        "argument `{}` must be a string, integer or boolean to travel in a header (it is {})",
+                        entry.argument,
+                        kind.map_or_else(|| "untyped".to_owned(), |k| format!("`{k}`"))
+                    ),
+                );
+                continue;
+            }
+            let header = Value::String(entry.header.clone());
+            if let Some(obj) = arg.schema.as_object_mut() {
+                obj.insert("x-mcp-header".into(), header.clone());
+            }
+            if let Some(prop) = verbatim
+                .as_deref_mut()
+                .and_then(|s| s.get_mut("properties"))
+                .and_then(|p| p.get_mut(&entry.argument))
+                .and_then(Value::as_object_mut)
+            {
+                prop.insert("x-mcp-header".into(), header);
+            }
+        }
+        self.ext.param_headers = entries;
+    }
+
+    /// A prompt's arguments are strings the client types in: path and query parameters of
+    /// string type only.
+    fn check_prompt_arguments(&mut self, args: &[Arg]) {
+        let at = join(&join(&self.raw.pointer, "x-mcp"), "prompt");
+        for arg in args {
+            let is_string = arg.schema.get("type").is_none_or(|t| *t == "string");
+            if !matches!(arg.location, ArgLocation::Path | ArgLocation::Query) || !is_string {
+                self.diags.error(
+                    at.clone(),
+                    format!(
+                        "prompt arguments are strings in the path or query; `{}` is a {} argument{}",
+                        arg.wire_name,
+                        arg.location.as_str(),
+                        if is_string { "" } else { " that is not a string" }
+                    ),
+                );
+            }
+        }
+    }
+
     fn apply_renames(&mut self, args: &mut [Arg]) {
+        if self.ext.body_arguments && !self.ext.rename.is_empty() {
+            self.diags.error(
+                join(&join(&self.raw.pointer, "x-mcp"), "rename"),
+                "`rename` cannot be combined with `arguments: body`: the arguments are the body's own properties",
+            );
+            return;
+        }
         for rename in &mut self.ext.rename {
             for arg in args.iter_mut() {
                 if arg.location.as_str() == rename.location && arg.wire_name == rename.wire_name {
@@ -394,7 +556,47 @@ impl Builder<'_, '_> {
     }
 
     /// The first 2xx response: its kind, the tool's `outputSchema`, and its media type.
-    fn response(&mut self) -> (ResponseKind, Value, Option<String>) {
+    fn response(&mut self) -> (ResponseKind, Option<Value>, Option<String>) {
+        if self.ext.prompt || self.ext.mcp_result {
+            return self.mcp_response();
+        }
+        let (kind, schema, media) = self.data_response();
+        (kind, Some(schema), media)
+    }
+
+    /// `result: mcp` and `prompt`: the body is an MCP result, so there must be a JSON 2xx
+    /// response, and the tool has no `outputSchema` of its own.
+    fn mcp_response(&mut self) -> (ResponseKind, Option<Value>, Option<String>) {
+        let raw = self.raw;
+        let kind = if self.ext.prompt {
+            ResponseKind::PromptResult
+        } else {
+            ResponseKind::McpResult
+        };
+        let has_json = raw.op.responses.responses.iter().any(|(code, response)| {
+            let success = match code {
+                StatusCode::Code(c) => (200..300).contains(c) && *c != 204,
+                StatusCode::Range(r) => *r == 2,
+            };
+            success
+                && match response {
+                    ReferenceOr::Item(r) => r.content.keys().any(|m| is_json(m)),
+                    // A shared response is checked where it is defined; trust its reference.
+                    ReferenceOr::Reference { .. } => true,
+                }
+        });
+        if !has_json {
+            let key = if self.ext.prompt { "prompt" } else { "result" };
+            self.diags.error(
+                join(&join(&raw.pointer, "x-mcp"), key),
+                "an operation that answers MCP results needs a 2xx response with a JSON body",
+            );
+        }
+        (kind, None, Some("application/json".into()))
+    }
+
+    /// The first 2xx response of an ordinary operation: its kind, schema and media type.
+    fn data_response(&mut self) -> (ResponseKind, Value, Option<String>) {
         let raw = self.raw;
         let responses = &raw.op.responses.responses;
         let mut success: Vec<(&StatusCode, &ReferenceOr<Response>)> = responses
@@ -468,6 +670,52 @@ impl Builder<'_, '_> {
             }
         }
     }
+}
+
+/// The schema at `ptr` in the document as written, following `$ref`s to other schemas of
+/// the document; `None` unless it is an object schema.
+fn verbatim_schema(original: &Value, ptr: &str) -> Option<Value> {
+    let mut schema = original.pointer(ptr)?;
+    // A few hops cover `requestBody -> components/schemas/X -> ...`; more is a loop.
+    for _ in 0..8 {
+        match schema.get("$ref").and_then(Value::as_str) {
+            Some(reference) if schema.as_object().is_some_and(|o| o.len() == 1) => {
+                schema = original.pointer(reference.strip_prefix('#')?)?;
+            }
+            _ => break,
+        }
+    }
+    (schema.get("type").and_then(Value::as_str) == Some("object")).then(|| schema.clone())
+}
+
+/// Every `$ref` in `schema` that does not resolve inside it (a verbatim schema travels alone).
+fn foreign_refs(schema: &Value) -> Vec<String> {
+    fn walk(root: &Value, value: &Value, out: &mut Vec<String>) {
+        match value {
+            Value::Object(map) => {
+                if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+                    let local = reference
+                        .strip_prefix("#/$defs/")
+                        .is_some()
+                        && reference
+                            .strip_prefix('#')
+                            .and_then(|p| root.pointer(p))
+                            .is_some();
+                    if !local {
+                        out.push(reference.to_owned());
+                    }
+                }
+                for v in map.values() {
+                    walk(root, v, out);
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|v| walk(root, v, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(schema, schema, &mut out);
+    out
 }
 
 /// Text without surrounding blank space (real documents start descriptions with newlines),
@@ -712,6 +960,12 @@ fn finish(drafts: Vec<Draft>, prefix: &str, diags: &mut Diagnostics) -> Vec<Oper
 
         if let Some(uri) = ext.resource.clone() {
             let at = join(&x_ptr, "resource");
+            if ext.mcp_result || ext.prompt {
+                diags.error(
+                    at.clone(),
+                    "a resource is served by an operation that answers data, not MCP results",
+                );
+            }
             if !op.annotations.read_only {
                 diags.error(
                     at.clone(),

@@ -23,7 +23,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::diagnostics::Diagnostics;
-use crate::ir::Operation;
+use crate::ir::{Operation, ResponseKind};
 use crate::names;
 
 /// One prompt file as the caller read it.
@@ -48,8 +48,11 @@ pub struct Prompt {
     pub arguments: Vec<PromptArgument>,
     /// Tools the script uses: the prompt is listed only to callers who can run them all.
     pub tools: Vec<String>,
-    /// The body with `{{argument}}` placeholders.
+    /// The body with `{{argument}}` placeholders (empty for a prompt served by an operation).
     pub template: String,
+    /// The tool name of the operation that serves the prompt (`x-mcp.prompt`), if any: then
+    /// `prompts/get` runs that operation instead of filling in `template`.
+    pub operation: Option<String>,
 }
 
 /// An argument of a prompt.
@@ -156,9 +159,58 @@ pub(crate) fn build(
             arguments: front.arguments,
             tools: front.tools,
             template: body.trim().to_string(),
+            operation: None,
         });
     }
     prompts
+}
+
+/// The prompts served by operations (`x-mcp.prompt`), in document order. Their arguments
+/// are the operation's path and query parameters, named as in the document (prompt
+/// arguments are strings the client fills in, not tool arguments).
+pub(crate) fn from_operations(ops: &[Operation]) -> Vec<Prompt> {
+    ops.iter()
+        .filter(|op| op.response == ResponseKind::PromptResult)
+        .map(|op| Prompt {
+            name: op.name.to_string(),
+            title: op.title.clone(),
+            description: op.description.clone(),
+            arguments: op
+                .args
+                .iter()
+                .map(|arg| PromptArgument {
+                    name: arg.wire_name.clone(),
+                    description: arg
+                        .schema
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned(),
+                    required: arg.required,
+                    complete: None,
+                })
+                .collect(),
+            tools: Vec::new(),
+            template: String::new(),
+            operation: Some(op.name.to_string()),
+        })
+        .collect()
+}
+
+/// A prompt served by an operation may not take the name of a prompt file.
+pub(crate) fn check_unique(files: &[Prompt], served: &[Prompt], diags: &mut Diagnostics) {
+    let mut seen: BTreeSet<&str> = files.iter().map(|p| p.name.as_str()).collect();
+    for prompt in served {
+        if !seen.insert(prompt.name.as_str()) {
+            diags.error(
+                "/x-prompts",
+                format!(
+                    "the `x-mcp.prompt` operation `{}` has the name of a prompt file",
+                    prompt.name
+                ),
+            );
+        }
+    }
 }
 
 fn split_front_matter(text: &str) -> Option<(&str, &str)> {

@@ -33,6 +33,23 @@ pub(crate) struct OperationExt {
     pub(crate) meta: Map<String, Value>,
     /// Argument renames: (location, wire name, new name, pointer of the entry).
     pub(crate) rename: Vec<Rename>,
+    /// `result: mcp`: the 2xx JSON body already is an MCP result.
+    pub(crate) mcp_result: bool,
+    /// `prompt: true`: the operation serves a prompt instead of a tool.
+    pub(crate) prompt: bool,
+    /// `arguments: body`: the arguments are the JSON body, its schema kept verbatim.
+    pub(crate) body_arguments: bool,
+    /// `param_headers`: arguments mirrored into `Mcp-Param-<Name>` headers.
+    pub(crate) param_headers: Vec<ParamHeader>,
+}
+
+/// One `x-mcp.param_headers` entry: the argument, the `<Name>` of `Mcp-Param-<Name>`, and
+/// the pointer of the entry.
+#[derive(Debug, Clone)]
+pub(crate) struct ParamHeader {
+    pub(crate) argument: String,
+    pub(crate) header: String,
+    pub(crate) pointer: String,
 }
 
 /// One `x-mcp.rename` entry.
@@ -100,6 +117,10 @@ const OPERATION_KEYS: &[&str] = &[
     "max_result_chars",
     "meta",
     "rename",
+    "result",
+    "prompt",
+    "arguments",
+    "param_headers",
 ];
 
 /// Reads the `x-mcp` value of the operation at `op_ptr`, if it has one.
@@ -141,6 +162,18 @@ pub(crate) fn operation(
             "rename" => {
                 if let Some(map) = as_object(value, &kp, diags) {
                     out.rename = renames(map, &kp, diags);
+                }
+            }
+            "result" => {
+                out.mcp_result = choice(value, &kp, &["structured", "mcp"], diags) == Some(1);
+            }
+            "prompt" => out.prompt = boolean(value, &kp, diags).unwrap_or(false),
+            "arguments" => {
+                out.body_arguments = choice(value, &kp, &["flat", "body"], diags) == Some(1);
+            }
+            "param_headers" => {
+                if let Some(map) = as_object(value, &kp, diags) {
+                    out.param_headers = param_headers(map, &kp, diags);
                 }
             }
             _ => unknown(key, &kp, OPERATION_KEYS, diags),
@@ -193,6 +226,59 @@ fn renames(map: &Map<String, Value>, ptr: &str, diags: &mut Diagnostics) -> Vec<
         });
     }
     out
+}
+
+fn param_headers(map: &Map<String, Value>, ptr: &str, diags: &mut Diagnostics) -> Vec<ParamHeader> {
+    let mut out: Vec<ParamHeader> = Vec::new();
+    for (argument, value) in map {
+        let kp = join(ptr, argument);
+        let Some(header) = string(value, &kp, diags) else {
+            continue;
+        };
+        // RFC 9110 `token`: the name becomes part of the header field name `Mcp-Param-<Name>`.
+        let is_tchar = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+        if header.is_empty() || !header.bytes().all(is_tchar) {
+            diags.error(
+                kp,
+                format!(
+                    "header name `{header}` must be an HTTP token (letters, digits and !#$%&'*+-.^_`|~)"
+                ),
+            );
+            continue;
+        }
+        if let Some(first) = out
+            .iter()
+            .find(|p| p.header.eq_ignore_ascii_case(&header))
+        {
+            diags.error(
+                kp,
+                format!(
+                    "header name `{header}` is already used by argument `{}` (names are case-insensitive)",
+                    first.argument
+                ),
+            );
+            continue;
+        }
+        out.push(ParamHeader {
+            argument: argument.clone(),
+            header,
+            pointer: kp,
+        });
+    }
+    out
+}
+
+/// The index of `value` among `allowed` (a string enumeration), or an error.
+fn choice(value: &Value, ptr: &str, allowed: &[&str], diags: &mut Diagnostics) -> Option<usize> {
+    let text = string(value, ptr, diags)?;
+    let found = allowed.iter().position(|a| *a == text);
+    if found.is_none() {
+        diags.error(
+            ptr,
+            format!("`{text}` is not one of {}", allowed.join(", ")),
+        );
+    }
+    found
 }
 
 fn unknown(key: &str, ptr: &str, known: &[&str], diags: &mut Diagnostics) {

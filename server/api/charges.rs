@@ -27,6 +27,20 @@ pub async fn list(
 ) -> ApiResult<Reply> {
     let mut input = Input::from_query(query_pairs(raw));
     let page = input.page();
+    let mut filter = read_filter(&mut input);
+    filter.sort_column = match input.choice("sort_by", &["due_date", "amount", "created_at"]) {
+        Some("amount") => "amount_cents",
+        Some("created_at") => "created_at",
+        _ => "due_date",
+    };
+    filter.descending = input.choice("sort_order", &["asc", "desc"]) == Some("desc");
+    input.finish()?;
+    let rows = store::list(&state.db, &p.organization_id, &filter, page).await?;
+    Ok(list_reply(rows, page))
+}
+
+/// The filters of `charges_list` (also those of a charges export), sorted by due date.
+pub fn read_filter(input: &mut Input) -> ChargeFilter {
     let mut filter = ChargeFilter {
         sort_column: "due_date",
         ..ChargeFilter::default()
@@ -53,20 +67,12 @@ pub async fn list(
     filter.amount_min_cents = input.money("amount_min", Cents(0), MAX_AMOUNT).map(|c| c.0);
     filter.amount_max_cents = input.money("amount_max", Cents(0), MAX_AMOUNT).map(|c| c.0);
     filter.tag = input.string("tag", 1, 40);
-    filter.sort_column = match input.choice("sort_by", &["due_date", "amount", "created_at"]) {
-        Some("amount") => "amount_cents",
-        Some("created_at") => "created_at",
-        _ => "due_date",
-    };
-    filter.descending = input.choice("sort_order", &["asc", "desc"]) == Some("desc");
     if let (Some(from), Some(to)) = (&filter.due_date_from, &filter.due_date_to)
         && from > to
     {
         input.error("due_date_to", "range", "Must not be before due_date_from");
     }
-    input.finish()?;
-    let rows = store::list(&state.db, &p.organization_id, &filter, page).await?;
-    Ok(list_reply(rows, page))
+    filter
 }
 
 pub async fn get(
@@ -97,19 +103,27 @@ fn percent_bp(input: &mut Input, name: &str, max_bp: i64) -> Option<i64> {
     }
 }
 
-fn read_collection_plan(input: &mut Input) -> Patch<String> {
-    match input.patch_string("collection_plan_id", 1, 40) {
-        // Collection plans are not stored by this version of the server, so no id can exist.
+/// `collection_plan_id`: absent, null (no plan), or a plan of the organization.
+async fn read_collection_plan(
+    state: &AppState,
+    p: &Principal,
+    input: &mut Input,
+) -> ApiResult<Patch<String>> {
+    Ok(match input.patch_string("collection_plan_id", 1, 40) {
         Patch::Value(id) => {
-            input.error(
-                "collection_plan_id",
-                "not_found",
-                format!("No collection plan with id '{id}' in this organization"),
-            );
-            Patch::Absent
+            if crate::store::plans::exists(&state.db, &p.organization_id, &id).await? {
+                Patch::Value(id)
+            } else {
+                input.error(
+                    "collection_plan_id",
+                    "not_found",
+                    format!("No collection plan with id '{id}' in this organization"),
+                );
+                Patch::Absent
+            }
         }
         other => other,
-    }
+    })
 }
 
 pub async fn create(
@@ -127,7 +141,7 @@ pub async fn create(
     let fine_bp = percent_bp(&mut input, "fine_percent", MAX_FINE_BP).unwrap_or(MAX_FINE_BP);
     let interest_bp = percent_bp(&mut input, "interest_percent", 1000).unwrap_or(100);
     let tags = input.string_list("tags", 20, 40).unwrap_or_default();
-    let plan = read_collection_plan(&mut input);
+    let plan = read_collection_plan(&state, &p, &mut input).await?;
     if let Some(customer_id) = &customer_id
         && customers::get(&state.db, &p.organization_id, customer_id)
             .await?
@@ -198,7 +212,7 @@ pub async fn update(
     let fine_bp = percent_bp(&mut input, "fine_percent", MAX_FINE_BP);
     let interest_bp = percent_bp(&mut input, "interest_percent", 1000);
     let tags = input.string_list("tags", 20, 40);
-    let plan = read_collection_plan(&mut input);
+    let plan = read_collection_plan(&state, &p, &mut input).await?;
     input.finish()?;
     check_if_match(&headers, current.version)?;
     if !current.is_open() {
@@ -226,11 +240,15 @@ pub async fn update(
         interest_bp: interest_bp.unwrap_or((stored.interest_percent * 100.0).round() as i64),
         due_date: due_date.unwrap_or(stored.due_date),
         tags: tags.unwrap_or(stored.tags),
-        collection_plan_id: match plan {
+        collection_plan_id: match &plan {
             Patch::Null => None,
-            _ => stored.collection_plan_id,
+            Patch::Value(id) => Some(id.clone()),
+            Patch::Absent => stored.collection_plan_id.clone(),
         },
     };
+    // A new plan's steps run from now on, not for days already gone.
+    let plan_attached = fields.collection_plan_id.is_some()
+        && fields.collection_plan_id != stored.collection_plan_id;
     let mut tx = state.db.begin().await?;
     if !store::update(
         &mut tx,
@@ -246,6 +264,10 @@ pub async fn update(
             "concurrent_update",
             "The charge changed while this request ran; read it again and retry",
         ));
+    }
+    if plan_attached {
+        crate::store::collection::mark_plan_attached(&mut tx, &p.organization_id, &id, &now_text())
+            .await?;
     }
     events::record(
         &mut tx,

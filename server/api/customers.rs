@@ -35,7 +35,20 @@ pub async fn list(
 ) -> ApiResult<Reply> {
     let mut input = Input::from_query(query_pairs(raw));
     let page = input.page();
-    let filter = CustomerFilter {
+    let mut filter = read_filter(&mut input);
+    filter.sort_by_name = input.choice("sort_by", &["name", "created_at"]) == Some("name");
+    filter.descending = input
+        .choice("sort_order", &["asc", "desc"])
+        .unwrap_or("desc")
+        == "desc";
+    input.finish()?;
+    let page_rows = store::list(&state.db, &p.organization_id, &filter, page).await?;
+    Ok(list_reply(page_rows, page))
+}
+
+/// The filters of `customers_list` (also those of a customers export), oldest first.
+pub fn read_filter(input: &mut Input) -> CustomerFilter {
+    CustomerFilter {
         q: input.string("q", 1, 200),
         document: input.string("document", 1, 20).map(|d| {
             d.chars()
@@ -45,15 +58,9 @@ pub async fn list(
         }),
         email: input.string("email", 1, 254),
         tag: input.string("tag", 1, 40),
-        sort_by_name: input.choice("sort_by", &["name", "created_at"]) == Some("name"),
-        descending: input
-            .choice("sort_order", &["asc", "desc"])
-            .unwrap_or("desc")
-            == "desc",
-    };
-    input.finish()?;
-    let page_rows = store::list(&state.db, &p.organization_id, &filter, page).await?;
-    Ok(list_reply(page_rows, page))
+        sort_by_name: false,
+        descending: false,
+    }
 }
 
 pub async fn get(
@@ -375,4 +382,41 @@ fn read_address(input: &mut Input, map: &Map<String, Value>) -> Option<Address> 
         state,
         zip_code: zip,
     })
+}
+
+/// `DELETE /v1/customers/{id}`: refused while any of its charges is still collected (pending,
+/// overdue or in an agreement); otherwise the customer goes with its settled charges, their
+/// disputes and agreements. Events stay in the audit trail.
+pub async fn delete(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+) -> ApiResult<Reply> {
+    let mut tx = state.db.begin().await?;
+    let customer = store::get_in(&mut tx, &p.organization_id, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("customer", &id))?;
+    let open = store::open_charge_count(&mut tx, &p.organization_id, &id).await?;
+    if open > 0 {
+        return Err(ApiError::conflict(
+            "customer_has_open_charges",
+            format!(
+                "Customer {id} has {open} charge(s) pending, overdue or in an agreement; cancel or settle them first"
+            ),
+        ));
+    }
+    let charges = store::delete(&mut tx, &p.organization_id, &id).await?;
+    events::record(
+        &mut tx,
+        &p.organization_id,
+        "customer.deleted",
+        ("customer", &id),
+        &p.actor(),
+        &json!({ "name": customer.name, "charges_deleted": charges }),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(axum::response::IntoResponse::into_response(
+        http::StatusCode::NO_CONTENT,
+    ))
 }

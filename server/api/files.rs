@@ -10,7 +10,10 @@ use time::{Date, OffsetDateTime, UtcOffset};
 use super::problem::{ApiError, ApiResult};
 use super::reply::Reply;
 use crate::auth::Principal;
-use crate::documents::{self, ChargeStatus, Debtor, Issuer, StatementCharge, StatementInput};
+use crate::documents::{
+    self, AgreementTermInput, ChargeStatus, Debtor, Issuer, StatementCharge, StatementInput,
+    TermCharge, TermPayment,
+};
 use crate::domain::document::format_document;
 use crate::domain::money::Cents;
 use crate::state::AppState;
@@ -111,4 +114,130 @@ pub async fn customer_statement(
         format_document(&customer.document).replace(['.', '/'], "")
     );
     Ok(pdf(documents::debtor_statement(&input), &file))
+}
+
+/// `GET /v1/charges/{id}/discharge_letter`: the "Carta de quitação" of a paid charge.
+pub async fn charge_discharge_letter(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+) -> ApiResult<Reply> {
+    let charge = charges::get(&state.db, &p.organization_id, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("charge", &id))?;
+    if charge.status != "paid" {
+        return Err(ApiError::conflict(
+            "charge_not_paid",
+            format!(
+                "Charge {id} is {}; a discharge letter exists only for a paid charge",
+                charge.status
+            ),
+        ));
+    }
+    let customer = customers::get(&state.db, &p.organization_id, &charge.customer_id)
+        .await?
+        .ok_or_else(|| ApiError::internal(format!("customer of charge {id} is missing")))?;
+    let paid_at = charge.paid_at.as_deref().unwrap_or(&charge.updated_at);
+    let paid_on = OffsetDateTime::parse(paid_at, &time::format_description::well_known::Rfc3339)
+        .map_err(|e| ApiError::internal(format!("stored timestamp {paid_at}: {e}")))?
+        .to_offset(UtcOffset::from_hms(-3, 0, 0).expect("a valid offset"))
+        .date();
+    let input = documents::DischargeInput {
+        issuer: issuer(&p),
+        debtor: debtor(&customer),
+        description: charge.description.clone(),
+        original: Cents(charge.amount_cents),
+        paid: Cents(charge.paid_cents),
+        due_date: parse_date(&charge.due_date)?,
+        paid_on,
+        // Organizations have no address yet: letters are dated from São Paulo, whose time
+        // zone their dates are read in.
+        place: "São Paulo".to_string(),
+        issued_at: now_in_brazil(),
+    };
+    Ok(pdf(
+        documents::discharge_letter(&input),
+        &format!("carta-de-quitacao-{id}.pdf"),
+    ))
+}
+
+/// A stored timestamp as the date it was in Brasília.
+fn date_in_brazil(timestamp: &str) -> ApiResult<Date> {
+    let parsed = OffsetDateTime::parse(timestamp, &time::format_description::well_known::Rfc3339)
+        .map_err(|e| ApiError::internal(format!("stored timestamp {timestamp}: {e}")))?;
+    Ok(parsed
+        .to_offset(UtcOffset::from_hms(-3, 0, 0).expect("a valid offset"))
+        .date())
+}
+
+/// `GET /v1/agreements/{id}/term`: the "Termo de acordo e confissão de dívida" as a PDF.
+pub async fn agreement_term(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+) -> ApiResult<Reply> {
+    use crate::store::agreements;
+    let agreement = agreements::get(&state.db, &p.organization_id, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("agreement", &id))?;
+    let customer = customers::get(&state.db, &p.organization_id, &agreement.customer_id)
+        .await?
+        .ok_or_else(|| ApiError::internal(format!("customer of agreement {id} is missing")))?;
+    let mut lines = Vec::new();
+    for agreed in &agreement.charges {
+        let charge = charges::get(&state.db, &p.organization_id, &agreed.charge_id)
+            .await?
+            .ok_or_else(|| ApiError::internal(format!("charge {} is missing", agreed.charge_id)))?;
+        lines.push(TermCharge {
+            description: charge.description,
+            due_date: parse_date(&charge.due_date)?,
+            original: Cents(agreed.amount_cents),
+            amount_due: Cents(agreed.due_cents),
+        });
+    }
+    let mut payments = Vec::new();
+    for entry in &agreement.installments_schedule {
+        payments.push(TermPayment {
+            number: entry.number,
+            due_date: parse_date(&entry.due_date)?,
+            amount: Cents(entry.amount_cents),
+        });
+    }
+    let since = |label: &str, at: &Option<String>| -> ApiResult<String> {
+        Ok(match at {
+            Some(at) => format!("{label} em {}", documents::date_br(date_in_brazil(at)?)),
+            None => label.to_string(),
+        })
+    };
+    let situation = match agreement.status.as_str() {
+        "proposed" => "proposta, aguardando aceite".to_string(),
+        "accepted" => since("aceito", &agreement.accepted_at)?,
+        "canceled" => since("cancelado", &agreement.canceled_at)?,
+        "broken" => since("rompido", &agreement.broken_at)?,
+        "fulfilled" => since("cumprido", &agreement.fulfilled_at)?,
+        other => other.to_string(),
+    };
+    let place = customer
+        .address
+        .as_ref()
+        .map_or_else(|| "São Paulo".to_string(), |a| a.city.clone());
+    let input = AgreementTermInput {
+        issuer: issuer(&p),
+        debtor: debtor(&customer),
+        reference: agreement.id.clone(),
+        situation,
+        proposed_on: date_in_brazil(&agreement.created_at)?,
+        charges: lines,
+        discount_bp: agreement.discount_bp,
+        total: Cents(agreement.total_cents),
+        payments,
+        break_after_days: crate::domain::installments::BREAK_AFTER_DAYS,
+        place,
+        issued_at: now_in_brazil(),
+    };
+    let file = format!(
+        "termo-de-acordo-{}.pdf",
+        agreement.id.trim_start_matches("agr_")
+    );
+    Ok(pdf(documents::agreement_term(&input), &file))
 }

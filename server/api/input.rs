@@ -153,6 +153,21 @@ impl Input {
         self.fields.contains_key(name)
     }
 
+    /// A JSON boolean (or `true`/`false` in a query string). `null` counts as absent.
+    pub fn boolean(&mut self, name: &str) -> Option<bool> {
+        match self.take(name)? {
+            Value::Null => None,
+            Value::Bool(b) => Some(b),
+            Value::String(s) if self.from_query && (s == "true" || s == "false") => {
+                Some(s == "true")
+            }
+            _ => {
+                self.error(name, "type", "Must be true or false");
+                None
+            }
+        }
+    }
+
     /// One of `allowed`.
     pub fn choice(&mut self, name: &str, allowed: &[&'static str]) -> Option<&'static str> {
         let s = self.string(name, 0, 200)?;

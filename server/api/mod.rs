@@ -5,16 +5,24 @@
 //! same authentication and scope checks. A tool can therefore never call a route the API
 //! does not have.
 
+mod agreements;
 mod charges;
+mod collection;
 mod customers;
+mod deliveries;
+mod disputes;
+mod events;
+pub mod exports;
 mod files;
 mod idempotency;
 pub mod input;
 mod limits;
 mod me;
 pub mod operations;
+mod plans;
 pub mod problem;
 pub mod reply;
+mod webhooks;
 
 use std::collections::BTreeMap;
 
@@ -90,6 +98,49 @@ fn handler_for(tool: &'static ToolSpec) -> Option<MethodRouter<AppState>> {
         "charges_get" => on(f, charges::get),
         "charges_update" => on(f, charges::update),
         "charges_cancel" => on(f, charges::cancel),
+        "charges_pay" => on(f, collection::pay),
+        "charges_notify" => on(f, collection::notify),
+        "charges_negativate" => on(f, collection::negativate),
+        "charges_negativation_remove" => on(f, collection::negativation_remove),
+        "charges_protest" => on(f, collection::protest),
+        "charges_protest_cancel" => on(f, collection::protest_cancel),
+        "charges_discharge_letter" => on(f, files::charge_discharge_letter),
+        "charges_events" => on(f, collection::events),
+        "collection_plans_list" => on(f, plans::list),
+        "collection_plans_create" => on(f, plans::create),
+        "collection_plans_get" => on(f, plans::get),
+        "collection_plans_update" => on(f, plans::update),
+        "collection_plans_delete" => on(f, plans::delete),
+        "collection_plan_steps_list" => on(f, plans::steps_list),
+        "collection_plan_steps_create" => on(f, plans::steps_create),
+        "collection_plan_steps_update" => on(f, plans::steps_update),
+        "collection_plan_steps_delete" => on(f, plans::steps_delete),
+        "deliveries_list" => on(f, deliveries::list),
+        "deliveries_get" => on(f, deliveries::get),
+        "deliveries_resend" => on(f, deliveries::resend),
+        "events_list" => on(f, events::list),
+        "customers_delete" => on(f, customers::delete),
+        "agreements_list" => on(f, agreements::list),
+        "agreements_create" => on(f, agreements::create),
+        "agreements_get" => on(f, agreements::get),
+        "agreements_accept" => on(f, agreements::accept),
+        "agreements_cancel" => on(f, agreements::cancel),
+        "agreements_term" => on(f, files::agreement_term),
+        "disputes_list" => on(f, disputes::list),
+        "disputes_create" => on(f, disputes::create),
+        "disputes_get" => on(f, disputes::get),
+        "disputes_resolve" => on(f, disputes::resolve),
+        "webhooks_list" => on(f, webhooks::list),
+        "webhooks_create" => on(f, webhooks::create),
+        "webhooks_get" => on(f, webhooks::get),
+        "webhooks_update" => on(f, webhooks::update),
+        "webhooks_delete" => on(f, webhooks::delete),
+        "webhooks_test" => on(f, webhooks::test),
+        "webhook_deliveries_list" => on(f, webhooks::deliveries),
+        "webhook_deliveries_retry" => on(f, webhooks::retry),
+        "exports_create" => on(f, exports::create),
+        "exports_get" => on(f, exports::get),
+        "exports_download" => on(f, exports::download),
         _ => return None,
     })
 }

@@ -1,6 +1,6 @@
 //! How the generic MCP layer learns who is calling: MCP tokens become a [`Principal`] that
 //! travels into every in-process `/v1` dispatch. Also answers completions from the caller's
-//! own customers and charges.
+//! own customers, charges, agreements, disputes and exports.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -8,7 +8,7 @@ use std::pin::Pin;
 use super::{Audience, Principal, tokens};
 use crate::mcp::{AuthFailure, Caller, Completion, CompletionRequest, Host};
 use crate::state::AppState;
-use crate::store::{charges, customers, orgs};
+use crate::store::{agreements, charges, customers, disputes, exports, orgs};
 
 /// The [`Host`] for Kobana Dunning: checks tokens against the database.
 pub struct McpAuthenticator {
@@ -75,6 +75,15 @@ impl Host for McpAuthenticator {
                 Some("charges") if principal.scopes.contains("charges:read") => {
                     charges::complete(db, org, request.value, 100).await
                 }
+                Some("agreements") if principal.scopes.contains("agreements:read") => {
+                    agreements::complete(db, org, request.value, 100).await
+                }
+                Some("disputes") if principal.scopes.contains("disputes:read") => {
+                    disputes::complete(db, org, request.value, 100).await
+                }
+                Some("exports") if principal.scopes.contains("exports:read") => {
+                    exports::complete_ids(db, org, request.value, 100).await
+                }
                 _ => return Ok(Completion::default()),
             };
             let (values, total) = found.map_err(|e| e.to_string())?;
@@ -92,6 +101,12 @@ fn template_source(template: &str) -> Option<&'static str> {
         Some("customers")
     } else if template.contains("/charges/{") {
         Some("charges")
+    } else if template.contains("/agreements/{") {
+        Some("agreements")
+    } else if template.contains("/disputes/{") {
+        Some("disputes")
+    } else if template.contains("/exports/{") {
+        Some("exports")
     } else {
         None
     }

@@ -1,5 +1,6 @@
 //! The PDF documents a creditor sends a debtor: the statement of what they owe ("Extrato de
-//! débitos") and the letter confirming a charge was paid in full ("Carta de quitação").
+//! débitos"), the letter confirming a charge was paid in full ("Carta de quitação") and the
+//! term of a renegotiation ("Termo de acordo e confissão de dívida").
 //!
 //! Each document is a pure function from a plain input struct to PDF bytes. The inputs own
 //! their data and know nothing of the store, so the API layer decides what goes in (amounts
@@ -223,6 +224,234 @@ pub fn discharge_letter(input: &DischargeInput) -> Vec<u8> {
     );
     doc.signature(&[&input.issuer.name, &issuer_document]);
     doc.finish()
+}
+
+/// One original charge renegotiated by an agreement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TermCharge {
+    /// What the charge was for.
+    pub description: String,
+    /// Its due date.
+    pub due_date: Date,
+    /// Amount originally charged.
+    pub original: Cents,
+    /// What it owed when the agreement was proposed (fine and interest included, payments
+    /// deducted).
+    pub amount_due: Cents,
+}
+
+/// One payment of an agreement's schedule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TermPayment {
+    /// 0 for the down payment ("entrada"), 1..n for the instalments.
+    pub number: i64,
+    /// Due date.
+    pub due_date: Date,
+    /// Amount.
+    pub amount: Cents,
+}
+
+/// Everything a "Termo de acordo e confissão de dívida" states.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgreementTermInput {
+    /// The creditor.
+    pub issuer: Issuer,
+    /// The debtor who confesses the debt and agrees to pay it.
+    pub debtor: Debtor,
+    /// The agreement's id, quoted as its reference.
+    pub reference: String,
+    /// Where the agreement stands, in Portuguese (e.g. "proposta, aguardando aceite").
+    pub situation: String,
+    /// The day the agreement was proposed, when the amounts due were computed.
+    pub proposed_on: Date,
+    /// The original charges, in the agreement's order.
+    pub charges: Vec<TermCharge>,
+    /// Discount on the amount due, in basis points (1 000 = 10 %).
+    pub discount_bp: i64,
+    /// The amount agreed: amounts due less the discount.
+    pub total: Cents,
+    /// The schedule: the down payment (number 0) first when there is one.
+    pub payments: Vec<TermPayment>,
+    /// Days an instalment may stay unpaid before the agreement is broken.
+    pub break_after_days: i64,
+    /// City the term is dated from.
+    pub place: String,
+    /// When the term is issued (its date line and the PDF's creation date).
+    pub issued_at: OffsetDateTime,
+}
+
+/// The "Termo de acordo e confissão de dívida": the debtor acknowledges the charges and what
+/// they owed, the creditor grants the discount and the schedule, the clauses say what
+/// happens if an instalment goes unpaid; dated, with lines for both parties and two
+/// witnesses (which makes the confession an enforceable instrument, CPC art. 784, III).
+pub fn agreement_term(input: &AgreementTermInput) -> Vec<u8> {
+    let title = format!("Termo de acordo — {}", input.debtor.name);
+    let mut doc = Document::new(&title, input.issued_at);
+    letterhead(&mut doc, &input.issuer);
+    doc.title("Termo de acordo e confissão de dívida");
+    let proposed = date_br(input.proposed_on);
+    doc.key_values(&[
+        ("Acordo", &input.reference),
+        ("Situação", &input.situation),
+        ("Data da proposta", &proposed),
+    ]);
+
+    doc.heading("Partes");
+    doc.paragraph(&format!(
+        "CREDORA: {}, {}.",
+        input.issuer.name,
+        registration(&input.issuer.document)
+    ));
+    doc.paragraph(&format!(
+        "DEVEDOR(A): {}, {}.",
+        input.debtor.name,
+        registration(&input.debtor.document)
+    ));
+    debtor_block(&mut doc, &input.debtor);
+
+    doc.heading("Débitos renegociados");
+    let subtotal = Cents(input.charges.iter().map(|c| c.amount_due.0).sum());
+    doc.paragraph(&format!(
+        "O(A) DEVEDOR(A) reconhece e confessa dever à CREDORA a importância de {}, \
+         correspondente às cobranças abaixo, atualizada até {proposed} com multa e juros de \
+         mora e deduzidos os pagamentos já feitos.",
+        subtotal.to_brl()
+    ));
+    doc.table(&term_charge_columns(), &term_charge_rows(&input.charges));
+    let discount = Cents(subtotal.0 - input.total.0);
+    let discount_label = format!("Desconto ({} %)", percent_br(input.discount_bp));
+    let subtotal_text = subtotal.to_brl();
+    let discount_text = discount.to_brl();
+    let total_text = input.total.to_brl();
+    doc.totals(&[
+        ("Total dos débitos", &subtotal_text),
+        (&discount_label, &discount_text),
+        ("Valor do acordo", &total_text),
+    ]);
+
+    doc.heading("Forma de pagamento");
+    doc.paragraph(&payment_sentence(input));
+    doc.table(&term_payment_columns(), &term_payment_rows(input));
+    doc.totals(&[("Total", &total_text)]);
+
+    doc.heading("Condições");
+    let clauses = [
+        "1. Enquanto o acordo estiver em dia, a CREDORA suspende a cobrança das dívidas \
+         originais, inclusive a negativação em órgãos de proteção ao crédito e o protesto, \
+         cujas baixas serão solicitadas."
+            .to_string(),
+        "2. Cada parcela é cobrada como um novo título, com vencimento na data indicada; \
+         pagamentos após o vencimento sofrem multa de 2 % e juros de mora de 1 % ao mês, \
+         calculados dia a dia."
+            .to_string(),
+        format!(
+            "3. A falta de pagamento de qualquer parcela por mais de {} dias após o seu \
+             vencimento rompe o acordo: o desconto concedido fica sem efeito, as parcelas em \
+             aberto são canceladas e o saldo volta a ser cobrado nas cobranças originais, com \
+             os encargos nelas previstos, abatidos os valores pagos.",
+            input.break_after_days
+        ),
+        "4. O pagamento de todas as parcelas quita integralmente os débitos renegociados."
+            .to_string(),
+    ];
+    for clause in &clauses {
+        doc.paragraph(clause);
+    }
+
+    doc.spacer();
+    let place_date = format!("{}, {}.", input.place, date_long_br(input.issued_at.date()));
+    doc.paragraph(&place_date);
+    let issuer_document = format!(
+        "{} {}",
+        document_kind(&input.issuer.document),
+        format_document(&input.issuer.document)
+    );
+    doc.signature(&[&input.issuer.name, &issuer_document, "CREDORA"]);
+    let debtor_document = format!(
+        "{} {}",
+        document_kind(&input.debtor.document),
+        format_document(&input.debtor.document)
+    );
+    doc.signature(&[&input.debtor.name, &debtor_document, "DEVEDOR(A)"]);
+    doc.signature(&["Testemunha 1 — Nome e CPF"]);
+    doc.signature(&["Testemunha 2 — Nome e CPF"]);
+    doc.finish()
+}
+
+/// "10", "12,5" or "7,25": a percentage in basis points, Brazilian style.
+fn percent_br(bp: i64) -> String {
+    let text = format!("{},{:02}", bp / 100, bp % 100);
+    text.trim_end_matches('0').trim_end_matches(',').to_string()
+}
+
+fn payment_sentence(input: &AgreementTermInput) -> String {
+    let instalments: Vec<&TermPayment> = input.payments.iter().filter(|p| p.number > 0).collect();
+    let count = instalments.len();
+    let plural = if count == 1 {
+        "1 parcela mensal".to_string()
+    } else {
+        format!("{count} parcelas mensais")
+    };
+    match input.payments.iter().find(|p| p.number == 0) {
+        Some(down) => format!(
+            "O valor do acordo, {}, será pago com entrada de {} em {} e {plural}, conforme a \
+             tabela abaixo.",
+            input.total.to_brl(),
+            down.amount.to_brl(),
+            date_br(down.due_date)
+        ),
+        None => format!(
+            "O valor do acordo, {}, será pago em {plural}, conforme a tabela abaixo.",
+            input.total.to_brl()
+        ),
+    }
+}
+
+fn term_charge_columns() -> [Column; 4] {
+    [
+        Column::new("Descrição", 46.0, Align::Left),
+        Column::new("Vencimento", 16.0, Align::Left),
+        Column::new("Valor original", 19.0, Align::Right),
+        Column::new("Valor atualizado", 19.0, Align::Right),
+    ]
+}
+
+fn term_charge_rows(charges: &[TermCharge]) -> Vec<Vec<String>> {
+    charges
+        .iter()
+        .map(|c| {
+            vec![
+                c.description.clone(),
+                date_br(c.due_date),
+                c.original.to_brl(),
+                c.amount_due.to_brl(),
+            ]
+        })
+        .collect()
+}
+
+fn term_payment_columns() -> [Column; 3] {
+    [
+        Column::new("Parcela", 40.0, Align::Left),
+        Column::new("Vencimento", 30.0, Align::Left),
+        Column::new("Valor", 30.0, Align::Right),
+    ]
+}
+
+fn term_payment_rows(input: &AgreementTermInput) -> Vec<Vec<String>> {
+    let count = input.payments.iter().filter(|p| p.number > 0).count();
+    input
+        .payments
+        .iter()
+        .map(|p| {
+            let label = if p.number == 0 {
+                "Entrada".to_string()
+            } else {
+                format!("{}/{count}", p.number)
+            };
+            vec![label, date_br(p.due_date), p.amount.to_brl()]
+        })
+        .collect()
 }
 
 /// `29/11/2026`.
@@ -645,6 +874,85 @@ mod tests {
             "Escola Aurora Ltda. CNPJ 11.222.333/0001-81 Carta de quitação — Conceição Araújo",
         ] {
             assert!(text.contains(expected), "{expected:?} not in {text}");
+        }
+    }
+
+    fn sample_term() -> AgreementTermInput {
+        AgreementTermInput {
+            issuer: issuer(),
+            debtor: debtor(),
+            reference: "agr_7q2w5e8r1t4y6u9i".to_string(),
+            situation: "aceito em 14/03/2026".to_string(),
+            proposed_on: date!(2026 - 03 - 14),
+            charges: vec![
+                TermCharge {
+                    description: "Mensalidade janeiro/2026".to_string(),
+                    due_date: date!(2026 - 01 - 10),
+                    original: reais(1200.00),
+                    amount_due: reais(1263.49),
+                },
+                TermCharge {
+                    description: "Mensalidade fevereiro/2026".to_string(),
+                    due_date: date!(2026 - 02 - 10),
+                    original: reais(1200.00),
+                    amount_due: reais(1218.40),
+                },
+            ],
+            discount_bp: 1000,
+            total: reais(2233.70),
+            payments: vec![
+                TermPayment {
+                    number: 0,
+                    due_date: date!(2026 - 04 - 10),
+                    amount: reais(500.00),
+                },
+                TermPayment {
+                    number: 1,
+                    due_date: date!(2026 - 05 - 10),
+                    amount: reais(866.85),
+                },
+                TermPayment {
+                    number: 2,
+                    due_date: date!(2026 - 06 - 10),
+                    amount: reais(866.85),
+                },
+            ],
+            break_after_days: 30,
+            place: "São Paulo".to_string(),
+            issued_at: datetime!(2026-03-15 09:00:00 -3),
+        }
+    }
+
+    #[test]
+    fn the_agreement_term_states_parties_debts_discount_and_schedule() {
+        let text = text_of(&agreement_term(&sample_term()));
+        for expected in [
+            "Termo de acordo e confissão de dívida",
+            "Acordo agr_7q2w5e8r1t4y6u9i",
+            "CREDORA: Escola Aurora Ltda., inscrita no CNPJ sob o nº 11.222.333/0001-81.",
+            "DEVEDOR(A): Conceição Araújo, inscrito(a) no CPF sob o nº 529.982.247-25.",
+            "a importância de R$ 2.481,89",
+            "Mensalidade janeiro/2026 10/01/2026 R$ 1.200,00 R$ 1.263,49",
+            "Total dos débitos R$ 2.481,89",
+            "Desconto (10 %) R$ 248,19",
+            "Valor do acordo R$ 2.233,70",
+            "entrada de R$ 500,00 em 10/04/2026 e 2 parcelas mensais",
+            "Entrada 10/04/2026 R$ 500,00",
+            "1/2 10/05/2026 R$ 866,85",
+            "2/2 10/06/2026 R$ 866,85",
+            "por mais de 30 dias",
+            "São Paulo, 15 de março de 2026.",
+            "DEVEDOR(A)",
+            "Testemunha 1",
+        ] {
+            assert!(text.contains(expected), "{expected:?} not in {text}");
+        }
+    }
+
+    #[test]
+    fn percentages_are_written_with_a_decimal_comma() {
+        for (bp, expected) in [(1000, "10"), (1250, "12,5"), (725, "7,25"), (0, "0"), (10_000, "100")] {
+            assert_eq!(percent_br(bp), expected);
         }
     }
 

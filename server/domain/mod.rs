@@ -2,5 +2,7 @@
 //! balances and statuses. Pure functions, unit-tested here.
 
 pub mod charge_math;
+pub mod collection;
 pub mod document;
+pub mod installments;
 pub mod money;

@@ -1,8 +1,29 @@
-//! The shapes of the catalog the generator emits: tools, resources and the text around them.
+//! The shapes of the catalog the generator emits: tools, resources, prompts and the text
+//! around them, gathered in a [`Catalog`].
 //!
-//! `codegen` writes Rust source that builds these structs as `static` tables (see
-//! `generated.rs`); nothing here knows about dunning. A second OpenAPI document would give a
-//! second set of tables of the same types, and the MCP layer would serve it unchanged.
+//! `codegen` writes Rust source that builds these structs as `static` tables, ending with a
+//! `CATALOG` of this type; the application includes that source and hands the catalog to
+//! [`super::router`]. Nothing here knows about any one application: a second OpenAPI
+//! document gives a second `Catalog`, and the MCP layer serves it unchanged.
+
+/// Everything the generator produced from one OpenAPI document: what an MCP endpoint serves.
+#[derive(Debug, Clone, Copy)]
+pub struct Catalog {
+    /// Every operation, in `tools/list` order (those serving prompts are not listed).
+    pub tools: &'static [ToolSpec],
+    /// Resources with a fixed URI.
+    pub resources: &'static [ResourceSpec],
+    /// Resource templates (URIs with `{variables}`).
+    pub resource_templates: &'static [ResourceSpec],
+    /// Prompts, in `prompts/list` order.
+    pub prompts: &'static [PromptSpec],
+    /// The server's `instructions`.
+    pub instructions: &'static str,
+    /// The OpenAPI document the catalog was generated from, as compact JSON.
+    pub openapi_json: &'static str,
+    /// The catalog (`tools`, `resourceTemplates`, `resources`, `prompts`) as compact JSON.
+    pub catalog_json: &'static str,
+}
 
 /// HTTP method of the operation behind a tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,6 +36,13 @@ pub enum HttpMethod {
     Head,
     Options,
     Trace,
+}
+
+impl ToolSpec {
+    /// Whether `tools/list` and `tools/call` know this operation (all but prompt servers).
+    pub fn is_tool(&self) -> bool {
+        self.response != ResponseKind::PromptResult
+    }
 }
 
 impl HttpMethod {
@@ -95,6 +123,12 @@ pub enum ResponseKind {
     NoContent,
     /// A file (PDF, CSV, ...): the result describes it and never carries the bytes.
     Binary { content_type: &'static str },
+    /// The JSON body already is an MCP `CallToolResult`, passed through; or an
+    /// `InputRequiredResult`, by which the operation asks the client for input (see `input`).
+    McpResult,
+    /// The operation serves a prompt (it is not a tool): its JSON body is an MCP
+    /// `GetPromptResult`, or an `InputRequiredResult`.
+    PromptResult,
 }
 
 /// One MCP tool, bound to one HTTP operation.
@@ -161,8 +195,11 @@ pub struct PromptSpec {
     pub arguments: &'static [PromptArgSpec],
     /// Tools the script relies on: the prompt is listed only to callers who can run them all.
     pub tools: &'static [&'static str],
-    /// The text with `{{argument}}` placeholders.
+    /// The text with `{{argument}}` placeholders (empty when an operation serves the prompt).
     pub template: &'static str,
+    /// Name of the operation (in `Catalog::tools`) that serves the prompt, if one does:
+    /// `prompts/get` runs it with the arguments (by their names in the document).
+    pub operation: Option<&'static str>,
     /// The object exactly as `prompts/list` returns it, as JSON text.
     pub json: &'static str,
 }

@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::jsonrpc::RpcError;
-use super::{Caller, CompletionRequest, Endpoint, generated, prompts, resources};
+use super::{Caller, CompletionRequest, Endpoint, prompts, resources};
 
 /// At most this many values per answer (the MCP limit).
 const MAX_VALUES: usize = 100;
@@ -38,7 +38,7 @@ pub async fn complete(
                 .get("name")
                 .and_then(Value::as_str)
                 .unwrap_or_default();
-            let prompt = prompts::find(name, Some(caller))
+            let prompt = prompts::find(&endpoint.catalog, name, Some(caller))
                 .ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {name}")))?;
             let arg = prompt
                 .arguments
@@ -59,9 +59,11 @@ pub async fn complete(
                 .get("uri")
                 .and_then(Value::as_str)
                 .unwrap_or_default();
-            let template = generated::RESOURCE_TEMPLATES
+            let catalog = &endpoint.catalog;
+            let template = catalog
+                .resource_templates
                 .iter()
-                .find(|t| t.uri == uri && resources::readable(t, Some(caller)))
+                .find(|t| t.uri == uri && resources::readable(catalog, t, Some(caller)))
                 .ok_or_else(|| {
                     RpcError::invalid_params(format!("Unknown resource template: {uri}"))
                 })?;

@@ -194,14 +194,33 @@ fn mac(secret: &[u8], payload: &[u8]) -> Hmac<Sha256> {
     mac
 }
 
-fn sign(secret: &[u8], subject: &str, tool: &str, digest: &str, expires: i64) -> String {
-    let payload =
-        json!({ "v": 1, "sub": subject, "tool": tool, "args": digest, "exp": expires }).to_string();
+/// `base64url(claims).base64url(HMAC-SHA256(claims))`: a state the client carries between
+/// rounds and cannot alter.
+pub(crate) fn seal(secret: &[u8], claims: &Value) -> String {
+    let payload = claims.to_string();
     let signature = mac(secret, payload.as_bytes()).finalize().into_bytes();
     format!(
         "{}.{}",
         URL_SAFE_NO_PAD.encode(payload),
         URL_SAFE_NO_PAD.encode(signature)
+    )
+}
+
+/// The claims of a sealed state, when its signature holds.
+pub(crate) fn open(secret: &[u8], state: &str) -> Result<Value, &'static str> {
+    let (payload, signature) = state.split_once('.').ok_or("malformed")?;
+    let payload = URL_SAFE_NO_PAD.decode(payload).map_err(|_| "malformed")?;
+    let signature = URL_SAFE_NO_PAD.decode(signature).map_err(|_| "malformed")?;
+    mac(secret, &payload)
+        .verify_slice(&signature)
+        .map_err(|_| "signature does not match")?;
+    serde_json::from_slice(&payload).map_err(|_| "malformed")
+}
+
+fn sign(secret: &[u8], subject: &str, tool: &str, digest: &str, expires: i64) -> String {
+    seal(
+        secret,
+        &json!({ "v": 1, "sub": subject, "tool": tool, "args": digest, "exp": expires }),
     )
 }
 
@@ -213,13 +232,12 @@ fn verify(
     digest: &str,
     now: i64,
 ) -> Result<(), &'static str> {
-    let (payload, signature) = state.split_once('.').ok_or("malformed")?;
-    let payload = URL_SAFE_NO_PAD.decode(payload).map_err(|_| "malformed")?;
-    let signature = URL_SAFE_NO_PAD.decode(signature).map_err(|_| "malformed")?;
-    mac(secret, &payload)
-        .verify_slice(&signature)
-        .map_err(|_| "signature does not match")?;
-    let claims: Value = serde_json::from_slice(&payload).map_err(|_| "malformed")?;
+    let claims = open(secret, state)?;
+    // States the `input` module seals for operations that ask for input carry a `kind`;
+    // only a confirmation's own state confirms.
+    if claims.get("kind").is_some() {
+        return Err("not a confirmation state");
+    }
     if claims["sub"] != subject {
         return Err("issued to another caller");
     }

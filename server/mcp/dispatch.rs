@@ -3,15 +3,15 @@
 //! same handler, no network).
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use axum::body::Body;
 use http::{HeaderMap, HeaderName, HeaderValue, Request, StatusCode, header};
 use serde_json::{Map, Value, json};
 use tower::ServiceExt;
 
-use super::catalog::{ArgLocation, ArgSpec, BodyEncoding, QueryStyle, ToolSpec};
-use super::{Caller, Endpoint, generated};
+use super::catalog::{ArgLocation, ArgSpec, BodyEncoding, Catalog, QueryStyle, ToolSpec};
+use super::{Caller, Endpoint};
 
 /// Largest response body read back from an operation (exports can be large).
 const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
@@ -43,35 +43,94 @@ pub fn validation_problem(errors: Vec<(String, &'static str, String)>) -> Value 
     })
 }
 
-fn validators() -> &'static HashMap<&'static str, jsonschema::Validator> {
-    static VALIDATORS: OnceLock<HashMap<&'static str, jsonschema::Validator>> = OnceLock::new();
-    VALIDATORS.get_or_init(|| {
-        let mut map = HashMap::new();
-        for tool in generated::TOOLS {
-            let schema: Value = match serde_json::from_str(tool.input_schema) {
-                Ok(schema) => schema,
-                Err(e) => {
-                    tracing::error!(tool = tool.name, "inputSchema is not JSON: {e}");
-                    continue;
-                }
-            };
-            match jsonschema::options()
-                .should_validate_formats(false)
-                .build(&schema)
-            {
-                Ok(validator) => {
-                    map.insert(tool.name, validator);
-                }
-                Err(e) => tracing::error!(tool = tool.name, "inputSchema does not compile: {e}"),
+/// What is checked on every call, per tool name: the compiled `inputSchema`, and the
+/// arguments its `x-mcp-header` marks mirror into `Mcp-Param-<Name>` headers.
+#[derive(Default)]
+pub struct Checks {
+    validators: HashMap<&'static str, jsonschema::Validator>,
+    param_headers: HashMap<&'static str, Vec<ParamHeader>>,
+}
+
+/// An argument that the 2026-07-28 client repeats in the header `Mcp-Param-<name>`.
+#[derive(Debug, Clone)]
+pub struct ParamHeader {
+    pub argument: String,
+    /// The `<name>` as the schema declares it.
+    pub name: String,
+}
+
+impl Checks {
+    /// The arguments of `tool` that travel in headers too.
+    pub fn param_headers(&self, tool: &str) -> &[ParamHeader] {
+        self.param_headers.get(tool).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// The checks of `catalog`, compiled on first use and kept for the life of the process: the
+/// tables are `'static`, so the address of the tool table names a catalog, and the many
+/// routers tests build over one catalog share one compilation.
+pub fn checks(catalog: &Catalog) -> Arc<Checks> {
+    static CACHE: OnceLock<Mutex<HashMap<usize, Arc<Checks>>>> = OnceLock::new();
+    let key = catalog.tools.as_ptr() as usize;
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(found) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return found.clone();
+    }
+    let built = Arc::new(compile(catalog));
+    cache
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .entry(key)
+        .or_insert(built)
+        .clone()
+}
+
+fn compile(catalog: &Catalog) -> Checks {
+    let mut checks = Checks::default();
+    for tool in catalog.tools {
+        let schema: Value = match serde_json::from_str(tool.input_schema) {
+            Ok(schema) => schema,
+            Err(e) => {
+                tracing::error!(tool = tool.name, "inputSchema is not JSON: {e}");
+                continue;
             }
+        };
+        let headers: Vec<ParamHeader> = schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .filter_map(|(argument, property)| {
+                let name = property.get("x-mcp-header")?.as_str()?;
+                Some(ParamHeader {
+                    argument: argument.clone(),
+                    name: name.to_string(),
+                })
+            })
+            .collect();
+        if !headers.is_empty() {
+            checks.param_headers.insert(tool.name, headers);
         }
-        map
-    })
+        match jsonschema::options()
+            .should_validate_formats(false)
+            .build(&schema)
+        {
+            Ok(validator) => {
+                checks.validators.insert(tool.name, validator);
+            }
+            Err(e) => tracing::error!(tool = tool.name, "inputSchema does not compile: {e}"),
+        }
+    }
+    checks
 }
 
 /// Refuse unknown arguments of reads, missing required ones, and values that do not fit the
 /// tool's `inputSchema`, naming each key. Writes accept extra keys: the endpoint judges them.
-pub fn check_arguments(tool: &ToolSpec, arguments: &Map<String, Value>) -> Result<(), Value> {
+pub fn check_arguments(
+    checks: &Checks,
+    tool: &ToolSpec,
+    arguments: &Map<String, Value>,
+) -> Result<(), Value> {
     let mut errors: Vec<(String, &'static str, String)> = Vec::new();
     let known = |key: &str| tool.args.iter().any(|a| a.name == key);
     let takes_extra = !tool.read_only && tool.body == BodyEncoding::Json;
@@ -93,7 +152,7 @@ pub fn check_arguments(tool: &ToolSpec, arguments: &Map<String, Value>) -> Resul
             ));
         }
     }
-    if let Some(validator) = validators().get(tool.name) {
+    if let Some(validator) = checks.validators.get(tool.name) {
         let instance = Value::Object(arguments.clone());
         for error in validator.iter_errors(&instance) {
             let path = error.instance_path().to_string();
@@ -122,12 +181,14 @@ pub fn check_arguments(tool: &ToolSpec, arguments: &Map<String, Value>) -> Resul
     }
 }
 
-/// Send the operation's request through the `/v1` router and read the answer.
+/// Send the operation's request through the API router and read the answer. `extra` are
+/// headers the MCP layer adds itself (the multi round-trip ones, see `input`).
 pub async fn run(
     endpoint: &Endpoint,
     caller: &Caller,
     tool: &ToolSpec,
     arguments: &Map<String, Value>,
+    extra: Vec<(HeaderName, HeaderValue)>,
 ) -> Answer {
     let (request, path) = match build_request(tool, arguments) {
         Ok(built) => built,
@@ -143,6 +204,10 @@ pub async fn run(
         }
     };
     let mut request = request;
+    // Set, not appended: these headers are the layer's word, whatever the arguments held.
+    for (name, value) in extra {
+        request.headers_mut().insert(name, value);
+    }
     request.extensions_mut().extend(caller.extensions.clone());
     let response = match endpoint.api.clone().oneshot(request).await {
         Ok(response) => response,

@@ -1,7 +1,6 @@
-//! The catalog generated at build time from `openapi/v1.yaml` by `codegen` (see `build.rs`).
+//! Where `crate::api` and the integration tests still look for the dunning server's generated
+//! catalog. It lives in `crate::generated`; the MCP layer itself never reads it (it serves the
+//! [`super::Catalog`] handed to [`super::router`]). Remove once those imports name
+//! `crate::generated`.
 
-#![allow(clippy::all)]
-
-use super::catalog::*;
-
-include!(concat!(env!("OUT_DIR"), "/catalog.rs"));
+pub use crate::generated::*;

@@ -18,6 +18,8 @@ impl ErrorCode {
     pub const RESOURCE_NOT_FOUND: ErrorCode = ErrorCode(-32002);
     /// Headers do not repeat the body (2026 era).
     pub const HEADER_MISMATCH: ErrorCode = ErrorCode(-32020);
+    /// Serving the request needs a capability the client did not declare (2026 era).
+    pub const MISSING_CLIENT_CAPABILITY: ErrorCode = ErrorCode(-32021);
     /// Protocol version not supported.
     pub const UNSUPPORTED_VERSION: ErrorCode = ErrorCode(-32022);
 }

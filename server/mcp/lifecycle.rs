@@ -4,7 +4,7 @@ use serde_json::{Value, json};
 
 use super::jsonrpc::RpcError;
 use super::protocol::{self, SERVER_INFO_META, SUPPORTED_VERSIONS};
-use super::{Endpoint, generated};
+use super::Endpoint;
 
 fn server_info(endpoint: &Endpoint) -> Value {
     let s = &endpoint.settings;
@@ -26,16 +26,16 @@ pub fn initialize(endpoint: &Endpoint, params: &Value) -> Result<Value, RpcError
         "protocolVersion": protocol::negotiate(params),
         "capabilities": capabilities(),
         "serverInfo": server_info(endpoint),
-        "instructions": generated::INSTRUCTIONS,
+        "instructions": endpoint.catalog.instructions,
     }))
 }
 
 /// Stateless era: what `initialize` would have said, plus every revision we speak.
-pub fn discover(_endpoint: &Endpoint) -> Result<Value, RpcError> {
+pub fn discover(endpoint: &Endpoint) -> Result<Value, RpcError> {
     Ok(json!({
         "supportedVersions": SUPPORTED_VERSIONS,
         "capabilities": capabilities(),
-        "instructions": generated::INSTRUCTIONS,
+        "instructions": endpoint.catalog.instructions,
     }))
 }
 

@@ -1,9 +1,10 @@
 //! The MCP endpoint: Streamable HTTP, stateless, JSON only.
 //!
-//! This layer knows nothing about dunning. It serves the catalog the generator produced from
-//! the OpenAPI document (`generated`), authenticates through a [`Host`], and runs every tool
-//! by dispatching an HTTP request in-process to the `/v1` router it is handed. A second
-//! OpenAPI document and a second `Host` would give a second MCP server from the same code.
+//! This layer knows no application. It serves the [`Catalog`] it is handed (what the
+//! generator produced from an OpenAPI document), authenticates through a [`Host`], and runs
+//! every tool by dispatching an HTTP request in-process to the API router it is handed. The
+//! dunning server passes its own catalog and host; the conformance fixture
+//! (`tests/conformance-fixture`) passes a second catalog and host to the same code.
 
 pub mod catalog;
 mod completions;
@@ -11,6 +12,7 @@ mod confirm;
 mod dispatch;
 pub mod generated;
 mod guard;
+mod input;
 mod jsonrpc;
 mod lifecycle;
 mod metadata;
@@ -28,6 +30,7 @@ use std::sync::Arc;
 
 use axum::Router;
 
+pub use catalog::Catalog;
 pub use confirm::canonical_json;
 pub use jsonrpc::ErrorCode;
 pub use protocol::{SUPPORTED_VERSIONS, Version};
@@ -128,16 +131,23 @@ pub struct Completion {
 /// Shared by the handlers of the endpoint.
 #[derive(Clone)]
 pub(crate) struct Endpoint {
+    /// What this endpoint serves.
+    pub catalog: Catalog,
+    /// Per-tool argument checks, compiled once per catalog.
+    pub checks: Arc<dispatch::Checks>,
     pub host: Arc<dyn Host>,
-    /// The `/v1` router tools are dispatched to, in-process.
+    /// The API router tools are dispatched to, in-process.
     pub api: Router,
     pub settings: Arc<Settings>,
 }
 
-/// The router serving the MCP endpoint at `settings.path`.
-pub fn router(host: Arc<dyn Host>, api: Router, settings: Settings) -> Router {
+/// The router serving `catalog` as an MCP endpoint at `settings.path`: callers authenticated
+/// by `host`, operations dispatched in-process to `api`.
+pub fn router(catalog: Catalog, host: Arc<dyn Host>, api: Router, settings: Settings) -> Router {
     let path = settings.path.clone();
     let endpoint = Endpoint {
+        catalog,
+        checks: dispatch::checks(&catalog),
         host,
         api,
         settings: Arc::new(settings),

@@ -1,36 +1,45 @@
-//! `prompts/list` and `prompts/get`: the scripts under `templates/prompts/`, listed only to
-//! callers who can run every tool they rely on.
+//! `prompts/list` and `prompts/get`. A prompt is either a script from the catalog's prompt
+//! files, filled in here and listed only to callers who can run every tool it relies on, or
+//! served by an operation (`x-mcp.prompt`), which answers the `GetPromptResult` itself and
+//! may ask the client for input first (see `input`).
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
-use super::catalog::PromptSpec;
+use super::catalog::{Catalog, PromptSpec, ToolSpec};
+use super::input::{self, Reply, Round};
 use super::jsonrpc::{ErrorCode, RpcError};
-use super::tools::{find as find_tool, reject_cursor};
-use super::{Caller, generated};
+use super::protocol::Context;
+use super::tools::{self, reject_cursor};
+use super::{Caller, Endpoint, dispatch};
 
-/// Whether the caller can run every tool the prompt uses.
-fn usable(prompt: &PromptSpec, caller: Option<&Caller>) -> bool {
-    prompt
-        .tools
-        .iter()
-        .all(|name| match (find_tool(name), caller) {
-            (Some(tool), Some(caller)) => caller.may_use(tool.scopes),
-            (Some(_), None) => true,
-            (None, _) => false,
-        })
+/// Whether the caller can run every tool the prompt uses (or the operation that serves it).
+fn usable(catalog: &Catalog, prompt: &PromptSpec, caller: Option<&Caller>) -> bool {
+    let allowed = |tool: Option<&ToolSpec>| match (tool, caller) {
+        (Some(tool), Some(caller)) => caller.may_use(tool.scopes),
+        (Some(_), None) => true,
+        (None, _) => false,
+    };
+    match prompt.operation {
+        Some(operation) => allowed(tools::operation(catalog, operation)),
+        None => prompt
+            .tools
+            .iter()
+            .all(|name| allowed(tools::find(catalog, name))),
+    }
 }
 
 /// The prompt called `name`, if this caller may use it.
-pub fn find(name: &str, caller: Option<&Caller>) -> Option<&'static PromptSpec> {
-    generated::PROMPTS
+pub fn find(catalog: &Catalog, name: &str, caller: Option<&Caller>) -> Option<&'static PromptSpec> {
+    catalog
+        .prompts
         .iter()
-        .find(|p| p.name == name && usable(p, caller))
+        .find(|p| p.name == name && usable(catalog, p, caller))
 }
 
-pub fn list(caller: Option<&Caller>, params: &Value) -> Result<Value, RpcError> {
+pub fn list(catalog: &Catalog, caller: Option<&Caller>, params: &Value) -> Result<Value, RpcError> {
     reject_cursor(params)?;
     let mut prompts = Vec::new();
-    for prompt in generated::PROMPTS.iter().filter(|p| usable(p, caller)) {
+    for prompt in catalog.prompts.iter().filter(|p| usable(catalog, p, caller)) {
         let json: Value = serde_json::from_str(prompt.json).map_err(|e| {
             RpcError::new(ErrorCode::INTERNAL_ERROR, format!("Internal error: {e}"))
                 .with_status(500)
@@ -40,16 +49,21 @@ pub fn list(caller: Option<&Caller>, params: &Value) -> Result<Value, RpcError> 
     Ok(json!({ "prompts": prompts }))
 }
 
-/// Fill the prompt's placeholders with the given arguments.
-pub fn get(caller: Option<&Caller>, params: &Value) -> Result<Value, RpcError> {
+/// Fill the prompt's placeholders with the given arguments, or run its operation.
+pub async fn get(
+    endpoint: &Endpoint,
+    context: &Context,
+    caller: Option<&Caller>,
+    params: &Value,
+) -> Result<Value, RpcError> {
     let name = params
         .get("name")
         .and_then(Value::as_str)
         .ok_or_else(|| RpcError::invalid_params("params.name must be the name of a prompt"))?;
-    let prompt = find(name, caller)
+    let prompt = find(&endpoint.catalog, name, caller)
         .ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {name}")))?;
     let arguments = match params.get("arguments") {
-        None | Some(Value::Null) => serde_json::Map::new(),
+        None | Some(Value::Null) => Map::new(),
         Some(Value::Object(map)) => map.clone(),
         Some(_) => {
             return Err(RpcError::invalid_params(
@@ -57,7 +71,7 @@ pub fn get(caller: Option<&Caller>, params: &Value) -> Result<Value, RpcError> {
             ));
         }
     };
-    let mut text = prompt.template.to_string();
+    let mut values = Map::new();
     for arg in prompt.arguments {
         let value = match arguments.get(arg.name) {
             Some(Value::String(s)) => s.trim().to_string(),
@@ -70,7 +84,7 @@ pub fn get(caller: Option<&Caller>, params: &Value) -> Result<Value, RpcError> {
                 arg.name
             )));
         }
-        text = text.replace(&format!("{{{{{}}}}}", arg.name), &value);
+        values.insert(arg.name.to_string(), Value::String(value));
     }
     if let Some(unknown) = arguments
         .keys()
@@ -80,8 +94,70 @@ pub fn get(caller: Option<&Caller>, params: &Value) -> Result<Value, RpcError> {
             "Unknown argument '{unknown}' for prompt {name}"
         )));
     }
+    if let Some(operation) = prompt.operation {
+        let caller = caller.ok_or_else(|| RpcError::invalid_params("prompts/get needs a credential"))?;
+        return served(endpoint, context, caller, operation, &values, params).await;
+    }
+    let mut text = prompt.template.to_string();
+    for (key, value) in &values {
+        text = text.replace(&format!("{{{{{key}}}}}"), value.as_str().unwrap_or_default());
+    }
     Ok(json!({
         "description": prompt.description,
         "messages": [{ "role": "user", "content": { "type": "text", "text": text } }],
     }))
+}
+
+/// A prompt served by an operation: the prompt's arguments (named as the document names the
+/// parameters) go to the operation, whose `GetPromptResult` is passed on.
+async fn served(
+    endpoint: &Endpoint,
+    context: &Context,
+    caller: &Caller,
+    operation: &str,
+    values: &Map<String, Value>,
+    params: &Value,
+) -> Result<Value, RpcError> {
+    let internal = |why: String| {
+        tracing::error!(operation, "prompt operation: {why}");
+        RpcError::new(ErrorCode::INTERNAL_ERROR, "Internal error").with_status(500)
+    };
+    let spec = tools::operation(&endpoint.catalog, operation)
+        .ok_or_else(|| internal("not in the catalog".into()))?;
+    let arguments: Map<String, Value> = spec
+        .args
+        .iter()
+        .filter_map(|a| {
+            let value = values.get(a.wire_name)?;
+            (value.as_str() != Some("")).then(|| (a.name.to_string(), value.clone()))
+        })
+        .collect();
+    let round = Round::new(&endpoint.settings, context, caller, operation, &arguments);
+    let headers = round.headers(params)?;
+    let answer = dispatch::run(endpoint, caller, spec, &arguments, headers).await;
+    if !answer.status.is_success() {
+        let problem: Value = serde_json::from_slice(&answer.body).unwrap_or(Value::Null);
+        let detail = problem
+            .get("detail")
+            .and_then(Value::as_str)
+            .unwrap_or("the operation failed")
+            .to_string();
+        let code = if answer.status.is_client_error() {
+            ErrorCode::INVALID_PARAMS
+        } else {
+            ErrorCode::INTERNAL_ERROR
+        };
+        return Err(RpcError::new(code, format!("Prompt could not be built: {detail}"))
+            .with_data(json!({ "problem": problem })));
+    }
+    match input::read(&answer).map_err(internal)? {
+        Reply::Complete(result) if result.get("messages").is_some_and(Value::is_array) => {
+            Ok(Value::Object(result))
+        }
+        Reply::Complete(_) => Err(internal("the result has no messages array".into())),
+        Reply::InputRequired { requests, .. } if !context.version.is_stateless() => Err(
+            RpcError::invalid_params(input::handshake_refusal(context, &requests)),
+        ),
+        Reply::InputRequired { requests, state } => round.ask(requests, state),
+    }
 }

@@ -47,6 +47,9 @@ pub struct Context {
     pub version: Version,
     /// The client's capabilities (2026 era: from the envelope).
     pub client_capabilities: Value,
+    /// `Mcp-Param-<Name>` headers (2026 era): the name after the prefix, lower-cased, and
+    /// the value as sent (`None` when it is not text).
+    pub param_headers: Vec<(String, Option<String>)>,
 }
 
 fn supported(text: &str) -> Option<&'static str> {
@@ -135,6 +138,7 @@ fn stateless_context(
         Some(c) if c.is_object() => Ok(Context {
             version: Version(STATELESS_VERSION),
             client_capabilities: c.clone(),
+            param_headers: param_headers(headers),
         }),
         _ => Err(RpcError::invalid_params(format!(
             "params._meta[\"{ENVELOPE_CAPABILITIES}\"] must be an object"
@@ -152,14 +156,22 @@ fn handshake_context(message: &Incoming, headers: &HeaderMap) -> Result<Context,
         )
         .with_status(400)),
         Some(text) => match HANDSHAKE_VERSIONS.iter().copied().find(|v| *v == text) {
-            Some(v) => Ok(Context { version: Version(v), client_capabilities: capabilities }),
+            Some(v) => Ok(Context {
+                version: Version(v),
+                client_capabilities: capabilities,
+                param_headers: Vec::new(),
+            }),
             None => Err(unsupported(text)),
         },
         None => {
             // `initialize` negotiates its own version; everything else without a header is
             // the oldest revision that has this transport.
             let version = if message.method == "initialize" { negotiate(&message.params) } else { UNVERSIONED };
-            Ok(Context { version: Version(version), client_capabilities: capabilities })
+            Ok(Context {
+                version: Version(version),
+                client_capabilities: capabilities,
+                param_headers: Vec::new(),
+            })
         }
     }
 }
@@ -179,7 +191,12 @@ pub fn negotiate(params: &Value) -> &'static str {
 
 /// A header's value, with RFC 2047-style `=?base64?...?=` decoded (for non-ASCII names).
 fn header_value(headers: &HeaderMap, name: &str) -> Option<String> {
-    let raw = headers.get(name)?.to_str().ok()?;
+    decode_header_value(headers.get(name)?.to_str().ok()?)
+}
+
+/// A header value as the 2026-07-28 transport encodes it: `=?base64?<base64 of UTF-8>?=`
+/// is decoded (strictly: bad padding or characters give `None`); anything else is literal.
+pub fn decode_header_value(raw: &str) -> Option<String> {
     if let Some(encoded) = raw
         .strip_prefix("=?base64?")
         .and_then(|r| r.strip_suffix("?="))
@@ -190,6 +207,20 @@ fn header_value(headers: &HeaderMap, name: &str) -> Option<String> {
         return String::from_utf8(bytes).ok();
     }
     Some(raw.to_string())
+}
+
+/// Every `Mcp-Param-<Name>` header of the request.
+fn param_headers(headers: &HeaderMap) -> Vec<(String, Option<String>)> {
+    headers
+        .iter()
+        .filter_map(|(name, value)| {
+            let suffix = name.as_str().strip_prefix("mcp-param-")?;
+            Some((
+                suffix.to_string(),
+                value.to_str().ok().map(|v| v.trim().to_string()),
+            ))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -211,6 +242,21 @@ mod tests {
             "2025-06-18"
         );
         assert_eq!(negotiate(&json!({})), "2025-06-18");
+    }
+
+    #[test]
+    fn header_values_decode_strictly_and_keep_literals() {
+        assert_eq!(
+            decode_header_value("=?base64?SGVsbG8=?=").as_deref(),
+            Some("Hello")
+        );
+        assert_eq!(decode_header_value("=?base64?SGVsbG8?="), None);
+        assert_eq!(decode_header_value("=?base64?SGVs!!!bG8=?="), None);
+        assert_eq!(
+            decode_header_value("=?base64?SGVsbG8=").as_deref(),
+            Some("=?base64?SGVsbG8=")
+        );
+        assert_eq!(decode_header_value("SGVsbG8=").as_deref(), Some("SGVsbG8="));
     }
 
     #[test]

@@ -7,15 +7,15 @@
 use base64::Engine;
 use serde_json::{Map, Value, json};
 
-use super::catalog::ResourceSpec;
+use super::catalog::{Catalog, ResourceSpec};
 use super::jsonrpc::{ErrorCode, RpcError};
 use super::protocol::Context;
 use super::tools::{find, reject_cursor};
-use super::{Caller, Endpoint, dispatch, generated};
+use super::{Caller, Endpoint, dispatch};
 
 /// Whether the caller may read what `spec` serves (anonymous listings see everything).
-pub fn readable(spec: &ResourceSpec, caller: Option<&Caller>) -> bool {
-    match (find(spec.tool), caller) {
+pub fn readable(catalog: &Catalog, spec: &ResourceSpec, caller: Option<&Caller>) -> bool {
+    match (find(catalog, spec.tool), caller) {
         (Some(tool), Some(caller)) => caller.may_use(tool.scopes),
         (Some(_), None) => true,
         (None, _) => false,
@@ -23,10 +23,13 @@ pub fn readable(spec: &ResourceSpec, caller: Option<&Caller>) -> bool {
 }
 
 fn visible<'a>(
+    catalog: &'a Catalog,
     specs: &'a [ResourceSpec],
     caller: Option<&'a Caller>,
 ) -> impl Iterator<Item = &'a ResourceSpec> {
-    specs.iter().filter(move |spec| readable(spec, caller))
+    specs
+        .iter()
+        .filter(move |spec| readable(catalog, spec, caller))
 }
 
 fn parse(json: &str) -> Result<Value, RpcError> {
@@ -50,16 +53,21 @@ pub fn list(
         "description": "The OpenAPI document of the REST API this server's tools were generated from.",
         "mimeType": "application/json",
     })];
-    for spec in visible(generated::RESOURCES, caller) {
+    let catalog = &endpoint.catalog;
+    for spec in visible(catalog, catalog.resources, caller) {
         resources.push(parse(spec.json)?);
     }
     Ok(json!({ "resources": resources }))
 }
 
 /// Resource templates this caller can read.
-pub fn templates(caller: Option<&Caller>, params: &Value) -> Result<Value, RpcError> {
+pub fn templates(
+    catalog: &Catalog,
+    caller: Option<&Caller>,
+    params: &Value,
+) -> Result<Value, RpcError> {
     reject_cursor(params)?;
-    let templates = visible(generated::RESOURCE_TEMPLATES, caller)
+    let templates = visible(catalog, catalog.resource_templates, caller)
         .map(|s| parse(s.json))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(json!({ "resourceTemplates": templates }))
@@ -92,15 +100,18 @@ pub async fn read(
     };
     if uri == endpoint.settings.openapi_resource_uri {
         return Ok(
-            json!({ "contents": [{ "uri": uri, "mimeType": "application/json", "text": generated::OPENAPI_JSON }] }),
+            json!({ "contents": [{ "uri": uri, "mimeType": "application/json", "text": endpoint.catalog.openapi_json }] }),
         );
     }
-    let (spec, arguments) = resolve(uri).ok_or_else(|| not_found(context, uri))?;
-    let tool = find(spec.tool).ok_or_else(|| not_found(context, uri))?;
-    if !caller.may_use(tool.scopes) || dispatch::check_arguments(tool, &arguments).is_err() {
+    let catalog = &endpoint.catalog;
+    let (spec, arguments) = resolve(catalog, uri).ok_or_else(|| not_found(context, uri))?;
+    let tool = find(catalog, spec.tool).ok_or_else(|| not_found(context, uri))?;
+    if !caller.may_use(tool.scopes)
+        || dispatch::check_arguments(&endpoint.checks, tool, &arguments).is_err()
+    {
         return Err(not_found(context, uri));
     }
-    let answer = dispatch::run(endpoint, caller, tool, &arguments).await;
+    let answer = dispatch::run(endpoint, caller, tool, &arguments, Vec::new()).await;
     if answer.status == http::StatusCode::NOT_FOUND || answer.status == http::StatusCode::FORBIDDEN
     {
         return Err(not_found(context, uri));
@@ -136,11 +147,12 @@ pub async fn read(
 }
 
 /// The resource spec a URI belongs to and the tool arguments it carries.
-fn resolve(uri: &str) -> Option<(&'static ResourceSpec, Map<String, Value>)> {
-    if let Some(spec) = generated::RESOURCES.iter().find(|s| s.uri == uri) {
+fn resolve(catalog: &Catalog, uri: &str) -> Option<(&'static ResourceSpec, Map<String, Value>)> {
+    if let Some(spec) = catalog.resources.iter().find(|s| s.uri == uri) {
         return Some((spec, Map::new()));
     }
-    generated::RESOURCE_TEMPLATES
+    catalog
+        .resource_templates
         .iter()
         .find_map(|spec| match_template(spec.uri, uri).map(|args| (spec, args)))
 }

@@ -36,7 +36,12 @@ pub fn from_response(tool: &ToolSpec, arguments: &Map<String, Value>, answer: An
         ResponseKind::Binary { content_type } => {
             return binary(tool, arguments, &answer, content_type);
         }
-        ResponseKind::Json | ResponseKind::JsonWrapped => {
+        // Operations that answer MCP results are read by `tools::call_mcp`; should one get
+        // here, its JSON is data like any other.
+        ResponseKind::Json
+        | ResponseKind::JsonWrapped
+        | ResponseKind::McpResult
+        | ResponseKind::PromptResult => {
             match serde_json::from_slice::<Value>(&answer.body) {
                 Ok(Value::Object(map)) if tool.response == ResponseKind::Json => Value::Object(map),
                 Ok(other) => json!({ "result": other }),
@@ -111,7 +116,9 @@ fn problem_of(answer: &Answer) -> Value {
     }
 }
 
-fn internal_problem(detail: &str) -> Value {
+/// A 500 problem for a fault of ours: the story goes to the log, the client reads
+/// "internal error".
+pub fn internal_problem(detail: &str) -> Value {
     tracing::error!("{detail}");
     json!({ "type": "about:blank", "title": "Internal Server Error", "status": 500, "detail": "internal error", "code": "internal_error", "errors": [] })
 }

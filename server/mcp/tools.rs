@@ -2,20 +2,22 @@
 
 use serde_json::{Map, Value, json};
 
-use super::catalog::{ArgLocation, ToolSpec};
+use super::catalog::{ArgLocation, Catalog, ResponseKind, ToolSpec};
 use super::confirm::{self, Decision};
-use super::jsonrpc::RpcError;
-use super::protocol::Context;
-use super::{Caller, Endpoint, dispatch, generated, results};
+use super::input::{self, Reply, Round};
+use super::jsonrpc::{ErrorCode, RpcError};
+use super::protocol::{self, Context};
+use super::{Caller, Endpoint, dispatch, results};
 
 /// The tools this caller can use (all of them for an anonymous public-catalog listing), in
 /// the generator's order.
-pub fn list(caller: Option<&Caller>, params: &Value) -> Result<Value, RpcError> {
+pub fn list(catalog: &Catalog, caller: Option<&Caller>, params: &Value) -> Result<Value, RpcError> {
     reject_cursor(params)?;
     let mut tools = Vec::new();
-    for tool in generated::TOOLS
+    for tool in catalog
+        .tools
         .iter()
-        .filter(|t| caller.is_none_or(|c| c.may_use(t.scopes)))
+        .filter(|t| t.is_tool() && caller.is_none_or(|c| c.may_use(t.scopes)))
     {
         let json: Value = serde_json::from_str(tool.tool_json).map_err(|e| internal(tool, e))?;
         tools.push(json);
@@ -35,7 +37,7 @@ pub fn reject_cursor(params: &Value) -> Result<(), RpcError> {
 
 fn internal(tool: &ToolSpec, e: impl std::fmt::Display) -> RpcError {
     tracing::error!(tool = tool.name, "generated tool JSON is invalid: {e}");
-    RpcError::new(super::ErrorCode::INTERNAL_ERROR, "Internal error").with_status(500)
+    RpcError::new(ErrorCode::INTERNAL_ERROR, "Internal error").with_status(500)
 }
 
 /// Find the tool, check the arguments, ask for confirmation when it is destructive, run the
@@ -50,8 +52,8 @@ pub async fn call(
         .get("name")
         .and_then(Value::as_str)
         .ok_or_else(|| RpcError::invalid_params("params.name must be the name of a tool"))?;
-    let tool =
-        find(name).ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {name}")))?;
+    let tool = find(&endpoint.catalog, name)
+        .ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {name}")))?;
     let mut arguments = match params.get("arguments") {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(map)) => map.clone(),
@@ -64,8 +66,12 @@ pub async fn call(
     let Some(caller) = caller else {
         return Err(RpcError::invalid_params("tools/call needs a credential"));
     };
-    if let Err(problem) = dispatch::check_arguments(tool, &arguments) {
+    check_param_headers(endpoint, context, tool, &arguments)?;
+    if let Err(problem) = dispatch::check_arguments(&endpoint.checks, tool, &arguments) {
         return Ok(results::error(&problem));
+    }
+    if tool.response == ResponseKind::McpResult {
+        return call_mcp(endpoint, context, caller, tool, &arguments, params).await;
     }
     if let Decision::Answer(answer) = confirm::decide(
         &endpoint.settings,
@@ -83,8 +89,108 @@ pub async fn call(
         let key = confirm::derived_idempotency_key(caller, tool, &arguments);
         arguments.insert(arg.to_string(), Value::String(key));
     }
-    let response = dispatch::run(endpoint, caller, tool, &arguments).await;
+    let response = dispatch::run(endpoint, caller, tool, &arguments, Vec::new()).await;
     Ok(results::from_response(tool, &arguments, response))
+}
+
+/// A tool whose operation answers MCP results: its `CallToolResult` goes through as it is,
+/// and its `InputRequiredResult` becomes the client's next round (see `input`).
+async fn call_mcp(
+    endpoint: &Endpoint,
+    context: &Context,
+    caller: &Caller,
+    tool: &ToolSpec,
+    arguments: &Map<String, Value>,
+    params: &Value,
+) -> Result<Value, RpcError> {
+    let round = Round::new(&endpoint.settings, context, caller, tool.name, arguments);
+    let headers = round.headers(params)?;
+    let answer = dispatch::run(endpoint, caller, tool, arguments, headers).await;
+    if !answer.status.is_success() {
+        return Ok(results::from_response(tool, arguments, answer));
+    }
+    match input::read(&answer) {
+        Ok(Reply::Complete(result)) if result.get("content").is_some_and(Value::is_array) => {
+            Ok(Value::Object(result))
+        }
+        Ok(Reply::Complete(_)) => Ok(results::error(&results::internal_problem(&format!(
+            "{}: the operation's result has no content array",
+            tool.name
+        )))),
+        Ok(Reply::InputRequired { requests, .. }) if !context.version.is_stateless() => {
+            Ok(results::error(&json!({
+                "type": "about:blank",
+                "title": "Precondition Required",
+                "status": 428,
+                "detail": input::handshake_refusal(context, &requests),
+                "code": "input_required",
+                "errors": [],
+            })))
+        }
+        Ok(Reply::InputRequired { requests, state }) => round.ask(requests, state),
+        Err(why) => Ok(results::error(&results::internal_problem(&format!(
+            "{}: {why}",
+            tool.name
+        )))),
+    }
+}
+
+/// 2026-07-28: an argument the tool's schema marks with `x-mcp-header` must be repeated in
+/// `Mcp-Param-<Name>` (decoded when Base64), and the header must hold exactly its value;
+/// otherwise 400 with `HeaderMismatch` (-32020), as for the standard headers.
+fn check_param_headers(
+    endpoint: &Endpoint,
+    context: &Context,
+    tool: &ToolSpec,
+    arguments: &Map<String, Value>,
+) -> Result<(), RpcError> {
+    if !context.version.is_stateless() {
+        return Ok(());
+    }
+    let mismatch = |message: String| {
+        RpcError::new(
+            ErrorCode::HEADER_MISMATCH,
+            format!("Header mismatch: {message}"),
+        )
+        .with_status(400)
+    };
+    for param in endpoint.checks.param_headers(tool.name) {
+        let sent = context
+            .param_headers
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(&param.name))
+            .map(|(_, value)| value);
+        let header = format!("Mcp-Param-{}", param.name);
+        let expected = arguments.get(&param.argument).and_then(|v| match v {
+            Value::String(s) => Some(s.clone()),
+            Value::Null => None,
+            other => Some(other.to_string()),
+        });
+        match (expected, sent) {
+            (None, None) => {}
+            (Some(_), None) => {
+                return Err(mismatch(format!(
+                    "{header} is missing but arguments.{} is set",
+                    param.argument
+                )));
+            }
+            (expected, Some(raw)) => {
+                let decoded = raw
+                    .as_deref()
+                    .and_then(protocol::decode_header_value)
+                    .ok_or_else(|| {
+                        mismatch(format!("{header} is not a valid (Base64) header value"))
+                    })?;
+                if expected.as_deref() != Some(decoded.as_str()) {
+                    return Err(mismatch(format!(
+                        "{header} does not match arguments.{}",
+                        param.argument
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The argument that carries the `Idempotency-Key` header, if the tool has one.
@@ -97,7 +203,12 @@ fn idempotency_argument(tool: &ToolSpec) -> Option<&'static str> {
         .map(|a| a.name)
 }
 
-/// The tool called `name`.
-pub fn find(name: &str) -> Option<&'static ToolSpec> {
-    generated::TOOLS.iter().find(|t| t.name == name)
+/// The tool called `name` (operations that serve prompts are not tools).
+pub fn find(catalog: &Catalog, name: &str) -> Option<&'static ToolSpec> {
+    catalog.tools.iter().find(|t| t.name == name && t.is_tool())
+}
+
+/// The operation called `name`, tool or not.
+pub fn operation(catalog: &Catalog, name: &str) -> Option<&'static ToolSpec> {
+    catalog.tools.iter().find(|t| t.name == name)
 }

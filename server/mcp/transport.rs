@@ -342,13 +342,15 @@ async fn dispatch(
         "initialize" if !stateless => lifecycle::initialize(endpoint, &incoming.params),
         "ping" if !stateless => Ok(json!({})),
         "server/discover" if stateless => lifecycle::discover(endpoint),
-        "tools/list" => tools::list(caller, &incoming.params),
+        "tools/list" => tools::list(&endpoint.catalog, caller, &incoming.params),
         "tools/call" => tools::call(endpoint, context, caller, &incoming.params).await,
         "resources/list" => resources::list(endpoint, caller, &incoming.params),
-        "resources/templates/list" => resources::templates(caller, &incoming.params),
+        "resources/templates/list" => {
+            resources::templates(&endpoint.catalog, caller, &incoming.params)
+        }
         "resources/read" => resources::read(endpoint, context, caller, &incoming.params).await,
-        "prompts/list" => prompts::list(caller, &incoming.params),
-        "prompts/get" => prompts::get(caller, &incoming.params),
+        "prompts/list" => prompts::list(&endpoint.catalog, caller, &incoming.params),
+        "prompts/get" => prompts::get(endpoint, context, caller, &incoming.params).await,
         "completion/complete" => completions::complete(endpoint, caller, &incoming.params).await,
         _ => {
             let error = RpcError::new(

@@ -164,6 +164,21 @@ pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Cust
     row.as_ref().map(from_row).transpose()
 }
 
+/// Same as [`get`] on the caller's connection (inside a transaction).
+pub async fn get_in(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+) -> Result<Option<Customer>> {
+    let sql = format!("SELECT {COLUMNS} FROM customers WHERE organization_id = $1 AND id = $2");
+    let row = sqlx::query(AssertSqlSafe(sql))
+        .bind(organization_id)
+        .bind(id)
+        .fetch_optional(conn)
+        .await?;
+    row.as_ref().map(from_row).transpose()
+}
+
 pub async fn find_by_document(
     conn: &mut AnyConnection,
     organization_id: &str,
@@ -278,4 +293,75 @@ pub async fn complete(
         .fetch_all(&db.pool)
         .await?;
     Ok((ids, total))
+}
+
+/// How many charges of a customer are still being collected: pending, overdue (stored
+/// `open`) or in an agreement. A customer with any cannot be deleted.
+pub async fn open_charge_count(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    customer_id: &str,
+) -> Result<i64> {
+    Ok(sqlx::query_scalar(
+        "SELECT COUNT(*) FROM charges WHERE organization_id = $1 AND customer_id = $2 AND state IN ('open', 'in_agreement')",
+    )
+    .bind(organization_id)
+    .bind(customer_id)
+    .fetch_one(conn)
+    .await?)
+}
+
+/// Rows that hang on a customer's charges, by table, in deletion order (children first):
+/// each table has `organization_id` and `charge_id`. A new table referencing charges
+/// belongs here too, or deleting a customer breaks on its foreign key.
+const CHARGE_RECORDS: &[&str] = &[
+    "payments",
+    "collection_step_runs",
+    "collection_requests",
+    "deliveries",
+];
+
+/// Delete a customer with its settled charges (paid or canceled) and every record about
+/// them: payments, deliveries (and the sandbox's copies), plan step runs, bureau and notary
+/// requests, disputes and agreements. The audit trail (events) stays, as the API promises.
+/// Returns how many charges went.
+pub async fn delete(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    customer_id: &str,
+) -> Result<u64> {
+    let of_customer = "SELECT id FROM charges WHERE organization_id = $1 AND customer_id = $2";
+    sqlx::query(
+        "DELETE FROM sandbox_messages WHERE organization_id = $1 AND delivery_id IN
+             (SELECT id FROM deliveries WHERE organization_id = $1 AND customer_id = $2)",
+    )
+    .bind(organization_id)
+    .bind(customer_id)
+    .execute(&mut *conn)
+    .await?;
+    for table in CHARGE_RECORDS {
+        let sql = format!(
+            "DELETE FROM {table} WHERE organization_id = $1 AND charge_id IN ({of_customer})"
+        );
+        sqlx::query(AssertSqlSafe(sql))
+            .bind(organization_id)
+            .bind(customer_id)
+            .execute(&mut *conn)
+            .await?;
+    }
+    super::disputes::delete_for_customer(conn, organization_id, customer_id).await?;
+    super::agreements::delete_for_customer(conn, organization_id, customer_id).await?;
+    let charges =
+        sqlx::query("DELETE FROM charges WHERE organization_id = $1 AND customer_id = $2")
+            .bind(organization_id)
+            .bind(customer_id)
+            .execute(&mut *conn)
+            .await?
+            .rows_affected();
+    sqlx::query("DELETE FROM customers WHERE organization_id = $1 AND id = $2")
+        .bind(organization_id)
+        .bind(customer_id)
+        .execute(&mut *conn)
+        .await?;
+    Ok(charges)
 }

@@ -137,6 +137,21 @@ const MIGRATIONS: &[(i64, &str, &[&str])] = &[
             "ALTER TABLE charges ADD COLUMN open_dispute_id TEXT",
         ],
     ),
+    (
+        4,
+        "collection plans and steps, deliveries, payments, step runs, bureau and notary requests",
+        crate::store::collection::MIGRATION,
+    ),
+    (
+        5,
+        "agreements, their charges and schedules, disputes",
+        crate::store::agreements::MIGRATION,
+    ),
+    (
+        6,
+        "webhooks, webhook deliveries and attempts, events dispatch flag, exports",
+        crate::store::webhooks::MIGRATION,
+    ),
     // Areas add their migration here, one tuple each: (version, description, statements).
 ];
 

@@ -5,14 +5,21 @@
 //! `TEXT` (ids, timestamps, JSON), `BIGINT` (money in centavos, versions, flags).
 //! Every query that touches tenant data filters on `organization_id`.
 
+pub mod agreements;
 pub mod charges;
+pub mod collection;
 pub mod customers;
+pub mod deliveries;
+pub mod disputes;
 pub mod events;
+pub mod exports;
 pub mod idempotency;
 pub mod ids;
 pub mod limits;
 mod migrations;
 pub mod orgs;
+pub mod plans;
+pub mod webhooks;
 
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
 use sqlx::{AnyPool, Executor};

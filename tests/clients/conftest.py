@@ -1,7 +1,8 @@
 """Fixtures of the interoperability harness: one real server per test session (temp data dir, free
 port, demo data), the client runs (each official SDK over all its cases, once), and the
-conformance runs. The terminal summary prints the client × case table and the conformance
-figures."""
+conformance runs: against the real server, and against the fixture server (the same MCP layer
+with the suite's fixtures). The terminal summary prints the client × case table and the
+conformance figures, with the suite's own summary for the fixture runs."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import CLIENTS, NODE, VENVS, DemoData, Server, render_table, run_client
+from harness import CLIENTS, NODE, VENVS, DemoData, FixtureServer, Server, render_table, run_client
 
 RESULTS: dict[str, object] = {}
 
@@ -66,6 +67,24 @@ def conformance_results(server, workdir):
     return {(r["version"], r["scenario"]): r for r in results}
 
 
+@pytest.fixture(scope="session")
+def fixture_conformance_results(workdir):
+    """Every scenario of 2025-06-18, 2025-11-25 and 2026-07-28 against the fixture server."""
+    _require_tools()
+    from authproxy import AuthProxy
+    from run_conformance import run_fixture_all
+
+    fixture = FixtureServer().start()
+    proxy = AuthProxy(fixture.port, fixture.token)
+    try:
+        run = run_fixture_all(proxy.url + "/mcp", workdir / "fixture-conformance")
+    finally:
+        proxy.close()
+        fixture.stop()
+    RESULTS["fixture_conformance"] = run
+    return {(r["version"], r["scenario"]): r for r in run["results"]}
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     tr = terminalreporter
     clients = RESULTS.get("clients")
@@ -89,4 +108,12 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         tr.section("Conformance suite (@modelcontextprotocol/conformance) against the real server")
         verbose = config.getoption("verbose") > 0
         for line in render(conf, with_reports=verbose).splitlines():
+            tr.write_line(line)
+    fixture_run = RESULTS.get("fixture_conformance")
+    if fixture_run:
+        from run_conformance import render_fixture
+
+        tr.section("Conformance suite (@modelcontextprotocol/conformance) against the fixture server")
+        verbose = config.getoption("verbose") > 0
+        for line in render_fixture(fixture_run, with_reports=verbose).splitlines():
             tr.write_line(line)

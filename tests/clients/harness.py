@@ -73,6 +73,11 @@ def server_binary() -> Path:
     return p if p.is_absolute() else REPO / p
 
 
+def fixture_binary() -> Path:
+    p = Path(os.environ.get("CONFORMANCE_FIXTURE_BIN", "target/debug/conformance-fixture"))
+    return p if p.is_absolute() else REPO / p
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -183,6 +188,62 @@ class Server:
             cwd=self.dir, capture_output=True, text=True, timeout=60, check=True,
         )
         return out.stdout.strip().splitlines()[-1].strip()
+
+
+@dataclass
+class FixtureServer:
+    """The conformance suite's fixture server (`tests/conformance-fixture`, the same MCP layer
+    with a second catalog) on 127.0.0.1:<free port>, accepting one random bearer token."""
+
+    port: int = field(default_factory=free_port)
+    token: str = field(default_factory=lambda: "fixture-" + uuid.uuid4().hex)
+    proc: subprocess.Popen | None = None
+
+    @property
+    def mcp_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/mcp"
+
+    def start(self, timeout: float = 30) -> "FixtureServer":
+        binary = fixture_binary()
+        if not binary.exists():
+            raise RuntimeError(
+                f"fixture binary not found: {binary} (run `cargo build -p conformance-fixture` "
+                "or set CONFORMANCE_FIXTURE_BIN)"
+            )
+        self.log = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(
+            [str(binary), "--bind", f"127.0.0.1:{self.port}", "--token", self.token],
+            stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"fixture server exited with {self.proc.returncode}: {self.log_tail()}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return self
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"fixture server did not start within {timeout}s: {self.log_tail()}")
+
+    def log_tail(self, n: int = 2000) -> str:
+        try:
+            self.log.seek(0)
+            return self.log.read()[-n:].decode(errors="replace")
+        except (OSError, AttributeError, ValueError):
+            return ""
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if getattr(self, "log", None):
+            self.log.close()
 
 
 class DemoData:

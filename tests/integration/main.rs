@@ -5,10 +5,15 @@
 
 mod common;
 
+mod agreements;
 mod auth;
 mod catalog;
 mod charges;
+mod collection;
+mod collection_engine;
 mod customers;
+mod exports;
+mod disputes;
 mod idempotency_and_limits;
 mod mcp_confirmation;
 mod mcp_generic;
@@ -18,4 +23,6 @@ mod mcp_resources;
 mod mcp_stateless;
 mod mcp_tools;
 mod mcp_transport;
+mod plans;
 mod postgres;
+mod webhooks;

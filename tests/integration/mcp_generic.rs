@@ -51,7 +51,8 @@ async fn post(app: &Router, token: &str) -> (StatusCode, serde_json::Value) {
 #[tokio::test]
 async fn an_unexpected_fault_is_a_500_and_the_server_keeps_serving() {
     let settings = kobana_dunning::Config::local().mcp_settings();
-    let app = mcp::router(Arc::new(FragileHost), Router::new(), settings);
+    let catalog = kobana_dunning::generated::CATALOG;
+    let app = mcp::router(catalog, Arc::new(FragileHost), Router::new(), settings);
     let (status, body) = post(&app, "boom").await;
     assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
     assert_eq!(body["error"]["code"], -32603);

@@ -325,18 +325,25 @@ async fn another_organizations_charge_is_not_reachable_through_mcp() {
 }
 
 #[tokio::test]
-async fn an_operation_without_a_handler_answers_a_501_result() {
+async fn the_audit_trail_tool_answers_what_rest_answers() {
     let server = TestServer::start().await;
     let result = server
         .call_tool(
             &server.token(0, "admin", "mcp"),
             "dunning_events_list",
-            json!({}),
+            json!({"type": "charge.created", "per_page": 5}),
         )
         .await;
-    let problem = tool_problem(&result);
-    assert_eq!(problem["status"], 501);
-    assert_eq!(problem["code"], "not_implemented");
+    assert!(result.get("isError").is_none(), "{result}");
+    let rest = server
+        .rest(
+            "GET",
+            "/v1/events?type=charge.created&per_page=5",
+            &server.token(0, "admin", "api"),
+            None,
+        )
+        .await;
+    assert_eq!(result["structuredContent"]["data"], rest.body["data"]);
 }
 
 #[tokio::test]

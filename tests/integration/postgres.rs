@@ -7,7 +7,7 @@ use serde_json::json;
 use crate::common::TestServer;
 
 /// A fresh database on the local PostgreSQL, or `None` (with a note) when there is none.
-async fn postgres_server() -> Option<TestServer> {
+pub async fn postgres_server() -> Option<TestServer> {
     let admin_url = std::env::var("TEST_POSTGRES_URL")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
     sqlx::any::install_default_drivers();

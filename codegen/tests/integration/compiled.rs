@@ -26,6 +26,10 @@ generated! {
     no_operation_id => "../snapshots/no_operation_id.rs",
     recursive => "../snapshots/recursive.rs",
     bodies => "../snapshots/bodies.rs",
+    result_mcp => "../snapshots/result_mcp.rs",
+    prompt_operation => "../snapshots/prompt_operation.rs",
+    arguments_body => "../snapshots/arguments_body.rs",
+    param_headers => "../snapshots/param_headers.rs",
 }
 
 #[test]
@@ -61,4 +65,36 @@ fn generated_tables_agree_with_the_catalog_json() {
         serde_json::from_str(x_mcp::OPENAPI_JSON).expect("OPENAPI_JSON");
     assert_eq!(original["info"]["title"], "x-mcp overrides");
     assert!(x_mcp::INSTRUCTIONS.starts_with("Test instructions"));
+}
+
+#[test]
+fn mcp_results_prompts_and_verbatim_body_schemas_reach_the_tables() {
+    use catalog::ResponseKind;
+
+    let picture = &result_mcp::CATALOG.tools[0];
+    assert_eq!(picture.response, ResponseKind::McpResult);
+    assert!(picture.is_tool() && picture.output_schema.is_none());
+
+    let served = prompt_operation::CATALOG
+        .tools
+        .iter()
+        .find(|t| t.name == "summary_prompt")
+        .expect("the operation stays in the table, for dispatch");
+    assert_eq!(served.response, ResponseKind::PromptResult);
+    assert!(!served.is_tool());
+    let prompt = &prompt_operation::PROMPTS[0];
+    assert_eq!(prompt.operation, Some("summary_prompt"));
+    assert_eq!(prompt.arguments[1].name, "resourceUri");
+
+    let schema: serde_json::Value =
+        serde_json::from_str(arguments_body::TOOLS[0].input_schema).expect("inputSchema");
+    let validator = jsonschema::validator_for(&schema).expect("the verbatim schema compiles");
+    assert!(validator.is_valid(&serde_json::json!({"name": "Ana", "email": "a@b.c"})));
+    assert!(!validator.is_valid(&serde_json::json!({"name": "Ana", "contactMethod": "phone"})));
+    assert!(!validator.is_valid(&serde_json::json!({"name": "Ana", "email": "a@b.c", "x": 1})));
+
+    let headers: serde_json::Value =
+        serde_json::from_str(param_headers::TOOLS[0].input_schema).expect("inputSchema");
+    assert_eq!(headers["properties"]["region"]["x-mcp-header"], "Region");
+    assert_eq!(headers["properties"]["priority"]["x-mcp-header"], "Priority");
 }

@@ -93,3 +93,28 @@ fn request_bodies_are_flattened_or_passed_whole() {
 fn unknown_x_mcp_keys_are_errors() {
     snapshot_errors("unknown_key.yaml", None, "unknown_key");
 }
+
+#[test]
+fn operations_answering_mcp_results_pass_them_through_without_an_output_schema() {
+    snapshot("result_mcp.yaml", None, "result_mcp");
+}
+
+#[test]
+fn operations_serving_prompts_are_prompts_not_tools() {
+    snapshot("prompt_operation.yaml", None, "prompt_operation");
+}
+
+#[test]
+fn body_arguments_keep_the_json_schema_2020_12_as_written() {
+    snapshot("arguments_body.yaml", None, "arguments_body");
+}
+
+#[test]
+fn param_headers_mark_arguments_with_x_mcp_header() {
+    snapshot("param_headers.yaml", None, "param_headers");
+}
+
+#[test]
+fn misused_result_prompt_arguments_and_param_headers_keys_are_errors() {
+    snapshot_errors("x_mcp_misuse.yaml", None, "x_mcp_misuse");
+}

@@ -1,4 +1,5 @@
-/// One entry per MCP tool, in `tools/list` order.
+/// One entry per operation, in `tools/list` order: the MCP tools, and the operations
+/// that serve prompts (`ResponseKind::PromptResult`, never listed as tools).
 pub static TOOLS: &[ToolSpec] = &[
     ToolSpec {
         name: "files_statement",
@@ -81,3 +82,13 @@ pub static INSTRUCTIONS: &str = r#"Test instructions: the organization comes fro
 pub static OPENAPI_JSON: &str = r#"{"openapi":"3.0.3","info":{"title":"Binary responses","version":"1"},"x-mcp":{"tool_prefix":"files_"},"paths":{"/statements/{id}.pdf":{"get":{"operationId":"statement","summary":"Debtor statement","parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"string"}}],"x-mcp":{"resource":"demo://statements/{id}.pdf"},"responses":{"200":{"description":"The statement","content":{"application/pdf":{"schema":{"type":"string","format":"binary"}}}}}}},"/exports/{id}/download":{"get":{"operationId":"exportDownload","parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"string"}}],"responses":{"200":{"description":"CSV or a spreadsheet","content":{"text/csv":{"schema":{"type":"string"}},"application/vnd.ms-excel":{"schema":{"type":"string","format":"binary"}}}}}}}}}"#;
 /// The whole catalog (`tools`, `resourceTemplates`, `resources`) as compact JSON.
 pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"files_statement","title":"Debtor statement","description":"Debtor statement","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"content_type":{"type":"string","description":"Media type of the file."},"byte_size":{"type":"integer","minimum":0,"description":"Size of the file in bytes."},"download_path":{"type":"string","description":"Path of the file on the REST API."},"resource_uri":{"type":"string","description":"URI of the MCP resource that serves the file, when there is one."},"note":{"type":"string","description":"What the file is and how to get it."}},"required":["content_type","byte_size","download_path","note"]},"annotations":{"title":"Debtor statement","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},{"name":"files_export_download","title":"Export download","description":"Export download","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"content_type":{"type":"string","description":"Media type of the file."},"byte_size":{"type":"integer","minimum":0,"description":"Size of the file in bytes."},"download_path":{"type":"string","description":"Path of the file on the REST API."},"resource_uri":{"type":"string","description":"URI of the MCP resource that serves the file, when there is one."},"note":{"type":"string","description":"What the file is and how to get it."}},"required":["content_type","byte_size","download_path","note"]},"annotations":{"title":"Export download","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}],"resourceTemplates":[{"uriTemplate":"demo://statements/{id}.pdf","name":"files_statement","title":"Debtor statement","description":"Debtor statement","mimeType":"application/pdf"}],"resources":[]}"#;
+/// All of the above, as the MCP layer takes it.
+pub static CATALOG: Catalog = Catalog {
+    tools: TOOLS,
+    resources: RESOURCES,
+    resource_templates: RESOURCE_TEMPLATES,
+    prompts: PROMPTS,
+    instructions: INSTRUCTIONS,
+    openapi_json: OPENAPI_JSON,
+    catalog_json: CATALOG_JSON,
+};

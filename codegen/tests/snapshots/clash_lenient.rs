@@ -1,4 +1,5 @@
-/// One entry per MCP tool, in `tools/list` order.
+/// One entry per operation, in `tools/list` order: the MCP tools, and the operations
+/// that serve prompts (`ResponseKind::PromptResult`, never listed as tools).
 pub static TOOLS: &[ToolSpec] = &[
     ToolSpec {
         name: "move_customer",
@@ -61,3 +62,13 @@ pub static INSTRUCTIONS: &str = r#"Test instructions: the organization comes fro
 pub static OPENAPI_JSON: &str = r#"{"openapi":"3.0.3","info":{"title":"Argument clash","version":"1"},"paths":{"/customers/{customer}/move":{"post":{"operationId":"moveCustomer","parameters":[{"name":"customer","in":"path","required":true,"schema":{"type":"string"}},{"name":"dry_run","in":"query","schema":{"type":"boolean"}}],"requestBody":{"required":true,"content":{"application/json":{"schema":{"type":"object","required":["customer"],"properties":{"customer":{"type":"string","description":"The customer to merge into."},"dryRun":{"type":"boolean"}}}}}},"responses":{"200":{"description":"Moved","content":{"application/json":{"schema":{"type":"object","properties":{"ok":{"type":"boolean"}}}}}}}}}}}"#;
 /// The whole catalog (`tools`, `resourceTemplates`, `resources`) as compact JSON.
 pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"move_customer","title":"Move customer","description":"Move customer","inputSchema":{"type":"object","properties":{"customer":{"type":"string"},"dry_run":{"type":"boolean"},"body_customer":{"type":"string","description":"The customer to merge into."},"body_dry_run":{"type":"boolean"}},"required":["customer","body_customer"]},"outputSchema":{"type":"object","properties":{"ok":{"type":"boolean"}}},"annotations":{"title":"Move customer","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
+/// All of the above, as the MCP layer takes it.
+pub static CATALOG: Catalog = Catalog {
+    tools: TOOLS,
+    resources: RESOURCES,
+    resource_templates: RESOURCE_TEMPLATES,
+    prompts: PROMPTS,
+    instructions: INSTRUCTIONS,
+    openapi_json: OPENAPI_JSON,
+    catalog_json: CATALOG_JSON,
+};

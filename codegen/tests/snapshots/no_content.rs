@@ -1,4 +1,5 @@
-/// One entry per MCP tool, in `tools/list` order.
+/// One entry per operation, in `tools/list` order: the MCP tools, and the operations
+/// that serve prompts (`ResponseKind::PromptResult`, never listed as tools).
 pub static TOOLS: &[ToolSpec] = &[
     ToolSpec {
         name: "webhook_delete",
@@ -86,3 +87,13 @@ pub static INSTRUCTIONS: &str = r#"Test instructions: the organization comes fro
 pub static OPENAPI_JSON: &str = r#"{"openapi":"3.0.3","info":{"title":"No content","version":"1"},"paths":{"/webhooks/{id}":{"delete":{"operationId":"webhookDelete","parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"integer"}}],"responses":{"204":{"description":"Deleted"},"404":{"description":"Not found"}}}},"/webhooks/{id}/test":{"post":{"operationId":"webhookTest","parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"integer"}}],"responses":{"202":{"description":"Queued"}}}},"/login":{"get":{"operationId":"login","responses":{"302":{"description":"Redirect to the login page"}}}}}}"#;
 /// The whole catalog (`tools`, `resourceTemplates`, `resources`) as compact JSON.
 pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"webhook_delete","title":"Webhook delete","description":"Webhook delete","inputSchema":{"type":"object","properties":{"id":{"type":"integer"}},"required":["id"]},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Webhook delete","readOnlyHint":false,"destructiveHint":true,"idempotentHint":true,"openWorldHint":false},"_meta":{"anthropic/requiresUserInteraction":true}},{"name":"webhook_test","title":"Webhook test","description":"Webhook test","inputSchema":{"type":"object","properties":{"id":{"type":"integer"}},"required":["id"]},"outputSchema":{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]},"annotations":{"title":"Webhook test","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}},{"name":"login","title":"Login","description":"Login","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]},"annotations":{"title":"Login","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
+/// All of the above, as the MCP layer takes it.
+pub static CATALOG: Catalog = Catalog {
+    tools: TOOLS,
+    resources: RESOURCES,
+    resource_templates: RESOURCE_TEMPLATES,
+    prompts: PROMPTS,
+    instructions: INSTRUCTIONS,
+    openapi_json: OPENAPI_JSON,
+    catalog_json: CATALOG_JSON,
+};

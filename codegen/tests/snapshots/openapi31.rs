@@ -1,4 +1,5 @@
-/// One entry per MCP tool, in `tools/list` order.
+/// One entry per operation, in `tools/list` order: the MCP tools, and the operations
+/// that serve prompts (`ResponseKind::PromptResult`, never listed as tools).
 pub static TOOLS: &[ToolSpec] = &[
     ToolSpec {
         name: "create_thing",
@@ -103,3 +104,13 @@ pub static INSTRUCTIONS: &str = r#"Test instructions: the organization comes fro
 pub static OPENAPI_JSON: &str = r##"{"openapi":"3.1.0","info":{"title":"OpenAPI 3.1 constructs","version":"1"},"paths":{"/things":{"post":{"operationId":"createThing","summary":"Create a thing","requestBody":{"required":true,"content":{"application/json":{"schema":{"$ref":"#/components/schemas/Thing"}}}},"responses":{"201":{"description":"Created","content":{"application/json":{"schema":{"type":"object","properties":{"data":{"$ref":"#/components/schemas/Thing","description":"The thing, as stored."}}}}}}}}}},"components":{"schemas":{"Thing":{"type":"object","required":["name"],"properties":{"id":{"type":"string","readOnly":true},"name":{"type":["string","null"],"examples":["Lamp","Chair"]},"kind":{"const":"gadget"},"weight":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1000},"count":{"type":["integer","string"]},"anything":true,"nothing":false,"code":{"type":"string","required":true},"level":{"type":"integer","enum":[null,1,2]},"errors":{"type":"object","items":{"type":"array","items":{"type":"string"}}},"sneaky":{"type":"object","create":{"type":"object"},"properties":{"x":{"type":"string"}}}}}}}}"##;
 /// The whole catalog (`tools`, `resourceTemplates`, `resources`) as compact JSON.
 pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"create_thing","title":"Create a thing","description":"Create a thing","inputSchema":{"type":"object","properties":{"name":{"type":["string","null"],"examples":["Lamp"]},"kind":{"enum":["gadget"]},"weight":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1000},"count":{"anyOf":[{"type":"integer"},{"type":"string"}]},"anything":{},"nothing":{"not":{}},"code":{"type":"string"},"level":{"type":["integer","null"],"enum":[null,1,2]},"errors":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}},"sneaky":{"type":"object","properties":{"x":{"type":"string"}}}},"required":["name","code"]},"outputSchema":{"type":"object","properties":{"data":{"description":"The thing, as stored.","type":"object","required":["name","code"],"properties":{"id":{"type":"string","readOnly":true},"name":{"type":["string","null"],"examples":["Lamp"]},"kind":{"enum":["gadget"]},"weight":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1000},"count":{"anyOf":[{"type":"integer"},{"type":"string"}]},"anything":{},"nothing":{"not":{}},"code":{"type":"string"},"level":{"type":["integer","null"],"enum":[null,1,2]},"errors":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}},"sneaky":{"type":"object","properties":{"x":{"type":"string"}}}}}}},"annotations":{"title":"Create a thing","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
+/// All of the above, as the MCP layer takes it.
+pub static CATALOG: Catalog = Catalog {
+    tools: TOOLS,
+    resources: RESOURCES,
+    resource_templates: RESOURCE_TEMPLATES,
+    prompts: PROMPTS,
+    instructions: INSTRUCTIONS,
+    openapi_json: OPENAPI_JSON,
+    catalog_json: CATALOG_JSON,
+};

@@ -1,4 +1,5 @@
-/// One entry per MCP tool, in `tools/list` order.
+/// One entry per operation, in `tools/list` order: the MCP tools, and the operations
+/// that serve prompts (`ResponseKind::PromptResult`, never listed as tools).
 pub static TOOLS: &[ToolSpec] = &[
     ToolSpec {
         name: "get_category",
@@ -40,3 +41,13 @@ pub static INSTRUCTIONS: &str = r#"Test instructions: the organization comes fro
 pub static OPENAPI_JSON: &str = r##"{"openapi":"3.0.3","info":{"title":"Recursive schema","version":"1"},"paths":{"/categories/{id}":{"get":{"operationId":"getCategory","parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"string"}}],"responses":{"200":{"description":"A category and its subtree","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Category"}}}}}}}},"components":{"schemas":{"Named":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}},"Category":{"description":"A node of the category tree.","allOf":[{"$ref":"#/components/schemas/Named"},{"type":"object","properties":{"parent":{"nullable":true,"allOf":[{"$ref":"#/components/schemas/Category"}]},"children":{"type":"array","items":{"$ref":"#/components/schemas/Category"}}}}]}}}}"##;
 /// The whole catalog (`tools`, `resourceTemplates`, `resources`) as compact JSON.
 pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"get_category","title":"Get category","description":"Get category","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false},"outputSchema":{"description":"A node of the category tree.","type":"object","required":["name"],"properties":{"name":{"type":"string"},"parent":{"description":"A node of the category tree.\n\nA `Category`, the same schema as an enclosing value: not expanded again (recursive schema)."},"children":{"type":"array","items":{"description":"A node of the category tree.\n\nA `Category`, the same schema as an enclosing value: not expanded again (recursive schema)."}}}},"annotations":{"title":"Get category","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
+/// All of the above, as the MCP layer takes it.
+pub static CATALOG: Catalog = Catalog {
+    tools: TOOLS,
+    resources: RESOURCES,
+    resource_templates: RESOURCE_TEMPLATES,
+    prompts: PROMPTS,
+    instructions: INSTRUCTIONS,
+    openapi_json: OPENAPI_JSON,
+    catalog_json: CATALOG_JSON,
+};

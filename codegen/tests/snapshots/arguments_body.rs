@@ -1,0 +1,81 @@
+/// One entry per operation, in `tools/list` order: the MCP tools, and the operations
+/// that serve prompts (`ResponseKind::PromptResult`, never listed as tools).
+pub static TOOLS: &[ToolSpec] = &[
+    ToolSpec {
+        name: "contacts_create",
+        method: HttpMethod::Post,
+        path: "/contacts",
+        args: &[
+            ArgSpec {
+                name: "name",
+                wire_name: "name",
+                location: ArgLocation::Body,
+                required: true,
+                style: QueryStyle::FormExploded,
+            },
+            ArgSpec {
+                name: "address",
+                wire_name: "address",
+                location: ArgLocation::Body,
+                required: false,
+                style: QueryStyle::FormExploded,
+            },
+            ArgSpec {
+                name: "contactMethod",
+                wire_name: "contactMethod",
+                location: ArgLocation::Body,
+                required: false,
+                style: QueryStyle::FormExploded,
+            },
+            ArgSpec {
+                name: "phone",
+                wire_name: "phone",
+                location: ArgLocation::Body,
+                required: false,
+                style: QueryStyle::FormExploded,
+            },
+            ArgSpec {
+                name: "email",
+                wire_name: "email",
+                location: ArgLocation::Body,
+                required: false,
+                style: QueryStyle::FormExploded,
+            },
+        ],
+        body: BodyEncoding::Json,
+        response: ResponseKind::Json,
+        read_only: false,
+        destructive: false,
+        server_idempotency_key: false,
+        confirm: None,
+        scopes: &[],
+        resource_uri: None,
+        input_schema: r##"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},"required":["name"],"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false}"##,
+        output_schema: Some(
+            r#"{"type":"object","properties":{"id":{"type":"string"}}}"#,
+        ),
+        tool_json: r##"{"name":"contacts_create","title":"Create a contact","description":"Create a contact","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},"required":["name"],"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"id":{"type":"string"}}},"annotations":{"title":"Create a contact","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"##,
+    },
+];
+/// Resources with a fixed URI.
+pub static RESOURCES: &[ResourceSpec] = &[];
+/// Resource templates (URIs with `{variables}`).
+pub static RESOURCE_TEMPLATES: &[ResourceSpec] = &[];
+/// Prompts, in `prompts/list` order.
+pub static PROMPTS: &[PromptSpec] = &[];
+/// The server's `instructions`.
+pub static INSTRUCTIONS: &str = r#"Test instructions: the organization comes from the token."#;
+/// The OpenAPI document the tables were generated from, as compact JSON.
+pub static OPENAPI_JSON: &str = r##"{"openapi":"3.1.0","info":{"title":"Arguments from the body","version":"1"},"x-mcp":{"tool_prefix":""},"paths":{"/contacts":{"post":{"operationId":"contacts_create","summary":"Create a contact","x-mcp":{"arguments":"body"},"requestBody":{"required":true,"content":{"application/json":{"schema":{"$ref":"#/components/schemas/Contact"}}}},"responses":{"201":{"description":"Created","content":{"application/json":{"schema":{"type":"object","properties":{"id":{"type":"string"}}}}}}}}}},"components":{"schemas":{"Contact":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},"required":["name"],"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false}}}}"##;
+/// The whole catalog (`tools`, `resourceTemplates`, `resources`) as compact JSON.
+pub static CATALOG_JSON: &str = r##"{"tools":[{"name":"contacts_create","title":"Create a contact","description":"Create a contact","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},"required":["name"],"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"id":{"type":"string"}}},"annotations":{"title":"Create a contact","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"##;
+/// All of the above, as the MCP layer takes it.
+pub static CATALOG: Catalog = Catalog {
+    tools: TOOLS,
+    resources: RESOURCES,
+    resource_templates: RESOURCE_TEMPLATES,
+    prompts: PROMPTS,
+    instructions: INSTRUCTIONS,
+    openapi_json: OPENAPI_JSON,
+    catalog_json: CATALOG_JSON,
+};

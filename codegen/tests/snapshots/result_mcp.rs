@@ -1,0 +1,68 @@
+/// One entry per operation, in `tools/list` order: the MCP tools, and the operations
+/// that serve prompts (`ResponseKind::PromptResult`, never listed as tools).
+pub static TOOLS: &[ToolSpec] = &[
+    ToolSpec {
+        name: "picture",
+        method: HttpMethod::Get,
+        path: "/picture",
+        args: &[],
+        body: BodyEncoding::None,
+        response: ResponseKind::McpResult,
+        read_only: true,
+        destructive: false,
+        server_idempotency_key: false,
+        confirm: None,
+        scopes: &[],
+        resource_uri: None,
+        input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
+        output_schema: None,
+        tool_json: r#"{"name":"picture","title":"A picture as image content","description":"A picture as image content","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"annotations":{"title":"A picture as image content","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+    },
+    ToolSpec {
+        name: "greet",
+        method: HttpMethod::Post,
+        path: "/greet",
+        args: &[
+            ArgSpec {
+                name: "name",
+                wire_name: "name",
+                location: ArgLocation::Body,
+                required: false,
+                style: QueryStyle::FormExploded,
+            },
+        ],
+        body: BodyEncoding::Json,
+        response: ResponseKind::McpResult,
+        read_only: false,
+        destructive: false,
+        server_idempotency_key: false,
+        confirm: None,
+        scopes: &[],
+        resource_uri: None,
+        input_schema: r#"{"type":"object","properties":{"name":{"type":"string"}}}"#,
+        output_schema: None,
+        tool_json: r#"{"name":"greet","title":"Greet someone, asking their name first when it is not given","description":"Greet someone, asking their name first when it is not given","inputSchema":{"type":"object","properties":{"name":{"type":"string"}}},"annotations":{"title":"Greet someone, asking their name first when it is not given","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
+    },
+];
+/// Resources with a fixed URI.
+pub static RESOURCES: &[ResourceSpec] = &[];
+/// Resource templates (URIs with `{variables}`).
+pub static RESOURCE_TEMPLATES: &[ResourceSpec] = &[];
+/// Prompts, in `prompts/list` order.
+pub static PROMPTS: &[PromptSpec] = &[];
+/// The server's `instructions`.
+pub static INSTRUCTIONS: &str = r#"Test instructions: the organization comes from the token."#;
+/// The OpenAPI document the tables were generated from, as compact JSON.
+pub static OPENAPI_JSON: &str = r##"{"openapi":"3.1.0","info":{"title":"MCP results","version":"1"},"x-mcp":{"tool_prefix":""},"paths":{"/picture":{"get":{"operationId":"picture","summary":"A picture as image content","x-mcp":{"result":"mcp"},"responses":{"200":{"description":"A CallToolResult","content":{"application/json":{"schema":{"$ref":"#/components/schemas/CallToolResult"}}}}}}},"/greet":{"post":{"operationId":"greet","summary":"Greet someone, asking their name first when it is not given","x-mcp":{"result":"mcp"},"requestBody":{"content":{"application/json":{"schema":{"type":"object","properties":{"name":{"type":"string"}}}}}},"responses":{"200":{"description":"A CallToolResult, or an InputRequiredResult","content":{"application/json":{"schema":{"type":"object"}}}}}}}},"components":{"schemas":{"CallToolResult":{"type":"object","required":["content"],"properties":{"content":{"type":"array","items":{"type":"object"}},"isError":{"type":"boolean"}}}}}}"##;
+/// The whole catalog (`tools`, `resourceTemplates`, `resources`) as compact JSON.
+pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"picture","title":"A picture as image content","description":"A picture as image content","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"annotations":{"title":"A picture as image content","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},{"name":"greet","title":"Greet someone, asking their name first when it is not given","description":"Greet someone, asking their name first when it is not given","inputSchema":{"type":"object","properties":{"name":{"type":"string"}}},"annotations":{"title":"Greet someone, asking their name first when it is not given","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
+/// All of the above, as the MCP layer takes it.
+pub static CATALOG: Catalog = Catalog {
+    tools: TOOLS,
+    resources: RESOURCES,
+    resource_templates: RESOURCE_TEMPLATES,
+    prompts: PROMPTS,
+    instructions: INSTRUCTIONS,
+    openapi_json: OPENAPI_JSON,
+    catalog_json: CATALOG_JSON,
+};

@@ -1,0 +1,484 @@
+//! `/v1/agreements`: renegotiation agreements (acordos) of a customer's open charges into a
+//! down payment and monthly instalments. The arithmetic is `domain::installments`; the rows
+//! and the unwinding of an agreement that ends unpaid are `store::agreements`.
+
+use axum::Extension;
+use axum::body::Bytes;
+use axum::extract::{Path, RawQuery, State};
+use http::HeaderMap;
+use serde_json::json;
+
+use super::customers::query_pairs;
+use super::input::Input;
+use super::problem::{ApiError, ApiResult, FieldError};
+use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply};
+use crate::auth::Principal;
+use crate::domain::installments::{
+    MAX_INSTALLMENTS, ScheduleError, discounted_total, schedule as build_schedule,
+};
+use crate::domain::money::Cents;
+use crate::state::AppState;
+use crate::store::agreements::{
+    self as store, AgreedCharge, Agreement, AgreementFilter, Ending, NewAgreement, STATUSES,
+    UnwindError, Unwinding,
+};
+use crate::store::charges::{self, ChargeFields};
+use crate::store::{customers, events, ids, now_text, today};
+
+const MAX_AMOUNT: Cents = Cents(100_000_000_00);
+
+pub async fn list(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<Reply> {
+    let mut input = Input::from_query(query_pairs(raw));
+    let page = input.page();
+    let filter = AgreementFilter {
+        customer_id: input.string("customer_id", 1, 40),
+        status: input.choice("status", STATUSES).map(str::to_string),
+    };
+    input.finish()?;
+    let rows = store::list(&state.db, &p.organization_id, &filter, page).await?;
+    Ok(list_reply(rows, page))
+}
+
+pub async fn get(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+) -> ApiResult<Reply> {
+    let agreement = find(&state, &p, &id).await?;
+    let version = agreement.version;
+    Ok(data_with_etag(agreement, version))
+}
+
+async fn find(state: &AppState, p: &Principal, id: &str) -> ApiResult<Agreement> {
+    store::get(&state.db, &p.organization_id, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("agreement", id))
+}
+
+fn concurrent() -> ApiError {
+    ApiError::conflict(
+        "concurrent_update",
+        "The agreement or one of its charges changed while this request ran; read it again and retry",
+    )
+}
+
+/// `POST /v1/agreements`: a proposal. Nothing changes on the charges until it is accepted.
+pub async fn create(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    body: Bytes,
+) -> ApiResult<Reply> {
+    let mut input = Input::from_body(&body)?;
+    let customer_id = input.required_string("customer_id", 1, 40);
+    let charge_ids = input.string_list("charge_ids", 100, 40);
+    let charge_ids = input.require("charge_ids", charge_ids);
+    if charge_ids.as_ref().is_some_and(Vec::is_empty) {
+        input.error("charge_ids", "min_items", "Give at least one charge");
+    }
+    let down_payment = input
+        .money("down_payment", Cents(0), MAX_AMOUNT)
+        .unwrap_or(Cents(0));
+    let installments = input.integer("installments", 1, MAX_INSTALLMENTS);
+    let installments = input.require("installments", installments);
+    let first_due_date = input.date("first_due_date");
+    let first_due_date = input.require("first_due_date", first_due_date);
+    if let Some(date) = &first_due_date
+        && *date < today().to_string()
+    {
+        input.error(
+            "first_due_date",
+            "range",
+            "Must be today or later (YYYY-MM-DD)",
+        );
+    }
+    let discount_bp = match input.number("discount_percent", 0.0, 100.0) {
+        Some(value) => match Cents::from_reais(value) {
+            Some(bp) => bp.0,
+            None => {
+                input.error(
+                    "discount_percent",
+                    "multiple_of",
+                    "Must have at most two decimals",
+                );
+                0
+            }
+        },
+        None => 0,
+    };
+    let note = input.string("note", 0, 2000).filter(|n| !n.is_empty());
+
+    // Which charges exist and whose they are is an input problem (400); what state they are
+    // in is a conflict (409), checked below inside the transaction.
+    let mut customer_known = false;
+    if let Some(customer_id) = &customer_id {
+        customer_known = customers::get(&state.db, &p.organization_id, customer_id)
+            .await?
+            .is_some();
+        if !customer_known {
+            input.error(
+                "customer_id",
+                "not_found",
+                format!("No customer with id '{customer_id}' in this organization"),
+            );
+        }
+    }
+    for (i, charge_id) in charge_ids.iter().flatten().enumerate() {
+        match charges::get(&state.db, &p.organization_id, charge_id).await? {
+            None => input.error(
+                &format!("charge_ids[{i}]"),
+                "not_found",
+                format!("No charge with id '{charge_id}' in this organization"),
+            ),
+            Some(charge) => {
+                if customer_known && Some(&charge.customer_id) != customer_id.as_ref() {
+                    input.error(
+                        &format!("charge_ids[{i}]"),
+                        "customer_mismatch",
+                        format!("Charge {charge_id} belongs to another customer"),
+                    );
+                }
+            }
+        }
+    }
+    input.finish()?;
+    let (Some(customer_id), Some(charge_ids), Some(installments), Some(first_due_date)) =
+        (customer_id, charge_ids, installments, first_due_date)
+    else {
+        return Err(ApiError::internal("validated fields missing"));
+    };
+
+    let mut tx = state.db.begin().await?;
+    let mut agreed = Vec::with_capacity(charge_ids.len());
+    for charge_id in &charge_ids {
+        let charge = charges::get_in(&mut tx, &p.organization_id, charge_id)
+            .await?
+            .ok_or_else(|| ApiError::not_found("charge", charge_id))?;
+        if !charge.is_open() {
+            return Err(ApiError::conflict(
+                "charge_not_open",
+                format!(
+                    "Charge {charge_id} is {}; only pending or overdue charges can be renegotiated",
+                    charge.status
+                ),
+            ));
+        }
+        if let Some(dispute) = &charge.open_dispute_id {
+            return Err(ApiError::conflict(
+                "charge_in_dispute",
+                format!("Charge {charge_id} is contested in dispute {dispute}; resolve it first"),
+            ));
+        }
+        if let Some(other) = &charge.agreement_id {
+            return Err(ApiError::conflict(
+                "charge_in_agreement",
+                format!("Charge {charge_id} is an instalment of agreement {other}"),
+            ));
+        }
+        if let Some(other) =
+            store::proposed_for_charge(&mut tx, &p.organization_id, charge_id).await?
+        {
+            return Err(ApiError::conflict(
+                "charge_in_agreement",
+                format!(
+                    "Charge {charge_id} is already in proposed agreement {other}; accept or cancel that one first"
+                ),
+            ));
+        }
+        agreed.push(AgreedCharge {
+            charge_id: charge_id.clone(),
+            amount_cents: charge.amount_cents,
+            paid_cents: charge.paid_cents,
+            due_cents: Cents::from_reais(charge.amount_due).unwrap_or_default().0,
+        });
+    }
+    let due = Cents(agreed.iter().map(|c| c.due_cents).sum());
+    let total = discounted_total(due, discount_bp);
+    let first = time::Date::parse(
+        &first_due_date,
+        time::macros::format_description!("[year]-[month]-[day]"),
+    )
+    .map_err(ApiError::internal)?;
+    let payments = build_schedule(total, down_payment, installments, first).map_err(|e| {
+        let (field, message) = match e {
+            ScheduleError::DownPaymentTooLarge => (
+                "down_payment",
+                format!(
+                    "Must be less than the total of the agreement ({})",
+                    total.to_brl()
+                ),
+            ),
+            ScheduleError::InstallmentsTooSmall => (
+                "installments",
+                format!(
+                    "Each instalment must be at least R$ 0,01; {} is left after the down payment",
+                    Cents(total.0 - down_payment.0).to_brl()
+                ),
+            ),
+            ScheduleError::InstallmentCount => (
+                "installments",
+                format!("Must be between 1 and {MAX_INSTALLMENTS}"),
+            ),
+            ScheduleError::TooFarAhead => (
+                "first_due_date",
+                "The schedule would end after the year 9999".to_string(),
+            ),
+        };
+        ApiError::validation(vec![FieldError::new(field, "range", message)])
+    })?;
+    let new = NewAgreement {
+        customer_id: customer_id.clone(),
+        charges: agreed,
+        total_cents: total.0,
+        down_payment_cents: down_payment.0,
+        installments,
+        first_due_date,
+        discount_bp,
+        note,
+        schedule: payments
+            .iter()
+            .map(|x| (x.number, x.amount.0, x.due_date.to_string()))
+            .collect(),
+    };
+    let id = ids::new_id("agr");
+    store::insert(&mut tx, &p.organization_id, &id, &new, &now_text()).await?;
+    events::record(
+        &mut tx,
+        &p.organization_id,
+        "agreement.proposed",
+        ("agreement", &id),
+        &p.actor(),
+        &json!({
+            "customer_id": customer_id,
+            "charge_ids": charge_ids,
+            "total_amount": total.to_reais(),
+            "down_payment": down_payment.to_reais(),
+            "installments": installments,
+        }),
+    )
+    .await?;
+    tx.commit().await?;
+    let agreement = find(&state, &p, &id).await?;
+    let version = agreement.version;
+    Ok(created(agreement, version))
+}
+
+/// `POST /v1/agreements/{id}/accept`: the originals go `in_agreement` and one charge is
+/// created per schedule entry, all in one transaction.
+pub async fn accept(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult<Reply> {
+    Input::from_body(&body)?.finish()?;
+    let current = find(&state, &p, &id).await?;
+    check_if_match(&headers, current.version)?;
+    if current.status != "proposed" {
+        return Err(ApiError::conflict(
+            "agreement_not_proposed",
+            format!(
+                "Agreement {id} is {}; only a proposed agreement can be accepted",
+                current.status
+            ),
+        ));
+    }
+    let now = now_text();
+    let org = p.organization_id.as_str();
+    let mut tx = state.db.begin().await?;
+    let agreement = store::get_in(&mut tx, org, &id)
+        .await?
+        .filter(|a| a.version == current.version && a.status == "proposed")
+        .ok_or_else(concurrent)?;
+    let mut originals = Vec::with_capacity(agreement.charges.len());
+    for agreed in &agreement.charges {
+        let charge = charges::get_in(&mut tx, org, &agreed.charge_id)
+            .await?
+            .ok_or_else(|| ApiError::not_found("charge", &agreed.charge_id))?;
+        if !charge.is_open() {
+            return Err(ApiError::conflict(
+                "charge_not_open",
+                format!(
+                    "Charge {} is {} since the proposal; cancel this agreement and propose again",
+                    charge.id, charge.status
+                ),
+            ));
+        }
+        if charge.amount_cents != agreed.amount_cents || charge.paid_cents != agreed.paid_cents {
+            return Err(ApiError::conflict(
+                "charge_not_open",
+                format!(
+                    "Charge {} changed since the proposal (its amount or payments); cancel this agreement and propose again",
+                    charge.id
+                ),
+            ));
+        }
+        if let Some(dispute) = &charge.open_dispute_id {
+            return Err(ApiError::conflict(
+                "charge_in_dispute",
+                format!(
+                    "Charge {} is contested in dispute {dispute} since the proposal; resolve it first",
+                    charge.id
+                ),
+            ));
+        }
+        originals.push(charge);
+    }
+    if !store::mark_accepted(&mut tx, org, &id, agreement.version, &now).await? {
+        return Err(concurrent());
+    }
+    for charge in &originals {
+        if !store::move_charge_in(&mut tx, org, &charge.id, charge.version, &id, &now).await? {
+            return Err(concurrent());
+        }
+        events::record(
+            &mut tx,
+            org,
+            "charge.in_agreement",
+            ("charge", &charge.id),
+            &p.actor(),
+            &json!({ "agreement_id": id }),
+        )
+        .await?;
+    }
+    let count = agreement.installments;
+    for entry in &agreement.installments_schedule {
+        let description = if entry.number == 0 {
+            format!("Acordo {id} — entrada")
+        } else {
+            format!("Acordo {id} — parcela {}/{count}", entry.number)
+        };
+        let fields = ChargeFields {
+            description,
+            amount_cents: entry.amount_cents,
+            fine_bp: crate::domain::charge_math::MAX_FINE_BP,
+            interest_bp: 100,
+            due_date: entry.due_date.clone(),
+            tags: vec!["acordo".to_string()],
+            collection_plan_id: None,
+        };
+        let charge_id = ids::new_id("chg");
+        charges::insert(
+            &mut tx,
+            org,
+            &charge_id,
+            &agreement.customer_id,
+            &fields,
+            &now,
+        )
+        .await?;
+        store::link_installment(&mut tx, org, &id, entry.number, &charge_id).await?;
+        events::record(
+            &mut tx,
+            org,
+            "charge.created",
+            ("charge", &charge_id),
+            &p.actor(),
+            &json!({
+                "customer_id": agreement.customer_id,
+                "amount": entry.amount,
+                "due_date": entry.due_date,
+                "agreement_id": id,
+                "installment": entry.number,
+            }),
+        )
+        .await?;
+    }
+    events::record(
+        &mut tx,
+        org,
+        "agreement.accepted",
+        ("agreement", &id),
+        &p.actor(),
+        &json!({ "charge_ids": agreement.charge_ids, "total_amount": agreement.total_amount }),
+    )
+    .await?;
+    tx.commit().await?;
+    let agreement = find(&state, &p, &id).await?;
+    let version = agreement.version;
+    Ok(data_with_etag(agreement, version))
+}
+
+/// `POST /v1/agreements/{id}/cancel`: a proposal just closes; an accepted agreement is
+/// unwound (see `store::agreements::unwind`).
+pub async fn cancel(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult<Reply> {
+    let mut input = Input::from_body(&body)?;
+    let reason = input.string("reason", 0, 500).filter(|r| !r.is_empty());
+    input.finish()?;
+    let current = find(&state, &p, &id).await?;
+    check_if_match(&headers, current.version)?;
+    let not_cancelable = |status: &str, why: &str| {
+        ApiError::conflict(
+            "agreement_not_cancelable",
+            format!(
+                "Agreement {id} is {status}{why}; only a proposed or accepted agreement can be canceled"
+            ),
+        )
+    };
+    if current.status != "proposed" && current.status != "accepted" {
+        return Err(not_cancelable(&current.status, ""));
+    }
+    let now = now_text();
+    let org = p.organization_id.as_str();
+    let mut tx = state.db.begin().await?;
+    let agreement = store::get_in(&mut tx, org, &id)
+        .await?
+        .filter(|a| a.version == current.version)
+        .ok_or_else(concurrent)?;
+    if agreement.status == "proposed" {
+        if !store::mark_ended(
+            &mut tx,
+            org,
+            &agreement,
+            Ending::Canceled,
+            reason.as_deref(),
+            &now,
+        )
+        .await?
+        {
+            return Err(concurrent());
+        }
+        events::record(
+            &mut tx,
+            org,
+            "agreement.canceled",
+            ("agreement", &id),
+            &p.actor(),
+            &json!({ "reason": reason, "was": "proposed" }),
+        )
+        .await?;
+    } else {
+        let how = Unwinding {
+            ending: Ending::Canceled,
+            reason: reason.as_deref(),
+            actor: &p.actor(),
+            today: today(),
+            now: &now,
+        };
+        match store::unwind(&mut tx, org, &agreement, &how).await {
+            Ok(_) => {}
+            Err(UnwindError::NothingOpen) => {
+                return Err(not_cancelable(
+                    "accepted",
+                    " with every instalment already settled (it is being marked fulfilled)",
+                ));
+            }
+            Err(UnwindError::Concurrent(_)) => return Err(concurrent()),
+            Err(UnwindError::Store(e)) => return Err(e.into()),
+        }
+    }
+    tx.commit().await?;
+    let agreement = find(&state, &p, &id).await?;
+    let version = agreement.version;
+    Ok(data_with_etag(agreement, version))
+}

@@ -1,0 +1,388 @@
+//! `/v1/charges/{id}/...`: collecting a charge — payments, notices, negativation at a credit
+//! bureau, protest at a notary — and its timeline.
+//!
+//! The rules live in `domain::collection` and the writes in `engine::actions`, shared with the
+//! collection plans, so a person and a plan step are refused for the same reasons.
+
+use axum::Extension;
+use axum::body::Bytes;
+use axum::extract::{Path, RawQuery, State};
+use http::{HeaderMap, StatusCode};
+use serde_json::json;
+use time::OffsetDateTime;
+
+use super::customers::query_pairs;
+use super::input::Input;
+use super::problem::{ApiError, ApiResult, FieldError};
+use super::reply::{Reply, check_if_match, data_with_etag, list as list_reply};
+use crate::auth::Principal;
+use crate::domain::collection::{BUREAUS, CHANNELS, Refusal};
+use crate::domain::money::Cents;
+use crate::engine::actions::{self, NoticeText, Outcome};
+use crate::state::AppState;
+use crate::store::charges::{self, Charge};
+use crate::store::collection as store;
+use crate::store::{deliveries, events, timestamp_text};
+
+const MAX_AMOUNT: Cents = Cents(100_000_000_00);
+
+/// Ways money is received.
+const METHODS: &[&str] = &["pix", "boleto", "card", "transfer", "cash", "other"];
+
+pub(super) async fn find_charge(state: &AppState, p: &Principal, id: &str) -> ApiResult<Charge> {
+    charges::get(&state.db, &p.organization_id, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("charge", id))
+}
+
+/// A rule's refusal as a 409 problem.
+pub(super) fn refused(refusal: Refusal) -> ApiError {
+    ApiError::conflict(refusal.code, refusal.detail)
+}
+
+/// An RFC 3339 instant, e.g. `2025-03-15T13:45:00-03:00`.
+pub(super) fn read_instant(input: &mut Input, name: &str) -> Option<OffsetDateTime> {
+    let text = input.string(name, 1, 64)?;
+    match OffsetDateTime::parse(&text, &time::format_description::well_known::Rfc3339) {
+        Ok(t) => Some(t),
+        Err(_) => {
+            input.error(
+                name,
+                "format",
+                "Must be a date-time as RFC 3339, e.g. 2025-03-15T13:45:00-03:00",
+            );
+            None
+        }
+    }
+}
+
+async fn charge_reply(state: &AppState, p: &Principal, id: &str) -> ApiResult<Reply> {
+    let charge = find_charge(state, p, id).await?;
+    let version = charge.version;
+    Ok(data_with_etag(charge, version))
+}
+
+/// `POST /v1/charges/{id}/pay`: record money received, partial payments allowed.
+pub async fn pay(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult<Reply> {
+    let now = OffsetDateTime::now_utc();
+    let mut input = Input::from_body(&body)?;
+    let amount = input.money("amount", Cents(1), MAX_AMOUNT);
+    let amount = input.require("amount", amount);
+    let method = input.choice("method", METHODS);
+    let method = input.require("method", method);
+    let paid_at = read_instant(&mut input, "paid_at");
+    let note = input.string("note", 0, 500).filter(|n| !n.is_empty());
+    if paid_at.is_some_and(|t| t > now) {
+        input.error("paid_at", "range", "Cannot be in the future");
+    }
+    input.finish()?;
+    let (Some(amount), Some(method)) = (amount, method) else {
+        return Err(ApiError::internal("validated fields missing"));
+    };
+    let current = find_charge(&state, &p, &id).await?;
+    check_if_match(&headers, current.version)?;
+    if !current.is_open() {
+        return Err(ApiError::conflict(
+            "charge_not_open",
+            format!(
+                "Charge {id} is {}; only pending or overdue charges take payments (pay the instalment charges of an agreement instead)",
+                current.status
+            ),
+        ));
+    }
+    let due = actions::amount_due_on(&current, crate::store::today())?;
+    if amount > due {
+        return Err(ApiError {
+            errors: vec![FieldError::new(
+                "amount",
+                "maximum",
+                format!("Must be at most the amount due, {}", due.to_reais()),
+            )],
+            ..ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "payment_exceeds_amount_due",
+                format!(
+                    "The payment of {} is more than the {} due on charge {id}",
+                    amount.to_brl(),
+                    due.to_brl()
+                ),
+            )
+        });
+    }
+    let settles = amount == due;
+    let now_text = timestamp_text(now);
+    let paid_at_text = timestamp_text(paid_at.unwrap_or(now));
+    let mut tx = state.db.begin().await?;
+    if !store::apply_payment(
+        &mut tx,
+        &p.organization_id,
+        &id,
+        current.version,
+        amount.0,
+        settles,
+        &paid_at_text,
+        &now_text,
+    )
+    .await?
+    {
+        return Err(ApiError::conflict(
+            "concurrent_update",
+            "The charge changed while this request ran; read it again and retry",
+        ));
+    }
+    let payment_id = store::insert_payment(
+        &mut tx,
+        &p.organization_id,
+        &id,
+        amount.0,
+        method,
+        note.as_deref(),
+        &paid_at_text,
+        &now_text,
+    )
+    .await?;
+    let actor = p.actor();
+    events::record(
+        &mut tx,
+        &p.organization_id,
+        "charge.payment_recorded",
+        ("charge", &id),
+        &actor,
+        &json!({
+            "payment_id": payment_id,
+            "amount": amount.to_reais(),
+            "method": method,
+            "paid_at": paid_at_text,
+            "note": note,
+            "amount_due_before": due.to_reais(),
+        }),
+    )
+    .await?;
+    if settles {
+        events::record(
+            &mut tx,
+            &p.organization_id,
+            "charge.paid",
+            ("charge", &id),
+            &actor,
+            &json!({
+                "paid_amount": Cents(current.paid_cents + amount.0).to_reais(),
+                "paid_at": paid_at_text,
+            }),
+        )
+        .await?;
+        if matches!(current.negativation_status.as_str(), "requested" | "active") {
+            let bureau = store::negativation_bureau(&mut tx, &p.organization_id, &id).await?;
+            events::record(
+                &mut tx,
+                &p.organization_id,
+                "charge.negativation_removal_requested",
+                ("charge", &id),
+                &actor,
+                &json!({ "bureau": bureau, "reason": "paid" }),
+            )
+            .await?;
+        }
+    }
+    tx.commit().await?;
+    charge_reply(&state, &p, &id).await
+}
+
+/// The 202 answer with a delivery.
+pub(super) async fn delivery_reply(
+    state: &AppState,
+    p: &Principal,
+    delivery_id: &str,
+) -> ApiResult<Reply> {
+    let delivery = deliveries::get(&state.db, &p.organization_id, delivery_id)
+        .await?
+        .ok_or_else(|| ApiError::internal(format!("delivery {delivery_id} vanished")))?;
+    let version = delivery.version;
+    let mut reply = data_with_etag(delivery, version);
+    *reply.status_mut() = StatusCode::ACCEPTED;
+    Ok(reply)
+}
+
+/// Commit the transaction when the action was done, or answer its refusal (nothing written).
+pub(super) async fn settle<T>(
+    tx: sqlx::Transaction<'static, sqlx::Any>,
+    outcome: Outcome<T>,
+) -> ApiResult<T> {
+    match outcome {
+        Ok(value) => {
+            tx.commit().await?;
+            Ok(value)
+        }
+        Err(refusal) => {
+            tx.rollback().await?;
+            Err(refused(refusal))
+        }
+    }
+}
+
+/// `POST /v1/charges/{id}/notify`: queue a notice to the debtor now.
+pub async fn notify(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> ApiResult<Reply> {
+    let mut input = Input::from_body(&body)?;
+    let channel = input.choice("channel", CHANNELS);
+    let channel = input.require("channel", channel);
+    let template = input.string("template", 1, 2000);
+    input.finish()?;
+    let Some(channel) = channel else {
+        return Err(ApiError::internal("validated fields missing"));
+    };
+    find_charge(&state, &p, &id).await?;
+    let mut tx = state.db.begin().await?;
+    let outcome = actions::notify(
+        &mut tx,
+        &p.organization_id,
+        &id,
+        channel,
+        NoticeText::Compose {
+            template: template.as_deref(),
+        },
+        None,
+        &p.actor(),
+        OffsetDateTime::now_utc(),
+    )
+    .await?;
+    let delivery_id = settle(tx, outcome).await?;
+    delivery_reply(&state, &p, &delivery_id).await
+}
+
+/// Body of the actions that take none: empty, or an empty object.
+fn no_fields(body: &Bytes) -> ApiResult<()> {
+    Input::from_body(body)?.finish()
+}
+
+/// `POST /v1/charges/{id}/negativate`.
+pub async fn negativate(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult<Reply> {
+    let mut input = Input::from_body(&body)?;
+    let bureau = input.choice("bureau", BUREAUS);
+    let bureau = input.require("bureau", bureau);
+    input.finish()?;
+    let Some(bureau) = bureau else {
+        return Err(ApiError::internal("validated fields missing"));
+    };
+    let current = find_charge(&state, &p, &id).await?;
+    check_if_match(&headers, current.version)?;
+    let mut tx = state.db.begin().await?;
+    let outcome = actions::negativate(
+        &mut tx,
+        &p.organization_id,
+        &id,
+        bureau,
+        Some(current.version),
+        &p.actor(),
+        OffsetDateTime::now_utc(),
+    )
+    .await?;
+    settle(tx, outcome).await?;
+    charge_reply(&state, &p, &id).await
+}
+
+/// `DELETE /v1/charges/{id}/negativation`.
+pub async fn negativation_remove(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult<Reply> {
+    no_fields(&body)?;
+    let current = find_charge(&state, &p, &id).await?;
+    check_if_match(&headers, current.version)?;
+    let mut tx = state.db.begin().await?;
+    let outcome = actions::remove_negativation(
+        &mut tx,
+        &p.organization_id,
+        &id,
+        Some(current.version),
+        &p.actor(),
+        OffsetDateTime::now_utc(),
+    )
+    .await?;
+    settle(tx, outcome).await?;
+    charge_reply(&state, &p, &id).await
+}
+
+/// `POST /v1/charges/{id}/protest`.
+pub async fn protest(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult<Reply> {
+    no_fields(&body)?;
+    let current = find_charge(&state, &p, &id).await?;
+    check_if_match(&headers, current.version)?;
+    let mut tx = state.db.begin().await?;
+    let outcome = actions::protest(
+        &mut tx,
+        &p.organization_id,
+        &id,
+        Some(current.version),
+        &p.actor(),
+        OffsetDateTime::now_utc(),
+    )
+    .await?;
+    settle(tx, outcome).await?;
+    charge_reply(&state, &p, &id).await
+}
+
+/// `DELETE /v1/charges/{id}/protest`.
+pub async fn protest_cancel(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult<Reply> {
+    no_fields(&body)?;
+    let current = find_charge(&state, &p, &id).await?;
+    check_if_match(&headers, current.version)?;
+    let mut tx = state.db.begin().await?;
+    let outcome = actions::cancel_protest(
+        &mut tx,
+        &p.organization_id,
+        &id,
+        Some(current.version),
+        &p.actor(),
+        OffsetDateTime::now_utc(),
+    )
+    .await?;
+    settle(tx, outcome).await?;
+    charge_reply(&state, &p, &id).await
+}
+
+/// `GET /v1/charges/{id}/events`: what happened to the charge, oldest first.
+pub async fn events(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<Reply> {
+    let mut input = Input::from_query(query_pairs(raw));
+    let page = input.page();
+    input.finish()?;
+    find_charge(&state, &p, &id).await?;
+    let rows = events::charge_timeline(&state.db, &p.organization_id, &id, page).await?;
+    Ok(list_reply(rows, page))
+}

@@ -1,0 +1,231 @@
+//! `/v1/disputes`: debtors' contestations of charges. Opening one pauses the charge's
+//! collection (its `open_dispute_id`); resolving it cancels the charge (upheld) or resumes
+//! collection (rejected).
+
+use axum::Extension;
+use axum::body::Bytes;
+use axum::extract::{Path, RawQuery, State};
+use http::HeaderMap;
+use serde_json::json;
+
+use super::customers::query_pairs;
+use super::input::Input;
+use super::problem::{ApiError, ApiResult};
+use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply};
+use crate::auth::Principal;
+use crate::state::AppState;
+use crate::store::disputes::{
+    self as store, Dispute, DisputeFilter, NewDispute, REASONS, STATUSES,
+};
+use crate::store::{charges, events, ids, now_text};
+
+pub async fn list(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<Reply> {
+    let mut input = Input::from_query(query_pairs(raw));
+    let page = input.page();
+    let filter = DisputeFilter {
+        charge_id: input.string("charge_id", 1, 40),
+        customer_id: input.string("customer_id", 1, 40),
+        status: input.choice("status", STATUSES).map(str::to_string),
+    };
+    input.finish()?;
+    let rows = store::list(&state.db, &p.organization_id, &filter, page).await?;
+    Ok(list_reply(rows, page))
+}
+
+pub async fn get(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+) -> ApiResult<Reply> {
+    let dispute = find(&state, &p, &id).await?;
+    let version = dispute.version;
+    Ok(data_with_etag(dispute, version))
+}
+
+async fn find(state: &AppState, p: &Principal, id: &str) -> ApiResult<Dispute> {
+    store::get(&state.db, &p.organization_id, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("dispute", id))
+}
+
+fn concurrent() -> ApiError {
+    ApiError::conflict(
+        "concurrent_update",
+        "The dispute or its charge changed while this request ran; read it again and retry",
+    )
+}
+
+/// `POST /v1/disputes`: the debtor contests an open charge; its collection pauses.
+pub async fn create(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    body: Bytes,
+) -> ApiResult<Reply> {
+    let mut input = Input::from_body(&body)?;
+    let charge_id = input.required_string("charge_id", 1, 40);
+    let reason = input.choice("reason", REASONS);
+    let reason = input.require("reason", reason);
+    let description = input
+        .string("description", 0, 2000)
+        .filter(|d| !d.is_empty());
+    let charge = match &charge_id {
+        Some(charge_id) => {
+            let found = charges::get(&state.db, &p.organization_id, charge_id).await?;
+            if found.is_none() {
+                input.error(
+                    "charge_id",
+                    "not_found",
+                    format!("No charge with id '{charge_id}' in this organization"),
+                );
+            }
+            found
+        }
+        None => None,
+    };
+    input.finish()?;
+    let (Some(charge), Some(reason)) = (charge, reason) else {
+        return Err(ApiError::internal("validated fields missing"));
+    };
+    if !charge.is_open() {
+        return Err(ApiError::conflict(
+            "charge_not_open",
+            format!(
+                "Charge {} is {}; only a pending or overdue charge can be disputed",
+                charge.id, charge.status
+            ),
+        ));
+    }
+    if let Some(open) = &charge.open_dispute_id {
+        return Err(ApiError::conflict(
+            "charge_has_open_dispute",
+            format!(
+                "Charge {} already has the open dispute {open}; resolve it first",
+                charge.id
+            ),
+        ));
+    }
+    let id = ids::new_id("dsp");
+    let new = NewDispute {
+        charge_id: &charge.id,
+        customer_id: &charge.customer_id,
+        reason,
+        description: description.as_deref(),
+    };
+    let mut tx = state.db.begin().await?;
+    if !store::open(
+        &mut tx,
+        &p.organization_id,
+        &id,
+        &new,
+        charge.version,
+        &now_text(),
+    )
+    .await?
+    {
+        return Err(concurrent());
+    }
+    events::record(
+        &mut tx,
+        &p.organization_id,
+        "dispute.opened",
+        ("dispute", &id),
+        &p.actor(),
+        &json!({ "charge_id": charge.id, "customer_id": charge.customer_id, "reason": reason }),
+    )
+    .await?;
+    tx.commit().await?;
+    let dispute = find(&state, &p, &id).await?;
+    let version = dispute.version;
+    Ok(created(dispute, version))
+}
+
+/// `POST /v1/disputes/{id}/resolve`: upheld cancels the charge (withdrawing negativation and
+/// protest as a cancellation does); rejected resumes its collection.
+pub async fn resolve(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult<Reply> {
+    let mut input = Input::from_body(&body)?;
+    let outcome = input.choice("outcome", &["upheld", "rejected"]);
+    let outcome = input.require("outcome", outcome);
+    let note = input
+        .string("resolution_note", 0, 2000)
+        .filter(|n| !n.is_empty());
+    input.finish()?;
+    let Some(outcome) = outcome else {
+        return Err(ApiError::internal("validated fields missing"));
+    };
+    let current = find(&state, &p, &id).await?;
+    check_if_match(&headers, current.version)?;
+    if current.status != "open" {
+        return Err(ApiError::conflict(
+            "dispute_not_open",
+            format!("Dispute {id} was already resolved ({})", current.status),
+        ));
+    }
+    let now = now_text();
+    let org = p.organization_id.as_str();
+    let mut tx = state.db.begin().await?;
+    if !store::resolve(&mut tx, org, &current, outcome, note.as_deref(), &now).await? {
+        return Err(concurrent());
+    }
+    // An upheld dispute cancels the charge when it is still open; one that was paid or
+    // canceled meanwhile stays as it is (a refund, if any, happens outside this service).
+    let mut charge_canceled = false;
+    if outcome == "upheld"
+        && let Some(charge) = charges::get_in(&mut tx, org, &current.charge_id).await?
+        && charge.is_open()
+    {
+        let reason = format!("Contestação {id} procedente");
+        if !charges::cancel(
+            &mut tx,
+            org,
+            &charge.id,
+            charge.version,
+            Some(&reason),
+            &now,
+        )
+        .await?
+        {
+            return Err(concurrent());
+        }
+        events::record(
+            &mut tx,
+            org,
+            "charge.canceled",
+            ("charge", &charge.id),
+            &p.actor(),
+            &json!({ "reason": reason, "dispute_id": id }),
+        )
+        .await?;
+        charge_canceled = true;
+    }
+    events::record(
+        &mut tx,
+        org,
+        if outcome == "upheld" {
+            "dispute.upheld"
+        } else {
+            "dispute.rejected"
+        },
+        ("dispute", &id),
+        &p.actor(),
+        &json!({
+            "charge_id": current.charge_id,
+            "resolution_note": note,
+            "charge_canceled": charge_canceled,
+        }),
+    )
+    .await?;
+    tx.commit().await?;
+    let dispute = find(&state, &p, &id).await?;
+    let version = dispute.version;
+    Ok(data_with_etag(dispute, version))
+}

@@ -1,0 +1,58 @@
+//! `/v1/events`: the organization's audit trail.
+
+use axum::Extension;
+use axum::extract::{RawQuery, State};
+
+use super::collection::read_instant;
+use super::customers::query_pairs;
+use super::input::Input;
+use super::problem::ApiResult;
+use super::reply::{Reply, list as list_reply};
+use crate::auth::Principal;
+use crate::state::AppState;
+use crate::store::events::{self as store, EventFilter};
+use crate::store::timestamp_text;
+
+/// `<subject>.<verb>`: lowercase letters and underscores around one dot.
+fn is_event_type(text: &str) -> bool {
+    let part = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_lowercase() || b == b'_');
+    text.split_once('.')
+        .is_some_and(|(subject, verb)| part(subject) && part(verb))
+}
+
+/// `GET /v1/events`: newest first, by type, subject and time range.
+pub async fn list(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<Reply> {
+    let mut input = Input::from_query(query_pairs(raw));
+    let page = input.page();
+    let kind = input.string("type", 1, 100);
+    if let Some(k) = &kind
+        && !is_event_type(k)
+    {
+        input.error(
+            "type",
+            "format",
+            "Must be an event type such as charge.paid",
+        );
+    }
+    let subject_id = input.string("subject_id", 1, 64);
+    let from = read_instant(&mut input, "created_from");
+    let to = read_instant(&mut input, "created_to");
+    if let (Some(f), Some(t)) = (from, to)
+        && f > t
+    {
+        input.error("created_to", "range", "Must not be before created_from");
+    }
+    input.finish()?;
+    let filter = EventFilter {
+        kind,
+        subject_id,
+        created_from: from.map(timestamp_text),
+        created_to: to.map(timestamp_text),
+    };
+    let rows = store::list(&state.db, &p.organization_id, &filter, page).await?;
+    Ok(list_reply(rows, page))
+}

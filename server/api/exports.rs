@@ -1,0 +1,193 @@
+//! `/v1/exports`: CSV files of charges, customers or deliveries with the filters of their lists, built in
+//! the background by `engine::exports` and downloaded once completed.
+
+use axum::Extension;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::response::IntoResponse;
+use http::{StatusCode, header};
+use serde_json::{Map, Value, json};
+
+use super::input::{Input, Patch};
+use super::problem::{ApiError, ApiResult, FieldError};
+use super::reply::{Reply, data_with_etag};
+use crate::auth::Principal;
+use crate::state::AppState;
+use crate::store::charges::ChargeFilter;
+use crate::store::customers::CustomerFilter;
+use crate::store::deliveries::DeliveryFilter;
+use crate::store::exports::{self as store, Export, KINDS};
+use crate::store::{events, ids, now_text};
+
+/// The validated filters of an export.
+#[derive(Debug)]
+pub enum ExportFilter {
+    Charges(ChargeFilter),
+    Customers(CustomerFilter),
+    Deliveries(DeliveryFilter),
+}
+
+/// Read an export's `filters` object with the rules of the list of that kind, every fault
+/// named `filters.<name>`. Values may be JSON strings, numbers or booleans (a list's query
+/// string only has text, so `"amount_min": 100` and `"100"` mean the same).
+pub fn read_filters(kind: &str, filters: &Map<String, Value>) -> ApiResult<ExportFilter> {
+    let mut pairs = Vec::new();
+    let mut errors = Vec::new();
+    for (name, value) in filters {
+        match value {
+            Value::Null => {}
+            Value::String(s) => pairs.push((name.clone(), s.clone())),
+            Value::Number(n) => pairs.push((name.clone(), n.to_string())),
+            Value::Bool(b) => pairs.push((name.clone(), b.to_string())),
+            _ => errors.push(FieldError::new(
+                format!("filters.{name}"),
+                "type",
+                "A filter is a string or a number, as in the list's query string",
+            )),
+        }
+    }
+    let mut input = Input::from_query(pairs);
+    let filter = match kind {
+        "charges" => ExportFilter::Charges(super::charges::read_filter(&mut input)),
+        "customers" => ExportFilter::Customers(super::customers::read_filter(&mut input)),
+        "deliveries" => ExportFilter::Deliveries(super::deliveries::read_filter(&mut input)),
+        other => {
+            return Err(ApiError::validation(vec![FieldError::new(
+                "kind",
+                "enum",
+                format!(
+                    "'{other}' cannot be exported; use one of: {}",
+                    KINDS.join(", ")
+                ),
+            )]));
+        }
+    };
+    if let Err(problem) = input.finish() {
+        errors.extend(problem.errors.into_iter().map(|e| FieldError {
+            field: format!("filters.{}", e.field),
+            ..e
+        }));
+    }
+    if errors.is_empty() {
+        Ok(filter)
+    } else {
+        Err(ApiError::validation(errors))
+    }
+}
+
+fn accepted(export: Export) -> Reply {
+    let version = export.version;
+    let mut response = data_with_etag(export, version);
+    *response.status_mut() = StatusCode::ACCEPTED;
+    response
+}
+
+async fn find(state: &AppState, p: &Principal, id: &str) -> ApiResult<Export> {
+    store::get(&state.db, &p.organization_id, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("export", id))
+}
+
+/// `POST /v1/exports`: check the filters now, build the file later.
+pub async fn create(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    body: Bytes,
+) -> ApiResult<Reply> {
+    let mut input = Input::from_body(&body)?;
+    let kind = input.choice("kind", KINDS);
+    let kind = input.require("kind", kind);
+    let filters = match input.object("filters") {
+        Patch::Value(map) => map,
+        Patch::Absent | Patch::Null => Map::new(),
+    };
+    let mut faults = match input.finish() {
+        Ok(()) => Vec::new(),
+        Err(problem) => problem.errors,
+    };
+    if let Some(kind) = kind
+        && let Err(problem) = read_filters(kind, &filters)
+    {
+        faults.extend(problem.errors);
+    }
+    if !faults.is_empty() {
+        return Err(ApiError::validation(faults));
+    }
+    let Some(kind) = kind else {
+        return Err(ApiError::internal("validated kind missing"));
+    };
+    let filters = Value::Object(filters);
+    let id = ids::new_id("exp");
+    let mut tx = state.db.begin().await?;
+    store::insert(
+        &mut tx,
+        &p.organization_id,
+        &id,
+        kind,
+        &filters,
+        &now_text(),
+    )
+    .await?;
+    events::record(
+        &mut tx,
+        &p.organization_id,
+        "export.created",
+        ("export", &id),
+        &p.actor(),
+        &json!({ "kind": kind, "filters": filters }),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(accepted(find(&state, &p, &id).await?))
+}
+
+pub async fn get(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+) -> ApiResult<Reply> {
+    let export = find(&state, &p, &id).await?;
+    let version = export.version;
+    Ok(data_with_etag(export, version))
+}
+
+/// `GET /v1/exports/{id}/download`: the CSV of a completed export.
+pub async fn download(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+) -> ApiResult<Reply> {
+    let export = find(&state, &p, &id).await?;
+    let not_ready = |detail: String| ApiError::conflict("export_not_ready", detail);
+    match export.status.as_str() {
+        "completed" => {}
+        "failed" => {
+            return Err(not_ready(format!(
+                "Export {id} failed ({}); create a new one",
+                export.error.as_deref().unwrap_or("no reason recorded")
+            )));
+        }
+        status => {
+            return Err(not_ready(format!(
+                "Export {id} is {status}; poll exports_get until it is completed"
+            )));
+        }
+    }
+    let content = store::content(&state.db, &p.organization_id, &id)
+        .await?
+        .ok_or_else(|| ApiError::internal(format!("completed export {id} has no content")))?;
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                "text/csv; charset=utf-8; header=present".to_string(),
+            ),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{}-{id}.csv\"", export.kind),
+            ),
+        ],
+        content,
+    )
+        .into_response())
+}

@@ -1,0 +1,424 @@
+//! `/v1/webhooks`: endpoints that receive the organization's events as signed POSTs, their
+//! deliveries, a test event and manual retries. `engine::webhooks` does the POSTing.
+
+use axum::Extension;
+use axum::body::Bytes;
+use axum::extract::{Path, RawQuery, State};
+use axum::response::IntoResponse;
+use http::{HeaderMap, StatusCode};
+use serde_json::json;
+
+use super::customers::query_pairs;
+use super::input::{Input, Patch};
+use super::problem::{ApiError, ApiResult};
+use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply};
+use crate::auth::Principal;
+use crate::engine::webhooks::payload;
+use crate::state::AppState;
+use crate::store::webhooks::{
+    self as store, DELIVERY_STATUSES, Delivery, DeliveryFilter, NewDelivery, Webhook, WebhookFields,
+};
+use crate::store::{events, ids, now_text};
+
+const MAX_EVENT_TYPES: usize = 100;
+
+/// `<subject>.<verb>` as events are named, or `*` (the spec's `WebhookEventTypes` pattern).
+fn is_event_type(text: &str, allow_star: bool) -> bool {
+    if text == "*" {
+        return allow_star;
+    }
+    let word = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b == b'_');
+    matches!(text.split_once('.'), Some((subject, verb)) if word(subject) && word(verb))
+}
+
+/// An absolute http(s) URL without credentials or fragment, as typed (trimmed).
+fn check_url(input: &mut Input, url: String) -> Option<String> {
+    let parsed = match reqwest::Url::parse(&url) {
+        Ok(parsed) if parsed.has_host() => parsed,
+        _ => {
+            input.error(
+                "url",
+                "format",
+                "Must be an absolute URL such as https://erp.example.com.br/webhooks",
+            );
+            return None;
+        }
+    };
+    if !matches!(parsed.scheme(), "https" | "http") {
+        input.error("url", "scheme", "Must be an https:// (or http://) URL");
+        return None;
+    }
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        input.error(
+            "url",
+            "credentials",
+            "Must not carry a user name or password: receivers authenticate deliveries by their X-Signature",
+        );
+        return None;
+    }
+    if parsed.fragment().is_some() {
+        input.error("url", "format", "Must not have a fragment (#...)");
+        return None;
+    }
+    Some(url)
+}
+
+fn read_url(input: &mut Input) -> Option<String> {
+    let url = input.string("url", 1, 2000)?;
+    check_url(input, url)
+}
+
+fn read_events(input: &mut Input) -> Option<Vec<String>> {
+    let events = input.string_list("events", MAX_EVENT_TYPES, 100)?;
+    if events.is_empty() {
+        input.error(
+            "events",
+            "min_items",
+            "Give at least one event type, or \"*\" for all",
+        );
+        return None;
+    }
+    let mut ok = true;
+    for (i, event) in events.iter().enumerate() {
+        if !is_event_type(event, true) {
+            input.error(
+                &format!("events[{i}]"),
+                "pattern",
+                format!("'{event}' is not an event type such as charge.paid, nor \"*\""),
+            );
+            ok = false;
+        }
+    }
+    ok.then_some(events)
+}
+
+async fn find(state: &AppState, p: &Principal, id: &str) -> ApiResult<Webhook> {
+    store::get(&state.db, &p.organization_id, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("webhook", id))
+}
+
+fn accepted(delivery: Delivery) -> Reply {
+    let version = delivery.version;
+    let mut response = data_with_etag(delivery, version);
+    *response.status_mut() = StatusCode::ACCEPTED;
+    response
+}
+
+pub async fn list(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<Reply> {
+    let mut input = Input::from_query(query_pairs(raw));
+    let page = input.page();
+    input.finish()?;
+    let rows = store::list(&state.db, &p.organization_id, page).await?;
+    Ok(list_reply(rows, page))
+}
+
+pub async fn get(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+) -> ApiResult<Reply> {
+    let webhook = find(&state, &p, &id).await?;
+    let version = webhook.version;
+    Ok(data_with_etag(webhook, version))
+}
+
+/// `POST /v1/webhooks`: the only answer that carries the signing secret.
+pub async fn create(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    body: Bytes,
+) -> ApiResult<Reply> {
+    let mut input = Input::from_body(&body)?;
+    let url = read_url(&mut input);
+    let url = input.require("url", url);
+    let events = read_events(&mut input);
+    let events = input.require("events", events);
+    let description = input.string("description", 0, 500);
+    let enabled = input.boolean("enabled").unwrap_or(true);
+    input.finish()?;
+    let (Some(url), Some(events)) = (url, events) else {
+        return Err(ApiError::internal("validated fields missing"));
+    };
+    let fields = WebhookFields {
+        url,
+        events,
+        description,
+        enabled,
+    };
+    let id = ids::new_id("whk");
+    let secret = format!("whsec_{}", ids::new_secret(24));
+    let mut tx = state.db.begin().await?;
+    store::insert(
+        &mut tx,
+        &p.organization_id,
+        &id,
+        &fields,
+        &secret,
+        &now_text(),
+    )
+    .await?;
+    events::record(
+        &mut tx,
+        &p.organization_id,
+        "webhook.created",
+        ("webhook", &id),
+        &p.actor(),
+        &json!({ "url": fields.url, "events": fields.events, "enabled": fields.enabled }),
+    )
+    .await?;
+    tx.commit().await?;
+    let mut webhook = find(&state, &p, &id).await?;
+    webhook.secret = Some(secret);
+    let version = webhook.version;
+    Ok(created(webhook, version))
+}
+
+/// `PATCH /v1/webhooks/{id}`. Enabling a disabled endpoint starts its subscription anew:
+/// events from while it was disabled are not sent.
+pub async fn update(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult<Reply> {
+    let mut input = Input::from_body(&body)?;
+    let current = find(&state, &p, &id).await?;
+    let url = read_url(&mut input);
+    let events = read_events(&mut input);
+    let description = input.patch_string("description", 0, 500);
+    let enabled = input.boolean("enabled");
+    input.finish()?;
+    check_if_match(&headers, current.version)?;
+    let mut changed = Vec::new();
+    let mut note = |name: &'static str, differs: bool| {
+        if differs {
+            changed.push(name);
+        }
+    };
+    note("url", url.as_ref().is_some_and(|u| *u != current.url));
+    note(
+        "events",
+        events.as_ref().is_some_and(|e| *e != current.events),
+    );
+    let description = match description {
+        Patch::Absent => current.description.clone(),
+        Patch::Null => None,
+        Patch::Value(d) => Some(d),
+    };
+    note("description", description != current.description);
+    note("enabled", enabled.is_some_and(|e| e != current.enabled));
+    let fields = WebhookFields {
+        url: url.unwrap_or_else(|| current.url.clone()),
+        events: events.unwrap_or_else(|| current.events.clone()),
+        description,
+        enabled: enabled.unwrap_or(current.enabled),
+    };
+    let now = now_text();
+    let active_since = if fields.enabled && !current.enabled {
+        now.clone()
+    } else {
+        current.active_since.clone()
+    };
+    let mut tx = state.db.begin().await?;
+    if !store::update(
+        &mut tx,
+        &p.organization_id,
+        &id,
+        current.version,
+        &fields,
+        &active_since,
+        &now,
+    )
+    .await?
+    {
+        return Err(ApiError::conflict(
+            "concurrent_update",
+            "The webhook changed while this request ran; read it again and retry",
+        ));
+    }
+    events::record(
+        &mut tx,
+        &p.organization_id,
+        "webhook.updated",
+        ("webhook", &id),
+        &p.actor(),
+        &json!({ "changed": changed, "url": fields.url, "events": fields.events, "enabled": fields.enabled }),
+    )
+    .await?;
+    tx.commit().await?;
+    let webhook = find(&state, &p, &id).await?;
+    let version = webhook.version;
+    Ok(data_with_etag(webhook, version))
+}
+
+/// `DELETE /v1/webhooks/{id}`: the endpoint, its deliveries and pending retries go.
+pub async fn delete(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+) -> ApiResult<Reply> {
+    let current = find(&state, &p, &id).await?;
+    let mut tx = state.db.begin().await?;
+    if !store::delete(&mut tx, &p.organization_id, &id).await? {
+        return Err(ApiError::not_found("webhook", &id));
+    }
+    events::record(
+        &mut tx,
+        &p.organization_id,
+        "webhook.deleted",
+        ("webhook", &id),
+        &p.actor(),
+        &json!({ "url": current.url }),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// `POST /v1/webhooks/{id}/test`: queue a `webhook.test` event for this endpoint alone; the
+/// worker POSTs it at once.
+pub async fn test(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> ApiResult<Reply> {
+    Input::from_body(&body)?.finish()?;
+    let webhook = find(&state, &p, &id).await?;
+    if !webhook.enabled {
+        return Err(ApiError::conflict(
+            "webhook_disabled",
+            format!("Webhook {id} is disabled; enable it before sending it a test event"),
+        ));
+    }
+    let delivery_id = ids::new_id("whd");
+    let mut tx = state.db.begin().await?;
+    let event_id = events::record_returning_id(
+        &mut tx,
+        &p.organization_id,
+        "webhook.test",
+        ("webhook", &id),
+        &p.actor(),
+        &json!({
+            "webhook_id": id,
+            "message": "Test event from Kobana Dunning: check the X-Signature of this body with your endpoint's secret.",
+        }),
+    )
+    .await?;
+    let event = store::event_in(&mut tx, &p.organization_id, &event_id)
+        .await?
+        .ok_or_else(|| ApiError::internal("the test event just written is missing"))?;
+    let now = now_text();
+    store::insert_delivery(
+        &mut tx,
+        &NewDelivery {
+            id: &delivery_id,
+            organization_id: &p.organization_id,
+            webhook_id: &id,
+            event_id: &event_id,
+            event_type: "webhook.test",
+            payload: &payload(&event),
+            first_attempt_at: &now,
+            now: &now,
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    let delivery = store::get_delivery(&state.db, &p.organization_id, &id, &delivery_id)
+        .await?
+        .ok_or_else(|| ApiError::internal("the test delivery just written is missing"))?;
+    Ok(accepted(delivery))
+}
+
+pub async fn deliveries(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<Reply> {
+    let mut input = Input::from_query(query_pairs(raw));
+    let page = input.page();
+    let status = input.choice("status", DELIVERY_STATUSES);
+    let event_type = input.string("event_type", 1, 100);
+    if let Some(event_type) = &event_type
+        && !is_event_type(event_type, false)
+    {
+        input.error(
+            "event_type",
+            "pattern",
+            "Must be an event type such as charge.paid",
+        );
+    }
+    input.finish()?;
+    find(&state, &p, &id).await?;
+    let filter = DeliveryFilter {
+        status: status.map(str::to_string),
+        event_type,
+    };
+    let rows = store::list_deliveries(&state.db, &p.organization_id, &id, &filter, page).await?;
+    Ok(list_reply(rows, page))
+}
+
+/// `POST /v1/webhooks/{id}/deliveries/{delivery_id}/retry`: queue a finished delivery again,
+/// with a fresh series of retries.
+pub async fn retry(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path((id, delivery_id)): Path<(String, String)>,
+    body: Bytes,
+) -> ApiResult<Reply> {
+    Input::from_body(&body)?.finish()?;
+    let webhook = find(&state, &p, &id).await?;
+    let delivery = store::get_delivery(&state.db, &p.organization_id, &id, &delivery_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("webhook delivery", &delivery_id))?;
+    let pending = || {
+        ApiError::conflict(
+            "webhook_delivery_pending",
+            format!(
+                "Delivery {delivery_id} is still queued or being retried; wait until it succeeds or fails"
+            ),
+        )
+    };
+    if delivery.status == "pending" {
+        return Err(pending());
+    }
+    if !webhook.enabled {
+        return Err(ApiError::conflict(
+            "webhook_disabled",
+            format!("Webhook {id} is disabled; enable it before retrying its deliveries"),
+        ));
+    }
+    let mut tx = state.db.begin().await?;
+    if !store::requeue(
+        &mut tx,
+        &p.organization_id,
+        &delivery_id,
+        delivery.version,
+        &now_text(),
+    )
+    .await?
+    {
+        return Err(pending());
+    }
+    events::record(
+        &mut tx,
+        &p.organization_id,
+        "webhook_delivery.retried",
+        ("webhook_delivery", &delivery_id),
+        &p.actor(),
+        &json!({ "webhook_id": id, "event_id": delivery.event_id, "event_type": delivery.event_type, "previous_status": delivery.status }),
+    )
+    .await?;
+    tx.commit().await?;
+    let delivery = store::get_delivery(&state.db, &p.organization_id, &id, &delivery_id)
+        .await?
+        .ok_or_else(|| ApiError::internal("the delivery just queued is missing"))?;
+    Ok(accepted(delivery))
+}

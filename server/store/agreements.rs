@@ -1,0 +1,862 @@
+//! Agreements (acordos): proposals to renegotiate open charges of one customer, and once
+//! accepted the charges they put in force. Also migration 5, which creates the tables of
+//! agreements and of disputes (`store::disputes`).
+//!
+//! An agreement keeps the original charges it renegotiates (`agreement_charges`, with what
+//! each owed at the proposal, the weights for crediting payments back) and its schedule
+//! (`agreement_installments`, number 0 being the down payment). Accepting moves the
+//! originals to the stored state `in_agreement` and creates one charge per schedule entry,
+//! all carrying `agreement_id`. Ending an accepted agreement unpaid ([`unwind`]) cancels the
+//! open instalment charges and reinstates the originals: they go back to `open` with what
+//! the instalments collected credited pro rata to their `paid_cents`, the discount lost.
+
+use serde::Serialize;
+use serde_json::json;
+use sqlx::{AnyConnection, AssertSqlSafe, Row, any::AnyRow};
+use time::Date;
+
+use super::charges::{self, Charge};
+use super::events::{self, Actor};
+use super::{Bind, Conditions, Db, Page, PageRequest, Result, StoreError};
+use crate::domain::charge_math::{ChargeTerms, amount_due};
+use crate::domain::installments::pro_rata;
+use crate::domain::money::Cents;
+
+/// Migration 5: agreements with their charges and schedule, and disputes.
+pub const MIGRATION: &[&str] = &[
+    "CREATE TABLE agreements (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations(id),
+        customer_id TEXT NOT NULL REFERENCES customers(id),
+        state TEXT NOT NULL,
+        total_cents BIGINT NOT NULL,
+        down_payment_cents BIGINT NOT NULL,
+        installments BIGINT NOT NULL,
+        first_due_date TEXT NOT NULL,
+        discount_bp BIGINT NOT NULL,
+        note TEXT,
+        cancel_reason TEXT,
+        accepted_at TEXT,
+        canceled_at TEXT,
+        broken_at TEXT,
+        fulfilled_at TEXT,
+        version BIGINT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    )",
+    "CREATE INDEX agreements_org_created ON agreements (organization_id, created_at)",
+    "CREATE INDEX agreements_state ON agreements (state)",
+    // What each original charge stood at when proposed: acceptance refuses a charge that
+    // changed since, and an unwound agreement credits payments back in proportion to `due_cents`.
+    "CREATE TABLE agreement_charges (
+        agreement_id TEXT NOT NULL REFERENCES agreements(id),
+        organization_id TEXT NOT NULL,
+        charge_id TEXT NOT NULL REFERENCES charges(id),
+        position BIGINT NOT NULL,
+        amount_cents BIGINT NOT NULL,
+        paid_cents BIGINT NOT NULL,
+        due_cents BIGINT NOT NULL,
+        PRIMARY KEY (agreement_id, charge_id)
+    )",
+    "CREATE INDEX agreement_charges_charge ON agreement_charges (organization_id, charge_id)",
+    "CREATE TABLE agreement_installments (
+        agreement_id TEXT NOT NULL REFERENCES agreements(id),
+        organization_id TEXT NOT NULL,
+        number BIGINT NOT NULL,
+        amount_cents BIGINT NOT NULL,
+        due_date TEXT NOT NULL,
+        charge_id TEXT,
+        PRIMARY KEY (agreement_id, number)
+    )",
+    "CREATE INDEX agreement_installments_charge ON agreement_installments (charge_id)",
+    "CREATE TABLE disputes (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations(id),
+        charge_id TEXT NOT NULL REFERENCES charges(id),
+        customer_id TEXT NOT NULL REFERENCES customers(id),
+        reason TEXT NOT NULL,
+        description TEXT,
+        state TEXT NOT NULL,
+        resolution_note TEXT,
+        resolved_at TEXT,
+        version BIGINT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    )",
+    "CREATE INDEX disputes_org_created ON disputes (organization_id, created_at)",
+    // At most one open dispute per charge, whatever races the API loses.
+    "CREATE UNIQUE INDEX disputes_one_open_per_charge ON disputes (charge_id) WHERE state = 'open'",
+];
+
+/// Statuses as the API names them (the stored `state` is the same word).
+pub const STATUSES: &[&str] = &["proposed", "accepted", "canceled", "broken", "fulfilled"];
+
+/// One entry of the schedule.
+#[derive(Debug, Clone, Serialize)]
+pub struct Installment {
+    pub number: i64,
+    pub amount: f64,
+    pub due_date: String,
+    pub charge_id: Option<String>,
+    #[serde(skip)]
+    pub amount_cents: i64,
+}
+
+/// An original charge as it stood when the agreement was proposed.
+#[derive(Debug, Clone)]
+pub struct AgreedCharge {
+    pub charge_id: String,
+    pub amount_cents: i64,
+    pub paid_cents: i64,
+    pub due_cents: i64,
+}
+
+/// An agreement as the API returns it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Agreement {
+    pub id: String,
+    pub customer_id: String,
+    pub charge_ids: Vec<String>,
+    pub status: String,
+    pub total_amount: f64,
+    pub down_payment: f64,
+    pub installments: i64,
+    pub first_due_date: String,
+    pub discount_percent: f64,
+    pub installments_schedule: Vec<Installment>,
+    pub note: Option<String>,
+    pub cancel_reason: Option<String>,
+    pub accepted_at: Option<String>,
+    pub canceled_at: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+    #[serde(skip)]
+    pub version: i64,
+    #[serde(skip)]
+    pub total_cents: i64,
+    #[serde(skip)]
+    pub down_payment_cents: i64,
+    #[serde(skip)]
+    pub discount_bp: i64,
+    #[serde(skip)]
+    pub charges: Vec<AgreedCharge>,
+    #[serde(skip)]
+    pub broken_at: Option<String>,
+    #[serde(skip)]
+    pub fulfilled_at: Option<String>,
+}
+
+/// A proposal to store (validated, amounts in centavos).
+#[derive(Debug, Clone)]
+pub struct NewAgreement {
+    pub customer_id: String,
+    pub charges: Vec<AgreedCharge>,
+    pub total_cents: i64,
+    pub down_payment_cents: i64,
+    pub installments: i64,
+    pub first_due_date: String,
+    pub discount_bp: i64,
+    pub note: Option<String>,
+    /// (number, centavos, due date)
+    pub schedule: Vec<(i64, i64, String)>,
+}
+
+/// List filters (validated).
+#[derive(Debug, Default)]
+pub struct AgreementFilter {
+    pub customer_id: Option<String>,
+    pub status: Option<String>,
+}
+
+const COLUMNS: &str = "id, customer_id, state, total_cents, down_payment_cents, installments, first_due_date, discount_bp,
+    note, cancel_reason, accepted_at, canceled_at, broken_at, fulfilled_at, version, created_at, updated_at";
+
+fn from_row(row: &AnyRow) -> Result<Agreement> {
+    let total_cents: i64 = row.try_get("total_cents")?;
+    let down_payment_cents: i64 = row.try_get("down_payment_cents")?;
+    let discount_bp: i64 = row.try_get("discount_bp")?;
+    Ok(Agreement {
+        id: row.try_get("id")?,
+        customer_id: row.try_get("customer_id")?,
+        charge_ids: Vec::new(),
+        status: row.try_get("state")?,
+        total_amount: Cents(total_cents).to_reais(),
+        down_payment: Cents(down_payment_cents).to_reais(),
+        installments: row.try_get("installments")?,
+        first_due_date: row.try_get("first_due_date")?,
+        discount_percent: discount_bp as f64 / 100.0,
+        installments_schedule: Vec::new(),
+        note: row.try_get("note")?,
+        cancel_reason: row.try_get("cancel_reason")?,
+        accepted_at: row.try_get("accepted_at")?,
+        canceled_at: row.try_get("canceled_at")?,
+        created_at: row.try_get("created_at")?,
+        updated_at: row.try_get("updated_at")?,
+        version: row.try_get("version")?,
+        total_cents,
+        down_payment_cents,
+        discount_bp,
+        charges: Vec::new(),
+        broken_at: row.try_get("broken_at")?,
+        fulfilled_at: row.try_get("fulfilled_at")?,
+    })
+}
+
+/// `$first, $first+1, ...` for an `IN (...)` list of `count` values.
+fn placeholders(first: usize, count: usize) -> String {
+    (first..first + count)
+        .map(|n| format!("${n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Fill in the charges and schedules of `agreements` (two queries for the whole lot).
+async fn attach_details(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    agreements: &mut [Agreement],
+) -> Result<()> {
+    if agreements.is_empty() {
+        return Ok(());
+    }
+    let ids = placeholders(2, agreements.len());
+    let sql = format!(
+        "SELECT agreement_id, charge_id, amount_cents, paid_cents, due_cents FROM agreement_charges
+         WHERE organization_id = $1 AND agreement_id IN ({ids}) ORDER BY agreement_id, position"
+    );
+    let mut query = sqlx::query(AssertSqlSafe(sql)).bind(organization_id);
+    for a in agreements.iter() {
+        query = query.bind(a.id.clone());
+    }
+    for row in query.fetch_all(&mut *conn).await? {
+        let agreement_id: String = row.try_get("agreement_id")?;
+        if let Some(a) = agreements.iter_mut().find(|a| a.id == agreement_id) {
+            let charge = AgreedCharge {
+                charge_id: row.try_get("charge_id")?,
+                amount_cents: row.try_get("amount_cents")?,
+                paid_cents: row.try_get("paid_cents")?,
+                due_cents: row.try_get("due_cents")?,
+            };
+            a.charge_ids.push(charge.charge_id.clone());
+            a.charges.push(charge);
+        }
+    }
+    let sql = format!(
+        "SELECT agreement_id, number, amount_cents, due_date, charge_id FROM agreement_installments
+         WHERE organization_id = $1 AND agreement_id IN ({ids}) ORDER BY agreement_id, number"
+    );
+    let mut query = sqlx::query(AssertSqlSafe(sql)).bind(organization_id);
+    for a in agreements.iter() {
+        query = query.bind(a.id.clone());
+    }
+    for row in query.fetch_all(&mut *conn).await? {
+        let agreement_id: String = row.try_get("agreement_id")?;
+        if let Some(a) = agreements.iter_mut().find(|a| a.id == agreement_id) {
+            let amount_cents: i64 = row.try_get("amount_cents")?;
+            a.installments_schedule.push(Installment {
+                number: row.try_get("number")?,
+                amount: Cents(amount_cents).to_reais(),
+                due_date: row.try_get("due_date")?,
+                charge_id: row.try_get("charge_id")?,
+                amount_cents,
+            });
+        }
+    }
+    Ok(())
+}
+
+pub async fn list(
+    db: &Db,
+    organization_id: &str,
+    filter: &AgreementFilter,
+    page: PageRequest,
+) -> Result<Page<Agreement>> {
+    let mut c = Conditions::for_organization(organization_id);
+    if let Some(customer) = &filter.customer_id {
+        c.push("customer_id = {}", Bind::Text(customer.clone()));
+    }
+    if let Some(status) = &filter.status {
+        c.push("state = {}", Bind::Text(status.clone()));
+    }
+    let mut conn = db.pool.acquire().await?;
+    let total: i64 = c
+        .bind_all_scalar(sqlx::query_scalar(AssertSqlSafe(format!(
+            "SELECT COUNT(*) FROM agreements {}",
+            c.sql()
+        ))))
+        .fetch_one(&mut *conn)
+        .await?;
+    let sql = format!(
+        "SELECT {COLUMNS} FROM agreements {} ORDER BY created_at DESC, id DESC LIMIT {} OFFSET {}",
+        c.sql(),
+        page.per_page,
+        page.offset()
+    );
+    let rows = c
+        .bind_all(sqlx::query(AssertSqlSafe(sql)))
+        .fetch_all(&mut *conn)
+        .await?;
+    let mut items = rows.iter().map(from_row).collect::<Result<Vec<_>>>()?;
+    attach_details(&mut conn, organization_id, &mut items).await?;
+    Ok(Page { items, total })
+}
+
+pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Agreement>> {
+    let mut conn = db.pool.acquire().await?;
+    get_in(&mut conn, organization_id, id).await
+}
+
+/// Same as [`get`] on the caller's connection (inside a transaction).
+pub async fn get_in(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+) -> Result<Option<Agreement>> {
+    let sql = format!("SELECT {COLUMNS} FROM agreements WHERE organization_id = $1 AND id = $2");
+    let row = sqlx::query(AssertSqlSafe(sql))
+        .bind(organization_id)
+        .bind(id)
+        .fetch_optional(&mut *conn)
+        .await?;
+    let Some(row) = row else {
+        return Ok(None);
+    };
+    let mut found = [from_row(&row)?];
+    attach_details(conn, organization_id, &mut found).await?;
+    let [agreement] = found;
+    Ok(Some(agreement))
+}
+
+/// The proposed agreement, other than `except`, that already renegotiates `charge_id`.
+pub async fn proposed_for_charge(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    charge_id: &str,
+) -> Result<Option<String>> {
+    Ok(sqlx::query_scalar(
+        "SELECT agreements.id FROM agreement_charges JOIN agreements ON agreements.id = agreement_charges.agreement_id
+         WHERE agreement_charges.organization_id = $1 AND agreement_charges.charge_id = $2 AND agreements.state = 'proposed'
+         ORDER BY agreements.id LIMIT 1",
+    )
+    .bind(organization_id)
+    .bind(charge_id)
+    .fetch_optional(conn)
+    .await?)
+}
+
+/// Store a proposal.
+pub async fn insert(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+    new: &NewAgreement,
+    now: &str,
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO agreements (id, organization_id, customer_id, state, total_cents, down_payment_cents, installments,
+             first_due_date, discount_bp, note, version, created_at, updated_at)
+         VALUES ($1, $2, $3, 'proposed', $4, $5, $6, $7, $8, $9, 1, $10, $10)",
+    )
+    .bind(id)
+    .bind(organization_id)
+    .bind(&new.customer_id)
+    .bind(new.total_cents)
+    .bind(new.down_payment_cents)
+    .bind(new.installments)
+    .bind(&new.first_due_date)
+    .bind(new.discount_bp)
+    .bind(new.note.as_deref())
+    .bind(now)
+    .execute(&mut *conn)
+    .await?;
+    for (position, charge) in new.charges.iter().enumerate() {
+        sqlx::query(
+            "INSERT INTO agreement_charges (agreement_id, organization_id, charge_id, position, amount_cents, paid_cents, due_cents)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        )
+        .bind(id)
+        .bind(organization_id)
+        .bind(&charge.charge_id)
+        .bind(position as i64)
+        .bind(charge.amount_cents)
+        .bind(charge.paid_cents)
+        .bind(charge.due_cents)
+        .execute(&mut *conn)
+        .await?;
+    }
+    for (number, amount_cents, due_date) in &new.schedule {
+        sqlx::query(
+            "INSERT INTO agreement_installments (agreement_id, organization_id, number, amount_cents, due_date, charge_id)
+             VALUES ($1, $2, $3, $4, $5, NULL)",
+        )
+        .bind(id)
+        .bind(organization_id)
+        .bind(*number)
+        .bind(*amount_cents)
+        .bind(due_date)
+        .execute(&mut *conn)
+        .await?;
+    }
+    Ok(())
+}
+
+/// Move a proposed agreement at `version` to `accepted`; false when it moved on.
+pub async fn mark_accepted(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+    version: i64,
+    now: &str,
+) -> Result<bool> {
+    let done = sqlx::query(
+        "UPDATE agreements SET state = 'accepted', accepted_at = $1, version = version + 1, updated_at = $1
+         WHERE organization_id = $2 AND id = $3 AND version = $4 AND state = 'proposed'",
+    )
+    .bind(now)
+    .bind(organization_id)
+    .bind(id)
+    .bind(version)
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// How an agreement ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    Canceled,
+    Broken,
+    Fulfilled,
+}
+
+impl Ending {
+    fn state(self) -> &'static str {
+        match self {
+            Ending::Canceled => "canceled",
+            Ending::Broken => "broken",
+            Ending::Fulfilled => "fulfilled",
+        }
+    }
+
+    /// The event recorded on the agreement.
+    pub fn event(self) -> &'static str {
+        match self {
+            Ending::Canceled => "agreement.canceled",
+            Ending::Broken => "agreement.broken",
+            Ending::Fulfilled => "agreement.fulfilled",
+        }
+    }
+}
+
+/// Close `agreement` as it was read (its version and status); false when it moved on since.
+/// Only a cancellation records a reason and `canceled_at`.
+pub async fn mark_ended(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    agreement: &Agreement,
+    ending: Ending,
+    reason: Option<&str>,
+    now: &str,
+) -> Result<bool> {
+    let done = sqlx::query(
+        "UPDATE agreements SET state = $1,
+             cancel_reason = CASE WHEN $1 = 'canceled' THEN $2 ELSE cancel_reason END,
+             canceled_at = CASE WHEN $1 = 'canceled' THEN $3 ELSE canceled_at END,
+             broken_at = CASE WHEN $1 = 'broken' THEN $3 ELSE broken_at END,
+             fulfilled_at = CASE WHEN $1 = 'fulfilled' THEN $3 ELSE fulfilled_at END,
+             version = version + 1, updated_at = $3
+         WHERE organization_id = $4 AND id = $5 AND version = $6 AND state = $7",
+    )
+    .bind(ending.state())
+    .bind(reason)
+    .bind(now)
+    .bind(organization_id)
+    .bind(&agreement.id)
+    .bind(agreement.version)
+    .bind(&agreement.status)
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Put an original charge in the agreement: `in_agreement`, its negativation removal and
+/// protest cancellation requested (collection of the old debt stops). False when the charge
+/// is no longer open at `version`, or is in a dispute.
+pub async fn move_charge_in(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    charge_id: &str,
+    version: i64,
+    agreement_id: &str,
+    now: &str,
+) -> Result<bool> {
+    let done = sqlx::query(
+        "UPDATE charges SET state = 'in_agreement', agreement_id = $1,
+             negativation_status = CASE WHEN negativation_status IN ('requested', 'active') THEN 'removal_requested' ELSE negativation_status END,
+             protest_status = CASE WHEN protest_status IN ('requested', 'protested') THEN 'cancel_requested' ELSE protest_status END,
+             version = version + 1, updated_at = $2
+         WHERE organization_id = $3 AND id = $4 AND version = $5 AND state = 'open' AND open_dispute_id IS NULL",
+    )
+    .bind(agreement_id)
+    .bind(now)
+    .bind(organization_id)
+    .bind(charge_id)
+    .bind(version)
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Record the charge created for schedule entry `number` and link it to the agreement.
+pub async fn link_installment(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    agreement_id: &str,
+    number: i64,
+    charge_id: &str,
+) -> Result<()> {
+    sqlx::query("UPDATE charges SET agreement_id = $1 WHERE organization_id = $2 AND id = $3")
+        .bind(agreement_id)
+        .bind(organization_id)
+        .bind(charge_id)
+        .execute(&mut *conn)
+        .await?;
+    sqlx::query(
+        "UPDATE agreement_installments SET charge_id = $1 WHERE organization_id = $2 AND agreement_id = $3 AND number = $4",
+    )
+    .bind(charge_id)
+    .bind(organization_id)
+    .bind(agreement_id)
+    .bind(number)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// The instalment charges of an agreement, by schedule number.
+pub async fn installment_charges(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    agreement: &Agreement,
+) -> Result<Vec<Charge>> {
+    let mut out = Vec::new();
+    for entry in &agreement.installments_schedule {
+        if let Some(id) = &entry.charge_id {
+            let charge = charges::get_in(conn, organization_id, id)
+                .await?
+                .ok_or_else(|| StoreError::Corrupt(format!("instalment charge {id} is missing")))?;
+            out.push(charge);
+        }
+    }
+    Ok(out)
+}
+
+/// What ending an accepted agreement unpaid did.
+#[derive(Debug, Clone, Default)]
+pub struct Unwound {
+    /// Instalment charges canceled.
+    pub canceled: Vec<String>,
+    /// Collected by the instalments (their `paid_cents`), credited back to the originals.
+    pub collected: Cents,
+    /// Original charges reinstated, with what each was credited.
+    pub reinstated: Vec<(String, Cents)>,
+}
+
+/// Why an accepted agreement cannot be unwound.
+#[derive(Debug)]
+pub enum UnwindError {
+    /// No instalment charge is open any more: nothing is left to cancel.
+    NothingOpen,
+    /// A row changed under us; the caller reports a conflict.
+    Concurrent(String),
+    Store(StoreError),
+}
+
+impl From<StoreError> for UnwindError {
+    fn from(e: StoreError) -> Self {
+        UnwindError::Store(e)
+    }
+}
+
+impl From<sqlx::Error> for UnwindError {
+    fn from(e: sqlx::Error) -> Self {
+        UnwindError::Store(e.into())
+    }
+}
+
+/// How and by whom an accepted agreement is being ended unpaid.
+#[derive(Debug, Clone, Copy)]
+pub struct Unwinding<'a> {
+    /// [`Ending::Canceled`] or [`Ending::Broken`].
+    pub ending: Ending,
+    /// The canceler's reason, if any.
+    pub reason: Option<&'a str>,
+    pub actor: &'a Actor,
+    /// The day whose amounts due decide whether a reinstated charge is settled.
+    pub today: Date,
+    /// The timestamp written on the rows.
+    pub now: &'a str,
+}
+
+/// End an accepted agreement unpaid (canceled or broken), inside the caller's transaction:
+/// cancel its open instalment charges, credit what the instalments collected to the
+/// original charges in proportion to what each owed at the proposal (never more than that,
+/// and the discount is lost), put them back to `open` (or `paid` if that settles one)
+/// without `agreement_id`, and close the agreement. Writes an event per change.
+pub async fn unwind(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    agreement: &Agreement,
+    how: &Unwinding<'_>,
+) -> std::result::Result<Unwound, UnwindError> {
+    let Unwinding {
+        ending,
+        reason,
+        actor,
+        today,
+        now,
+    } = *how;
+    let installments = installment_charges(conn, organization_id, agreement).await?;
+    if !installments.iter().any(Charge::is_open) {
+        return Err(UnwindError::NothingOpen);
+    }
+    let mut result = Unwound::default();
+    let cancel_reason = match ending {
+        Ending::Broken => format!("Acordo {} rompido", agreement.id),
+        _ => format!("Acordo {} cancelado", agreement.id),
+    };
+    for charge in installments.iter().filter(|c| c.is_open()) {
+        if !charges::cancel(
+            conn,
+            organization_id,
+            &charge.id,
+            charge.version,
+            Some(&cancel_reason),
+            now,
+        )
+        .await?
+        {
+            return Err(UnwindError::Concurrent(charge.id.clone()));
+        }
+        events::record(
+            conn,
+            organization_id,
+            "charge.canceled",
+            ("charge", &charge.id),
+            actor,
+            &json!({ "reason": cancel_reason, "agreement_id": agreement.id }),
+        )
+        .await?;
+        result.canceled.push(charge.id.clone());
+    }
+    let collected: i64 = installments.iter().map(|c| c.paid_cents).sum();
+    let weights: Vec<Cents> = agreement
+        .charges
+        .iter()
+        .map(|c| Cents(c.due_cents))
+        .collect();
+    let owed_at_proposal: i64 = weights.iter().map(|w| w.0).sum();
+    result.collected = Cents(collected);
+    let credits = pro_rata(Cents(collected.min(owed_at_proposal)), &weights);
+    for (agreed, credit) in agreement.charges.iter().zip(credits) {
+        let charge = charges::get_in(conn, organization_id, &agreed.charge_id)
+            .await?
+            .ok_or_else(|| {
+                StoreError::Corrupt(format!("charge {} is missing", agreed.charge_id))
+            })?;
+        let paid = charge.paid_cents + credit.0;
+        let due = amount_due(&terms(&charge, paid)?, today);
+        let state = if due.0 == 0 { "paid" } else { "open" };
+        let done = sqlx::query(
+            "UPDATE charges SET state = $1, paid_cents = $2, agreement_id = NULL,
+                 paid_at = CASE WHEN $1 = 'paid' THEN $3 ELSE paid_at END,
+                 version = version + 1, updated_at = $3
+             WHERE organization_id = $4 AND id = $5 AND state = 'in_agreement' AND agreement_id = $6",
+        )
+        .bind(state)
+        .bind(paid)
+        .bind(now)
+        .bind(organization_id)
+        .bind(&charge.id)
+        .bind(&agreement.id)
+        .execute(&mut *conn)
+        .await?;
+        if done.rows_affected() != 1 {
+            return Err(UnwindError::Concurrent(charge.id.clone()));
+        }
+        events::record(
+            conn,
+            organization_id,
+            "charge.reinstated",
+            ("charge", &charge.id),
+            actor,
+            &json!({
+                "agreement_id": agreement.id,
+                "credited": credit.to_reais(),
+                "paid_amount": Cents(paid).to_reais(),
+                "amount_due": due.to_reais(),
+                "status": if state == "paid" { "paid" } else { "open" },
+            }),
+        )
+        .await?;
+        result.reinstated.push((charge.id.clone(), credit));
+    }
+    if !mark_ended(conn, organization_id, agreement, ending, reason, now).await? {
+        return Err(UnwindError::Concurrent(agreement.id.clone()));
+    }
+    events::record(
+        conn,
+        organization_id,
+        ending.event(),
+        ("agreement", &agreement.id),
+        actor,
+        &json!({
+            "reason": reason,
+            "installment_charges_canceled": result.canceled,
+            "collected": result.collected.to_reais(),
+            "reinstated_charge_ids": result.reinstated.iter().map(|r| r.0.clone()).collect::<Vec<_>>(),
+        }),
+    )
+    .await?;
+    Ok(result)
+}
+
+/// The terms of a charge with `paid` centavos paid, for computing what it owes.
+fn terms(charge: &Charge, paid: i64) -> Result<ChargeTerms> {
+    let format = time::macros::format_description!("[year]-[month]-[day]");
+    let due_date = Date::parse(&charge.due_date, &format)
+        .map_err(|e| StoreError::Corrupt(format!("charges.due_date {}: {e}", charge.due_date)))?;
+    Ok(ChargeTerms {
+        amount: Cents(charge.amount_cents),
+        paid: Cents(paid),
+        fine_bp: (charge.fine_percent * 100.0).round() as i64,
+        interest_bp: (charge.interest_percent * 100.0).round() as i64,
+        due_date,
+    })
+}
+
+/// Accepted agreements with an open instalment charge unpaid since before `cutoff`
+/// (a date), not in a dispute, across organizations: (organization, agreement), oldest first.
+pub async fn overdue_accepted(db: &Db, cutoff: &str, limit: i64) -> Result<Vec<(String, String)>> {
+    let sql = format!(
+        "SELECT DISTINCT agreements.organization_id, agreements.id FROM agreements
+         JOIN agreement_installments ON agreement_installments.agreement_id = agreements.id
+         JOIN charges ON charges.id = agreement_installments.charge_id
+         WHERE agreements.state = 'accepted' AND charges.state = 'open' AND charges.open_dispute_id IS NULL
+           AND charges.due_date < $1
+         ORDER BY agreements.id LIMIT {limit}"
+    );
+    let rows = sqlx::query(AssertSqlSafe(sql))
+        .bind(cutoff)
+        .fetch_all(&db.pool)
+        .await?;
+    rows.iter()
+        .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
+        .collect()
+}
+
+/// Accepted agreements none of whose instalment charges is open any more, across
+/// organizations: (organization, agreement).
+pub async fn settled_accepted(db: &Db, limit: i64) -> Result<Vec<(String, String)>> {
+    let sql = format!(
+        "SELECT agreements.organization_id, agreements.id FROM agreements
+         WHERE agreements.state = 'accepted' AND NOT EXISTS (
+             SELECT 1 FROM agreement_installments JOIN charges ON charges.id = agreement_installments.charge_id
+             WHERE agreement_installments.agreement_id = agreements.id AND charges.state = 'open')
+         ORDER BY agreements.id LIMIT {limit}"
+    );
+    let rows = sqlx::query(AssertSqlSafe(sql)).fetch_all(&db.pool).await?;
+    rows.iter()
+        .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
+        .collect()
+}
+
+/// Remove every agreement of a customer (the customer is being deleted; none is in force).
+pub async fn delete_for_customer(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    customer_id: &str,
+) -> Result<()> {
+    for table in ["agreement_installments", "agreement_charges"] {
+        let sql = format!(
+            "DELETE FROM {table} WHERE organization_id = $1 AND agreement_id IN
+                 (SELECT id FROM agreements WHERE organization_id = $1 AND customer_id = $2)"
+        );
+        sqlx::query(AssertSqlSafe(sql))
+            .bind(organization_id)
+            .bind(customer_id)
+            .execute(&mut *conn)
+            .await?;
+    }
+    sqlx::query("DELETE FROM agreements WHERE organization_id = $1 AND customer_id = $2")
+        .bind(organization_id)
+        .bind(customer_id)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+/// Agreement ids whose id starts with `prefix`, or whose customer's name or document does,
+/// newest first, at most `limit`, and how many match in all.
+pub async fn complete(
+    db: &Db,
+    organization_id: &str,
+    prefix: &str,
+    limit: i64,
+) -> Result<(Vec<String>, i64)> {
+    complete_by_customer(db, "agreements", organization_id, prefix, limit).await
+}
+
+/// Ids of `table` (agreements or disputes: both have `id`, `organization_id`, `customer_id`
+/// and `created_at`) whose id starts with `prefix`, or whose customer's name (accents and
+/// case ignored) or document does; newest first, at most `limit`, and the total.
+pub(super) async fn complete_by_customer(
+    db: &Db,
+    table: &'static str,
+    organization_id: &str,
+    prefix: &str,
+    limit: i64,
+) -> Result<(Vec<String>, i64)> {
+    let mut c = Conditions::default();
+    c.push(
+        &format!("{table}.organization_id = {{}}"),
+        Bind::Text(organization_id.to_string()),
+    );
+    let key = super::like_escape(&super::customers::search_key(prefix));
+    let document = super::like_escape(
+        &prefix
+            .chars()
+            .filter(|ch| ch.is_ascii_alphanumeric())
+            .collect::<String>()
+            .to_uppercase(),
+    );
+    c.push_many(
+        &format!(
+            "({table}.id LIKE {{}} ESCAPE '\\' OR customers.search_name LIKE {{}} ESCAPE '\\' \
+             OR (customers.document LIKE {{}} ESCAPE '\\' AND {{}} <> ''))"
+        ),
+        vec![
+            Bind::Text(format!("{}%", super::like_escape(prefix))),
+            Bind::Text(format!("{key}%")),
+            Bind::Text(format!("{document}%")),
+            Bind::Text(document.clone()),
+        ],
+    );
+    let from = format!("FROM {table} JOIN customers ON customers.id = {table}.customer_id");
+    let total: i64 = c
+        .bind_all_scalar(sqlx::query_scalar(AssertSqlSafe(format!(
+            "SELECT COUNT(*) {from} {}",
+            c.sql()
+        ))))
+        .fetch_one(&db.pool)
+        .await?;
+    let sql = format!(
+        "SELECT {table}.id {from} {} ORDER BY {table}.created_at DESC, {table}.id LIMIT {limit}",
+        c.sql()
+    );
+    let ids: Vec<String> = c
+        .bind_all_scalar(sqlx::query_scalar(AssertSqlSafe(sql)))
+        .fetch_all(&db.pool)
+        .await?;
+    Ok((ids, total))
+}

@@ -1,0 +1,235 @@
+//! Disputes (contestações): a debtor contests a charge. While one is open the charge's
+//! `open_dispute_id` names it, which is what collection (plans, notices, negativation,
+//! protest) checks to pause itself. The table is created by migration 5
+//! (`store::agreements::MIGRATION`).
+
+use serde::Serialize;
+use sqlx::{AnyConnection, AssertSqlSafe, Row, any::AnyRow};
+
+use super::{Bind, Conditions, Db, Page, PageRequest, Result};
+
+/// Reasons a debtor gives, as the API names them.
+pub const REASONS: &[&str] = &[
+    "not_recognized",
+    "already_paid",
+    "wrong_amount",
+    "service_not_provided",
+    "other",
+];
+
+/// Statuses as the API names them (the stored `state` is the same word).
+pub const STATUSES: &[&str] = &["open", "upheld", "rejected"];
+
+/// A dispute as the API returns it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Dispute {
+    pub id: String,
+    pub charge_id: String,
+    pub customer_id: String,
+    pub reason: String,
+    pub description: Option<String>,
+    pub status: String,
+    pub resolution_note: Option<String>,
+    pub resolved_at: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+    #[serde(skip)]
+    pub version: i64,
+}
+
+/// List filters (validated).
+#[derive(Debug, Default)]
+pub struct DisputeFilter {
+    pub charge_id: Option<String>,
+    pub customer_id: Option<String>,
+    pub status: Option<String>,
+}
+
+const COLUMNS: &str = "id, charge_id, customer_id, reason, description, state, resolution_note, resolved_at, version, created_at, updated_at";
+
+fn from_row(row: &AnyRow) -> Result<Dispute> {
+    Ok(Dispute {
+        id: row.try_get("id")?,
+        charge_id: row.try_get("charge_id")?,
+        customer_id: row.try_get("customer_id")?,
+        reason: row.try_get("reason")?,
+        description: row.try_get("description")?,
+        status: row.try_get("state")?,
+        resolution_note: row.try_get("resolution_note")?,
+        resolved_at: row.try_get("resolved_at")?,
+        version: row.try_get("version")?,
+        created_at: row.try_get("created_at")?,
+        updated_at: row.try_get("updated_at")?,
+    })
+}
+
+pub async fn list(
+    db: &Db,
+    organization_id: &str,
+    filter: &DisputeFilter,
+    page: PageRequest,
+) -> Result<Page<Dispute>> {
+    let mut c = Conditions::for_organization(organization_id);
+    if let Some(charge) = &filter.charge_id {
+        c.push("charge_id = {}", Bind::Text(charge.clone()));
+    }
+    if let Some(customer) = &filter.customer_id {
+        c.push("customer_id = {}", Bind::Text(customer.clone()));
+    }
+    if let Some(status) = &filter.status {
+        c.push("state = {}", Bind::Text(status.clone()));
+    }
+    let total: i64 = c
+        .bind_all_scalar(sqlx::query_scalar(AssertSqlSafe(format!(
+            "SELECT COUNT(*) FROM disputes {}",
+            c.sql()
+        ))))
+        .fetch_one(&db.pool)
+        .await?;
+    let sql = format!(
+        "SELECT {COLUMNS} FROM disputes {} ORDER BY created_at DESC, id DESC LIMIT {} OFFSET {}",
+        c.sql(),
+        page.per_page,
+        page.offset()
+    );
+    let rows = c
+        .bind_all(sqlx::query(AssertSqlSafe(sql)))
+        .fetch_all(&db.pool)
+        .await?;
+    let items = rows.iter().map(from_row).collect::<Result<Vec<_>>>()?;
+    Ok(Page { items, total })
+}
+
+pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Dispute>> {
+    let mut conn = db.pool.acquire().await?;
+    get_in(&mut conn, organization_id, id).await
+}
+
+/// Same as [`get`] on the caller's connection (inside a transaction).
+pub async fn get_in(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+) -> Result<Option<Dispute>> {
+    let sql = format!("SELECT {COLUMNS} FROM disputes WHERE organization_id = $1 AND id = $2");
+    let row = sqlx::query(AssertSqlSafe(sql))
+        .bind(organization_id)
+        .bind(id)
+        .fetch_optional(conn)
+        .await?;
+    row.as_ref().map(from_row).transpose()
+}
+
+/// A dispute to open.
+#[derive(Debug, Clone)]
+pub struct NewDispute<'a> {
+    pub charge_id: &'a str,
+    pub customer_id: &'a str,
+    pub reason: &'a str,
+    pub description: Option<&'a str>,
+}
+
+/// Open a dispute on a charge at `charge_version` and pause the charge's collection (its
+/// `open_dispute_id`). False, with nothing written, when the charge is no longer open at that
+/// version or already has an open dispute.
+pub async fn open(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+    new: &NewDispute<'_>,
+    charge_version: i64,
+    now: &str,
+) -> Result<bool> {
+    let paused = sqlx::query(
+        "UPDATE charges SET open_dispute_id = $1, version = version + 1, updated_at = $2
+         WHERE organization_id = $3 AND id = $4 AND version = $5 AND state = 'open' AND open_dispute_id IS NULL",
+    )
+    .bind(id)
+    .bind(now)
+    .bind(organization_id)
+    .bind(new.charge_id)
+    .bind(charge_version)
+    .execute(&mut *conn)
+    .await?;
+    if paused.rows_affected() != 1 {
+        return Ok(false);
+    }
+    sqlx::query(
+        "INSERT INTO disputes (id, organization_id, charge_id, customer_id, reason, description, state, version, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, 'open', 1, $7, $7)",
+    )
+    .bind(id)
+    .bind(organization_id)
+    .bind(new.charge_id)
+    .bind(new.customer_id)
+    .bind(new.reason)
+    .bind(new.description)
+    .bind(now)
+    .execute(&mut *conn)
+    .await?;
+    Ok(true)
+}
+
+/// Decide an open dispute at `version` (`upheld` or `rejected`) and resume its charge's
+/// collection (clear `open_dispute_id`); false when the dispute moved on.
+pub async fn resolve(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    dispute: &Dispute,
+    outcome: &str,
+    note: Option<&str>,
+    now: &str,
+) -> Result<bool> {
+    let done = sqlx::query(
+        "UPDATE disputes SET state = $1, resolution_note = $2, resolved_at = $3, version = version + 1, updated_at = $3
+         WHERE organization_id = $4 AND id = $5 AND version = $6 AND state = 'open'",
+    )
+    .bind(outcome)
+    .bind(note)
+    .bind(now)
+    .bind(organization_id)
+    .bind(&dispute.id)
+    .bind(dispute.version)
+    .execute(&mut *conn)
+    .await?;
+    if done.rows_affected() != 1 {
+        return Ok(false);
+    }
+    sqlx::query(
+        "UPDATE charges SET open_dispute_id = NULL, version = version + 1, updated_at = $1
+         WHERE organization_id = $2 AND id = $3 AND open_dispute_id = $4",
+    )
+    .bind(now)
+    .bind(organization_id)
+    .bind(&dispute.charge_id)
+    .bind(&dispute.id)
+    .execute(&mut *conn)
+    .await?;
+    Ok(true)
+}
+
+/// Remove every dispute of a customer (the customer is being deleted; none is open on an
+/// open charge).
+pub async fn delete_for_customer(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    customer_id: &str,
+) -> Result<()> {
+    sqlx::query("DELETE FROM disputes WHERE organization_id = $1 AND customer_id = $2")
+        .bind(organization_id)
+        .bind(customer_id)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Dispute ids whose id starts with `prefix`, or whose customer's name or document does,
+/// newest first, at most `limit`, and how many match in all.
+pub async fn complete(
+    db: &Db,
+    organization_id: &str,
+    prefix: &str,
+    limit: i64,
+) -> Result<(Vec<String>, i64)> {
+    super::agreements::complete_by_customer(db, "disputes", organization_id, prefix, limit).await
+}

@@ -1,0 +1,276 @@
+//! Exports: CSV files built in the background from a list and its filters, stored whole in
+//! the database (TEXT) so that any replica can serve the download.
+//!
+//! Status goes `pending` → `running` (claimed by a worker until a lease runs out, so a worker
+//! that died mid-build is replaced) → `completed` or `failed`.
+
+use serde::Serialize;
+use serde_json::Value;
+use sqlx::{AnyConnection, AssertSqlSafe, Row, any::AnyRow};
+
+use super::{Db, Result, json_column};
+
+/// The table, created by migration 6 (listed in [`super::webhooks::MIGRATION`]).
+pub const TABLE: &str = "CREATE TABLE exports (
+    id TEXT PRIMARY KEY,
+    organization_id TEXT NOT NULL REFERENCES organizations(id),
+    kind TEXT NOT NULL,
+    filters TEXT NOT NULL,
+    status TEXT NOT NULL,
+    row_count BIGINT,
+    byte_size BIGINT,
+    error TEXT,
+    content TEXT,
+    claim_token TEXT,
+    claimed_until TEXT,
+    version BIGINT NOT NULL,
+    created_at TEXT NOT NULL,
+    started_at TEXT,
+    completed_at TEXT,
+    updated_at TEXT NOT NULL
+)";
+
+/// The worker looks for pending exports and running ones whose lease ran out.
+pub const INDEX: &str = "CREATE INDEX exports_status ON exports (status, created_at)";
+
+/// Kinds of export, as the API names them.
+pub const KINDS: &[&str] = &["charges", "customers", "deliveries"];
+
+/// An export as the API returns it (without its content).
+#[derive(Debug, Clone, Serialize)]
+pub struct Export {
+    pub id: String,
+    pub kind: String,
+    pub filters: Value,
+    pub status: String,
+    pub row_count: Option<i64>,
+    pub byte_size: Option<i64>,
+    pub error: Option<String>,
+    pub created_at: String,
+    pub completed_at: Option<String>,
+    #[serde(skip)]
+    pub version: i64,
+}
+
+const COLUMNS: &str =
+    "id, kind, filters, status, row_count, byte_size, error, created_at, completed_at, version";
+
+fn from_row(row: &AnyRow) -> Result<Export> {
+    let filters: String = row.try_get("filters")?;
+    Ok(Export {
+        id: row.try_get("id")?,
+        kind: row.try_get("kind")?,
+        filters: json_column(&filters, "exports.filters")?,
+        status: row.try_get("status")?,
+        row_count: row.try_get("row_count")?,
+        byte_size: row.try_get("byte_size")?,
+        error: row.try_get("error")?,
+        created_at: row.try_get("created_at")?,
+        completed_at: row.try_get("completed_at")?,
+        version: row.try_get("version")?,
+    })
+}
+
+pub async fn insert(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+    kind: &str,
+    filters: &Value,
+    now: &str,
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO exports (id, organization_id, kind, filters, status, row_count, byte_size, error, content,
+             claim_token, claimed_until, version, created_at, started_at, completed_at, updated_at)
+         VALUES ($1, $2, $3, $4, 'pending', NULL, NULL, NULL, NULL, NULL, NULL, 1, $5, NULL, NULL, $5)",
+    )
+    .bind(id)
+    .bind(organization_id)
+    .bind(kind)
+    .bind(filters.to_string())
+    .bind(now)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Export>> {
+    let sql = format!("SELECT {COLUMNS} FROM exports WHERE organization_id = $1 AND id = $2");
+    let row = sqlx::query(AssertSqlSafe(sql))
+        .bind(organization_id)
+        .bind(id)
+        .fetch_optional(&db.pool)
+        .await?;
+    row.as_ref().map(from_row).transpose()
+}
+
+/// The CSV of a completed export.
+pub async fn content(db: &Db, organization_id: &str, id: &str) -> Result<Option<String>> {
+    let content: Option<Option<String>> = sqlx::query_scalar(
+        "SELECT content FROM exports WHERE organization_id = $1 AND id = $2 AND status = 'completed'",
+    )
+    .bind(organization_id)
+    .bind(id)
+    .fetch_optional(&db.pool)
+    .await?;
+    Ok(content.flatten())
+}
+
+/// Worker query (all organizations): exports to build, oldest first.
+pub async fn due(db: &Db, now: &str, limit: i64) -> Result<Vec<String>> {
+    let sql = format!(
+        "SELECT id FROM exports
+         WHERE status = 'pending' OR (status = 'running' AND claimed_until < $1)
+         ORDER BY created_at, id LIMIT {limit}"
+    );
+    Ok(sqlx::query_scalar(AssertSqlSafe(sql))
+        .bind(now)
+        .fetch_all(&db.pool)
+        .await?)
+}
+
+/// An export this process builds.
+#[derive(Debug, Clone)]
+pub struct Claimed {
+    pub id: String,
+    pub organization_id: String,
+    pub kind: String,
+    pub filters: Value,
+    pub claim_token: String,
+}
+
+/// Take an export to build until `lease_until`; `None` when another process has it.
+pub async fn claim(
+    db: &Db,
+    id: &str,
+    now: &str,
+    lease_until: &str,
+    token: &str,
+) -> Result<Option<Claimed>> {
+    let done = sqlx::query(
+        "UPDATE exports SET status = 'running', claim_token = $1, claimed_until = $2, started_at = $3,
+             version = version + 1, updated_at = $3
+         WHERE id = $4 AND (status = 'pending' OR (status = 'running' AND claimed_until < $3))",
+    )
+    .bind(token)
+    .bind(lease_until)
+    .bind(now)
+    .bind(id)
+    .execute(&db.pool)
+    .await?;
+    if done.rows_affected() != 1 {
+        return Ok(None);
+    }
+    let row = sqlx::query(
+        "SELECT id, organization_id, kind, filters FROM exports WHERE id = $1 AND claim_token = $2",
+    )
+    .bind(id)
+    .bind(token)
+    .fetch_optional(&db.pool)
+    .await?;
+    let Some(row) = row else {
+        return Ok(None);
+    };
+    let filters: String = row.try_get("filters")?;
+    Ok(Some(Claimed {
+        id: row.try_get("id")?,
+        organization_id: row.try_get("organization_id")?,
+        kind: row.try_get("kind")?,
+        filters: json_column(&filters, "exports.filters")?,
+        claim_token: token.to_string(),
+    }))
+}
+
+/// Store the file of a claimed export. False when the claim was lost.
+pub async fn complete(
+    conn: &mut AnyConnection,
+    claimed: &Claimed,
+    content: &str,
+    row_count: i64,
+    now: &str,
+) -> Result<bool> {
+    let done = sqlx::query(
+        "UPDATE exports SET status = 'completed', content = $1, row_count = $2, byte_size = $3, error = NULL,
+             claim_token = NULL, claimed_until = NULL, completed_at = $4, version = version + 1, updated_at = $4
+         WHERE organization_id = $5 AND id = $6 AND claim_token = $7",
+    )
+    .bind(content)
+    .bind(row_count)
+    .bind(i64::try_from(content.len()).unwrap_or(i64::MAX))
+    .bind(now)
+    .bind(&claimed.organization_id)
+    .bind(&claimed.id)
+    .bind(&claimed.claim_token)
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Mark a claimed export as failed with a message for the client. False when the claim was
+/// lost.
+pub async fn fail(
+    conn: &mut AnyConnection,
+    claimed: &Claimed,
+    error: &str,
+    now: &str,
+) -> Result<bool> {
+    let done = sqlx::query(
+        "UPDATE exports SET status = 'failed', error = $1, claim_token = NULL, claimed_until = NULL,
+             completed_at = $2, version = version + 1, updated_at = $2
+         WHERE organization_id = $3 AND id = $4 AND claim_token = $5",
+    )
+    .bind(error)
+    .bind(now)
+    .bind(&claimed.organization_id)
+    .bind(&claimed.id)
+    .bind(&claimed.claim_token)
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Export ids starting with `prefix`, newest first, at most `limit`, and how many match.
+pub async fn complete_ids(
+    db: &Db,
+    organization_id: &str,
+    prefix: &str,
+    limit: i64,
+) -> Result<(Vec<String>, i64)> {
+    let pattern = format!("{}%", super::like_escape(prefix));
+    let total: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM exports WHERE organization_id = $1 AND id LIKE $2 ESCAPE '\\'",
+    )
+    .bind(organization_id)
+    .bind(&pattern)
+    .fetch_one(&db.pool)
+    .await?;
+    let sql = format!(
+        "SELECT id FROM exports WHERE organization_id = $1 AND id LIKE $2 ESCAPE '\\'
+         ORDER BY created_at DESC, id LIMIT {limit}"
+    );
+    let ids: Vec<String> = sqlx::query_scalar(AssertSqlSafe(sql))
+        .bind(organization_id)
+        .bind(&pattern)
+        .fetch_all(&db.pool)
+        .await?;
+    Ok((ids, total))
+}
+
+/// Name and document of every customer of an organization, by id (to label rows).
+pub async fn customer_labels(
+    db: &Db,
+    organization_id: &str,
+) -> Result<std::collections::HashMap<String, (String, String)>> {
+    let rows = sqlx::query("SELECT id, name, document FROM customers WHERE organization_id = $1")
+        .bind(organization_id)
+        .fetch_all(&db.pool)
+        .await?;
+    rows.iter()
+        .map(|row| {
+            Ok((
+                row.try_get("id")?,
+                (row.try_get("name")?, row.try_get("document")?),
+            ))
+        })
+        .collect()
+}

@@ -1,0 +1,495 @@
+//! Collection plans (réguas de cobrança) and their steps, always inside one organization.
+//!
+//! Steps keep a contiguous 1-based `position` inside their plan: inserting, moving and
+//! deleting shift the neighbours. Any change to a step bumps its plan's version, since the
+//! plan's representation (and ETag) includes its steps.
+
+use serde::Serialize;
+use sqlx::{AnyConnection, AssertSqlSafe, Row, any::AnyRow};
+
+use super::{Db, Page, PageRequest, Result};
+use crate::store::customers::search_key;
+
+/// A plan as the API returns it, steps in order.
+#[derive(Debug, Clone, Serialize)]
+pub struct Plan {
+    pub id: String,
+    pub name: String,
+    pub description: Option<String>,
+    pub steps: Vec<Step>,
+    pub created_at: String,
+    pub updated_at: String,
+    #[serde(skip)]
+    pub version: i64,
+}
+
+/// A step as the API returns it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Step {
+    pub id: String,
+    pub collection_plan_id: String,
+    pub offset_days: i64,
+    pub channel: Option<String>,
+    pub action: String,
+    pub template: Option<String>,
+    pub bureau: Option<String>,
+    pub position: i64,
+    pub created_at: String,
+    pub updated_at: String,
+    #[serde(skip)]
+    pub version: i64,
+}
+
+/// Writable fields of a step (validated by the API layer).
+#[derive(Debug, Clone)]
+pub struct StepFields {
+    pub offset_days: i64,
+    pub action: String,
+    pub channel: Option<String>,
+    pub template: Option<String>,
+    pub bureau: Option<String>,
+}
+
+const PLAN_COLUMNS: &str = "id, name, description, version, created_at, updated_at";
+const STEP_COLUMNS: &str = "id, collection_plan_id, offset_days, channel, action, template, bureau, position, version, created_at, updated_at";
+
+fn plan_from_row(row: &AnyRow) -> Result<Plan> {
+    Ok(Plan {
+        id: row.try_get("id")?,
+        name: row.try_get("name")?,
+        description: row.try_get("description")?,
+        steps: Vec::new(),
+        version: row.try_get("version")?,
+        created_at: row.try_get("created_at")?,
+        updated_at: row.try_get("updated_at")?,
+    })
+}
+
+fn step_from_row(row: &AnyRow) -> Result<Step> {
+    Ok(Step {
+        id: row.try_get("id")?,
+        collection_plan_id: row.try_get("collection_plan_id")?,
+        offset_days: row.try_get("offset_days")?,
+        channel: row.try_get("channel")?,
+        action: row.try_get("action")?,
+        template: row.try_get("template")?,
+        bureau: row.try_get("bureau")?,
+        position: row.try_get("position")?,
+        version: row.try_get("version")?,
+        created_at: row.try_get("created_at")?,
+        updated_at: row.try_get("updated_at")?,
+    })
+}
+
+/// Plans, oldest first, optionally those whose name starts with `q` (accents and case
+/// ignored), each with its steps.
+pub async fn list(
+    db: &Db,
+    organization_id: &str,
+    q: Option<&str>,
+    page: PageRequest,
+) -> Result<Page<Plan>> {
+    let pattern = q.map(|q| format!("{}%", super::like_escape(&search_key(q))));
+    let filter = if pattern.is_some() {
+        "WHERE organization_id = $1 AND search_name LIKE $2 ESCAPE '\\'"
+    } else {
+        "WHERE organization_id = $1"
+    };
+    let count_sql = format!("SELECT COUNT(*) FROM collection_plans {filter}");
+    let mut count = sqlx::query_scalar(AssertSqlSafe(count_sql)).bind(organization_id);
+    if let Some(p) = &pattern {
+        count = count.bind(p.as_str());
+    }
+    let total: i64 = count.fetch_one(&db.pool).await?;
+    let sql = format!(
+        "SELECT {PLAN_COLUMNS} FROM collection_plans {filter} ORDER BY created_at, id LIMIT {} OFFSET {}",
+        page.per_page,
+        page.offset()
+    );
+    let mut query = sqlx::query(AssertSqlSafe(sql)).bind(organization_id);
+    if let Some(p) = &pattern {
+        query = query.bind(p.as_str());
+    }
+    let rows = query.fetch_all(&db.pool).await?;
+    let mut items = rows.iter().map(plan_from_row).collect::<Result<Vec<_>>>()?;
+    if !items.is_empty() {
+        let placeholders = (0..items.len())
+            .map(|i| format!("${}", i + 2))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let sql = format!(
+            "SELECT {STEP_COLUMNS} FROM collection_plan_steps
+             WHERE organization_id = $1 AND collection_plan_id IN ({placeholders}) ORDER BY position, id"
+        );
+        let mut query = sqlx::query(AssertSqlSafe(sql)).bind(organization_id);
+        for plan in &items {
+            query = query.bind(plan.id.clone());
+        }
+        for row in query.fetch_all(&db.pool).await? {
+            let step = step_from_row(&row)?;
+            if let Some(plan) = items.iter_mut().find(|p| p.id == step.collection_plan_id) {
+                plan.steps.push(step);
+            }
+        }
+    }
+    Ok(Page { items, total })
+}
+
+/// One plan with its steps.
+pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Plan>> {
+    let mut conn = db.pool.acquire().await?;
+    get_in(&mut conn, organization_id, id).await
+}
+
+/// Same as [`get`] on a given connection (inside a transaction).
+pub async fn get_in(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+) -> Result<Option<Plan>> {
+    let sql = format!(
+        "SELECT {PLAN_COLUMNS} FROM collection_plans WHERE organization_id = $1 AND id = $2"
+    );
+    let row = sqlx::query(AssertSqlSafe(sql))
+        .bind(organization_id)
+        .bind(id)
+        .fetch_optional(&mut *conn)
+        .await?;
+    let Some(row) = row else { return Ok(None) };
+    let mut plan = plan_from_row(&row)?;
+    plan.steps = all_steps(conn, organization_id, id).await?;
+    Ok(Some(plan))
+}
+
+/// Whether the plan exists in the organization.
+pub async fn exists(db: &Db, organization_id: &str, id: &str) -> Result<bool> {
+    let found: Option<String> = sqlx::query_scalar(
+        "SELECT id FROM collection_plans WHERE organization_id = $1 AND id = $2",
+    )
+    .bind(organization_id)
+    .bind(id)
+    .fetch_optional(&db.pool)
+    .await?;
+    Ok(found.is_some())
+}
+
+async fn all_steps(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    plan_id: &str,
+) -> Result<Vec<Step>> {
+    let sql = format!(
+        "SELECT {STEP_COLUMNS} FROM collection_plan_steps
+         WHERE organization_id = $1 AND collection_plan_id = $2 ORDER BY position, id"
+    );
+    let rows = sqlx::query(AssertSqlSafe(sql))
+        .bind(organization_id)
+        .bind(plan_id)
+        .fetch_all(conn)
+        .await?;
+    rows.iter().map(step_from_row).collect()
+}
+
+pub async fn insert_plan(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+    name: &str,
+    description: Option<&str>,
+    now: &str,
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO collection_plans (id, organization_id, name, search_name, description, version, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, 1, $6, $6)",
+    )
+    .bind(id)
+    .bind(organization_id)
+    .bind(name)
+    .bind(search_key(name))
+    .bind(description)
+    .bind(now)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Rename or re-describe a plan at `version`; false when it moved on.
+pub async fn update_plan(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+    version: i64,
+    name: &str,
+    description: Option<&str>,
+    now: &str,
+) -> Result<bool> {
+    let done = sqlx::query(
+        "UPDATE collection_plans SET name = $1, search_name = $2, description = $3, version = version + 1, updated_at = $4
+         WHERE organization_id = $5 AND id = $6 AND version = $7",
+    )
+    .bind(name)
+    .bind(search_key(name))
+    .bind(description)
+    .bind(now)
+    .bind(organization_id)
+    .bind(id)
+    .bind(version)
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Mark the plan changed (its steps changed).
+pub async fn touch_plan(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+    now: &str,
+) -> Result<()> {
+    sqlx::query(
+        "UPDATE collection_plans SET version = version + 1, updated_at = $1 WHERE organization_id = $2 AND id = $3",
+    )
+    .bind(now)
+    .bind(organization_id)
+    .bind(id)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// How many open charges are attached to the plan.
+pub async fn open_charges_using(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+) -> Result<i64> {
+    Ok(sqlx::query_scalar(
+        "SELECT COUNT(*) FROM charges WHERE organization_id = $1 AND collection_plan_id = $2 AND state = 'open'",
+    )
+    .bind(organization_id)
+    .bind(id)
+    .fetch_one(conn)
+    .await?)
+}
+
+/// Delete a plan and its steps. Closed charges that still name it forget it (a new version
+/// of each); the caller checked that no open charge uses it.
+pub async fn delete_plan(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+    now: &str,
+) -> Result<()> {
+    sqlx::query(
+        "UPDATE charges SET collection_plan_id = NULL, version = version + 1, updated_at = $1
+         WHERE organization_id = $2 AND collection_plan_id = $3",
+    )
+    .bind(now)
+    .bind(organization_id)
+    .bind(id)
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query(
+        "DELETE FROM collection_plan_steps WHERE organization_id = $1 AND collection_plan_id = $2",
+    )
+    .bind(organization_id)
+    .bind(id)
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query("DELETE FROM collection_plans WHERE organization_id = $1 AND id = $2")
+        .bind(organization_id)
+        .bind(id)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// A page of a plan's steps, in order.
+pub async fn list_steps(
+    db: &Db,
+    organization_id: &str,
+    plan_id: &str,
+    page: PageRequest,
+) -> Result<Page<Step>> {
+    let total: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM collection_plan_steps WHERE organization_id = $1 AND collection_plan_id = $2",
+    )
+    .bind(organization_id)
+    .bind(plan_id)
+    .fetch_one(&db.pool)
+    .await?;
+    let sql = format!(
+        "SELECT {STEP_COLUMNS} FROM collection_plan_steps
+         WHERE organization_id = $1 AND collection_plan_id = $2 ORDER BY position, id LIMIT {} OFFSET {}",
+        page.per_page,
+        page.offset()
+    );
+    let rows = sqlx::query(AssertSqlSafe(sql))
+        .bind(organization_id)
+        .bind(plan_id)
+        .fetch_all(&db.pool)
+        .await?;
+    let items = rows.iter().map(step_from_row).collect::<Result<Vec<_>>>()?;
+    Ok(Page { items, total })
+}
+
+/// One step of a plan.
+pub async fn get_step(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    plan_id: &str,
+    step_id: &str,
+) -> Result<Option<Step>> {
+    let sql = format!(
+        "SELECT {STEP_COLUMNS} FROM collection_plan_steps
+         WHERE organization_id = $1 AND collection_plan_id = $2 AND id = $3"
+    );
+    let row = sqlx::query(AssertSqlSafe(sql))
+        .bind(organization_id)
+        .bind(plan_id)
+        .bind(step_id)
+        .fetch_optional(conn)
+        .await?;
+    row.as_ref().map(step_from_row).transpose()
+}
+
+async fn step_count(conn: &mut AnyConnection, organization_id: &str, plan_id: &str) -> Result<i64> {
+    Ok(sqlx::query_scalar(
+        "SELECT COUNT(*) FROM collection_plan_steps WHERE organization_id = $1 AND collection_plan_id = $2",
+    )
+    .bind(organization_id)
+    .bind(plan_id)
+    .fetch_one(conn)
+    .await?)
+}
+
+/// Insert a step at `position` (clamped to the end; default the end), shifting the steps
+/// from there on. Returns the position it took.
+pub async fn insert_step(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    plan_id: &str,
+    id: &str,
+    fields: &StepFields,
+    position: Option<i64>,
+    now: &str,
+) -> Result<i64> {
+    let count = step_count(conn, organization_id, plan_id).await?;
+    let position = position.unwrap_or(count + 1).clamp(1, count + 1);
+    sqlx::query(
+        "UPDATE collection_plan_steps SET position = position + 1
+         WHERE organization_id = $1 AND collection_plan_id = $2 AND position >= $3",
+    )
+    .bind(organization_id)
+    .bind(plan_id)
+    .bind(position)
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query(
+        "INSERT INTO collection_plan_steps (id, organization_id, collection_plan_id, position, offset_days, action, channel,
+             template, bureau, version, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1, $10, $10)",
+    )
+    .bind(id)
+    .bind(organization_id)
+    .bind(plan_id)
+    .bind(position)
+    .bind(fields.offset_days)
+    .bind(&fields.action)
+    .bind(fields.channel.as_deref())
+    .bind(fields.template.as_deref())
+    .bind(fields.bureau.as_deref())
+    .bind(now)
+    .execute(conn)
+    .await?;
+    Ok(position)
+}
+
+/// Overwrite a step at `version` and move it to `position` (clamped) when given; false when
+/// it moved on.
+pub async fn update_step(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    current: &Step,
+    fields: &StepFields,
+    position: Option<i64>,
+    now: &str,
+) -> Result<bool> {
+    let done = sqlx::query(
+        "UPDATE collection_plan_steps SET offset_days = $1, action = $2, channel = $3, template = $4, bureau = $5,
+             version = version + 1, updated_at = $6
+         WHERE organization_id = $7 AND id = $8 AND version = $9",
+    )
+    .bind(fields.offset_days)
+    .bind(&fields.action)
+    .bind(fields.channel.as_deref())
+    .bind(fields.template.as_deref())
+    .bind(fields.bureau.as_deref())
+    .bind(now)
+    .bind(organization_id)
+    .bind(&current.id)
+    .bind(current.version)
+    .execute(&mut *conn)
+    .await?;
+    if done.rows_affected() != 1 {
+        return Ok(false);
+    }
+    if let Some(wanted) = position {
+        let count = step_count(conn, organization_id, &current.collection_plan_id).await?;
+        let to = wanted.clamp(1, count.max(1));
+        let from = current.position;
+        let shift = if to < from {
+            Some(("position + 1", to, from - 1))
+        } else if to > from {
+            Some(("position - 1", from + 1, to))
+        } else {
+            None
+        };
+        if let Some((expression, low, high)) = shift {
+            let sql = format!(
+                "UPDATE collection_plan_steps SET position = {expression}
+                 WHERE organization_id = $1 AND collection_plan_id = $2 AND position >= $3 AND position <= $4 AND id <> $5"
+            );
+            sqlx::query(AssertSqlSafe(sql))
+                .bind(organization_id)
+                .bind(&current.collection_plan_id)
+                .bind(low)
+                .bind(high)
+                .bind(&current.id)
+                .execute(&mut *conn)
+                .await?;
+            sqlx::query(
+                "UPDATE collection_plan_steps SET position = $1 WHERE organization_id = $2 AND id = $3",
+            )
+            .bind(to)
+            .bind(organization_id)
+            .bind(&current.id)
+            .execute(conn)
+            .await?;
+        }
+    }
+    Ok(true)
+}
+
+/// Remove a step and close the gap it leaves.
+pub async fn delete_step(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    step: &Step,
+) -> Result<()> {
+    sqlx::query("DELETE FROM collection_plan_steps WHERE organization_id = $1 AND id = $2")
+        .bind(organization_id)
+        .bind(&step.id)
+        .execute(&mut *conn)
+        .await?;
+    sqlx::query(
+        "UPDATE collection_plan_steps SET position = position - 1
+         WHERE organization_id = $1 AND collection_plan_id = $2 AND position > $3",
+    )
+    .bind(organization_id)
+    .bind(&step.collection_plan_id)
+    .bind(step.position)
+    .execute(conn)
+    .await?;
+    Ok(())
+}

@@ -1,0 +1,673 @@
+//! Webhook endpoints, their deliveries (one per event and endpoint) and every attempt to POST
+//! a delivery, always inside one organization; plus the queries the webhook worker runs
+//! across organizations to fan events out and claim due deliveries.
+//!
+//! Events reach endpoints through `events.webhooks_dispatched`: every event starts at 0, and
+//! the worker turns it to 1 in the same transaction that inserts its deliveries, which are
+//! unique per (webhook, event). So an event is never missed (nothing else clears the flag)
+//! and never queued twice (two replicas racing on the same event meet the unique key).
+
+use serde::Serialize;
+use sqlx::{AnyConnection, AssertSqlSafe, Row, any::AnyRow};
+
+use super::{Bind, Conditions, Db, Page, PageRequest, Result, json_column};
+
+/// Migration 6: webhooks, their deliveries and attempts, the dispatch flag on events, and
+/// exports (see [`super::exports`]).
+pub const MIGRATION: &[&str] = &[
+    "CREATE TABLE webhooks (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations(id),
+        url TEXT NOT NULL,
+        events TEXT NOT NULL,
+        description TEXT,
+        enabled BIGINT NOT NULL,
+        secret TEXT NOT NULL,
+        active_since TEXT NOT NULL,
+        version BIGINT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    )",
+    "CREATE INDEX webhooks_org_created ON webhooks (organization_id, created_at)",
+    "CREATE TABLE webhook_deliveries (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations(id),
+        webhook_id TEXT NOT NULL REFERENCES webhooks(id),
+        event_id TEXT NOT NULL,
+        event_type TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        status TEXT NOT NULL,
+        attempts BIGINT NOT NULL,
+        round_attempts BIGINT NOT NULL,
+        response_status BIGINT,
+        error TEXT,
+        next_attempt_at TEXT,
+        claim_token TEXT,
+        claimed_until TEXT,
+        delivered_at TEXT,
+        version BIGINT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (webhook_id, event_id)
+    )",
+    "CREATE INDEX webhook_deliveries_list ON webhook_deliveries (organization_id, webhook_id, created_at)",
+    "CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at)",
+    "CREATE TABLE webhook_attempts (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations(id),
+        delivery_id TEXT NOT NULL REFERENCES webhook_deliveries(id),
+        webhook_id TEXT NOT NULL,
+        number BIGINT NOT NULL,
+        attempted_at TEXT NOT NULL,
+        duration_ms BIGINT NOT NULL,
+        response_status BIGINT,
+        response_body TEXT,
+        error TEXT,
+        UNIQUE (delivery_id, number)
+    )",
+    // Events written before this migration are marked as dispatched: no endpoint existed.
+    "ALTER TABLE events ADD COLUMN webhooks_dispatched BIGINT NOT NULL DEFAULT 0",
+    "UPDATE events SET webhooks_dispatched = 1",
+    "CREATE INDEX events_webhooks_pending ON events (webhooks_dispatched, created_at)",
+    super::exports::TABLE,
+    super::exports::INDEX,
+];
+
+/// A webhook endpoint as the API returns it. The secret only appears when it was created.
+#[derive(Debug, Clone, Serialize)]
+pub struct Webhook {
+    pub id: String,
+    pub url: String,
+    pub events: Vec<String>,
+    pub description: Option<String>,
+    pub enabled: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secret: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+    #[serde(skip)]
+    pub version: i64,
+    /// Events created before this time are not delivered (creation, or the last re-enable).
+    #[serde(skip)]
+    pub active_since: String,
+}
+
+/// Writable fields of a webhook (validated by the API layer).
+#[derive(Debug, Clone)]
+pub struct WebhookFields {
+    pub url: String,
+    pub events: Vec<String>,
+    pub description: Option<String>,
+    pub enabled: bool,
+}
+
+const COLUMNS: &str =
+    "id, url, events, description, enabled, version, active_since, created_at, updated_at";
+
+fn from_row(row: &AnyRow) -> Result<Webhook> {
+    let events: String = row.try_get("events")?;
+    let enabled: i64 = row.try_get("enabled")?;
+    Ok(Webhook {
+        id: row.try_get("id")?,
+        url: row.try_get("url")?,
+        events: json_column(&events, "webhooks.events")?,
+        description: row.try_get("description")?,
+        enabled: enabled != 0,
+        secret: None,
+        created_at: row.try_get("created_at")?,
+        updated_at: row.try_get("updated_at")?,
+        version: row.try_get("version")?,
+        active_since: row.try_get("active_since")?,
+    })
+}
+
+pub async fn list(db: &Db, organization_id: &str, page: PageRequest) -> Result<Page<Webhook>> {
+    let total: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM webhooks WHERE organization_id = $1")
+        .bind(organization_id)
+        .fetch_one(&db.pool)
+        .await?;
+    let sql = format!(
+        "SELECT {COLUMNS} FROM webhooks WHERE organization_id = $1 ORDER BY created_at DESC, id DESC LIMIT {} OFFSET {}",
+        page.per_page,
+        page.offset()
+    );
+    let rows = sqlx::query(AssertSqlSafe(sql))
+        .bind(organization_id)
+        .fetch_all(&db.pool)
+        .await?;
+    let items = rows.iter().map(from_row).collect::<Result<Vec<_>>>()?;
+    Ok(Page { items, total })
+}
+
+pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Webhook>> {
+    let sql = format!("SELECT {COLUMNS} FROM webhooks WHERE organization_id = $1 AND id = $2");
+    let row = sqlx::query(AssertSqlSafe(sql))
+        .bind(organization_id)
+        .bind(id)
+        .fetch_optional(&db.pool)
+        .await?;
+    row.as_ref().map(from_row).transpose()
+}
+
+fn events_text(events: &[String]) -> String {
+    serde_json::to_string(events).expect("strings serialise")
+}
+
+pub async fn insert(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+    fields: &WebhookFields,
+    secret: &str,
+    now: &str,
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO webhooks (id, organization_id, url, events, description, enabled, secret, active_since, version,
+             created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $8, $8)",
+    )
+    .bind(id)
+    .bind(organization_id)
+    .bind(&fields.url)
+    .bind(events_text(&fields.events))
+    .bind(fields.description.as_deref())
+    .bind(i64::from(fields.enabled))
+    .bind(secret)
+    .bind(now)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Overwrite the fields if the row is still at `version`; false otherwise.
+pub async fn update(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+    version: i64,
+    fields: &WebhookFields,
+    active_since: &str,
+    now: &str,
+) -> Result<bool> {
+    let done = sqlx::query(
+        "UPDATE webhooks SET url = $1, events = $2, description = $3, enabled = $4, active_since = $5,
+             version = version + 1, updated_at = $6
+         WHERE organization_id = $7 AND id = $8 AND version = $9",
+    )
+    .bind(&fields.url)
+    .bind(events_text(&fields.events))
+    .bind(fields.description.as_deref())
+    .bind(i64::from(fields.enabled))
+    .bind(active_since)
+    .bind(now)
+    .bind(organization_id)
+    .bind(id)
+    .bind(version)
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Delete an endpoint with its deliveries and their attempts (pending retries are dropped).
+pub async fn delete(conn: &mut AnyConnection, organization_id: &str, id: &str) -> Result<bool> {
+    for sql in [
+        "DELETE FROM webhook_attempts WHERE organization_id = $1 AND webhook_id = $2",
+        "DELETE FROM webhook_deliveries WHERE organization_id = $1 AND webhook_id = $2",
+    ] {
+        sqlx::query(sql)
+            .bind(organization_id)
+            .bind(id)
+            .execute(&mut *conn)
+            .await?;
+    }
+    let done = sqlx::query("DELETE FROM webhooks WHERE organization_id = $1 AND id = $2")
+        .bind(organization_id)
+        .bind(id)
+        .execute(&mut *conn)
+        .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// One POST of an event to an endpoint, with its retries, as the API returns it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Delivery {
+    pub id: String,
+    pub webhook_id: String,
+    pub event_id: String,
+    pub event_type: String,
+    pub status: String,
+    pub attempts: i64,
+    pub response_status: Option<i64>,
+    pub error: Option<String>,
+    pub next_retry_at: Option<String>,
+    pub delivered_at: Option<String>,
+    pub created_at: String,
+    #[serde(skip)]
+    pub version: i64,
+}
+
+/// Delivery statuses as the API names them.
+pub const DELIVERY_STATUSES: &[&str] = &["pending", "succeeded", "failed"];
+
+const DELIVERY_COLUMNS: &str = "id, webhook_id, event_id, event_type, status, attempts, response_status, error, next_attempt_at,
+    delivered_at, version, created_at";
+
+fn delivery_from_row(row: &AnyRow) -> Result<Delivery> {
+    let status: String = row.try_get("status")?;
+    let next: Option<String> = row.try_get("next_attempt_at")?;
+    Ok(Delivery {
+        id: row.try_get("id")?,
+        webhook_id: row.try_get("webhook_id")?,
+        event_id: row.try_get("event_id")?,
+        event_type: row.try_get("event_type")?,
+        next_retry_at: if status == "pending" { next } else { None },
+        status,
+        attempts: row.try_get("attempts")?,
+        response_status: row.try_get("response_status")?,
+        error: row.try_get("error")?,
+        delivered_at: row.try_get("delivered_at")?,
+        version: row.try_get("version")?,
+        created_at: row.try_get("created_at")?,
+    })
+}
+
+/// Filters of a webhook's delivery list (validated).
+#[derive(Debug, Default)]
+pub struct DeliveryFilter {
+    pub status: Option<String>,
+    pub event_type: Option<String>,
+}
+
+pub async fn list_deliveries(
+    db: &Db,
+    organization_id: &str,
+    webhook_id: &str,
+    filter: &DeliveryFilter,
+    page: PageRequest,
+) -> Result<Page<Delivery>> {
+    let mut c = Conditions::for_organization(organization_id);
+    c.push("webhook_id = {}", Bind::Text(webhook_id.to_string()));
+    if let Some(status) = &filter.status {
+        c.push("status = {}", Bind::Text(status.clone()));
+    }
+    if let Some(event_type) = &filter.event_type {
+        c.push("event_type = {}", Bind::Text(event_type.clone()));
+    }
+    let count_sql = format!("SELECT COUNT(*) FROM webhook_deliveries {}", c.sql());
+    let total: i64 = c
+        .bind_all_scalar(sqlx::query_scalar(AssertSqlSafe(count_sql)))
+        .fetch_one(&db.pool)
+        .await?;
+    let sql = format!(
+        "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries {} ORDER BY created_at DESC, id DESC LIMIT {} OFFSET {}",
+        c.sql(),
+        page.per_page,
+        page.offset()
+    );
+    let rows = c
+        .bind_all(sqlx::query(AssertSqlSafe(sql)))
+        .fetch_all(&db.pool)
+        .await?;
+    let items = rows
+        .iter()
+        .map(delivery_from_row)
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Page { items, total })
+}
+
+pub async fn get_delivery(
+    db: &Db,
+    organization_id: &str,
+    webhook_id: &str,
+    id: &str,
+) -> Result<Option<Delivery>> {
+    let sql = format!(
+        "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE organization_id = $1 AND webhook_id = $2 AND id = $3"
+    );
+    let row = sqlx::query(AssertSqlSafe(sql))
+        .bind(organization_id)
+        .bind(webhook_id)
+        .bind(id)
+        .fetch_optional(&db.pool)
+        .await?;
+    row.as_ref().map(delivery_from_row).transpose()
+}
+
+/// A delivery to insert: the body is fixed once, so every attempt sends the same bytes and
+/// the same signature.
+#[derive(Debug)]
+pub struct NewDelivery<'a> {
+    pub id: &'a str,
+    pub organization_id: &'a str,
+    pub webhook_id: &'a str,
+    pub event_id: &'a str,
+    pub event_type: &'a str,
+    pub payload: &'a str,
+    pub first_attempt_at: &'a str,
+    pub now: &'a str,
+}
+
+/// Queue a delivery unless this endpoint already has one for this event. True if inserted.
+pub async fn insert_delivery(conn: &mut AnyConnection, d: &NewDelivery<'_>) -> Result<bool> {
+    let done = sqlx::query(
+        "INSERT INTO webhook_deliveries (id, organization_id, webhook_id, event_id, event_type, payload, status, attempts,
+             round_attempts, response_status, error, next_attempt_at, claim_token, claimed_until, delivered_at, version,
+             created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, 'pending', 0, 0, NULL, NULL, $7, NULL, NULL, NULL, 1, $8, $8)
+         ON CONFLICT (webhook_id, event_id) DO NOTHING",
+    )
+    .bind(d.id)
+    .bind(d.organization_id)
+    .bind(d.webhook_id)
+    .bind(d.event_id)
+    .bind(d.event_type)
+    .bind(d.payload)
+    .bind(d.first_attempt_at)
+    .bind(d.now)
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Put a finished delivery (succeeded or failed) back in the queue with a fresh series of
+/// retries. False when it is pending or moved on from `version`.
+pub async fn requeue(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+    version: i64,
+    now: &str,
+) -> Result<bool> {
+    let done = sqlx::query(
+        "UPDATE webhook_deliveries SET status = 'pending', round_attempts = 0, next_attempt_at = $1,
+             version = version + 1, updated_at = $1
+         WHERE organization_id = $2 AND id = $3 AND version = $4 AND status <> 'pending'",
+    )
+    .bind(now)
+    .bind(organization_id)
+    .bind(id)
+    .bind(version)
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// An event not yet fanned out to the organization's endpoints.
+#[derive(Debug, Clone)]
+pub struct PendingEvent {
+    pub id: String,
+    pub organization_id: String,
+    pub kind: String,
+    pub subject_type: String,
+    pub subject_id: String,
+    pub actor_type: String,
+    pub actor_id: Option<String>,
+    pub actor_name: Option<String>,
+    pub data: String,
+    pub created_at: String,
+}
+
+/// Worker query (all organizations): whether any event waits to be fanned out.
+pub async fn has_undispatched_events(db: &Db) -> Result<bool> {
+    let found: Option<String> =
+        sqlx::query_scalar("SELECT id FROM events WHERE webhooks_dispatched = 0 LIMIT 1")
+            .fetch_optional(&db.pool)
+            .await?;
+    Ok(found.is_some())
+}
+
+/// Worker query (all organizations): the oldest events not yet fanned out.
+pub async fn undispatched_events(
+    conn: &mut AnyConnection,
+    limit: i64,
+) -> Result<Vec<PendingEvent>> {
+    let sql = format!(
+        "SELECT id, organization_id, type, subject_type, subject_id, actor_type, actor_id, actor_name, data, created_at
+         FROM events WHERE webhooks_dispatched = 0 ORDER BY created_at, id LIMIT {limit}"
+    );
+    let rows = sqlx::query(AssertSqlSafe(sql)).fetch_all(conn).await?;
+    rows.iter().map(event_from_row).collect()
+}
+
+/// One event of an organization, as the worker would send it.
+pub async fn event_in(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+) -> Result<Option<PendingEvent>> {
+    let row = sqlx::query(
+        "SELECT id, organization_id, type, subject_type, subject_id, actor_type, actor_id, actor_name, data, created_at
+         FROM events WHERE organization_id = $1 AND id = $2",
+    )
+    .bind(organization_id)
+    .bind(id)
+    .fetch_optional(conn)
+    .await?;
+    row.as_ref().map(event_from_row).transpose()
+}
+
+fn event_from_row(row: &AnyRow) -> Result<PendingEvent> {
+    Ok(PendingEvent {
+        id: row.try_get("id")?,
+        organization_id: row.try_get("organization_id")?,
+        kind: row.try_get("type")?,
+        subject_type: row.try_get("subject_type")?,
+        subject_id: row.try_get("subject_id")?,
+        actor_type: row.try_get("actor_type")?,
+        actor_id: row.try_get("actor_id")?,
+        actor_name: row.try_get("actor_name")?,
+        data: row.try_get("data")?,
+        created_at: row.try_get("created_at")?,
+    })
+}
+
+/// The enabled endpoints of an organization, for fan-out.
+pub async fn enabled_webhooks(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+) -> Result<Vec<Webhook>> {
+    let sql = format!(
+        "SELECT {COLUMNS} FROM webhooks WHERE organization_id = $1 AND enabled = 1 ORDER BY created_at, id"
+    );
+    let rows = sqlx::query(AssertSqlSafe(sql))
+        .bind(organization_id)
+        .fetch_all(conn)
+        .await?;
+    rows.iter().map(from_row).collect()
+}
+
+pub async fn mark_dispatched(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    event_id: &str,
+) -> Result<()> {
+    sqlx::query("UPDATE events SET webhooks_dispatched = 1 WHERE organization_id = $1 AND id = $2")
+        .bind(organization_id)
+        .bind(event_id)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Worker query (all organizations): pending deliveries of enabled endpoints whose attempt
+/// is due at `now` and that nobody holds, oldest first.
+pub async fn due_deliveries(db: &Db, now: &str, limit: i64) -> Result<Vec<String>> {
+    let sql = format!(
+        "SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+         WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND w.enabled = 1
+           AND (d.claimed_until IS NULL OR d.claimed_until < $1)
+         ORDER BY d.next_attempt_at, d.id LIMIT {limit}"
+    );
+    Ok(sqlx::query_scalar(AssertSqlSafe(sql))
+        .bind(now)
+        .fetch_all(&db.pool)
+        .await?)
+}
+
+/// A delivery this process holds, with what it needs to POST it.
+#[derive(Debug, Clone)]
+pub struct Claimed {
+    pub id: String,
+    pub organization_id: String,
+    pub webhook_id: String,
+    pub event_id: String,
+    pub event_type: String,
+    pub payload: String,
+    pub attempts: i64,
+    pub round_attempts: i64,
+    pub url: String,
+    pub secret: String,
+    pub claim_token: String,
+}
+
+/// Take a due delivery for this process until `lease_until`. `None` when another process
+/// took it first, it is no longer due, or its endpoint was disabled or deleted meanwhile:
+/// the conditional update is the lock, so two replicas never POST the same attempt.
+pub async fn claim(
+    db: &Db,
+    id: &str,
+    now: &str,
+    lease_until: &str,
+    token: &str,
+) -> Result<Option<Claimed>> {
+    let done = sqlx::query(
+        "UPDATE webhook_deliveries SET claim_token = $1, claimed_until = $2
+         WHERE id = $3 AND status = 'pending' AND next_attempt_at <= $4
+           AND (claimed_until IS NULL OR claimed_until < $4)
+           AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id AND w.enabled = 1)",
+    )
+    .bind(token)
+    .bind(lease_until)
+    .bind(id)
+    .bind(now)
+    .execute(&db.pool)
+    .await?;
+    if done.rows_affected() != 1 {
+        return Ok(None);
+    }
+    let row = sqlx::query(
+        "SELECT d.id, d.organization_id, d.webhook_id, d.event_id, d.event_type, d.payload, d.attempts,
+                d.round_attempts, w.url, w.secret
+         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+         WHERE d.id = $1 AND d.claim_token = $2",
+    )
+    .bind(id)
+    .bind(token)
+    .fetch_optional(&db.pool)
+    .await?;
+    let Some(row) = row else {
+        return Ok(None);
+    };
+    Ok(Some(Claimed {
+        id: row.try_get("id")?,
+        organization_id: row.try_get("organization_id")?,
+        webhook_id: row.try_get("webhook_id")?,
+        event_id: row.try_get("event_id")?,
+        event_type: row.try_get("event_type")?,
+        payload: row.try_get("payload")?,
+        attempts: row.try_get("attempts")?,
+        round_attempts: row.try_get("round_attempts")?,
+        url: row.try_get("url")?,
+        secret: row.try_get("secret")?,
+        claim_token: token.to_string(),
+    }))
+}
+
+/// What one POST came to.
+#[derive(Debug, Clone)]
+pub struct AttemptOutcome {
+    pub attempted_at: String,
+    pub duration_ms: i64,
+    pub response_status: Option<i64>,
+    pub response_body: Option<String>,
+    pub error: Option<String>,
+    /// The delivery's status afterwards: `succeeded`, `pending` (retry at `next_attempt_at`)
+    /// or `failed`.
+    pub status: &'static str,
+    pub next_attempt_at: Option<String>,
+}
+
+/// Record an attempt and release the claim, if this process still holds it. False when the
+/// claim was lost (the lease ran out and another process took the delivery, or the endpoint
+/// was deleted): then nothing is written.
+pub async fn record_attempt(
+    conn: &mut AnyConnection,
+    claimed: &Claimed,
+    outcome: &AttemptOutcome,
+) -> Result<bool> {
+    let delivered_at = (outcome.status == "succeeded").then_some(outcome.attempted_at.as_str());
+    let done = sqlx::query(
+        "UPDATE webhook_deliveries SET attempts = attempts + 1, round_attempts = round_attempts + 1, status = $1,
+             response_status = $2, error = $3, next_attempt_at = $4,
+             delivered_at = COALESCE($5, delivered_at), claim_token = NULL, claimed_until = NULL,
+             version = version + 1, updated_at = $6
+         WHERE id = $7 AND organization_id = $8 AND claim_token = $9",
+    )
+    .bind(outcome.status)
+    .bind(outcome.response_status)
+    .bind(outcome.error.as_deref())
+    .bind(outcome.next_attempt_at.as_deref())
+    .bind(delivered_at)
+    .bind(&outcome.attempted_at)
+    .bind(&claimed.id)
+    .bind(&claimed.organization_id)
+    .bind(&claimed.claim_token)
+    .execute(&mut *conn)
+    .await?;
+    if done.rows_affected() != 1 {
+        return Ok(false);
+    }
+    sqlx::query(
+        "INSERT INTO webhook_attempts (id, organization_id, delivery_id, webhook_id, number, attempted_at, duration_ms,
+             response_status, response_body, error)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+    )
+    .bind(super::ids::new_id("wha"))
+    .bind(&claimed.organization_id)
+    .bind(&claimed.id)
+    .bind(&claimed.webhook_id)
+    .bind(claimed.attempts + 1)
+    .bind(&outcome.attempted_at)
+    .bind(outcome.duration_ms)
+    .bind(outcome.response_status)
+    .bind(outcome.response_body.as_deref())
+    .bind(outcome.error.as_deref())
+    .execute(&mut *conn)
+    .await?;
+    Ok(true)
+}
+
+/// One recorded attempt (for tests and support; the API shows the latest on the delivery).
+#[derive(Debug, Clone)]
+pub struct Attempt {
+    pub number: i64,
+    pub attempted_at: String,
+    pub duration_ms: i64,
+    pub response_status: Option<i64>,
+    pub response_body: Option<String>,
+    pub error: Option<String>,
+}
+
+/// Every attempt of a delivery, first first.
+pub async fn attempts(db: &Db, organization_id: &str, delivery_id: &str) -> Result<Vec<Attempt>> {
+    let rows = sqlx::query(
+        "SELECT number, attempted_at, duration_ms, response_status, response_body, error
+         FROM webhook_attempts WHERE organization_id = $1 AND delivery_id = $2 ORDER BY number",
+    )
+    .bind(organization_id)
+    .bind(delivery_id)
+    .fetch_all(&db.pool)
+    .await?;
+    rows.iter()
+        .map(|row| {
+            Ok(Attempt {
+                number: row.try_get("number")?,
+                attempted_at: row.try_get("attempted_at")?,
+                duration_ms: row.try_get("duration_ms")?,
+                response_status: row.try_get("response_status")?,
+                response_body: row.try_get("response_body")?,
+                error: row.try_get("error")?,
+            })
+        })
+        .collect()
+}

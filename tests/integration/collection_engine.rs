@@ -1,0 +1,726 @@
+//! The collection engine driven with `tick(state, now)`: plan steps fire once per (charge,
+//! step) on their day, skip charges that must not be collected and opted-out channels, keep
+//! their pending work across a restart; deliveries go through the sandbox and through a real
+//! SMTP listener on 127.0.0.1.
+
+use std::sync::{Arc, Mutex};
+
+use base64::Engine;
+use http::StatusCode;
+use kobana_dunning::engine::collection::tick;
+use kobana_dunning::store::Db;
+use kobana_dunning::{AppState, Config};
+use serde_json::{Value, json};
+use time::{Duration, OffsetDateTime};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+use crate::collection::{
+    admin, charge_with_plan, count, customer, customer_with, get, post, sql, timeline,
+};
+use crate::common::TestServer;
+
+async fn plan(server: &TestServer, steps: Value) -> String {
+    let answer = post(
+        server,
+        "/v1/collection_plans",
+        json!({"name": "Régua de teste", "steps": steps}),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.text);
+    answer.body["data"]["id"].as_str().unwrap().to_string()
+}
+
+async fn deliveries_of(server: &TestServer, charge_id: &str) -> Vec<Value> {
+    let answer = server
+        .rest(
+            "GET",
+            &format!("/v1/deliveries?charge_id={charge_id}&per_page=100"),
+            &admin(server),
+            None,
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text);
+    answer.body["data"].as_array().unwrap().clone()
+}
+
+fn at(days: i64, minutes: i64) -> OffsetDateTime {
+    OffsetDateTime::now_utc() + Duration::days(days) + Duration::minutes(minutes)
+}
+
+#[tokio::test]
+async fn each_step_fires_once_on_its_day() {
+    let server = TestServer::start().await;
+    let plan = plan(
+        &server,
+        json!([
+            {"offset_days": -2, "action": "notify", "channel": "email"},
+            {"offset_days": 0, "action": "notify", "channel": "sms", "template": "{{customer.name}}: vence hoje {{charge.amount_due}}"},
+            {"offset_days": 15, "action": "negativate", "bureau": "boa_vista"},
+        ]),
+    )
+    .await;
+    let c = customer(&server, "Conceição Araújo").await;
+    let id = charge_with_plan(&server, &c, 500.0, 5, Some(&plan)).await;
+
+    let report = tick(&server.state, at(0, 0)).await.unwrap();
+    assert_eq!(report.steps_run, 0, "no step is due yet");
+
+    // Day −2: the reminder goes out (and is sent in the same pass).
+    let report = tick(&server.state, at(3, 0)).await.unwrap();
+    assert_eq!(report.steps_run, 1);
+    let sent = deliveries_of(&server, &id).await;
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0]["status"], "sent");
+    assert_eq!(sent[0]["channel"], "email");
+    assert!(sent[0]["step_id"].as_str().unwrap().starts_with("stp_"));
+    assert!(sent[0]["subject"].as_str().unwrap().starts_with("Lembrete"));
+
+    // The same day again, and concurrent ticks: nothing more.
+    let (a, b) = tokio::join!(tick(&server.state, at(3, 1)), tick(&server.state, at(3, 2)));
+    assert_eq!(a.unwrap().steps_run + b.unwrap().steps_run, 0);
+    tick(&server.state, at(3, 5)).await.unwrap();
+    let sent = deliveries_of(&server, &id).await;
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0]["status"], "delivered", "the sandbox receipt came");
+
+    // Due date: the SMS, with its template; two replicas racing still send one.
+    let (a, b) = tokio::join!(tick(&server.state, at(5, 0)), tick(&server.state, at(5, 0)));
+    assert_eq!(a.unwrap().steps_run + b.unwrap().steps_run, 1);
+    let sms: Vec<Value> = deliveries_of(&server, &id)
+        .await
+        .into_iter()
+        .filter(|d| d["channel"] == "sms")
+        .collect();
+    assert_eq!(sms.len(), 1);
+    assert_eq!(sms[0]["body"], "Conceição Araújo: vence hoje R$ 500,00");
+
+    // Day +15: negativation, the reminder having been delivered 17 days before.
+    let report = tick(&server.state, at(20, 0)).await.unwrap();
+    assert_eq!(report.steps_run, 1, "{report:?}");
+    let charge = get(&server, &format!("/v1/charges/{id}")).await;
+    assert_eq!(charge["negativation_status"], "requested");
+    tick(&server.state, at(20, 2)).await.unwrap();
+    let charge = get(&server, &format!("/v1/charges/{id}")).await;
+    assert_eq!(charge["negativation_status"], "active");
+
+    for later in [21, 40, 400] {
+        let report = tick(&server.state, at(later, 0)).await.unwrap();
+        assert_eq!(report.steps_run + report.steps_skipped, 0);
+    }
+    assert_eq!(
+        count(
+            &server,
+            &format!("SELECT COUNT(*) FROM collection_step_runs WHERE charge_id = '{id}'")
+        )
+        .await,
+        3
+    );
+    assert_eq!(deliveries_of(&server, &id).await.len(), 2);
+    let events = timeline(&server, &id).await;
+    for kind in [
+        "charge.notified",
+        "delivery.sent",
+        "delivery.delivered",
+        "charge.negativation_requested",
+        "charge.negativated",
+    ] {
+        assert!(events.contains(&kind.to_string()), "{kind} in {events:?}");
+    }
+    let actors = server
+        .rest(
+            "GET",
+            &format!("/v1/events?type=charge.negativated&subject_id={id}"),
+            &admin(&server),
+            None,
+        )
+        .await;
+    assert_eq!(actors.body["data"][0]["actor"]["type"], "system");
+    assert_eq!(
+        actors.body["data"][0]["actor"]["name"],
+        "boa_vista (sandbox)"
+    );
+}
+
+#[tokio::test]
+async fn steps_skip_paid_canceled_disputed_and_in_agreement_charges_and_opted_out_channels() {
+    let server = TestServer::start().await;
+    let plan = plan(
+        &server,
+        json!([{"offset_days": 1, "action": "notify", "channel": "whatsapp"}]),
+    )
+    .await;
+    let reachable = customer(&server, "Sebastião Peçanha").await;
+    let opted_out = customer_with(
+        &server,
+        "Íris Mendonça Lobo",
+        Some("iris@example.com.br"),
+        Some("+5571999990001"),
+        &["whatsapp"],
+    )
+    .await;
+    let normal = charge_with_plan(&server, &reachable, 100.0, 2, Some(&plan)).await;
+    let paid = charge_with_plan(&server, &reachable, 100.0, 2, Some(&plan)).await;
+    let canceled = charge_with_plan(&server, &reachable, 100.0, 2, Some(&plan)).await;
+    let disputed = charge_with_plan(&server, &reachable, 100.0, 2, Some(&plan)).await;
+    let in_agreement = charge_with_plan(&server, &reachable, 100.0, 2, Some(&plan)).await;
+    let opted = charge_with_plan(&server, &opted_out, 100.0, 2, Some(&plan)).await;
+    post(
+        &server,
+        &format!("/v1/charges/{paid}/pay"),
+        json!({"amount": 100, "method": "pix"}),
+    )
+    .await;
+    post(
+        &server,
+        &format!("/v1/charges/{canceled}/cancel"),
+        json!({}),
+    )
+    .await;
+    sql(
+        &server,
+        &format!("UPDATE charges SET open_dispute_id = 'dsp_test' WHERE id = '{disputed}'"),
+    )
+    .await;
+    sql(
+        &server,
+        &format!("UPDATE charges SET state = 'in_agreement' WHERE id = '{in_agreement}'"),
+    )
+    .await;
+
+    let report = tick(&server.state, at(3, 0)).await.unwrap();
+    assert_eq!(
+        (report.steps_run, report.steps_skipped),
+        (1, 1),
+        "{report:?}"
+    );
+    assert_eq!(deliveries_of(&server, &normal).await.len(), 1);
+    for id in [&paid, &canceled, &disputed, &in_agreement, &opted] {
+        assert!(
+            deliveries_of(&server, id).await.is_empty(),
+            "{id} got nothing"
+        );
+    }
+    // The opt-out is recorded once, with its reason, and never retried.
+    assert_eq!(
+        count(&server, &format!("SELECT COUNT(*) FROM collection_step_runs WHERE charge_id = '{opted}' AND reason = 'customer_opted_out'")).await,
+        1
+    );
+    assert!(
+        timeline(&server, &opted)
+            .await
+            .contains(&"charge.step_skipped".to_string())
+    );
+    let report = tick(&server.state, at(4, 0)).await.unwrap();
+    assert_eq!((report.steps_run, report.steps_skipped), (0, 0));
+
+    // A dispute pauses: once it is over, the step runs.
+    sql(
+        &server,
+        &format!("UPDATE charges SET open_dispute_id = NULL WHERE id = '{disputed}'"),
+    )
+    .await;
+    let report = tick(&server.state, at(4, 0)).await.unwrap();
+    assert_eq!(report.steps_run, 1);
+    assert_eq!(deliveries_of(&server, &disputed).await.len(), 1);
+}
+
+#[tokio::test]
+async fn a_step_added_later_does_not_fire_for_days_gone_and_only_the_latest_notice_catches_up() {
+    let server = TestServer::start().await;
+    let plan_id = plan(
+        &server,
+        json!([
+            {"offset_days": 1, "action": "notify", "channel": "email"},
+            {"offset_days": 3, "action": "notify", "channel": "email"},
+            {"offset_days": 2, "action": "protest"},
+        ]),
+    )
+    .await;
+    let c = customer(&server, "Márcia Helena Brandão").await;
+    let id = charge_with_plan(&server, &c, 100.0, 0, Some(&plan_id)).await;
+    // The engine was down until day 5: one notice (the latest), and the protest.
+    let report = tick(&server.state, at(5, 0)).await.unwrap();
+    assert_eq!(
+        (report.steps_run, report.steps_skipped),
+        (2, 1),
+        "{report:?}"
+    );
+    assert_eq!(deliveries_of(&server, &id).await.len(), 1);
+    assert_eq!(
+        get(&server, &format!("/v1/charges/{id}")).await["protest_status"],
+        "requested"
+    );
+    assert_eq!(
+        count(&server, &format!("SELECT COUNT(*) FROM collection_step_runs WHERE charge_id = '{id}' AND reason = 'superseded'")).await,
+        1
+    );
+
+    // A charge already overdue when it gets its plan: past days do not fire.
+    let late = charge_with_plan(&server, &c, 100.0, -10, Some(&plan_id)).await;
+    let report = tick(&server.state, at(0, 0)).await.unwrap();
+    assert_eq!(report.steps_run + report.steps_skipped, 0);
+    assert!(deliveries_of(&server, &late).await.is_empty());
+}
+
+#[tokio::test]
+async fn a_negativate_step_refused_by_a_rule_is_recorded_not_retried() {
+    let server = TestServer::start().await;
+    let plan = plan(&server, json!([{"offset_days": 3, "action": "negativate"}])).await;
+    let c = customer(&server, "João Pedro Magalhães").await;
+    let id = charge_with_plan(&server, &c, 100.0, 1, Some(&plan)).await;
+    let report = tick(&server.state, at(4, 0)).await.unwrap();
+    assert_eq!(report.steps_skipped, 1);
+    assert_eq!(
+        count(&server, &format!("SELECT COUNT(*) FROM collection_step_runs WHERE charge_id = '{id}' AND reason = 'negativation_notice_missing'")).await,
+        1
+    );
+    assert_eq!(
+        get(&server, &format!("/v1/charges/{id}")).await["negativation_status"],
+        "none"
+    );
+    let report = tick(&server.state, at(5, 0)).await.unwrap();
+    assert_eq!(report.steps_skipped + report.steps_run, 0);
+}
+
+#[tokio::test]
+async fn pending_work_survives_a_restart() {
+    let server = TestServer::start().await;
+    let plan = plan(
+        &server,
+        json!([{"offset_days": 2, "action": "notify", "channel": "email"}]),
+    )
+    .await;
+    let c = customer(&server, "Raimundo Nonato Câmara").await;
+    let with_plan = charge_with_plan(&server, &c, 100.0, 1, Some(&plan)).await;
+    let manual = charge_with_plan(&server, &c, 100.0, 1, None).await;
+    let queued = post(
+        &server,
+        &format!("/v1/charges/{manual}/notify"),
+        json!({"channel": "sms"}),
+    )
+    .await;
+    let queued_id = queued.body["data"]["id"].as_str().unwrap().to_string();
+    // A worker claimed it and died before sending: its lease must run out first.
+    let now = kobana_dunning::store::timestamp_text(OffsetDateTime::now_utc());
+    let until = kobana_dunning::store::timestamp_text(at(0, 5));
+    assert!(
+        kobana_dunning::store::deliveries::claim(
+            &server.state.db,
+            &queued_id,
+            "clm_dead",
+            &now,
+            &until
+        )
+        .await
+        .unwrap()
+    );
+
+    // "Restart": a new process state over the same database file, nothing in memory.
+    let (db, fresh) = Db::open(&server.state.config.database_url).await.unwrap();
+    assert!(!fresh);
+    let restarted = AppState::new(db, (*server.state.config).clone());
+    let report = tick(&restarted, at(0, 1)).await.unwrap();
+    assert_eq!(report.attempts, 0, "the claim still holds");
+    let report = tick(&restarted, at(0, 10)).await.unwrap();
+    assert_eq!(report.attempts, 1);
+    assert_eq!(
+        get(&server, &format!("/v1/deliveries/{queued_id}")).await["status"],
+        "sent"
+    );
+
+    tick(&restarted, at(3, 0)).await.unwrap();
+    let (db, _) = Db::open(&server.state.config.database_url).await.unwrap();
+    let again = AppState::new(db, (*server.state.config).clone());
+    let report = tick(&again, at(3, 1)).await.unwrap();
+    assert_eq!(
+        report.steps_run, 0,
+        "a step that ran before the restart does not run again"
+    );
+    assert_eq!(deliveries_of(&server, &with_plan).await.len(), 1);
+}
+
+#[tokio::test]
+async fn the_sandbox_retries_failures_and_reports_bounces() {
+    let server = TestServer::start().await;
+    let failing = customer_with(
+        &server,
+        "Falha Temporária",
+        Some("fail@example.com.br"),
+        None,
+        &[],
+    )
+    .await;
+    let bouncing = customer_with(
+        &server,
+        "Caixa Inexistente",
+        Some("bounce@example.com.br"),
+        None,
+        &[],
+    )
+    .await;
+    let a = charge_with_plan(&server, &failing, 10.0, 3, None).await;
+    let b = charge_with_plan(&server, &bouncing, 10.0, 3, None).await;
+    let fa = post(
+        &server,
+        &format!("/v1/charges/{a}/notify"),
+        json!({"channel": "email"}),
+    )
+    .await;
+    let fb = post(
+        &server,
+        &format!("/v1/charges/{b}/notify"),
+        json!({"channel": "email"}),
+    )
+    .await;
+    let fa = fa.body["data"]["id"].as_str().unwrap().to_string();
+    let fb = fb.body["data"]["id"].as_str().unwrap().to_string();
+    tick(&server.state, at(0, 0)).await.unwrap();
+    let first = get(&server, &format!("/v1/deliveries/{fa}")).await;
+    assert_eq!(
+        (first["status"].as_str(), first["attempts"].as_i64()),
+        (Some("queued"), Some(1))
+    );
+    assert!(first["error"].as_str().unwrap().contains("temporary"));
+    for hours in 1..8 {
+        tick(&server.state, at(0, hours * 60)).await.unwrap();
+    }
+    let last = get(&server, &format!("/v1/deliveries/{fa}")).await;
+    assert_eq!(
+        (last["status"].as_str(), last["attempts"].as_i64()),
+        (Some("failed"), Some(5))
+    );
+    let bounced = get(&server, &format!("/v1/deliveries/{fb}")).await;
+    assert_eq!(bounced["status"], "bounced");
+    let failed = server
+        .rest("GET", "/v1/deliveries?status=failed", &admin(&server), None)
+        .await;
+    assert_eq!(failed.body["meta"]["total"], 1);
+    assert!(
+        timeline(&server, &a)
+            .await
+            .contains(&"delivery.failed".to_string())
+    );
+    assert!(
+        timeline(&server, &b)
+            .await
+            .contains(&"delivery.bounced".to_string())
+    );
+    assert!(count(&server, "SELECT COUNT(*) FROM sandbox_messages").await >= 1);
+}
+
+#[tokio::test]
+async fn a_delivery_is_resent_to_the_current_contact() {
+    let server = TestServer::start().await;
+    let c = customer_with(
+        &server,
+        "Caio Estêvão Prado",
+        Some("bounce@example.com.br"),
+        None,
+        &[],
+    )
+    .await;
+    let id = charge_with_plan(&server, &c, 10.0, 3, None).await;
+    let first = post(
+        &server,
+        &format!("/v1/charges/{id}/notify"),
+        json!({"channel": "email"}),
+    )
+    .await;
+    let first = first.body["data"].clone();
+    let resend = format!("/v1/deliveries/{}/resend", first["id"].as_str().unwrap());
+    server
+        .rest(
+            "PATCH",
+            &format!("/v1/customers/{c}"),
+            &admin(&server),
+            Some(json!({"email": "caio@example.com.br", "channel_opt_outs": []})),
+        )
+        .await;
+    let again = post(&server, &resend, json!({})).await;
+    assert_eq!(again.status, StatusCode::ACCEPTED, "{}", again.text);
+    assert_eq!(again.body["data"]["recipient"], "caio@example.com.br");
+    assert_eq!(again.body["data"]["body"], first["body"]);
+    assert_eq!(again.body["data"]["subject"], first["subject"]);
+    assert_ne!(again.body["data"]["id"], first["id"]);
+
+    server
+        .rest(
+            "PATCH",
+            &format!("/v1/customers/{c}"),
+            &admin(&server),
+            Some(json!({"channel_opt_outs": ["email"]})),
+        )
+        .await;
+    let before = count(&server, "SELECT COUNT(*) FROM deliveries").await;
+    let refused = post(&server, &resend, json!({})).await;
+    assert_eq!(refused.status, StatusCode::CONFLICT);
+    assert_eq!(refused.body["code"], "customer_opted_out");
+    assert_eq!(
+        count(&server, "SELECT COUNT(*) FROM deliveries").await,
+        before
+    );
+    // Queued notices of a charge that stops being collectable are not sent.
+    server
+        .rest(
+            "PATCH",
+            &format!("/v1/customers/{c}"),
+            &admin(&server),
+            Some(json!({"channel_opt_outs": []})),
+        )
+        .await;
+    post(
+        &server,
+        &format!("/v1/charges/{id}/pay"),
+        json!({"amount": 10, "method": "pix"}),
+    )
+    .await;
+    let refused = post(&server, &resend, json!({})).await;
+    assert_eq!(refused.body["code"], "charge_not_open");
+    tick(&server.state, at(0, 0)).await.unwrap();
+    let all = deliveries_of(&server, &id).await;
+    assert!(all.iter().all(|d| d["status"] == "failed"), "{all:?}");
+    assert!(all[0]["error"].as_str().unwrap().contains("paid"));
+}
+
+/// What a fake SMTP server received.
+#[derive(Default, Debug)]
+struct Received {
+    commands: Vec<String>,
+    data: Vec<String>,
+}
+
+/// An SMTP listener on 127.0.0.1 that accepts everything, except recipients starting with
+/// `reject` (550) and `later` (451).
+async fn smtp_listener() -> (u16, Arc<Mutex<Received>>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let received = Arc::new(Mutex::new(Received::default()));
+    let shared = received.clone();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let shared = shared.clone();
+            tokio::spawn(async move {
+                let (read, mut write) = stream.into_split();
+                let mut lines = BufReader::new(read).lines();
+                write.write_all(b"220 teste ESMTP\r\n").await.unwrap();
+                let mut in_data = false;
+                let mut data = String::new();
+                while let Ok(Some(line)) = lines.next_line().await {
+                    if in_data {
+                        if line == "." {
+                            in_data = false;
+                            shared.lock().unwrap().data.push(std::mem::take(&mut data));
+                            write.write_all(b"250 2.0.0 queued\r\n").await.unwrap();
+                        } else {
+                            data.push_str(&line);
+                            data.push('\n');
+                        }
+                        continue;
+                    }
+                    shared.lock().unwrap().commands.push(line.clone());
+                    let reply: &[u8] = if line.starts_with("EHLO") {
+                        b"250-teste\r\n250 AUTH PLAIN\r\n"
+                    } else if line.starts_with("RCPT TO:<reject") {
+                        b"550 5.1.1 no such user\r\n"
+                    } else if line.starts_with("RCPT TO:<later") {
+                        b"451 4.3.0 try later\r\n"
+                    } else if line == "DATA" {
+                        in_data = true;
+                        b"354 go on\r\n"
+                    } else if line == "QUIT" {
+                        write.write_all(b"221 bye\r\n").await.unwrap();
+                        break;
+                    } else if line.starts_with("AUTH PLAIN") {
+                        b"235 ok\r\n"
+                    } else {
+                        b"250 ok\r\n"
+                    };
+                    write.write_all(reply).await.unwrap();
+                }
+            });
+        }
+    });
+    (port, received)
+}
+
+#[tokio::test]
+async fn e_mails_go_out_over_smtp_when_configured() {
+    let (port, received) = smtp_listener().await;
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}?mode=rwc", dir.path().join("test.db").display());
+    let config = Config {
+        smtp_url: Some(format!(
+            "smtp://cobranca:s3nha@127.0.0.1:{port}?from=cobranca@paodourado.com.br"
+        )),
+        ..Config::local()
+    };
+    let server = TestServer::start_configured(url, dir, config).await;
+    let c = customer(&server, "Conceição Araújo").await;
+    let rejecting = customer_with(
+        &server,
+        "Sem Caixa",
+        Some("reject@example.com.br"),
+        None,
+        &[],
+    )
+    .await;
+    let busy = customer_with(
+        &server,
+        "Servidor Ocupado",
+        Some("later@example.com.br"),
+        None,
+        &[],
+    )
+    .await;
+    let id = charge_with_plan(&server, &c, 1234.56, -3, None).await;
+    let other = charge_with_plan(&server, &rejecting, 10.0, 1, None).await;
+    let third = charge_with_plan(&server, &busy, 10.0, 1, None).await;
+    let sent = post(
+        &server,
+        &format!("/v1/charges/{id}/notify"),
+        json!({"channel": "email"}),
+    )
+    .await;
+    let sent_id = sent.body["data"]["id"].as_str().unwrap().to_string();
+    let bounced = post(
+        &server,
+        &format!("/v1/charges/{other}/notify"),
+        json!({"channel": "email"}),
+    )
+    .await;
+    let later = post(
+        &server,
+        &format!("/v1/charges/{third}/notify"),
+        json!({"channel": "email"}),
+    )
+    .await;
+    let report = tick(&server.state, OffsetDateTime::now_utc())
+        .await
+        .unwrap();
+    assert_eq!(report.attempts, 3);
+
+    let delivery = get(&server, &format!("/v1/deliveries/{sent_id}")).await;
+    assert_eq!(delivery["status"], "delivered", "{delivery}");
+    assert_eq!(delivery["attempts"], 1);
+    let bounced = get(
+        &server,
+        &format!(
+            "/v1/deliveries/{}",
+            bounced.body["data"]["id"].as_str().unwrap()
+        ),
+    )
+    .await;
+    assert_eq!(bounced["status"], "bounced");
+    assert!(bounced["error"].as_str().unwrap().contains("550"));
+    let later = get(
+        &server,
+        &format!(
+            "/v1/deliveries/{}",
+            later.body["data"]["id"].as_str().unwrap()
+        ),
+    )
+    .await;
+    assert_eq!(later["status"], "queued");
+    assert!(later["error"].as_str().unwrap().contains("451"));
+
+    // No sandbox for e-mail when SMTP is configured.
+    assert_eq!(
+        count(&server, "SELECT COUNT(*) FROM sandbox_messages").await,
+        0
+    );
+    let received = received.lock().unwrap();
+    assert!(
+        received
+            .commands
+            .contains(&"MAIL FROM:<cobranca@paodourado.com.br>".to_string()),
+        "{received:?}"
+    );
+    assert!(
+        received
+            .commands
+            .contains(&"RCPT TO:<devedora@example.com.br>".to_string())
+    );
+    let plain = base64::engine::general_purpose::STANDARD.encode("\0cobranca\0s3nha");
+    assert!(received.commands.contains(&format!("AUTH PLAIN {plain}")));
+    assert_eq!(received.data.len(), 1, "only the accepted message has data");
+    let message = &received.data[0];
+    assert!(
+        message.contains("To: <devedora@example.com.br>"),
+        "{message}"
+    );
+    assert!(message.contains(&format!("Message-ID: <{sent_id}@paodourado.com.br>")));
+    let (_, body) = message.split_once("\n\n").unwrap();
+    let text = String::from_utf8(
+        base64::engine::general_purpose::STANDARD
+            .decode(body.replace('\n', ""))
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        text.replace("\r\n", "\n"),
+        delivery["body"].as_str().unwrap()
+    );
+    assert!(text.contains("Conceição Araújo"));
+}
+
+#[tokio::test]
+async fn postgres_runs_plans_deliveries_bureau_answers_and_payments() {
+    let Some(server) = crate::postgres::postgres_server().await else {
+        return;
+    };
+    let plan = plan(
+        &server,
+        json!([
+            {"offset_days": 0, "action": "notify", "channel": "email"},
+            {"offset_days": 12, "action": "negativate", "bureau": "spc"},
+        ]),
+    )
+    .await;
+    let c = customer(&server, "Conceição Araújo").await;
+    let id = charge_with_plan(&server, &c, 200.0, 1, Some(&plan)).await;
+    let (a, b) = tokio::join!(tick(&server.state, at(1, 0)), tick(&server.state, at(1, 0)));
+    assert_eq!(a.unwrap().steps_run + b.unwrap().steps_run, 1);
+    tick(&server.state, at(1, 2)).await.unwrap();
+    let sent = deliveries_of(&server, &id).await;
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0]["status"], "delivered");
+    tick(&server.state, at(13, 0)).await.unwrap();
+    tick(&server.state, at(13, 2)).await.unwrap();
+    let charge = get(&server, &format!("/v1/charges/{id}")).await;
+    assert_eq!(charge["negativation_status"], "active", "{charge}");
+    // Paid in full (with the fine and interest of today's date): removal requested.
+    let due = charge["amount_due"].as_f64().unwrap();
+    let paid = post(
+        &server,
+        &format!("/v1/charges/{id}/pay"),
+        json!({"amount": due, "method": "pix"}),
+    )
+    .await;
+    assert_eq!(
+        paid.body["data"]["negativation_status"], "removal_requested",
+        "{}",
+        paid.text
+    );
+    let events = timeline(&server, &id).await;
+    assert!(
+        events.contains(&"charge.negativated".to_string()),
+        "{events:?}"
+    );
+    let plans = server
+        .rest("GET", "/v1/collection_plans?q=regua", &admin(&server), None)
+        .await;
+    assert_eq!(plans.body["meta"]["total"], 1);
+    let filtered = server
+        .rest(
+            "GET",
+            "/v1/events?type=charge.paid&created_from=2000-01-01T00:00:00Z",
+            &admin(&server),
+            None,
+        )
+        .await;
+    assert!(
+        filtered.body["meta"]["total"].as_i64().unwrap() >= 1,
+        "{}",
+        filtered.text
+    );
+}

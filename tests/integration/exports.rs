@@ -1,0 +1,536 @@
+//! Exports: CSV files of charges and customers with the list filters applied, built by the
+//! worker (stepped with `tick`), parsed back with a real CSV reader, over REST and MCP.
+
+use http::StatusCode;
+use kobana_dunning::engine::exports::{CHARGE_HEADER, CUSTOMER_HEADER, DELIVERY_HEADER, tick};
+use serde_json::{Value, json};
+use time::OffsetDateTime;
+
+use crate::common::TestServer;
+
+fn admin(server: &TestServer) -> String {
+    server.token(0, "admin", "api")
+}
+
+/// Records of a CSV file as maps from header to cell, after checking the BOM.
+fn parse(text: &str) -> (Vec<String>, Vec<std::collections::HashMap<String, String>>) {
+    let body = text
+        .strip_prefix('\u{feff}')
+        .expect("a UTF-8 byte-order mark first");
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(body.as_bytes());
+    let header: Vec<String> = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_string)
+        .collect();
+    let rows = reader
+        .records()
+        .map(|r| {
+            let record = r.expect("a well-formed CSV record");
+            assert_eq!(record.len(), header.len(), "every row has every column");
+            header
+                .iter()
+                .cloned()
+                .zip(record.iter().map(str::to_string))
+                .collect()
+        })
+        .collect();
+    (header, rows)
+}
+
+async fn start_export(server: &TestServer, body: Value) -> Value {
+    let answer = server
+        .rest("POST", "/v1/exports", &admin(server), Some(body))
+        .await;
+    assert_eq!(answer.status, StatusCode::ACCEPTED, "{}", answer.text);
+    assert!(answer.header("etag").is_some());
+    answer.body["data"].clone()
+}
+
+async fn finish_exports(server: &TestServer) -> usize {
+    tick(&server.state, OffsetDateTime::now_utc())
+        .await
+        .expect("tick")
+}
+
+#[tokio::test]
+async fn a_charges_export_is_a_spreadsheet_ready_csv_with_the_filters_applied() {
+    charges_export(&TestServer::start().await).await;
+}
+
+#[tokio::test]
+async fn on_postgres_a_charges_export_is_the_same_csv() {
+    if let Some(server) = crate::postgres::postgres_server().await {
+        charges_export(&server).await;
+    }
+}
+
+async fn charges_export(server: &TestServer) {
+    let token = admin(server);
+    let customer = server
+        .rest(
+            "POST",
+            "/v1/customers",
+            &token,
+            Some(json!({ "name": "Padaria \"Pão, Café\" & Cia — Conceição", "document": "111.444.777-35" })),
+        )
+        .await;
+    assert_eq!(customer.status, StatusCode::CREATED, "{}", customer.text);
+    let customer_id = customer.body["data"]["id"].as_str().unwrap().to_string();
+    let mut created = Vec::new();
+    for (description, amount, due) in [
+        (
+            "Mensalidade de março,\ncom \"desconto\"",
+            1234.56,
+            "2031-03-10",
+        ),
+        ("=HYPERLINK(\"http://evil\")", 250.0, "2031-04-10"),
+        ("Taxa pequena", 10.0, "2031-05-10"),
+    ] {
+        let answer = server
+            .rest(
+                "POST",
+                "/v1/charges",
+                &token,
+                Some(json!({ "customer_id": customer_id, "description": description, "amount": amount, "due_date": due, "tags": ["açaí", "vip"] })),
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.text);
+        created.push(answer.body["data"]["id"].as_str().unwrap().to_string());
+    }
+
+    let filters =
+        json!({ "customer_id": customer_id, "amount_min": 100, "status": "pending,overdue" });
+    let export = start_export(server, json!({ "kind": "charges", "filters": filters })).await;
+    let id = export["id"].as_str().unwrap().to_string();
+    assert!(id.starts_with("exp_") && id.len() == 20);
+    assert_eq!(export["status"], "pending");
+    assert_eq!(export["kind"], "charges");
+    assert_eq!(export["filters"], filters);
+    assert!(export["row_count"].is_null() && export["byte_size"].is_null());
+    assert!(export["completed_at"].is_null());
+
+    // Not before it is built.
+    let early = server
+        .rest("GET", &format!("/v1/exports/{id}/download"), &token, None)
+        .await;
+    assert_eq!(early.status, StatusCode::CONFLICT);
+    assert_eq!(early.body["code"], "export_not_ready");
+
+    assert_eq!(finish_exports(server).await, 1);
+    assert_eq!(finish_exports(server).await, 0, "built once");
+    let status = server
+        .rest("GET", &format!("/v1/exports/{id}"), &token, None)
+        .await;
+    assert_eq!(status.status, StatusCode::OK);
+    assert_eq!(status.body["data"]["status"], "completed");
+    assert_eq!(status.body["data"]["row_count"], 2);
+    assert!(status.body["data"]["completed_at"].is_string());
+
+    let file = server
+        .rest("GET", &format!("/v1/exports/{id}/download"), &token, None)
+        .await;
+    assert_eq!(file.status, StatusCode::OK);
+    assert!(
+        file.header("content-type")
+            .unwrap()
+            .starts_with("text/csv; charset=utf-8")
+    );
+    assert!(
+        file.header("content-disposition")
+            .unwrap()
+            .contains(&format!("charges-{id}.csv"))
+    );
+    assert_eq!(
+        status.body["data"]["byte_size"].as_u64().unwrap(),
+        file.text.len() as u64
+    );
+    assert!(file.text.contains("\r\n"), "RFC 4180 line ends");
+    let (header, rows) = parse(&file.text);
+    assert_eq!(header, CHARGE_HEADER);
+    assert_eq!(rows.len(), 2, "the charge under R$ 100 is filtered out");
+
+    // The same records as the list with the same filters, in due-date order.
+    let listed = server
+        .rest(
+            "GET",
+            &format!("/v1/charges?customer_id={customer_id}&amount_min=100&status=pending,overdue"),
+            &token,
+            None,
+        )
+        .await;
+    let listed_ids: Vec<&str> = listed.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    let exported_ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str()).collect();
+    assert_eq!(exported_ids, listed_ids);
+    assert_eq!(exported_ids, vec![created[0].as_str(), created[1].as_str()]);
+
+    let first = &rows[0];
+    assert_eq!(
+        first["customer_name"],
+        "Padaria \"Pão, Café\" & Cia — Conceição"
+    );
+    assert_eq!(first["customer_document"], "111.444.777-35");
+    assert_eq!(
+        first["description"],
+        "Mensalidade de março,\ncom \"desconto\""
+    );
+    assert_eq!(first["amount"], "1234.56");
+    assert_eq!(first["paid_amount"], "0.00");
+    assert_eq!(first["amount_due"], "1234.56");
+    assert_eq!(first["fine_percent"], "2.00");
+    assert_eq!(first["due_date"], "2031-03-10");
+    assert_eq!(first["status"], "pending");
+    assert_eq!(first["tags"], "açaí, vip");
+    assert!(first["created_at"].ends_with('Z'));
+    assert_eq!(first["paid_at"], "");
+    assert_eq!(
+        rows[1]["description"], "'=HYPERLINK(\"http://evil\")",
+        "a formula is shown as text, never run"
+    );
+    assert_eq!(rows[1]["amount"], "250.00");
+
+    let trail: Vec<String> =
+        sqlx::query_scalar("SELECT type FROM events WHERE subject_id = $1 ORDER BY type")
+            .bind(&id)
+            .fetch_all(&server.state.db.pool)
+            .await
+            .unwrap();
+    assert_eq!(trail, vec!["export.completed", "export.created"]);
+}
+
+#[tokio::test]
+async fn a_customers_export_has_one_row_per_matching_customer() {
+    let server = TestServer::start().await;
+    let token = admin(&server);
+    let export = start_export(
+        &server,
+        json!({ "kind": "customers", "filters": { "tag": "varejo" } }),
+    )
+    .await;
+    let id = export["id"].as_str().unwrap();
+    finish_exports(&server).await;
+    let file = server
+        .rest("GET", &format!("/v1/exports/{id}/download"), &token, None)
+        .await;
+    assert_eq!(file.status, StatusCode::OK, "{}", file.text);
+    let (header, rows) = parse(&file.text);
+    assert_eq!(header, CUSTOMER_HEADER);
+    let listed = server
+        .rest("GET", "/v1/customers?tag=varejo&per_page=100", &token, None)
+        .await;
+    let mut listed_ids: Vec<&str> = listed.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    let mut exported_ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str()).collect();
+    listed_ids.sort();
+    exported_ids.sort();
+    assert_eq!(exported_ids, listed_ids);
+    assert_eq!(rows.len(), 3);
+    assert!(rows.iter().all(|r| r["tags"] == "varejo"));
+    let conceicao = rows
+        .iter()
+        .find(|r| r["name"] == "Conceição Araújo")
+        .expect("accents survive");
+    assert_eq!(conceicao["document"], "529.982.247-25");
+    assert_eq!(conceicao["document_type"], "cpf");
+    assert_eq!(conceicao["city"], "São Paulo");
+    assert_eq!(conceicao["email"], "conceicao.araujo@example.com.br");
+    assert_eq!(conceicao["zip_code"].len(), 8);
+}
+
+#[tokio::test]
+async fn invalid_exports_are_refused_field_by_field_and_nothing_is_created() {
+    let server = TestServer::start().await;
+    let token = admin(&server);
+    let cases = [
+        (json!({}), "kind", "required"),
+        (json!({ "kind": "invoices" }), "kind", "enum"),
+        (
+            json!({ "kind": "charges", "filters": { "status": "lost" } }),
+            "filters.status",
+            "enum",
+        ),
+        (
+            json!({ "kind": "charges", "filters": { "sort_by": "amount" } }),
+            "filters.sort_by",
+            "unknown",
+        ),
+        (
+            json!({ "kind": "customers", "filters": { "amount_min": 10 } }),
+            "filters.amount_min",
+            "unknown",
+        ),
+        (
+            json!({ "kind": "charges", "filters": { "amount_min": [1] } }),
+            "filters.amount_min",
+            "type",
+        ),
+        (
+            json!({ "kind": "charges", "filters": { "due_date_from": "2025-02-01", "due_date_to": "2025-01-01" } }),
+            "filters.due_date_to",
+            "range",
+        ),
+        (
+            json!({ "kind": "charges", "filters": { "due_date_from": "01/02/2025" } }),
+            "filters.due_date_from",
+            "format",
+        ),
+        (
+            json!({ "kind": "charges", "filters": "status=paid" }),
+            "filters",
+            "type",
+        ),
+        (
+            json!({ "kind": "charges", "format": "xlsx" }),
+            "format",
+            "unknown",
+        ),
+    ];
+    for (body, field, code) in cases {
+        let answer = server
+            .rest("POST", "/v1/exports", &token, Some(body.clone()))
+            .await;
+        assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{body}");
+        assert_eq!(answer.body["code"], "VALIDATION_ERROR");
+        let errors = answer.body["errors"].as_array().unwrap();
+        assert!(
+            errors
+                .iter()
+                .any(|e| e["field"] == field && e["code"] == code),
+            "{body}: {errors:?}"
+        );
+    }
+    let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM exports")
+        .fetch_one(&server.state.db.pool)
+        .await
+        .unwrap();
+    assert_eq!(count, 0);
+    let events: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM events WHERE type LIKE 'export.%'")
+        .fetch_one(&server.state.db.pool)
+        .await
+        .unwrap();
+    assert_eq!(events, 0);
+
+    // Viewers read exports but cannot start one.
+    let viewer = server
+        .rest(
+            "POST",
+            "/v1/exports",
+            &server.token(0, "viewer", "api"),
+            Some(json!({ "kind": "charges" })),
+        )
+        .await;
+    assert_eq!(viewer.status, StatusCode::FORBIDDEN);
+    for path in [
+        "/v1/exports/exp_0000000000000000",
+        "/v1/exports/exp_0000000000000000/download",
+    ] {
+        let answer = server.rest("GET", path, &token, None).await;
+        assert_eq!(answer.status, StatusCode::NOT_FOUND, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn an_export_of_another_organization_is_not_found() {
+    let server = TestServer::start().await;
+    let export = start_export(&server, json!({ "kind": "customers" })).await;
+    let id = export["id"].as_str().unwrap();
+    finish_exports(&server).await;
+    let other = server.token(1, "admin", "api");
+    for path in [
+        format!("/v1/exports/{id}"),
+        format!("/v1/exports/{id}/download"),
+    ] {
+        let answer = server.rest("GET", &path, &other, None).await;
+        assert_eq!(answer.status, StatusCode::NOT_FOUND, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn through_mcp_an_export_is_created_polled_and_read_as_a_text_resource() {
+    let server = TestServer::start().await;
+    let token = server.token(0, "admin", "mcp");
+    let created = server
+        .call_tool(
+            &token,
+            "dunning_exports_create",
+            json!({ "kind": "charges", "filters": { "status": "paid" } }),
+        )
+        .await;
+    let export = &created["structuredContent"]["data"];
+    assert_eq!(export["status"], "pending", "{created}");
+    let id = export["id"].as_str().unwrap().to_string();
+
+    let not_ready = server
+        .call_tool(&token, "dunning_exports_download", json!({ "id": id }))
+        .await;
+    assert_eq!(
+        crate::common::tool_problem(&not_ready)["code"],
+        "export_not_ready"
+    );
+
+    finish_exports(&server).await;
+    let polled = server
+        .call_tool(&token, "dunning_exports_get", json!({ "id": id }))
+        .await;
+    let rest = server
+        .rest("GET", &format!("/v1/exports/{id}"), &admin(&server), None)
+        .await;
+    assert_eq!(polled["structuredContent"]["data"], rest.body["data"]);
+    assert_eq!(polled["structuredContent"]["data"]["status"], "completed");
+
+    let described = server
+        .call_tool(&token, "dunning_exports_download", json!({ "id": id }))
+        .await;
+    let descriptor = &described["structuredContent"];
+    let uri = format!("kobana://dunning/exports/{id}/download.csv");
+    assert_eq!(descriptor["resource_uri"], uri);
+    assert!(
+        descriptor["content_type"]
+            .as_str()
+            .unwrap()
+            .starts_with("text/csv")
+    );
+    assert_eq!(
+        descriptor["byte_size"], rest.body["data"]["byte_size"],
+        "{described}"
+    );
+
+    let read = server
+        .mcp(&token, "resources/read", json!({ "uri": uri }))
+        .await;
+    let content = &read.body["result"]["contents"][0];
+    assert_eq!(content["mimeType"], "text/csv", "{}", read.text);
+    let text = content["text"].as_str().expect("CSV comes back as text");
+    let (header, rows) = parse(text);
+    assert_eq!(header, CHARGE_HEADER);
+    assert!(!rows.is_empty());
+    assert!(rows.iter().all(|r| r["status"] == "paid"));
+    assert_eq!(
+        rows.len() as u64,
+        polled["structuredContent"]["data"]["row_count"]
+            .as_u64()
+            .unwrap()
+    );
+
+    // The export id completes in the resource template.
+    let completion = server
+        .mcp(
+            &token,
+            "completion/complete",
+            json!({"ref": {"type": "ref/resource", "uri": "kobana://dunning/exports/{id}/download.csv"}, "argument": {"name": "id", "value": &id[..6]}}),
+        )
+        .await;
+    let values = &completion.body["result"]["completion"]["values"];
+    assert!(
+        values.as_array().unwrap().iter().any(|v| v == &json!(id)),
+        "{}",
+        completion.text
+    );
+}
+
+#[tokio::test]
+async fn a_deliveries_export_has_the_messages_of_the_list_with_its_filters() {
+    let server = TestServer::start().await;
+    let token = admin(&server);
+    let customers = server
+        .rest("GET", "/v1/customers?q=conceicao", &token, None)
+        .await;
+    let customer = customers.body["data"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let charge = server
+        .rest(
+            "POST",
+            "/v1/charges",
+            &token,
+            Some(json!({ "customer_id": customer, "description": "Mensalidade, abril", "amount": 99.9, "due_date": "2031-04-10" })),
+        )
+        .await;
+    let charge = charge.body["data"]["id"].as_str().unwrap().to_string();
+    for template in [
+        "Olá {{customer.name}}, lembrete: \"{{charge.description}}\".",
+        "Segunda mensagem,\ncom quebra de linha.",
+    ] {
+        let notified = server
+            .rest(
+                "POST",
+                &format!("/v1/charges/{charge}/notify"),
+                &token,
+                Some(json!({ "channel": "email", "template": template })),
+            )
+            .await;
+        assert!(notified.status.is_success(), "{}", notified.text);
+    }
+    let export = start_export(
+        &server,
+        json!({ "kind": "deliveries", "filters": { "charge_id": charge, "channel": "email" } }),
+    )
+    .await;
+    let id = export["id"].as_str().unwrap();
+    finish_exports(&server).await;
+    let file = server
+        .rest("GET", &format!("/v1/exports/{id}/download"), &token, None)
+        .await;
+    assert_eq!(file.status, StatusCode::OK, "{}", file.text);
+    let (header, rows) = parse(&file.text);
+    assert_eq!(header, DELIVERY_HEADER);
+    let listed = server
+        .rest(
+            "GET",
+            &format!("/v1/deliveries?charge_id={charge}&channel=email&per_page=100"),
+            &token,
+            None,
+        )
+        .await;
+    let listed_ids: Vec<&str> = listed.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["id"].as_str().unwrap())
+        .collect();
+    let exported_ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str()).collect();
+    assert_eq!(exported_ids, listed_ids, "the list's rows, in its order");
+    assert_eq!(rows.len(), 2);
+    assert!(
+        rows.iter()
+            .all(|r| r["customer_name"] == "Conceição Araújo")
+    );
+    let bodies: Vec<&str> = listed.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["body"].as_str().unwrap())
+        .collect();
+    let exported_bodies: Vec<&str> = rows.iter().map(|r| r["body"].as_str()).collect();
+    assert_eq!(exported_bodies, bodies, "quotes and line breaks survive");
+
+    let refused = server
+        .rest(
+            "POST",
+            "/v1/exports",
+            &token,
+            Some(json!({ "kind": "deliveries", "filters": { "channel": "pigeon", "charge_id": "42" } })),
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST);
+    let fields: Vec<&str> = refused.body["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["field"].as_str().unwrap())
+        .collect();
+    assert_eq!(fields, vec!["filters.charge_id", "filters.channel"]);
+}
