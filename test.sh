@@ -21,7 +21,10 @@ else
   cargo test --workspace --locked --no-fail-fast
 fi
 
+echo "== The live server: PDF text, CSV exports, schemathesis over every operation (tests/python)"
+cargo build --locked
+.venv/bin/python -m pytest tests/python
+
 echo "== MCP interoperability: official SDK clients, conformance suite, Inspector CLI (tests/clients)"
 tests/clients/setup.sh
-cargo build --locked
 .venv/bin/python -m pytest tests/clients

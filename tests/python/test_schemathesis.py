@@ -38,7 +38,7 @@ def test_schemathesis_finds_no_server_error_and_no_spec_violation(server):
         "--checks", CHECKS,
         "--phases", "examples,coverage,fuzzing,stateful",
         "--max-examples", "25",
-        "--workers", "2",
+        "--workers", "1",
         "--seed", "1",
     ]
     run = subprocess.run(command, capture_output=True, text=True, timeout=900)
