@@ -22,7 +22,7 @@ else
 fi
 
 echo "== The live server: PDF text, CSV exports, schemathesis over every operation (tests/python)"
-cargo build --locked
+cargo build --locked --workspace
 .venv/bin/python -m pytest tests/python
 
 echo "== MCP interoperability: official SDK clients, conformance suite, Inspector CLI (tests/clients)"

@@ -74,6 +74,7 @@ impl Config {
             reject_unconfirmed_in_handshake_era: self.reject_unconfirmed_in_handshake_era,
             openapi_resource_uri: "kobana://dunning/openapi".to_string(),
             authorization_servers: self.authorization_servers.clone(),
+            problem_type_base: "https://docs.kobana.com.br/dunning/problems/".to_string(),
         }
     }
 

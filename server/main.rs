@@ -52,7 +52,11 @@ struct ServeArgs {
     #[arg(long, env = "DUNNING_CANONICAL_URL")]
     canonical_url: Option<String>,
     /// Browser origins allowed on /mcp besides the server's own (repeat, or comma-separated).
-    #[arg(long = "allowed-origin", env = "DUNNING_ALLOWED_ORIGINS", value_delimiter = ',')]
+    #[arg(
+        long = "allowed-origin",
+        env = "DUNNING_ALLOWED_ORIGINS",
+        value_delimiter = ','
+    )]
     allowed_origins: Vec<String>,
     /// HMAC key for confirmation states; give every replica the same one.
     #[arg(long, env = "DUNNING_CONFIRMATION_SECRET", hide_env_values = true)]
@@ -61,7 +65,11 @@ struct ServeArgs {
     #[arg(long = "reject-unconfirmed", env = "DUNNING_REJECT_UNCONFIRMED")]
     reject_unconfirmed: bool,
     /// OAuth authorization servers to name in the protected resource metadata.
-    #[arg(long = "authorization-server", env = "DUNNING_AUTHORIZATION_SERVERS", value_delimiter = ',')]
+    #[arg(
+        long = "authorization-server",
+        env = "DUNNING_AUTHORIZATION_SERVERS",
+        value_delimiter = ','
+    )]
     authorization_servers: Vec<String>,
 }
 
@@ -141,8 +149,13 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         ..Config::local()
     };
     let config = match &args.confirmation_secret {
-        Some(secret) if secret.len() < 16 => return Err("the confirmation secret must have at least 16 characters".into()),
-        Some(secret) => Config { confirmation_secret: secret.as_bytes().to_vec(), ..config },
+        Some(secret) if secret.len() < 16 => {
+            return Err("the confirmation secret must have at least 16 characters".into());
+        }
+        Some(secret) => Config {
+            confirmation_secret: secret.as_bytes().to_vec(),
+            ..config
+        },
         None => config,
     };
     let (db, fresh) = Db::open(&config.database_url)

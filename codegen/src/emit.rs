@@ -1,9 +1,10 @@
 //! Rust source for the static tables the server dispatches from.
 //!
 //! The output is items only (no inner attributes, no `//!`, no `use`): the includer wraps it
-//! in a module with `use crate::mcp::catalog::*;` in scope, where `ToolSpec`, `ArgSpec`,
-//! `ResourceSpec` and their enums live. Each emitter below turns one IR value into one small
-//! token fragment; `source` assembles them and `prettyplease` formats the file.
+//! in a module with the MCP layer's `catalog::*` in scope, where `Catalog`, `ToolSpec`,
+//! `ArgSpec`, `ResourceSpec`, `PromptSpec` and their enums live. Each emitter below turns one
+//! IR value into one small token fragment; `source` assembles them and `prettyplease` formats
+//! the file.
 
 use proc_macro2::TokenStream;
 use quote::quote;

@@ -419,10 +419,7 @@ impl Builder<'_, '_> {
             let Some(arg) = args.iter_mut().find(|a| a.name == entry.argument) else {
                 self.diags.error(
                     entry.pointer.clone(),
-                    format!(
-                        "`{}` is not an argument of this tool",
-                        entry.argument
-                    ),
+                    format!("`{}` is not an argument of this tool", entry.argument),
                 );
                 continue;
             };
@@ -694,9 +691,7 @@ fn foreign_refs(schema: &Value) -> Vec<String> {
         match value {
             Value::Object(map) => {
                 if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
-                    let local = reference
-                        .strip_prefix("#/$defs/")
-                        .is_some()
+                    let local = reference.strip_prefix("#/$defs/").is_some()
                         && reference
                             .strip_prefix('#')
                             .and_then(|p| root.pointer(p))

@@ -696,9 +696,20 @@ mod tests {
 
     #[test]
     fn a_fractional_multiple_of_moves_into_the_description() {
-        let out = conv(json!({}), json!({"type": "number", "multipleOf": 0.01, "description": "Amount in BRL."}), Direction::Output);
-        assert_eq!(out, json!({"type": "number", "description": "Amount in BRL. A multiple of 0.01."}));
-        let whole = conv(json!({}), json!({"type": "integer", "multipleOf": 5}), Direction::Input);
+        let out = conv(
+            json!({}),
+            json!({"type": "number", "multipleOf": 0.01, "description": "Amount in BRL."}),
+            Direction::Output,
+        );
+        assert_eq!(
+            out,
+            json!({"type": "number", "description": "Amount in BRL. A multiple of 0.01."})
+        );
+        let whole = conv(
+            json!({}),
+            json!({"type": "integer", "multipleOf": 5}),
+            Direction::Input,
+        );
         assert_eq!(whole, json!({"type": "integer", "multipleOf": 5}));
     }
 

@@ -246,10 +246,7 @@ fn param_headers(map: &Map<String, Value>, ptr: &str, diags: &mut Diagnostics) -
             );
             continue;
         }
-        if let Some(first) = out
-            .iter()
-            .find(|p| p.header.eq_ignore_ascii_case(&header))
-        {
+        if let Some(first) = out.iter().find(|p| p.header.eq_ignore_ascii_case(&header)) {
             diags.error(
                 kp,
                 format!(

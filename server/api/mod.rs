@@ -30,8 +30,8 @@ use axum::Router;
 use axum::routing::{MethodFilter, MethodRouter, get, on};
 
 use crate::auth::{authenticate_v1, require_operation_scopes};
+use crate::generated;
 use crate::mcp::catalog::{HttpMethod, ToolSpec};
-use crate::mcp::generated;
 use crate::state::AppState;
 
 /// The `/v1` router with its middleware, state applied.

@@ -3,8 +3,8 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use crate::generated;
 use crate::mcp::catalog::ToolSpec;
-use crate::mcp::generated;
 
 /// The operation for `method` on the route template `path` (e.g. `/v1/charges/{id}`).
 pub fn find(method: &http::Method, path: &str) -> Option<&'static ToolSpec> {

@@ -951,7 +951,13 @@ mod tests {
 
     #[test]
     fn percentages_are_written_with_a_decimal_comma() {
-        for (bp, expected) in [(1000, "10"), (1250, "12,5"), (725, "7,25"), (0, "0"), (10_000, "100")] {
+        for (bp, expected) in [
+            (1000, "10"),
+            (1250, "12,5"),
+            (725, "7,25"),
+            (0, "0"),
+            (10_000, "100"),
+        ] {
             assert_eq!(percent_br(bp), expected);
         }
     }

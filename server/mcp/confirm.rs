@@ -50,6 +50,7 @@ pub fn decide(
         // operator chose to refuse instead.
         return Ok(if settings.reject_unconfirmed_in_handshake_era {
             Decision::Answer(refusal(
+                settings,
                 "confirmation_required",
                 428,
                 "This destructive tool needs the user's confirmation, which this protocol revision cannot ask for; use revision 2026-07-28 with elicitation",
@@ -83,6 +84,7 @@ pub fn decide(
                     Decision::Run
                 } else {
                     Decision::Answer(refusal(
+                        settings,
                         "confirmation_declined",
                         409,
                         "The user did not confirm; nothing was done",
@@ -97,6 +99,7 @@ pub fn decide(
         .is_some_and(Value::is_object);
     if !can_elicit {
         return Ok(Decision::Answer(refusal(
+            settings,
             "confirmation_required",
             428,
             "This destructive tool needs the user's confirmation, and this client did not declare the elicitation capability",
@@ -162,9 +165,9 @@ fn tool_title(tool: &ToolSpec) -> String {
 }
 
 /// An `isError` result with a problem the caller can act on.
-fn refusal(code: &str, status: u16, detail: &str) -> Value {
+fn refusal(settings: &Settings, code: &str, status: u16, detail: &str) -> Value {
     let problem = json!({
-        "type": format!("https://docs.kobana.com.br/dunning/problems/{}", code.replace('_', "-")),
+        "type": settings.problem_type(&code.replace('_', "-")),
         "title": http::StatusCode::from_u16(status).ok().and_then(|s| s.canonical_reason()).unwrap_or("Error"),
         "status": status,
         "detail": detail,

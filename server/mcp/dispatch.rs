@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use tower::ServiceExt;
 
 use super::catalog::{ArgLocation, ArgSpec, BodyEncoding, Catalog, QueryStyle, ToolSpec};
-use super::{Caller, Endpoint};
+use super::{Caller, Endpoint, Settings};
 
 /// Largest response body read back from an operation (exports can be large).
 const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
@@ -27,14 +27,17 @@ pub struct Answer {
 }
 
 /// A `VALIDATION_ERROR` problem naming each argument at fault.
-pub fn validation_problem(errors: Vec<(String, &'static str, String)>) -> Value {
+pub fn validation_problem(
+    settings: &Settings,
+    errors: Vec<(String, &'static str, String)>,
+) -> Value {
     let detail = errors
         .iter()
         .map(|(_, _, m)| m.as_str())
         .collect::<Vec<_>>()
         .join("; ");
     json!({
-        "type": "https://docs.kobana.com.br/dunning/problems/validation-error",
+        "type": settings.problem_type("validation-error"),
         "title": "Bad Request",
         "status": 400,
         "detail": detail,
@@ -127,7 +130,7 @@ fn compile(catalog: &Catalog) -> Checks {
 /// Refuse unknown arguments of reads, missing required ones, and values that do not fit the
 /// tool's `inputSchema`, naming each key. Writes accept extra keys: the endpoint judges them.
 pub fn check_arguments(
-    checks: &Checks,
+    endpoint: &Endpoint,
     tool: &ToolSpec,
     arguments: &Map<String, Value>,
 ) -> Result<(), Value> {
@@ -152,7 +155,7 @@ pub fn check_arguments(
             ));
         }
     }
-    if let Some(validator) = checks.validators.get(tool.name) {
+    if let Some(validator) = endpoint.checks.validators.get(tool.name) {
         let instance = Value::Object(arguments.clone());
         for error in validator.iter_errors(&instance) {
             let path = error.instance_path().to_string();
@@ -177,7 +180,7 @@ pub fn check_arguments(
     if errors.is_empty() {
         Ok(())
     } else {
-        Err(validation_problem(errors))
+        Err(validation_problem(&endpoint.settings, errors))
     }
 }
 
@@ -193,8 +196,11 @@ pub async fn run(
     let (request, path) = match build_request(tool, arguments) {
         Ok(built) => built,
         Err(message) => {
-            let body =
-                validation_problem(vec![("arguments".into(), "invalid", message)]).to_string();
+            let body = validation_problem(
+                &endpoint.settings,
+                vec![("arguments".into(), "invalid", message)],
+            )
+            .to_string();
             return Answer {
                 status: StatusCode::BAD_REQUEST,
                 headers: HeaderMap::new(),

@@ -107,16 +107,23 @@ impl<'a> Round<'a> {
     /// The `InputRequiredResult` for the client: `requests` as the operation wrote them, and
     /// its `state` sealed. Refused with -32021 when a request needs a capability the client
     /// did not declare. Only for the stateless era: the handshake era cannot ask.
-    pub fn ask(&self, requests: Map<String, Value>, state: Option<String>) -> Result<Value, RpcError> {
+    pub fn ask(
+        &self,
+        requests: Map<String, Value>,
+        state: Option<String>,
+    ) -> Result<Value, RpcError> {
         let mut missing = Map::new();
         for (key, request) in &requests {
-            let method = request.get("method").and_then(Value::as_str).ok_or_else(|| {
-                tracing::error!(
-                    operation = self.operation,
-                    "inputRequests.{key} has no method"
-                );
-                RpcError::new(ErrorCode::INTERNAL_ERROR, "Internal error").with_status(500)
-            })?;
+            let method = request
+                .get("method")
+                .and_then(Value::as_str)
+                .ok_or_else(|| {
+                    tracing::error!(
+                        operation = self.operation,
+                        "inputRequests.{key} has no method"
+                    );
+                    RpcError::new(ErrorCode::INTERNAL_ERROR, "Internal error").with_status(500)
+                })?;
             if let Some(capability) = capability_for(method)
                 && !self
                     .context
@@ -225,7 +232,9 @@ pub fn read(answer: &Answer) -> Result<Reply, String> {
                 Some(_) => return Err("requestState is not a string".into()),
             };
             if requests.is_empty() && state.is_none() {
-                return Err("an input_required result without inputRequests or requestState".into());
+                return Err(
+                    "an input_required result without inputRequests or requestState".into(),
+                );
             }
             Ok(Reply::InputRequired { requests, state })
         }
@@ -273,6 +282,7 @@ mod tests {
             reject_unconfirmed_in_handshake_era: false,
             openapi_resource_uri: "test://openapi".into(),
             authorization_servers: Vec::new(),
+            problem_type_base: String::new(),
         }
     }
 
@@ -306,14 +316,17 @@ mod tests {
         let round = Round::new(&settings, &ctx, &alice, "op_a", &args);
         let asked = round
             .ask(
-                serde_json::from_value(json!({ "q": { "method": "elicitation/create", "params": {} } }))
-                    .unwrap(),
+                serde_json::from_value(
+                    json!({ "q": { "method": "elicitation/create", "params": {} } }),
+                )
+                .unwrap(),
                 Some("step-2".into()),
             )
             .unwrap();
         assert_eq!(asked["resultType"], "input_required");
         let state = asked["requestState"].clone();
-        let params = json!({ "requestState": state, "inputResponses": { "q": { "action": "accept" } } });
+        let params =
+            json!({ "requestState": state, "inputResponses": { "q": { "action": "accept" } } });
         let headers = round.headers(&params).unwrap();
         assert_eq!(decoded(&headers, REQUEST_STATE).as_deref(), Some("step-2"));
         assert_eq!(
@@ -342,7 +355,10 @@ mod tests {
         let ctx = context(json!({}));
         let who = caller("c");
         let round = Round::new(&settings, &ctx, &who, "op", &Map::new());
-        for bad in [json!({ "inputResponses": null }), json!({ "inputResponses": { "k": 12345 } })] {
+        for bad in [
+            json!({ "inputResponses": null }),
+            json!({ "inputResponses": { "k": 12345 } }),
+        ] {
             assert_eq!(
                 round.headers(&bad).unwrap_err().code,
                 ErrorCode::INVALID_PARAMS

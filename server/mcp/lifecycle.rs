@@ -2,9 +2,9 @@
 
 use serde_json::{Value, json};
 
+use super::Endpoint;
 use super::jsonrpc::RpcError;
 use super::protocol::{self, SERVER_INFO_META, SUPPORTED_VERSIONS};
-use super::Endpoint;
 
 fn server_info(endpoint: &Endpoint) -> Value {
     let s = &endpoint.settings;

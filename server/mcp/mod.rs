@@ -3,14 +3,13 @@
 //! This layer knows no application. It serves the [`Catalog`] it is handed (what the
 //! generator produced from an OpenAPI document), authenticates through a [`Host`], and runs
 //! every tool by dispatching an HTTP request in-process to the API router it is handed. The
-//! dunning server passes its own catalog and host; the conformance fixture
-//! (`tests/conformance-fixture`) passes a second catalog and host to the same code.
+//! application passes its generated catalog and its host (`crate::app`); the conformance
+//! fixture (`tests/conformance-fixture`) passes a second catalog and host to the same code.
 
 pub mod catalog;
 mod completions;
 mod confirm;
 mod dispatch;
-pub mod generated;
 mod guard;
 mod input;
 mod jsonrpc;
@@ -62,6 +61,21 @@ pub struct Settings {
     /// OAuth authorization servers that issue tokens for this resource (RFC 9728); empty when
     /// tokens are issued by the operator.
     pub authorization_servers: Vec<String>,
+    /// Where the problem documents the layer writes itself are described: their `type` is
+    /// this base followed by a slug (`validation-error`, `unauthorized`, ...); empty gives
+    /// `about:blank`.
+    pub problem_type_base: String,
+}
+
+impl Settings {
+    /// The `type` URI of the layer's own problem documents with this slug.
+    pub fn problem_type(&self, slug: &str) -> String {
+        if self.problem_type_base.is_empty() {
+            "about:blank".to_string()
+        } else {
+            format!("{}{slug}", self.problem_type_base)
+        }
+    }
 }
 
 /// An authenticated MCP caller, as the host describes it.

@@ -39,7 +39,11 @@ pub fn find(catalog: &Catalog, name: &str, caller: Option<&Caller>) -> Option<&'
 pub fn list(catalog: &Catalog, caller: Option<&Caller>, params: &Value) -> Result<Value, RpcError> {
     reject_cursor(params)?;
     let mut prompts = Vec::new();
-    for prompt in catalog.prompts.iter().filter(|p| usable(catalog, p, caller)) {
+    for prompt in catalog
+        .prompts
+        .iter()
+        .filter(|p| usable(catalog, p, caller))
+    {
         let json: Value = serde_json::from_str(prompt.json).map_err(|e| {
             RpcError::new(ErrorCode::INTERNAL_ERROR, format!("Internal error: {e}"))
                 .with_status(500)
@@ -95,12 +99,16 @@ pub async fn get(
         )));
     }
     if let Some(operation) = prompt.operation {
-        let caller = caller.ok_or_else(|| RpcError::invalid_params("prompts/get needs a credential"))?;
+        let caller =
+            caller.ok_or_else(|| RpcError::invalid_params("prompts/get needs a credential"))?;
         return served(endpoint, context, caller, operation, &values, params).await;
     }
     let mut text = prompt.template.to_string();
     for (key, value) in &values {
-        text = text.replace(&format!("{{{{{key}}}}}"), value.as_str().unwrap_or_default());
+        text = text.replace(
+            &format!("{{{{{key}}}}}"),
+            value.as_str().unwrap_or_default(),
+        );
     }
     Ok(json!({
         "description": prompt.description,
@@ -147,8 +155,10 @@ async fn served(
         } else {
             ErrorCode::INTERNAL_ERROR
         };
-        return Err(RpcError::new(code, format!("Prompt could not be built: {detail}"))
-            .with_data(json!({ "problem": problem })));
+        return Err(
+            RpcError::new(code, format!("Prompt could not be built: {detail}"))
+                .with_data(json!({ "problem": problem })),
+        );
     }
     match input::read(&answer).map_err(internal)? {
         Reply::Complete(result) if result.get("messages").is_some_and(Value::is_array) => {

@@ -107,7 +107,7 @@ pub async fn read(
     let (spec, arguments) = resolve(catalog, uri).ok_or_else(|| not_found(context, uri))?;
     let tool = find(catalog, spec.tool).ok_or_else(|| not_found(context, uri))?;
     if !caller.may_use(tool.scopes)
-        || dispatch::check_arguments(&endpoint.checks, tool, &arguments).is_err()
+        || dispatch::check_arguments(endpoint, tool, &arguments).is_err()
     {
         return Err(not_found(context, uri));
     }

@@ -41,18 +41,16 @@ pub fn from_response(tool: &ToolSpec, arguments: &Map<String, Value>, answer: An
         ResponseKind::Json
         | ResponseKind::JsonWrapped
         | ResponseKind::McpResult
-        | ResponseKind::PromptResult => {
-            match serde_json::from_slice::<Value>(&answer.body) {
-                Ok(Value::Object(map)) if tool.response == ResponseKind::Json => Value::Object(map),
-                Ok(other) => json!({ "result": other }),
-                Err(_) if answer.body.is_empty() => json!({ "status": answer.status.as_u16() }),
-                Err(e) => {
-                    return error(&internal_problem(&format!(
-                        "the operation answered invalid JSON: {e}"
-                    )));
-                }
+        | ResponseKind::PromptResult => match serde_json::from_slice::<Value>(&answer.body) {
+            Ok(Value::Object(map)) if tool.response == ResponseKind::Json => Value::Object(map),
+            Ok(other) => json!({ "result": other }),
+            Err(_) if answer.body.is_empty() => json!({ "status": answer.status.as_u16() }),
+            Err(e) => {
+                return error(&internal_problem(&format!(
+                    "the operation answered invalid JSON: {e}"
+                )));
             }
-        }
+        },
     };
     let structured = enrich(structured, &answer);
     json!({

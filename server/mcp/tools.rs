@@ -67,7 +67,7 @@ pub async fn call(
         return Err(RpcError::invalid_params("tools/call needs a credential"));
     };
     check_param_headers(endpoint, context, tool, &arguments)?;
-    if let Err(problem) = dispatch::check_arguments(&endpoint.checks, tool, &arguments) {
+    if let Err(problem) = dispatch::check_arguments(endpoint, tool, &arguments) {
         return Ok(results::error(&problem));
     }
     if tool.response == ResponseKind::McpResult {
@@ -119,7 +119,7 @@ async fn call_mcp(
         )))),
         Ok(Reply::InputRequired { requests, .. }) if !context.version.is_stateless() => {
             Ok(results::error(&json!({
-                "type": "about:blank",
+                "type": endpoint.settings.problem_type("input-required"),
                 "title": "Precondition Required",
                 "status": 428,
                 "detail": input::handshake_refusal(context, &requests),

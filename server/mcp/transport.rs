@@ -96,7 +96,11 @@ pub async fn handle(
         Err(e) => {
             tracing::error!("MCP request failed: {e}");
             let error = RpcError::new(ErrorCode::INTERNAL_ERROR, "Internal error");
-            rpc_response(StatusCode::INTERNAL_SERVER_ERROR, &fallback, jsonrpc::failure(None, &error))
+            rpc_response(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                &fallback,
+                jsonrpc::failure(None, &error),
+            )
         }
     }
 }
@@ -282,7 +286,7 @@ fn unauthorized(endpoint: &Endpoint, headers: &HeaderMap, detail: &str, invalid:
         challenge.push_str(r#", error="invalid_token""#);
     }
     let body = json!({
-        "type": "https://docs.kobana.com.br/dunning/problems/unauthorized",
+        "type": endpoint.settings.problem_type("unauthorized"),
         "title": "Unauthorized",
         "status": 401,
         "detail": detail,

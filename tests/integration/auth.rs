@@ -117,7 +117,7 @@ async fn a_manager_cannot_see_webhooks() {
 async fn every_operation_has_a_handler_behind_the_checks() {
     let server = TestServer::start().await;
     let token = server.token(0, "admin", "api");
-    for tool in kobana_dunning::mcp::generated::TOOLS {
+    for tool in kobana_dunning::generated::TOOLS {
         let method = format!("{:?}", tool.method).to_uppercase();
         // Path variables get an id that exists nowhere: a 404 is a handler's answer too.
         let mut path = String::new();

@@ -7,7 +7,7 @@ use serde_json::Value;
 #[test]
 fn the_v1_catalog_matches_the_reviewed_snapshot() {
     let catalog: Value =
-        serde_json::from_str(kobana_dunning::mcp::generated::CATALOG_JSON).expect("catalog JSON");
+        serde_json::from_str(kobana_dunning::generated::CATALOG_JSON).expect("catalog JSON");
     let pretty = serde_json::to_string_pretty(&catalog).expect("serialise") + "\n";
     expectorate::assert_contents("openapi/v1.catalog.json", &pretty);
 }
@@ -15,7 +15,7 @@ fn the_v1_catalog_matches_the_reviewed_snapshot() {
 #[test]
 fn every_operation_of_the_document_is_a_tool() {
     let document: Value =
-        serde_json::from_str(kobana_dunning::mcp::generated::OPENAPI_JSON).expect("document JSON");
+        serde_json::from_str(kobana_dunning::generated::OPENAPI_JSON).expect("document JSON");
     let operations: usize = document["paths"]
         .as_object()
         .expect("paths")
@@ -28,5 +28,5 @@ fn every_operation_of_the_document_is_a_tool() {
             })
         })
         .sum();
-    assert_eq!(kobana_dunning::mcp::generated::TOOLS.len(), operations);
+    assert_eq!(kobana_dunning::generated::TOOLS.len(), operations);
 }

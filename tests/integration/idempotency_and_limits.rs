@@ -283,8 +283,16 @@ async fn an_organization_limit_applies_to_tokens_without_their_own() {
 async fn notify_derives_a_key_so_a_blind_retry_does_not_contact_the_debtor_twice() {
     let server = TestServer::start().await;
     let token = server.token(0, "collector", "mcp");
-    let charges = server.call_tool(&token, "dunning_charges_list", json!({"status": "pending", "per_page": 100})).await;
-    let customers = server.call_tool(&token, "dunning_customers_list", json!({"per_page": 100})).await;
+    let charges = server
+        .call_tool(
+            &token,
+            "dunning_charges_list",
+            json!({"status": "pending", "per_page": 100}),
+        )
+        .await;
+    let customers = server
+        .call_tool(&token, "dunning_customers_list", json!({"per_page": 100}))
+        .await;
     let with_email: Vec<&str> = customers["structuredContent"]["data"]
         .as_array()
         .unwrap()
@@ -300,18 +308,56 @@ async fn notify_derives_a_key_so_a_blind_retry_does_not_contact_the_debtor_twice
         .expect("a pending charge of a customer with an e-mail");
     let id = charge["id"].as_str().unwrap();
     let args = json!({"id": id, "channel": "email"});
-    let first = server.call_tool(&token, "dunning_charges_notify", args.clone()).await;
+    let first = server
+        .call_tool(&token, "dunning_charges_notify", args.clone())
+        .await;
     assert!(first.get("isError").is_none(), "{first}");
-    let key = first["structuredContent"]["meta"]["idempotency_key"].as_str().unwrap().to_string();
-    assert!(key.starts_with("auto-"), "the server derived and reported a key: {key}");
-    assert_eq!(first["structuredContent"]["meta"]["idempotent_replay"], false);
-    let again = server.call_tool(&token, "dunning_charges_notify", args).await;
-    assert_eq!(again["structuredContent"]["meta"]["idempotency_key"], key.as_str());
-    assert_eq!(again["structuredContent"]["meta"]["idempotent_replay"], true);
-    assert_eq!(again["structuredContent"]["data"]["id"], first["structuredContent"]["data"]["id"]);
-    let deliveries = server.rest("GET", &format!("/v1/deliveries?charge_id={id}"), &server.token(0, "admin", "api"), None).await;
+    let key = first["structuredContent"]["meta"]["idempotency_key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        key.starts_with("auto-"),
+        "the server derived and reported a key: {key}"
+    );
+    assert_eq!(
+        first["structuredContent"]["meta"]["idempotent_replay"],
+        false
+    );
+    let again = server
+        .call_tool(&token, "dunning_charges_notify", args)
+        .await;
+    assert_eq!(
+        again["structuredContent"]["meta"]["idempotency_key"],
+        key.as_str()
+    );
+    assert_eq!(
+        again["structuredContent"]["meta"]["idempotent_replay"],
+        true
+    );
+    assert_eq!(
+        again["structuredContent"]["data"]["id"],
+        first["structuredContent"]["data"]["id"]
+    );
+    let deliveries = server
+        .rest(
+            "GET",
+            &format!("/v1/deliveries?charge_id={id}"),
+            &server.token(0, "admin", "api"),
+            None,
+        )
+        .await;
     assert_eq!(deliveries.body["meta"]["total"], 1, "one message, not two");
     // Another person asking the same gets their own key: keys are per caller.
-    let other = server.call_tool(&server.token(0, "admin", "mcp"), "dunning_charges_notify", json!({"id": id, "channel": "email"})).await;
-    assert_ne!(other["structuredContent"]["meta"]["idempotency_key"], key.as_str());
+    let other = server
+        .call_tool(
+            &server.token(0, "admin", "mcp"),
+            "dunning_charges_notify",
+            json!({"id": id, "channel": "email"}),
+        )
+        .await;
+    assert_ne!(
+        other["structuredContent"]["meta"]["idempotency_key"],
+        key.as_str()
+    );
 }

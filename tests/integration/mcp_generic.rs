@@ -21,7 +21,11 @@ impl Host for FragileHost {
     fn authenticate<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Caller, AuthFailure>> {
         Box::pin(async move {
             assert_ne!(token, "boom", "a fault inside the host");
-            Ok(Caller { subject: token.to_string(), scopes: BTreeSet::new(), extensions: http::Extensions::new() })
+            Ok(Caller {
+                subject: token.to_string(),
+                scopes: BTreeSet::new(),
+                extensions: http::Extensions::new(),
+            })
         })
     }
 
@@ -29,7 +33,11 @@ impl Host for FragileHost {
         Vec::new()
     }
 
-    fn complete<'a>(&'a self, _: &'a Caller, _: CompletionRequest<'a>) -> BoxFuture<'a, Result<Completion, String>> {
+    fn complete<'a>(
+        &'a self,
+        _: &'a Caller,
+        _: CompletionRequest<'a>,
+    ) -> BoxFuture<'a, Result<Completion, String>> {
         Box::pin(async { Ok(Completion::default()) })
     }
 }
@@ -40,11 +48,15 @@ async fn post(app: &Router, token: &str) -> (StatusCode, serde_json::Value) {
         .uri("/mcp")
         .header("content-type", "application/json")
         .header("authorization", format!("Bearer {token}"))
-        .body(axum::body::Body::from(json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string()))
+        .body(axum::body::Body::from(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string(),
+        ))
         .unwrap();
     let response = app.clone().oneshot(request).await.unwrap();
     let status = response.status();
-    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
+    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+        .await
+        .unwrap();
     (status, serde_json::from_slice(&bytes).unwrap_or_default())
 }
 

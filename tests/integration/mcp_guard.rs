@@ -152,6 +152,14 @@ async fn a_fault_in_one_request_does_not_stop_the_server() {
 async fn an_opaque_null_origin_is_refused() {
     let server = TestServer::start().await;
     let auth = format!("Bearer {}", server.token(0, "viewer", "mcp"));
-    let headers = [("content-type", "application/json"), ("authorization", auth.as_str()), ("host", "127.0.0.1:8080"), ("origin", "null")];
-    assert_eq!(server.mcp_raw(&headers, &list()).await.status, StatusCode::FORBIDDEN);
+    let headers = [
+        ("content-type", "application/json"),
+        ("authorization", auth.as_str()),
+        ("host", "127.0.0.1:8080"),
+        ("origin", "null"),
+    ];
+    assert_eq!(
+        server.mcp_raw(&headers, &list()).await.status,
+        StatusCode::FORBIDDEN
+    );
 }

@@ -41,7 +41,7 @@ async fn a_viewer_sees_only_read_tools_and_an_admin_sees_all() {
         );
     }
     let admin = tool_names(&server, &server.token(0, "admin", "mcp")).await;
-    let all: Value = serde_json::from_str(kobana_dunning::mcp::generated::CATALOG_JSON).unwrap();
+    let all: Value = serde_json::from_str(kobana_dunning::generated::CATALOG_JSON).unwrap();
     assert_eq!(
         admin.len(),
         all["tools"].as_array().unwrap().len(),
@@ -66,8 +66,7 @@ async fn the_tool_list_is_the_generated_catalog_in_its_order() {
     let listed = server
         .mcp(&server.token(0, "admin", "mcp"), "tools/list", json!({}))
         .await;
-    let catalog: Value =
-        serde_json::from_str(kobana_dunning::mcp::generated::CATALOG_JSON).unwrap();
+    let catalog: Value = serde_json::from_str(kobana_dunning::generated::CATALOG_JSON).unwrap();
     assert_eq!(listed.body["result"]["tools"], catalog["tools"]);
 }
 

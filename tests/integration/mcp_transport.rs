@@ -288,7 +288,9 @@ async fn a_batch_of_notifications_only_is_accepted_without_a_body() {
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}},
     ]);
-    let answer = server.mcp_raw(&[JSON, ("authorization", &auth)], &batch.to_string()).await;
+    let answer = server
+        .mcp_raw(&[JSON, ("authorization", &auth)], &batch.to_string())
+        .await;
     assert_eq!(answer.status, StatusCode::ACCEPTED);
     assert!(answer.text.is_empty());
 }
@@ -297,15 +299,40 @@ async fn a_batch_of_notifications_only_is_accepted_without_a_body() {
 async fn the_public_catalog_covers_the_handshake_and_discovery_too() {
     let server = TestServer::start_public().await;
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18"}});
-    assert_eq!(server.mcp_raw(&[JSON], &init.to_string()).await.status, StatusCode::OK);
+    assert_eq!(
+        server.mcp_raw(&[JSON], &init.to_string()).await.status,
+        StatusCode::OK
+    );
     let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
-    assert_eq!(server.mcp_raw(&[JSON, ("mcp-protocol-version", "2025-06-18")], &ping.to_string()).await.status, StatusCode::OK);
+    assert_eq!(
+        server
+            .mcp_raw(
+                &[JSON, ("mcp-protocol-version", "2025-06-18")],
+                &ping.to_string()
+            )
+            .await
+            .status,
+        StatusCode::OK
+    );
     let discover = json!({"jsonrpc": "2.0", "id": 3, "method": "server/discover", "params": {"_meta": {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}});
-    let headers = [JSON, ("mcp-protocol-version", "2026-07-28"), ("mcp-method", "server/discover")];
+    let headers = [
+        JSON,
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "server/discover"),
+    ];
     let answer = server.mcp_raw(&headers, &discover.to_string()).await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.text);
     let resources = json!({"jsonrpc": "2.0", "id": 4, "method": "resources/list"});
-    let answer = server.mcp_raw(&[JSON, ("mcp-protocol-version", "2025-06-18")], &resources.to_string()).await;
-    assert_eq!(answer.status, StatusCode::UNAUTHORIZED, "only the catalog methods are public");
+    let answer = server
+        .mcp_raw(
+            &[JSON, ("mcp-protocol-version", "2025-06-18")],
+            &resources.to_string(),
+        )
+        .await;
+    assert_eq!(
+        answer.status,
+        StatusCode::UNAUTHORIZED,
+        "only the catalog methods are public"
+    );
 }

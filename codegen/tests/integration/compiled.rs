@@ -96,5 +96,8 @@ fn mcp_results_prompts_and_verbatim_body_schemas_reach_the_tables() {
     let headers: serde_json::Value =
         serde_json::from_str(param_headers::TOOLS[0].input_schema).expect("inputSchema");
     assert_eq!(headers["properties"]["region"]["x-mcp-header"], "Region");
-    assert_eq!(headers["properties"]["priority"]["x-mcp-header"], "Priority");
+    assert_eq!(
+        headers["properties"]["priority"]["x-mcp-header"],
+        "Priority"
+    );
 }

@@ -96,6 +96,7 @@ pub fn settings(loopback_only: bool) -> Settings {
         reject_unconfirmed_in_handshake_era: false,
         openapi_resource_uri: "fixture://openapi".into(),
         authorization_servers: Vec::new(),
+        problem_type_base: String::new(),
     }
 }
 

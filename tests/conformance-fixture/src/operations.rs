@@ -41,7 +41,10 @@ pub fn router() -> Router {
         .route("/tools/reconnection", get(reconnection))
         .route("/tools/sampling", post(sampling))
         .route("/tools/elicitation", post(elicitation))
-        .route("/tools/elicitation-sep1034-defaults", get(elicitation_defaults))
+        .route(
+            "/tools/elicitation-sep1034-defaults",
+            get(elicitation_defaults),
+        )
         .route("/tools/elicitation-sep1330-enums", get(elicitation_enums))
         .route("/tools/json-schema-2020-12", post(json_schema_2020_12))
         .route("/tools/header-echo", post(header_echo))
@@ -53,7 +56,10 @@ pub fn router() -> Router {
         .route("/tools/input-required/request-state", get(ask_with_state))
         .route("/tools/input-required/multiple-inputs", get(ask_three))
         .route("/tools/input-required/multi-round", get(ask_twice))
-        .route("/tools/input-required/tampered-state", get(ask_tamper_proof))
+        .route(
+            "/tools/input-required/tampered-state",
+            get(ask_tamper_proof),
+        )
         .route("/tools/input-required/capabilities", get(ask_declared))
         .route("/resources/static-text", get(static_text))
         .route("/resources/static-binary", get(static_binary))
@@ -100,7 +106,11 @@ impl Round {
 
     /// The text a model answered to the sampling request under `key`.
     fn sampled(&self, key: &str) -> Option<&str> {
-        self.responses.get(key)?.get("content")?.get("text")?.as_str()
+        self.responses
+            .get(key)?
+            .get("content")?
+            .get("text")?
+            .as_str()
     }
 
     /// The roots the client listed under `key`.
@@ -115,7 +125,9 @@ impl Round {
     }
 
     fn declared(&self, capability: &str) -> bool {
-        self.capabilities.get(capability).is_some_and(Value::is_object)
+        self.capabilities
+            .get(capability)
+            .is_some_and(Value::is_object)
     }
 }
 
@@ -210,11 +222,15 @@ async fn error_handling() -> Json<Value> {
 }
 
 async fn tool_with_logging() -> Json<Value> {
-    text("Tool execution completed. No log notifications were sent: they need an SSE stream, which this server never opens.")
+    text(
+        "Tool execution completed. No log notifications were sent: they need an SSE stream, which this server never opens.",
+    )
 }
 
 async fn tool_with_progress() -> Json<Value> {
-    text("Tool execution completed. No progress notifications were sent: they need an SSE stream, which this server never opens.")
+    text(
+        "Tool execution completed. No progress notifications were sent: they need an SSE stream, which this server never opens.",
+    )
 }
 
 async fn logging_tool() -> Json<Value> {
@@ -222,7 +238,9 @@ async fn logging_tool() -> Json<Value> {
 }
 
 async fn reconnection() -> Json<Value> {
-    text("Reconnection test completed in one JSON response: this server has no SSE stream to close and resume.")
+    text(
+        "Reconnection test completed in one JSON response: this server has no SSE stream to close and resume.",
+    )
 }
 
 async fn json_schema_2020_12(Json(body): Json<Value>) -> Json<Value> {
@@ -243,7 +261,10 @@ async fn sampling(headers: HeaderMap, Json(body): Json<Value>) -> Json<Value> {
     match round.sampled("completion") {
         Some(answer) => text(format!("LLM response: {answer}")),
         None => {
-            let prompt = body.get("prompt").and_then(Value::as_str).unwrap_or_default();
+            let prompt = body
+                .get("prompt")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             ask(json!({ "completion": sample(prompt, 100) }), None)
         }
     }
@@ -254,7 +275,10 @@ async fn elicitation(headers: HeaderMap, Json(body): Json<Value>) -> Json<Value>
     if let Some(outcome) = outcome(&round, "user_input") {
         return text(format!("User response: {outcome}"));
     }
-    let message = body.get("message").and_then(Value::as_str).unwrap_or_default();
+    let message = body
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     let schema = json!({
         "type": "object",
         "properties": {
@@ -389,14 +413,13 @@ async fn ask_with_state(headers: HeaderMap) -> Json<Value> {
 async fn ask_three(headers: HeaderMap) -> Json<Value> {
     let round = Round::of(&headers);
     if let (Some(name), Some(greeting), Some(roots)) = (
-        round.accepted("user_name").and_then(|c| c.get("name")?.as_str()),
+        round
+            .accepted("user_name")
+            .and_then(|c| c.get("name")?.as_str()),
         round.sampled("greeting"),
         round.roots("client_roots"),
     ) {
-        return text(format!(
-            "{greeting} {name}; roots: {}",
-            roots.join(", ")
-        ));
+        return text(format!("{greeting} {name}; roots: {}", roots.join(", ")));
     }
     ask(
         json!({
@@ -416,12 +439,16 @@ async fn ask_twice(headers: HeaderMap) -> Json<Value> {
         .and_then(|s| s.strip_prefix("round-2:"));
     if let (Some(name), Some(color)) = (
         step2,
-        round.accepted("step2").and_then(|c| c.get("color")?.as_str()),
+        round
+            .accepted("step2")
+            .and_then(|c| c.get("color")?.as_str()),
     ) {
         return text(format!("{name}'s favorite color is {color}."));
     }
     if round.state.as_deref() == Some("round-1")
-        && let Some(name) = round.accepted("step1").and_then(|c| c.get("name")?.as_str())
+        && let Some(name) = round
+            .accepted("step1")
+            .and_then(|c| c.get("name")?.as_str())
     {
         return ask(
             json!({ "step2": elicit("Step 2: What is your favorite color?", string_field("color")) }),

@@ -55,7 +55,12 @@ async fn legacy(method: &str, params: Value) -> Reply {
 
 /// A stateless-era request: the envelope with `capabilities`, and the headers that repeat it
 /// (plus `extra` headers).
-async fn stateless(method: &str, mut params: Value, capabilities: Value, extra: &[(&str, &str)]) -> Reply {
+async fn stateless(
+    method: &str,
+    mut params: Value,
+    capabilities: Value,
+    extra: &[(&str, &str)],
+) -> Reply {
     params["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": capabilities,
@@ -93,14 +98,23 @@ async fn tools_list_serves_the_second_catalog_without_its_prompt_operations() {
     let reply = legacy("tools/list", json!({})).await;
     let tools = reply.body["result"]["tools"].as_array().expect("tools");
     let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-    assert_eq!(names[0], "test_simple_text", "the suite calls tools[0] bare");
+    assert_eq!(
+        names[0], "test_simple_text",
+        "the suite calls tools[0] bare"
+    );
     assert!(names.contains(&"test_input_required_result_elicitation"));
-    assert!(!names.contains(&"test_prompt_with_image"), "a prompt, not a tool");
+    assert!(
+        !names.contains(&"test_prompt_with_image"),
+        "a prompt, not a tool"
+    );
     let schema = &tools
         .iter()
         .find(|t| t["name"] == "json_schema_2020_12_tool")
         .expect("the 2020-12 tool")["inputSchema"];
-    assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
+    assert_eq!(
+        schema["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
     assert_eq!(schema["$defs"]["address"]["$anchor"], "addressDef");
     assert_eq!(schema["else"], json!({ "required": ["email"] }));
     assert_eq!(schema["additionalProperties"], false);
@@ -108,7 +122,11 @@ async fn tools_list_serves_the_second_catalog_without_its_prompt_operations() {
 
 #[tokio::test]
 async fn an_mcp_result_passes_through_as_the_operation_wrote_it() {
-    let reply = legacy("tools/call", json!({ "name": "test_multiple_content_types" })).await;
+    let reply = legacy(
+        "tools/call",
+        json!({ "name": "test_multiple_content_types" }),
+    )
+    .await;
     let result = &reply.body["result"];
     let kinds: Vec<&str> = result["content"]
         .as_array()
@@ -128,7 +146,10 @@ async fn an_operation_asks_for_input_and_reads_the_answer_on_the_retry() {
     let first = stateless("tools/call", call.clone(), all_capabilities(), &[]).await;
     let asked = &first.body["result"];
     assert_eq!(asked["resultType"], "input_required");
-    assert_eq!(asked["inputRequests"]["user_name"]["method"], "elicitation/create");
+    assert_eq!(
+        asked["inputRequests"]["user_name"]["method"],
+        "elicitation/create"
+    );
     let state = asked["requestState"].as_str().expect("a sealed state");
 
     let mut retry = call.clone();
@@ -142,13 +163,17 @@ async fn an_operation_asks_for_input_and_reads_the_answer_on_the_retry() {
 #[tokio::test]
 async fn the_operation_state_evolves_across_rounds_and_a_tampered_state_is_refused() {
     let call = json!({ "name": "test_input_required_result_multi_round", "arguments": {} });
-    let round1 = stateless("tools/call", call.clone(), all_capabilities(), &[]).await.body;
+    let round1 = stateless("tools/call", call.clone(), all_capabilities(), &[])
+        .await
+        .body;
     let state1 = round1["result"]["requestState"].clone();
 
     let mut retry = call.clone();
     retry["inputResponses"] = json!({ "step1": accept(json!({ "name": "Alice" })) });
     retry["requestState"] = state1.clone();
-    let round2 = stateless("tools/call", retry, all_capabilities(), &[]).await.body;
+    let round2 = stateless("tools/call", retry, all_capabilities(), &[])
+        .await
+        .body;
     assert!(round2["result"]["inputRequests"]["step2"].is_object());
     let state2 = round2["result"]["requestState"].clone();
     assert_ne!(state1, state2);
@@ -156,8 +181,13 @@ async fn the_operation_state_evolves_across_rounds_and_a_tampered_state_is_refus
     let mut last = call.clone();
     last["inputResponses"] = json!({ "step2": accept(json!({ "color": "blue" })) });
     last["requestState"] = state2.clone();
-    let done = stateless("tools/call", last.clone(), all_capabilities(), &[]).await.body;
-    assert_eq!(done["result"]["content"][0]["text"], "Alice's favorite color is blue.");
+    let done = stateless("tools/call", last.clone(), all_capabilities(), &[])
+        .await
+        .body;
+    assert_eq!(
+        done["result"]["content"][0]["text"],
+        "Alice's favorite color is blue."
+    );
 
     last["requestState"] = json!(format!("{}-TAMPERED", state2.as_str().expect("state")));
     let tampered = stateless("tools/call", last, all_capabilities(), &[]).await;
@@ -185,8 +215,8 @@ async fn the_handshake_era_cannot_ask_so_the_tool_answers_an_error_result() {
     .await;
     let result = &reply.body["result"];
     assert_eq!(result["isError"], true);
-    let problem: Value =
-        serde_json::from_str(result["content"][0]["text"].as_str().expect("text")).expect("problem");
+    let problem: Value = serde_json::from_str(result["content"][0]["text"].as_str().expect("text"))
+        .expect("problem");
     assert_eq!(problem["code"], "input_required");
 }
 
@@ -202,12 +232,24 @@ async fn an_argument_marked_x_mcp_header_must_be_repeated_in_its_header() {
         "=?base64?{}?=",
         base64::engine::general_purpose::STANDARD.encode("Hello")
     );
-    let good = stateless("tools/call", call.clone(), caps.clone(), &[("mcp-param-region", &encoded)]).await;
+    let good = stateless(
+        "tools/call",
+        call.clone(),
+        caps.clone(),
+        &[("mcp-param-region", &encoded)],
+    )
+    .await;
     assert_eq!(good.status, StatusCode::OK);
     assert_eq!(good.body["result"]["content"][0]["text"], "Region: Hello");
 
     for bad in ["=?base64?SGVsbG8?=", "=?base64?SGVs!!!bG8=?=", "Goodbye"] {
-        let reply = stateless("tools/call", call.clone(), caps.clone(), &[("Mcp-Param-Region", bad)]).await;
+        let reply = stateless(
+            "tools/call",
+            call.clone(),
+            caps.clone(),
+            &[("Mcp-Param-Region", bad)],
+        )
+        .await;
         assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{bad}");
         assert_eq!(reply.body["error"]["code"], -32020, "{bad}");
     }
@@ -233,12 +275,16 @@ async fn a_prompt_served_by_an_operation_gets_its_arguments_and_may_ask_first() 
     assert!(names.contains(&"test_simple_prompt") && names.contains(&"test_prompt_with_image"));
 
     let get = json!({ "name": "test_input_required_result_prompt" });
-    let first = stateless("prompts/get", get.clone(), all_capabilities(), &[]).await.body;
+    let first = stateless("prompts/get", get.clone(), all_capabilities(), &[])
+        .await
+        .body;
     assert_eq!(first["result"]["resultType"], "input_required");
     let mut retry = get;
     retry["inputResponses"] = json!({ "user_context": accept(json!({ "context": "tests" })) });
     retry["requestState"] = first["result"]["requestState"].clone();
-    let second = stateless("prompts/get", retry, all_capabilities(), &[]).await.body;
+    let second = stateless("prompts/get", retry, all_capabilities(), &[])
+        .await
+        .body;
     assert_eq!(
         second["result"]["messages"][0]["content"]["text"],
         "Answer with this context in mind: tests"
@@ -258,7 +304,11 @@ async fn fixture_resources_read_as_text_blob_and_from_a_template() {
         blob.body["result"]["contents"][0]["blob"],
         conformance_fixture::operations::PNG_BASE64
     );
-    let templated = legacy("resources/read", json!({ "uri": "test://template/123/data" })).await;
+    let templated = legacy(
+        "resources/read",
+        json!({ "uri": "test://template/123/data" }),
+    )
+    .await;
     let body: Value = serde_json::from_str(
         templated.body["result"]["contents"][0]["text"]
             .as_str()
