@@ -60,10 +60,7 @@ async fn find(state: &AppState, p: &Principal, id: &str) -> ApiResult<Agreement>
 }
 
 fn concurrent() -> ApiError {
-    ApiError::conflict(
-        "concurrent_update",
-        "The agreement or one of its charges changed while this request ran; read it again and retry",
-    )
+    ApiError::concurrent_update("agreement or one of its charges")
 }
 
 /// `POST /v1/agreements`: a proposal. Nothing changes on the charges until it is accepted.

@@ -260,10 +260,7 @@ pub async fn update(
     )
     .await?
     {
-        return Err(ApiError::conflict(
-            "concurrent_update",
-            "The charge changed while this request ran; read it again and retry",
-        ));
+        return Err(ApiError::concurrent_update("charge"));
     }
     if plan_attached {
         crate::store::collection::mark_plan_attached(&mut tx, &p.organization_id, &id, &now_text())
@@ -317,10 +314,7 @@ pub async fn cancel(
     )
     .await?
     {
-        return Err(ApiError::conflict(
-            "concurrent_update",
-            "The charge changed while this request ran; read it again and retry",
-        ));
+        return Err(ApiError::concurrent_update("charge"));
     }
     events::record(
         &mut tx,

@@ -131,10 +131,7 @@ pub async fn pay(
     )
     .await?
     {
-        return Err(ApiError::conflict(
-            "concurrent_update",
-            "The charge changed while this request ran; read it again and retry",
-        ));
+        return Err(ApiError::concurrent_update("charge"));
     }
     let payment_id = store::insert_payment(
         &mut tx,

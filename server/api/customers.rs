@@ -202,10 +202,7 @@ pub async fn update(
     )
     .await?
     {
-        return Err(ApiError::conflict(
-            "concurrent_update",
-            "The customer changed while this request ran; read it again and retry",
-        ));
+        return Err(ApiError::concurrent_update("customer"));
     }
     events::record(
         &mut tx,

@@ -53,10 +53,7 @@ async fn find(state: &AppState, p: &Principal, id: &str) -> ApiResult<Dispute> {
 }
 
 fn concurrent() -> ApiError {
-    ApiError::conflict(
-        "concurrent_update",
-        "The dispute or its charge changed while this request ran; read it again and retry",
-    )
+    ApiError::concurrent_update("dispute or its charge")
 }
 
 /// `POST /v1/disputes`: the debtor contests an open charge; its collection pauses.

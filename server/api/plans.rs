@@ -314,10 +314,7 @@ pub async fn update(
     )
     .await?
     {
-        return Err(ApiError::conflict(
-            "concurrent_update",
-            "The plan changed while this request ran; read it again and retry",
-        ));
+        return Err(ApiError::concurrent_update("plan"));
     }
     events::record(
         &mut tx,
@@ -482,10 +479,7 @@ pub async fn steps_update(
     )
     .await?
     {
-        return Err(ApiError::conflict(
-            "concurrent_update",
-            "The step changed while this request ran; read it again and retry",
-        ));
+        return Err(ApiError::concurrent_update("step"));
     }
     store::touch_plan(&mut tx, &p.organization_id, &plan_id, &now).await?;
     events::record(

@@ -92,6 +92,14 @@ impl ApiError {
         ApiError::new(StatusCode::CONFLICT, code, detail)
     }
 
+    /// 409 `concurrent_update`: `what` changed between our read and our write.
+    pub fn concurrent_update(what: &str) -> Self {
+        ApiError::conflict(
+            "concurrent_update",
+            format!("The {what} changed while this request ran; read it again and retry"),
+        )
+    }
+
     pub fn unauthorized(detail: impl Into<String>) -> Self {
         ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", detail)
     }

@@ -237,10 +237,7 @@ pub async fn update(
     )
     .await?
     {
-        return Err(ApiError::conflict(
-            "concurrent_update",
-            "The webhook changed while this request ran; read it again and retry",
-        ));
+        return Err(ApiError::concurrent_update("webhook"));
     }
     events::record(
         &mut tx,

@@ -278,27 +278,19 @@ pub async fn list(
     if let Some(status) = &filter.status {
         c.push("state = {}", Bind::Text(status.clone()));
     }
+    let mut found = c
+        .fetch_page(
+            db,
+            COLUMNS,
+            "FROM agreements",
+            "created_at DESC, id DESC",
+            page,
+            from_row,
+        )
+        .await?;
     let mut conn = db.pool.acquire().await?;
-    let total: i64 = c
-        .bind_all_scalar(sqlx::query_scalar(AssertSqlSafe(format!(
-            "SELECT COUNT(*) FROM agreements {}",
-            c.sql()
-        ))))
-        .fetch_one(&mut *conn)
-        .await?;
-    let sql = format!(
-        "SELECT {COLUMNS} FROM agreements {} ORDER BY created_at DESC, id DESC LIMIT {} OFFSET {}",
-        c.sql(),
-        page.per_page,
-        page.offset()
-    );
-    let rows = c
-        .bind_all(sqlx::query(AssertSqlSafe(sql)))
-        .fetch_all(&mut *conn)
-        .await?;
-    let mut items = rows.iter().map(from_row).collect::<Result<Vec<_>>>()?;
-    attach_details(&mut conn, organization_id, &mut items).await?;
-    Ok(Page { items, total })
+    attach_details(&mut conn, organization_id, &mut found.items).await?;
+    Ok(found)
 }
 
 pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Agreement>> {
@@ -804,59 +796,7 @@ pub async fn complete(
     prefix: &str,
     limit: i64,
 ) -> Result<(Vec<String>, i64)> {
-    complete_by_customer(db, "agreements", organization_id, prefix, limit).await
-}
-
-/// Ids of `table` (agreements or disputes: both have `id`, `organization_id`, `customer_id`
-/// and `created_at`) whose id starts with `prefix`, or whose customer's name (accents and
-/// case ignored) or document does; newest first, at most `limit`, and the total.
-pub(super) async fn complete_by_customer(
-    db: &Db,
-    table: &'static str,
-    organization_id: &str,
-    prefix: &str,
-    limit: i64,
-) -> Result<(Vec<String>, i64)> {
-    let mut c = Conditions::default();
-    c.push(
-        &format!("{table}.organization_id = {{}}"),
-        Bind::Text(organization_id.to_string()),
-    );
-    let key = super::like_escape(&super::customers::search_key(prefix));
-    let document = super::like_escape(
-        &prefix
-            .chars()
-            .filter(|ch| ch.is_ascii_alphanumeric())
-            .collect::<String>()
-            .to_uppercase(),
-    );
-    c.push_many(
-        &format!(
-            "({table}.id LIKE {{}} ESCAPE '\\' OR customers.search_name LIKE {{}} ESCAPE '\\' \
-             OR (customers.document LIKE {{}} ESCAPE '\\' AND {{}} <> ''))"
-        ),
-        vec![
-            Bind::Text(format!("{}%", super::like_escape(prefix))),
-            Bind::Text(format!("{key}%")),
-            Bind::Text(format!("{document}%")),
-            Bind::Text(document.clone()),
-        ],
-    );
-    let from = format!("FROM {table} JOIN customers ON customers.id = {table}.customer_id");
-    let total: i64 = c
-        .bind_all_scalar(sqlx::query_scalar(AssertSqlSafe(format!(
-            "SELECT COUNT(*) {from} {}",
-            c.sql()
-        ))))
-        .fetch_one(&db.pool)
-        .await?;
-    let sql = format!(
-        "SELECT {table}.id {from} {} ORDER BY {table}.created_at DESC, {table}.id LIMIT {limit}",
-        c.sql()
-    );
-    let ids: Vec<String> = c
-        .bind_all_scalar(sqlx::query_scalar(AssertSqlSafe(sql)))
-        .fetch_all(&db.pool)
-        .await?;
-    Ok((ids, total))
+    let order = "agreements.created_at DESC, agreements.id";
+    super::customers::complete_by_customer(db, "agreements", organization_id, prefix, order, limit)
+        .await
 }

@@ -207,27 +207,11 @@ pub async fn list(
         c.push("tags LIKE {} ESCAPE '\\'", Bind::Text(pattern));
     }
     let direction = if filter.descending { "DESC" } else { "ASC" };
-    let count_sql = format!("SELECT COUNT(*) FROM charges {}", c.sql());
-    let total: i64 = c
-        .bind_all_scalar(sqlx::query_scalar(AssertSqlSafe(count_sql)))
-        .fetch_one(&db.pool)
-        .await?;
-    let sql = format!(
-        "SELECT {COLUMNS} FROM charges {} ORDER BY {} {direction}, id {direction} LIMIT {} OFFSET {}",
-        c.sql(),
-        filter.sort_column,
-        page.per_page,
-        page.offset()
-    );
-    let rows = c
-        .bind_all(sqlx::query(AssertSqlSafe(sql)))
-        .fetch_all(&db.pool)
-        .await?;
-    let items = rows
-        .iter()
-        .map(|r| from_row(r, today))
-        .collect::<Result<Vec<_>>>()?;
-    Ok(Page { items, total })
+    let order = format!("{} {direction}, id {direction}", filter.sort_column);
+    c.fetch_page(db, COLUMNS, "FROM charges", &order, page, |r| {
+        from_row(r, today)
+    })
+    .await
 }
 
 pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Charge>> {
@@ -354,40 +338,9 @@ pub async fn complete(
     prefix: &str,
     limit: i64,
 ) -> Result<(Vec<String>, i64)> {
-    let mut c = Conditions::default();
-    c.push(
-        "charges.organization_id = {}",
-        Bind::Text(organization_id.to_string()),
-    );
-    let key = super::like_escape(&super::customers::search_key(prefix));
-    let document = super::like_escape(
-        &prefix
-            .chars()
-            .filter(|ch| ch.is_ascii_alphanumeric())
-            .collect::<String>()
-            .to_uppercase(),
-    );
-    c.push_many(
-        "(charges.id LIKE {} ESCAPE '\\' OR customers.search_name LIKE {} ESCAPE '\\' OR (customers.document LIKE {} ESCAPE '\\' AND {} <> ''))",
-        vec![Bind::Text(format!("{}%", super::like_escape(prefix))), Bind::Text(format!("{key}%")), Bind::Text(format!("{document}%")), Bind::Text(document.clone())],
-    );
-    let from = "FROM charges JOIN customers ON customers.id = charges.customer_id";
-    let total: i64 = c
-        .bind_all_scalar(sqlx::query_scalar(AssertSqlSafe(format!(
-            "SELECT COUNT(*) {from} {}",
-            c.sql()
-        ))))
-        .fetch_one(&db.pool)
-        .await?;
-    let sql = format!(
-        "SELECT charges.id {from} {} ORDER BY charges.due_date DESC, charges.id LIMIT {limit}",
-        c.sql()
-    );
-    let ids: Vec<String> = c
-        .bind_all_scalar(sqlx::query_scalar(AssertSqlSafe(sql)))
-        .fetch_all(&db.pool)
-        .await?;
-    Ok((ids, total))
+    let order = "charges.due_date DESC, charges.id";
+    super::customers::complete_by_customer(db, "charges", organization_id, prefix, order, limit)
+        .await
 }
 
 /// Cancel an open charge at `version`: a requested or active negativation gets its removal

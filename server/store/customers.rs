@@ -135,23 +135,8 @@ pub async fn list(
         (false, false) => "created_at ASC, id ASC",
         (false, true) => "created_at DESC, id DESC",
     };
-    let count_sql = format!("SELECT COUNT(*) FROM customers {}", c.sql());
-    let total: i64 = c
-        .bind_all_scalar(sqlx::query_scalar(AssertSqlSafe(count_sql)))
-        .fetch_one(&db.pool)
-        .await?;
-    let sql = format!(
-        "SELECT {COLUMNS} FROM customers {} ORDER BY {order} LIMIT {} OFFSET {}",
-        c.sql(),
-        page.per_page,
-        page.offset()
-    );
-    let rows = c
-        .bind_all(sqlx::query(AssertSqlSafe(sql)))
-        .fetch_all(&db.pool)
-        .await?;
-    let items = rows.iter().map(from_row).collect::<Result<Vec<_>>>()?;
-    Ok(Page { items, total })
+    c.fetch_page(db, COLUMNS, "FROM customers", order, page, from_row)
+        .await
 }
 
 pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Customer>> {
@@ -256,6 +241,37 @@ pub async fn update(
     Ok(done.rows_affected() == 1)
 }
 
+/// Match rows whose `id_column` starts with `prefix`, or whose customer's name (accents and
+/// case ignored, `name_column`) or document (punctuation ignored, `document_column`) does:
+/// how people look a debtor, or what a debtor owes, up.
+fn push_customer_prefix(
+    c: &mut Conditions,
+    prefix: &str,
+    id_column: &str,
+    name_column: &str,
+    document_column: &str,
+) {
+    let key = super::like_escape(&search_key(prefix));
+    let document: String = prefix
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .collect::<String>()
+        .to_uppercase();
+    let document = super::like_escape(&document);
+    c.push_many(
+        &format!(
+            "({id_column} LIKE {{}} ESCAPE '\\' OR {name_column} LIKE {{}} ESCAPE '\\' \
+             OR ({document_column} LIKE {{}} ESCAPE '\\' AND {{}} <> ''))"
+        ),
+        vec![
+            Bind::Text(format!("{}%", super::like_escape(prefix))),
+            Bind::Text(format!("{key}%")),
+            Bind::Text(format!("{document}%")),
+            Bind::Text(document),
+        ],
+    );
+}
+
 /// Customer ids whose id, name (accents and case ignored) or document starts with `prefix`,
 /// best first (by name), at most `limit`, and how many match in all.
 pub async fn complete(
@@ -265,34 +281,37 @@ pub async fn complete(
     limit: i64,
 ) -> Result<(Vec<String>, i64)> {
     let mut c = Conditions::for_organization(organization_id);
-    let key = super::like_escape(&search_key(prefix));
-    let document = super::like_escape(
-        &prefix
-            .chars()
-            .filter(|ch| ch.is_ascii_alphanumeric())
-            .collect::<String>()
-            .to_uppercase(),
+    push_customer_prefix(&mut c, prefix, "id", "search_name", "document");
+    c.fetch_ids(db, "id", "FROM customers", "search_name, id", limit)
+        .await
+}
+
+/// Ids of `table` (charges, agreements, disputes: each has `id`, `organization_id` and
+/// `customer_id`) whose id starts with `prefix`, or whose customer's name or document does,
+/// in `order`, at most `limit`, and how many match in all.
+pub(super) async fn complete_by_customer(
+    db: &Db,
+    table: &'static str,
+    organization_id: &str,
+    prefix: &str,
+    order: &str,
+    limit: i64,
+) -> Result<(Vec<String>, i64)> {
+    let mut c = Conditions::default();
+    c.push(
+        &format!("{table}.organization_id = {{}}"),
+        Bind::Text(organization_id.to_string()),
     );
-    c.push_many(
-        "(id LIKE {} ESCAPE '\\' OR search_name LIKE {} ESCAPE '\\' OR (document LIKE {} ESCAPE '\\' AND {} <> ''))",
-        vec![Bind::Text(format!("{}%", super::like_escape(prefix))), Bind::Text(format!("{key}%")), Bind::Text(format!("{document}%")), Bind::Text(document.clone())],
+    push_customer_prefix(
+        &mut c,
+        prefix,
+        &format!("{table}.id"),
+        "customers.search_name",
+        "customers.document",
     );
-    let total: i64 = c
-        .bind_all_scalar(sqlx::query_scalar(AssertSqlSafe(format!(
-            "SELECT COUNT(*) FROM customers {}",
-            c.sql()
-        ))))
-        .fetch_one(&db.pool)
-        .await?;
-    let sql = format!(
-        "SELECT id FROM customers {} ORDER BY search_name, id LIMIT {limit}",
-        c.sql()
-    );
-    let ids: Vec<String> = c
-        .bind_all_scalar(sqlx::query_scalar(AssertSqlSafe(sql)))
-        .fetch_all(&db.pool)
-        .await?;
-    Ok((ids, total))
+    let from = format!("FROM {table} JOIN customers ON customers.id = {table}.customer_id");
+    c.fetch_ids(db, &format!("{table}.id"), &from, order, limit)
+        .await
 }
 
 /// How many charges of a customer are still being collected: pending, overdue (stored

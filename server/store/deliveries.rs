@@ -139,23 +139,15 @@ pub async fn list(
             c.push(&format!("{column} = {{}}"), Bind::Text(value.clone()));
         }
     }
-    let count_sql = format!("SELECT COUNT(*) FROM deliveries {}", c.sql());
-    let total: i64 = c
-        .bind_all_scalar(sqlx::query_scalar(AssertSqlSafe(count_sql)))
-        .fetch_one(&db.pool)
-        .await?;
-    let sql = format!(
-        "SELECT {COLUMNS} FROM deliveries {} ORDER BY created_at DESC, id DESC LIMIT {} OFFSET {}",
-        c.sql(),
-        page.per_page,
-        page.offset()
-    );
-    let rows = c
-        .bind_all(sqlx::query(AssertSqlSafe(sql)))
-        .fetch_all(&db.pool)
-        .await?;
-    let items = rows.iter().map(from_row).collect::<Result<Vec<_>>>()?;
-    Ok(Page { items, total })
+    c.fetch_page(
+        db,
+        COLUMNS,
+        "FROM deliveries",
+        "created_at DESC, id DESC",
+        page,
+        from_row,
+    )
+    .await
 }
 
 /// When the oldest notice of a charge that reached the debtor was sent (stored timestamp).

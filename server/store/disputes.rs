@@ -79,25 +79,15 @@ pub async fn list(
     if let Some(status) = &filter.status {
         c.push("state = {}", Bind::Text(status.clone()));
     }
-    let total: i64 = c
-        .bind_all_scalar(sqlx::query_scalar(AssertSqlSafe(format!(
-            "SELECT COUNT(*) FROM disputes {}",
-            c.sql()
-        ))))
-        .fetch_one(&db.pool)
-        .await?;
-    let sql = format!(
-        "SELECT {COLUMNS} FROM disputes {} ORDER BY created_at DESC, id DESC LIMIT {} OFFSET {}",
-        c.sql(),
-        page.per_page,
-        page.offset()
-    );
-    let rows = c
-        .bind_all(sqlx::query(AssertSqlSafe(sql)))
-        .fetch_all(&db.pool)
-        .await?;
-    let items = rows.iter().map(from_row).collect::<Result<Vec<_>>>()?;
-    Ok(Page { items, total })
+    c.fetch_page(
+        db,
+        COLUMNS,
+        "FROM disputes",
+        "created_at DESC, id DESC",
+        page,
+        from_row,
+    )
+    .await
 }
 
 pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Dispute>> {
@@ -231,5 +221,7 @@ pub async fn complete(
     prefix: &str,
     limit: i64,
 ) -> Result<(Vec<String>, i64)> {
-    super::agreements::complete_by_customer(db, "disputes", organization_id, prefix, limit).await
+    let order = "disputes.created_at DESC, disputes.id";
+    super::customers::complete_by_customer(db, "disputes", organization_id, prefix, order, limit)
+        .await
 }

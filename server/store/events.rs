@@ -164,26 +164,15 @@ pub async fn list(
     if let Some(to) = &filter.created_to {
         c.push("created_at <= {}", Bind::Text(to.clone()));
     }
-    let count_sql = format!("SELECT COUNT(*) FROM events {}", c.sql());
-    let total: i64 = c
-        .bind_all_scalar(sqlx::query_scalar(sqlx::AssertSqlSafe(count_sql)))
-        .fetch_one(&db.pool)
-        .await?;
-    let sql = format!(
-        "SELECT {EVENT_COLUMNS} FROM events {} ORDER BY created_at DESC, id DESC LIMIT {} OFFSET {}",
-        c.sql(),
-        page.per_page,
-        page.offset()
-    );
-    let rows = c
-        .bind_all(sqlx::query(sqlx::AssertSqlSafe(sql)))
-        .fetch_all(&db.pool)
-        .await?;
-    let items = rows
-        .iter()
-        .map(event_from_row)
-        .collect::<Result<Vec<_>>>()?;
-    Ok(super::Page { items, total })
+    c.fetch_page(
+        db,
+        EVENT_COLUMNS,
+        "FROM events",
+        "created_at DESC, id DESC",
+        page,
+        event_from_row,
+    )
+    .await
 }
 
 /// The timeline of one charge, oldest first: events about it, and events about other objects
@@ -195,29 +184,21 @@ pub async fn charge_timeline(
     page: super::PageRequest,
 ) -> Result<super::Page<Event>> {
     let mention = format!("%\"{}\"%", super::like_escape(charge_id));
-    let filter = "WHERE organization_id = $1 AND (subject_id = $2 OR data LIKE $3 ESCAPE '\\')";
-    let total: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-        "SELECT COUNT(*) FROM events {filter}"
-    )))
-    .bind(organization_id)
-    .bind(charge_id)
-    .bind(&mention)
-    .fetch_one(&db.pool)
-    .await?;
-    let sql = format!(
-        "SELECT {EVENT_COLUMNS} FROM events {filter} ORDER BY created_at, id LIMIT {} OFFSET {}",
-        page.per_page,
-        page.offset()
+    let mut c = super::Conditions::for_organization(organization_id);
+    c.push_many(
+        "(subject_id = {} OR data LIKE {} ESCAPE '\\')",
+        vec![
+            super::Bind::Text(charge_id.to_string()),
+            super::Bind::Text(mention),
+        ],
     );
-    let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
-        .bind(organization_id)
-        .bind(charge_id)
-        .bind(&mention)
-        .fetch_all(&db.pool)
-        .await?;
-    let items = rows
-        .iter()
-        .map(event_from_row)
-        .collect::<Result<Vec<_>>>()?;
-    Ok(super::Page { items, total })
+    c.fetch_page(
+        db,
+        EVENT_COLUMNS,
+        "FROM events",
+        "created_at, id",
+        page,
+        event_from_row,
+    )
+    .await
 }

@@ -252,3 +252,61 @@ pub struct Page<T> {
     pub items: Vec<T>,
     pub total: i64,
 }
+
+impl Conditions {
+    /// One page of `SELECT {columns} {from} WHERE ... ORDER BY {order}`, read row by row with
+    /// `read`, and how many rows match in all: every list of the API is this query.
+    pub async fn fetch_page<T>(
+        &self,
+        db: &Db,
+        columns: &str,
+        from: &str,
+        order: &str,
+        page: PageRequest,
+        read: impl Fn(&sqlx::any::AnyRow) -> Result<T>,
+    ) -> Result<Page<T>> {
+        let count = format!("SELECT COUNT(*) {from} {}", self.sql());
+        let total: i64 = self
+            .bind_all_scalar(sqlx::query_scalar(sqlx::AssertSqlSafe(count)))
+            .fetch_one(&db.pool)
+            .await?;
+        let sql = format!(
+            "SELECT {columns} {from} {} ORDER BY {order} LIMIT {} OFFSET {}",
+            self.sql(),
+            page.per_page,
+            page.offset()
+        );
+        let rows = self
+            .bind_all(sqlx::query(sqlx::AssertSqlSafe(sql)))
+            .fetch_all(&db.pool)
+            .await?;
+        let items = rows.iter().map(read).collect::<Result<Vec<_>>>()?;
+        Ok(Page { items, total })
+    }
+
+    /// The first `limit` values of `id_column` in `{from} WHERE ... ORDER BY {order}`, and how
+    /// many match in all: what completions answer.
+    pub async fn fetch_ids(
+        &self,
+        db: &Db,
+        id_column: &str,
+        from: &str,
+        order: &str,
+        limit: i64,
+    ) -> Result<(Vec<String>, i64)> {
+        let count = format!("SELECT COUNT(*) {from} {}", self.sql());
+        let total: i64 = self
+            .bind_all_scalar(sqlx::query_scalar(sqlx::AssertSqlSafe(count)))
+            .fetch_one(&db.pool)
+            .await?;
+        let sql = format!(
+            "SELECT {id_column} {from} {} ORDER BY {order} LIMIT {limit}",
+            self.sql()
+        );
+        let ids: Vec<String> = self
+            .bind_all_scalar(sqlx::query_scalar(sqlx::AssertSqlSafe(sql)))
+            .fetch_all(&db.pool)
+            .await?;
+        Ok((ids, total))
+    }
+}

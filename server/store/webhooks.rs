@@ -293,26 +293,15 @@ pub async fn list_deliveries(
     if let Some(event_type) = &filter.event_type {
         c.push("event_type = {}", Bind::Text(event_type.clone()));
     }
-    let count_sql = format!("SELECT COUNT(*) FROM webhook_deliveries {}", c.sql());
-    let total: i64 = c
-        .bind_all_scalar(sqlx::query_scalar(AssertSqlSafe(count_sql)))
-        .fetch_one(&db.pool)
-        .await?;
-    let sql = format!(
-        "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries {} ORDER BY created_at DESC, id DESC LIMIT {} OFFSET {}",
-        c.sql(),
-        page.per_page,
-        page.offset()
-    );
-    let rows = c
-        .bind_all(sqlx::query(AssertSqlSafe(sql)))
-        .fetch_all(&db.pool)
-        .await?;
-    let items = rows
-        .iter()
-        .map(delivery_from_row)
-        .collect::<Result<Vec<_>>>()?;
-    Ok(Page { items, total })
+    c.fetch_page(
+        db,
+        DELIVERY_COLUMNS,
+        "FROM webhook_deliveries",
+        "created_at DESC, id DESC",
+        page,
+        delivery_from_row,
+    )
+    .await
 }
 
 pub async fn get_delivery(
