@@ -41,6 +41,7 @@ def test_schemathesis_finds_no_server_error_and_no_spec_violation(server):
         "--workers", "1",
         "--seed", "1",
     ]
-    run = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    # Run in the server's temp folder: schemathesis keeps a cache where it runs.
+    run = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=server.dir)
     print(run.stdout[-6000:])
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
