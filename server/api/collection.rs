@@ -294,6 +294,48 @@ pub async fn negativate(
     charge_reply(&state, &p, &id).await
 }
 
+/// The requests to the bureau or the notary that take no fields: the same checks, and the
+/// action that differs.
+#[derive(Debug, Clone, Copy)]
+enum ThirdPartyRequest {
+    RemoveNegativation,
+    Protest,
+    CancelProtest,
+}
+
+async fn third_party_request(
+    state: AppState,
+    p: Principal,
+    id: String,
+    headers: HeaderMap,
+    body: Bytes,
+    request: ThirdPartyRequest,
+) -> ApiResult<Reply> {
+    no_fields(&body)?;
+    let current = find_charge(&state, &p, &id).await?;
+    check_if_match(&headers, current.version)?;
+    let mut tx = state.db.begin().await?;
+    let (org, version, actor, now) = (
+        &p.organization_id,
+        Some(current.version),
+        p.actor(),
+        OffsetDateTime::now_utc(),
+    );
+    let outcome = match request {
+        ThirdPartyRequest::RemoveNegativation => {
+            actions::remove_negativation(&mut tx, org, &id, version, &actor, now).await?
+        }
+        ThirdPartyRequest::Protest => {
+            actions::protest(&mut tx, org, &id, version, &actor, now).await?
+        }
+        ThirdPartyRequest::CancelProtest => {
+            actions::cancel_protest(&mut tx, org, &id, version, &actor, now).await?
+        }
+    };
+    settle(tx, outcome).await?;
+    charge_reply(&state, &p, &id).await
+}
+
 /// `DELETE /v1/charges/{id}/negativation`.
 pub async fn negativation_remove(
     State(state): State<AppState>,
@@ -302,21 +344,15 @@ pub async fn negativation_remove(
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult<Reply> {
-    no_fields(&body)?;
-    let current = find_charge(&state, &p, &id).await?;
-    check_if_match(&headers, current.version)?;
-    let mut tx = state.db.begin().await?;
-    let outcome = actions::remove_negativation(
-        &mut tx,
-        &p.organization_id,
-        &id,
-        Some(current.version),
-        &p.actor(),
-        OffsetDateTime::now_utc(),
+    third_party_request(
+        state,
+        p,
+        id,
+        headers,
+        body,
+        ThirdPartyRequest::RemoveNegativation,
     )
-    .await?;
-    settle(tx, outcome).await?;
-    charge_reply(&state, &p, &id).await
+    .await
 }
 
 /// `POST /v1/charges/{id}/protest`.
@@ -327,21 +363,7 @@ pub async fn protest(
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult<Reply> {
-    no_fields(&body)?;
-    let current = find_charge(&state, &p, &id).await?;
-    check_if_match(&headers, current.version)?;
-    let mut tx = state.db.begin().await?;
-    let outcome = actions::protest(
-        &mut tx,
-        &p.organization_id,
-        &id,
-        Some(current.version),
-        &p.actor(),
-        OffsetDateTime::now_utc(),
-    )
-    .await?;
-    settle(tx, outcome).await?;
-    charge_reply(&state, &p, &id).await
+    third_party_request(state, p, id, headers, body, ThirdPartyRequest::Protest).await
 }
 
 /// `DELETE /v1/charges/{id}/protest`.
@@ -352,21 +374,15 @@ pub async fn protest_cancel(
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult<Reply> {
-    no_fields(&body)?;
-    let current = find_charge(&state, &p, &id).await?;
-    check_if_match(&headers, current.version)?;
-    let mut tx = state.db.begin().await?;
-    let outcome = actions::cancel_protest(
-        &mut tx,
-        &p.organization_id,
-        &id,
-        Some(current.version),
-        &p.actor(),
-        OffsetDateTime::now_utc(),
+    third_party_request(
+        state,
+        p,
+        id,
+        headers,
+        body,
+        ThirdPartyRequest::CancelProtest,
     )
-    .await?;
-    settle(tx, outcome).await?;
-    charge_reply(&state, &p, &id).await
+    .await
 }
 
 /// `GET /v1/charges/{id}/events`: what happened to the charge, oldest first.

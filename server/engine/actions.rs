@@ -200,6 +200,57 @@ fn moved_on(id: &str) -> Refusal {
     }
 }
 
+/// A move of a charge's negativation or protest status that the rules allowed: from one of
+/// `from` to `to`, only if the charge is still at the version the caller saw, recorded as
+/// `event` in the same transaction.
+struct Transition<'a> {
+    kind: CollectionKind,
+    from: &'a [&'a str],
+    to: &'a str,
+    bureau: Option<&'a str>,
+    event: &'a str,
+}
+
+impl Transition<'_> {
+    #[allow(clippy::too_many_arguments)]
+    async fn apply(
+        &self,
+        conn: &mut AnyConnection,
+        organization_id: &str,
+        charge_id: &str,
+        version: Option<i64>,
+        actor: &Actor,
+        now: OffsetDateTime,
+        data: &serde_json::Value,
+    ) -> Result<Outcome<()>> {
+        let changed = store::set_collection_status(
+            conn,
+            organization_id,
+            charge_id,
+            version,
+            self.kind,
+            self.from,
+            self.to,
+            self.bureau,
+            &timestamp_text(now),
+        )
+        .await?;
+        if !changed {
+            return Ok(Err(moved_on(charge_id)));
+        }
+        events::record(
+            conn,
+            organization_id,
+            self.event,
+            ("charge", charge_id),
+            actor,
+            data,
+        )
+        .await?;
+        Ok(Ok(()))
+    }
+}
+
 /// Request a negativation at `bureau`: overdue, no dispute, none in force, no protest in
 /// force, a notice delivered `negativation_notice_days` before. `version` is the version the
 /// caller saw, when it must not have moved.
@@ -224,31 +275,17 @@ pub async fn negativate(
     {
         return Ok(Err(refusal));
     }
-    let changed = store::set_collection_status(
-        conn,
-        organization_id,
-        charge_id,
-        version,
-        CollectionKind::Negativation,
-        &["none", "removed"],
-        "requested",
-        Some(bureau),
-        &timestamp_text(now),
-    )
-    .await?;
-    if !changed {
-        return Ok(Err(moved_on(charge_id)));
-    }
-    events::record(
-        conn,
-        organization_id,
-        "charge.negativation_requested",
-        ("charge", charge_id),
-        actor,
-        &json!({ "bureau": bureau }),
-    )
-    .await?;
-    Ok(Ok(()))
+    let transition = Transition {
+        kind: CollectionKind::Negativation,
+        from: &["none", "removed"],
+        to: "requested",
+        bureau: Some(bureau),
+        event: "charge.negativation_requested",
+    };
+    let data = json!({ "bureau": bureau });
+    transition
+        .apply(conn, organization_id, charge_id, version, actor, now, &data)
+        .await
 }
 
 /// Ask the bureau to remove a requested or active negativation.
@@ -264,32 +301,18 @@ pub async fn remove_negativation(
     if let Err(refusal) = rules::can_remove_negativation(&facts(&charge)?) {
         return Ok(Err(refusal));
     }
-    let changed = store::set_collection_status(
-        conn,
-        organization_id,
-        charge_id,
-        version,
-        CollectionKind::Negativation,
-        &["requested", "active"],
-        "removal_requested",
-        None,
-        &timestamp_text(now),
-    )
-    .await?;
-    if !changed {
-        return Ok(Err(moved_on(charge_id)));
-    }
     let bureau = store::negativation_bureau(conn, organization_id, charge_id).await?;
-    events::record(
-        conn,
-        organization_id,
-        "charge.negativation_removal_requested",
-        ("charge", charge_id),
-        actor,
-        &json!({ "bureau": bureau, "reason": "requested" }),
-    )
-    .await?;
-    Ok(Ok(()))
+    let transition = Transition {
+        kind: CollectionKind::Negativation,
+        from: &["requested", "active"],
+        to: "removal_requested",
+        bureau: None,
+        event: "charge.negativation_removal_requested",
+    };
+    let data = json!({ "bureau": bureau, "reason": "requested" });
+    transition
+        .apply(conn, organization_id, charge_id, version, actor, now, &data)
+        .await
 }
 
 /// File a protest at the notary: overdue, no dispute, none in force, no negativation in force.
@@ -305,31 +328,24 @@ pub async fn protest(
     if let Err(refusal) = rules::can_protest(&facts(&charge)?, now.date()) {
         return Ok(Err(refusal));
     }
-    let changed = store::set_collection_status(
-        conn,
-        organization_id,
-        charge_id,
-        version,
-        CollectionKind::Protest,
-        &["none", "canceled"],
-        "requested",
-        None,
-        &timestamp_text(now),
-    )
-    .await?;
-    if !changed {
-        return Ok(Err(moved_on(charge_id)));
-    }
-    events::record(
-        conn,
-        organization_id,
-        "charge.protest_requested",
-        ("charge", charge_id),
-        actor,
-        &json!({}),
-    )
-    .await?;
-    Ok(Ok(()))
+    let transition = Transition {
+        kind: CollectionKind::Protest,
+        from: &["none", "canceled"],
+        to: "requested",
+        bureau: None,
+        event: "charge.protest_requested",
+    };
+    transition
+        .apply(
+            conn,
+            organization_id,
+            charge_id,
+            version,
+            actor,
+            now,
+            &json!({}),
+        )
+        .await
 }
 
 /// Ask the notary to cancel a requested or done protest.
@@ -345,29 +361,22 @@ pub async fn cancel_protest(
     if let Err(refusal) = rules::can_cancel_protest(&facts(&charge)?) {
         return Ok(Err(refusal));
     }
-    let changed = store::set_collection_status(
-        conn,
-        organization_id,
-        charge_id,
-        version,
-        CollectionKind::Protest,
-        &["requested", "protested"],
-        "cancel_requested",
-        None,
-        &timestamp_text(now),
-    )
-    .await?;
-    if !changed {
-        return Ok(Err(moved_on(charge_id)));
-    }
-    events::record(
-        conn,
-        organization_id,
-        "charge.protest_cancel_requested",
-        ("charge", charge_id),
-        actor,
-        &json!({}),
-    )
-    .await?;
-    Ok(Ok(()))
+    let transition = Transition {
+        kind: CollectionKind::Protest,
+        from: &["requested", "protested"],
+        to: "cancel_requested",
+        bureau: None,
+        event: "charge.protest_cancel_requested",
+    };
+    transition
+        .apply(
+            conn,
+            organization_id,
+            charge_id,
+            version,
+            actor,
+            now,
+            &json!({}),
+        )
+        .await
 }
