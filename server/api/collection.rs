@@ -11,7 +11,6 @@ use http::{HeaderMap, StatusCode};
 use serde_json::json;
 use time::OffsetDateTime;
 
-use super::customers::query_pairs;
 use super::input::Input;
 use super::problem::{ApiError, ApiResult, FieldError};
 use super::reply::{Reply, check_if_match, data_with_etag, list as list_reply};
@@ -392,7 +391,7 @@ pub async fn events(
     Path(id): Path<String>,
     RawQuery(raw): RawQuery,
 ) -> ApiResult<Reply> {
-    let mut input = Input::from_query(query_pairs(raw));
+    let mut input = Input::from_raw_query(raw);
     let page = input.page();
     input.finish()?;
     find_charge(&state, &p, &id).await?;

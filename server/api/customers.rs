@@ -21,19 +21,12 @@ const STATES: &[&str] = &[
     "PE", "PI", "RJ", "RN", "RS", "RO", "RR", "SC", "SP", "SE", "TO",
 ];
 
-/// Split a raw query string into pairs.
-pub fn query_pairs(raw: Option<String>) -> Vec<(String, String)> {
-    form_urlencoded::parse(raw.unwrap_or_default().as_bytes())
-        .into_owned()
-        .collect()
-}
-
 pub async fn list(
     State(state): State<AppState>,
     Extension(p): Extension<Principal>,
     RawQuery(raw): RawQuery,
 ) -> ApiResult<Reply> {
-    let mut input = Input::from_query(query_pairs(raw));
+    let mut input = Input::from_raw_query(raw);
     let page = input.page();
     let mut filter = read_filter(&mut input);
     filter.sort_by_name = input.choice("sort_by", &["name", "created_at"]) == Some("name");

@@ -6,7 +6,6 @@ use axum::extract::{Path, RawQuery, State};
 use time::OffsetDateTime;
 
 use super::collection::{delivery_reply, settle};
-use super::customers::query_pairs;
 use super::input::Input;
 use super::problem::{ApiError, ApiResult};
 use super::reply::{Reply, data_with_etag, list as list_reply};
@@ -43,7 +42,7 @@ pub async fn list(
     Extension(p): Extension<Principal>,
     RawQuery(raw): RawQuery,
 ) -> ApiResult<Reply> {
-    let mut input = Input::from_query(query_pairs(raw));
+    let mut input = Input::from_raw_query(raw);
     let page = input.page();
     let filter = read_filter(&mut input);
     input.finish()?;

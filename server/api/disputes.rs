@@ -8,7 +8,6 @@ use axum::extract::{Path, RawQuery, State};
 use http::HeaderMap;
 use serde_json::json;
 
-use super::customers::query_pairs;
 use super::input::Input;
 use super::problem::{ApiError, ApiResult};
 use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply};
@@ -24,7 +23,7 @@ pub async fn list(
     Extension(p): Extension<Principal>,
     RawQuery(raw): RawQuery,
 ) -> ApiResult<Reply> {
-    let mut input = Input::from_query(query_pairs(raw));
+    let mut input = Input::from_raw_query(raw);
     let page = input.page();
     let filter = DisputeFilter {
         charge_id: input.string("charge_id", 1, 40),

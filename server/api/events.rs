@@ -4,7 +4,6 @@ use axum::Extension;
 use axum::extract::{RawQuery, State};
 
 use super::collection::read_instant;
-use super::customers::query_pairs;
 use super::input::Input;
 use super::problem::ApiResult;
 use super::reply::{Reply, list as list_reply};
@@ -26,7 +25,7 @@ pub async fn list(
     Extension(p): Extension<Principal>,
     RawQuery(raw): RawQuery,
 ) -> ApiResult<Reply> {
-    let mut input = Input::from_query(query_pairs(raw));
+    let mut input = Input::from_raw_query(raw);
     let page = input.page();
     let kind = input.string("type", 1, 100);
     if let Some(k) = &kind

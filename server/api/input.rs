@@ -49,6 +49,15 @@ impl Input {
         }
     }
 
+    /// The query string of a request, as axum's `RawQuery` gives it.
+    pub fn from_raw_query(raw: Option<String>) -> Input {
+        Input::from_query(
+            form_urlencoded::parse(raw.unwrap_or_default().as_bytes())
+                .into_owned()
+                .collect(),
+        )
+    }
+
     /// Query pairs; a repeated key is refused rather than guessed at.
     pub fn from_query(pairs: Vec<(String, String)>) -> Input {
         let mut map = Map::new();

@@ -7,7 +7,6 @@ use axum::response::IntoResponse;
 use http::{HeaderMap, StatusCode};
 use serde_json::{Map, Value, json};
 
-use super::customers::query_pairs;
 use super::input::{Input, Patch};
 use super::problem::{ApiError, ApiResult};
 use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply};
@@ -37,7 +36,7 @@ pub async fn list(
     Extension(p): Extension<Principal>,
     RawQuery(raw): RawQuery,
 ) -> ApiResult<Reply> {
-    let mut input = Input::from_query(query_pairs(raw));
+    let mut input = Input::from_raw_query(raw);
     let page = input.page();
     let q = input.string("q", 1, 100);
     input.finish()?;
@@ -369,7 +368,7 @@ pub async fn steps_list(
     Path(plan_id): Path<String>,
     RawQuery(raw): RawQuery,
 ) -> ApiResult<Reply> {
-    let mut input = Input::from_query(query_pairs(raw));
+    let mut input = Input::from_raw_query(raw);
     let page = input.page();
     input.finish()?;
     if !store::exists(&state.db, &p.organization_id, &plan_id).await? {

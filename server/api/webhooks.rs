@@ -8,7 +8,6 @@ use axum::response::IntoResponse;
 use http::{HeaderMap, StatusCode};
 use serde_json::json;
 
-use super::customers::query_pairs;
 use super::input::{Input, Patch};
 use super::problem::{ApiError, ApiResult};
 use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply};
@@ -110,7 +109,7 @@ pub async fn list(
     Extension(p): Extension<Principal>,
     RawQuery(raw): RawQuery,
 ) -> ApiResult<Reply> {
-    let mut input = Input::from_query(query_pairs(raw));
+    let mut input = Input::from_raw_query(raw);
     let page = input.page();
     input.finish()?;
     let rows = store::list(&state.db, &p.organization_id, page).await?;
@@ -339,7 +338,7 @@ pub async fn deliveries(
     Path(id): Path<String>,
     RawQuery(raw): RawQuery,
 ) -> ApiResult<Reply> {
-    let mut input = Input::from_query(query_pairs(raw));
+    let mut input = Input::from_raw_query(raw);
     let page = input.page();
     let status = input.choice("status", DELIVERY_STATUSES);
     let event_type = input.string("event_type", 1, 100);
