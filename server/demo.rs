@@ -12,6 +12,7 @@ use crate::store::charges::{self, ChargeFields};
 use crate::store::customers::{self, Address, CustomerFields};
 use crate::store::events::{self, Actor};
 use crate::store::orgs::{self, NewToken};
+use crate::store::plans;
 use crate::store::{Db, Result, ids, now_text, today};
 
 /// What the credentials file holds.
@@ -250,6 +251,7 @@ async fn seed_customers(db: &Db, organization_id: &str, demo: &[DemoCustomer]) -
     };
     let today = today();
     let mut tx = db.begin().await?;
+    seed_plan(&mut tx, organization_id, &system).await?;
     for (index, c) in demo.iter().enumerate() {
         let (document, kind) = if c.document_base.len() == 9 {
             (cpf_with_check_digits(c.document_base), "cpf")
@@ -349,4 +351,61 @@ async fn seed_customers(db: &Db, organization_id: &str, demo: &[DemoCustomer]) -
     }
     tx.commit().await?;
     Ok(())
+}
+
+/// The steps of the demo's standard collection plan: (days from the due date, action,
+/// channel, bureau).
+const PLAN_STEPS: &[(i64, &str, Option<&str>, Option<&str>)] = &[
+    (-3, "notify", Some("email"), None),
+    (1, "notify", Some("email"), None),
+    (5, "notify", Some("whatsapp"), None),
+    (20, "negativate", None, Some("serasa")),
+];
+
+async fn seed_plan(
+    conn: &mut sqlx::AnyConnection,
+    organization_id: &str,
+    system: &Actor,
+) -> Result<String> {
+    let id = ids::new_id("cpl");
+    let now = now_text();
+    let description = "Lembrete 3 dias antes, e-mail no dia seguinte ao vencimento, WhatsApp após 5 dias, negativação na Serasa após 20.";
+    plans::insert_plan(
+        conn,
+        organization_id,
+        &id,
+        "Cobrança padrão",
+        Some(description),
+        &now,
+    )
+    .await?;
+    for (offset_days, action, channel, bureau) in PLAN_STEPS {
+        let fields = plans::StepFields {
+            offset_days: *offset_days,
+            action: action.to_string(),
+            channel: channel.map(str::to_string),
+            template: None,
+            bureau: bureau.map(str::to_string),
+        };
+        plans::insert_step(
+            conn,
+            organization_id,
+            &id,
+            &ids::new_id("stp"),
+            &fields,
+            None,
+            &now,
+        )
+        .await?;
+    }
+    events::record(
+        conn,
+        organization_id,
+        "collection_plan.created",
+        ("collection_plan", &id),
+        system,
+        &json!({ "name": "Cobrança padrão" }),
+    )
+    .await?;
+    Ok(id)
 }
