@@ -15,6 +15,7 @@ mod customers;
 mod disputes;
 mod exports;
 mod idempotency_and_limits;
+mod isolation;
 mod mcp_confirmation;
 mod mcp_generic;
 mod mcp_guard;
