@@ -172,8 +172,11 @@ impl TestServer {
         for (name, value) in headers {
             builder = builder.header(*name, *value);
         }
-        self.send(builder.body(Body::from(body.to_string())).expect("request"))
-            .await
+        let answer = self
+            .send(builder.body(Body::from(body.to_string())).expect("request"))
+            .await;
+        check_envelope(&answer);
+        answer
     }
 
     /// A handshake-era JSON-RPC request with a token; the answer is checked against the MCP
@@ -335,6 +338,37 @@ pub fn assert_mcp_schema(revision: &str, name: &str, value: &Value) {
 
 /// Every MCP answer with a JSON body is a valid JSON-RPC message of the revision named in its
 /// `MCP-Protocol-Version` header, and a result has the shape of its method's result.
+/// Every JSON-RPC answer of `/mcp` (`application/json`; 401s are problem documents) is a
+/// valid message of the revision its `MCP-Protocol-Version` header names.
+pub fn check_envelope(answer: &Answer) {
+    let (Some(version), Some("application/json")) = (
+        answer.header("mcp-protocol-version"),
+        answer.header("content-type"),
+    ) else {
+        return;
+    };
+    let revision = if version == "2024-11-05" {
+        "2025-03-26"
+    } else {
+        version
+    };
+    let definition = if answer.body.is_array() {
+        "JSONRPCBatchResponse"
+    } else {
+        "JSONRPCMessage"
+    };
+    // JSON-RPC 2.0 answers an unreadable request with `"id": null`; the MCP schemas cannot say
+    // so (2025-11-25 and later make `id` optional instead), so a null id is checked as absent.
+    let mut body = answer.body.clone();
+    if body.get("id") == Some(&Value::Null) && body.get("error").is_some() {
+        body.as_object_mut().expect("object").remove("id");
+        if matches!(revision, "2025-03-26" | "2025-06-18") {
+            body["id"] = json!(0);
+        }
+    }
+    assert_mcp_schema(revision, definition, &body);
+}
+
 pub fn check_exchange(method: &str, answer: &Answer) {
     let Some(version) = answer.header("mcp-protocol-version") else {
         return;
