@@ -48,8 +48,7 @@ pub async fn get(
     Path(id): Path<String>,
 ) -> ApiResult<Reply> {
     let agreement = find(&state, &p, &id).await?;
-    let version = agreement.version;
-    Ok(data_with_etag(agreement, version))
+    Ok(data_with_etag(&agreement, agreement.version))
 }
 
 async fn find(state: &AppState, p: &Principal, id: &str) -> ApiResult<Agreement> {
@@ -258,8 +257,7 @@ pub async fn create(
     .await?;
     tx.commit().await?;
     let agreement = find(&state, &p, &id).await?;
-    let version = agreement.version;
-    Ok(created(agreement, version))
+    Ok(created(&agreement, agreement.version))
 }
 
 /// `POST /v1/agreements/{id}/accept`: the originals go `in_agreement` and one charge is
@@ -395,8 +393,7 @@ pub async fn accept(
     .await?;
     tx.commit().await?;
     let agreement = find(&state, &p, &id).await?;
-    let version = agreement.version;
-    Ok(data_with_etag(agreement, version))
+    Ok(data_with_etag(&agreement, agreement.version))
 }
 
 /// `POST /v1/agreements/{id}/cancel`: a proposal just closes; an accepted agreement is
@@ -475,6 +472,5 @@ pub async fn cancel(
     }
     tx.commit().await?;
     let agreement = find(&state, &p, &id).await?;
-    let version = agreement.version;
-    Ok(data_with_etag(agreement, version))
+    Ok(data_with_etag(&agreement, agreement.version))
 }

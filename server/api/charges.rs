@@ -80,8 +80,7 @@ pub async fn get(
     Path(id): Path<String>,
 ) -> ApiResult<Reply> {
     let charge = find(&state, &p, &id).await?;
-    let version = charge.version;
-    Ok(data_with_etag(charge, version))
+    Ok(data_with_etag(&charge, charge.version))
 }
 
 async fn find(state: &AppState, p: &Principal, id: &str) -> ApiResult<Charge> {
@@ -192,8 +191,7 @@ pub async fn create(
     .await?;
     tx.commit().await?;
     let charge = find(&state, &p, &id).await?;
-    let version = charge.version;
-    Ok(created(charge, version))
+    Ok(created(&charge, charge.version))
 }
 
 pub async fn update(
@@ -276,8 +274,7 @@ pub async fn update(
     .await?;
     tx.commit().await?;
     let charge = find(&state, &p, &id).await?;
-    let version = charge.version;
-    Ok(data_with_etag(charge, version))
+    Ok(data_with_etag(&charge, charge.version))
 }
 
 /// `POST /v1/charges/{id}/cancel`: stop collecting an open charge, for good.
@@ -326,6 +323,5 @@ pub async fn cancel(
     .await?;
     tx.commit().await?;
     let charge = find(&state, &p, &id).await?;
-    let version = charge.version;
-    Ok(data_with_etag(charge, version))
+    Ok(data_with_etag(&charge, charge.version))
 }

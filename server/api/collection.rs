@@ -13,7 +13,7 @@ use time::OffsetDateTime;
 
 use super::input::Input;
 use super::problem::{ApiError, ApiResult, FieldError};
-use super::reply::{Reply, check_if_match, data_with_etag, list as list_reply};
+use super::reply::{Reply, accepted, check_if_match, data_with_etag, list as list_reply};
 use crate::auth::Principal;
 use crate::domain::collection::{BUREAUS, CHANNELS, Refusal};
 use crate::domain::money::Cents;
@@ -57,8 +57,7 @@ pub(super) fn read_instant(input: &mut Input, name: &str) -> Option<OffsetDateTi
 
 async fn charge_reply(state: &AppState, p: &Principal, id: &str) -> ApiResult<Reply> {
     let charge = find_charge(state, p, id).await?;
-    let version = charge.version;
-    Ok(data_with_etag(charge, version))
+    Ok(data_with_etag(&charge, charge.version))
 }
 
 /// `POST /v1/charges/{id}/pay`: record money received, partial payments allowed.
@@ -199,10 +198,7 @@ pub(super) async fn delivery_reply(
     let delivery = deliveries::get(&state.db, &p.organization_id, delivery_id)
         .await?
         .ok_or_else(|| ApiError::internal(format!("delivery {delivery_id} vanished")))?;
-    let version = delivery.version;
-    let mut reply = data_with_etag(delivery, version);
-    *reply.status_mut() = StatusCode::ACCEPTED;
-    Ok(reply)
+    Ok(accepted(&delivery, delivery.version))
 }
 
 /// Commit the transaction when the action was done, or answer its refusal (nothing written).

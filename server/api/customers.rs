@@ -62,8 +62,7 @@ pub async fn get(
     Path(id): Path<String>,
 ) -> ApiResult<Reply> {
     let customer = find(&state, &p, &id).await?;
-    let version = customer.version;
-    Ok(data_with_etag(customer, version))
+    Ok(data_with_etag(&customer, customer.version))
 }
 
 async fn find(state: &AppState, p: &Principal, id: &str) -> ApiResult<Customer> {
@@ -145,8 +144,7 @@ pub async fn create(
     .await?;
     tx.commit().await?;
     let customer = find(&state, &p, &id).await?;
-    let version = customer.version;
-    Ok(created(customer, version))
+    Ok(created(&customer, customer.version))
 }
 
 pub async fn update(
@@ -208,8 +206,7 @@ pub async fn update(
     .await?;
     tx.commit().await?;
     let customer = find(&state, &p, &id).await?;
-    let version = customer.version;
-    Ok(data_with_etag(customer, version))
+    Ok(data_with_etag(&customer, customer.version))
 }
 
 /// Read the optional writable fields over `base` (the current values on update).

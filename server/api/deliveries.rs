@@ -73,8 +73,7 @@ pub async fn get(
     Path(id): Path<String>,
 ) -> ApiResult<Reply> {
     let delivery = find(&state, &p, &id).await?;
-    let version = delivery.version;
-    Ok(data_with_etag(delivery, version))
+    Ok(data_with_etag(&delivery, delivery.version))
 }
 
 /// `POST /v1/deliveries/{id}/resend`: the same text again, as a new delivery, to the

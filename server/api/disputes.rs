@@ -41,8 +41,7 @@ pub async fn get(
     Path(id): Path<String>,
 ) -> ApiResult<Reply> {
     let dispute = find(&state, &p, &id).await?;
-    let version = dispute.version;
-    Ok(data_with_etag(dispute, version))
+    Ok(data_with_etag(&dispute, dispute.version))
 }
 
 async fn find(state: &AppState, p: &Principal, id: &str) -> ApiResult<Dispute> {
@@ -135,8 +134,7 @@ pub async fn create(
     .await?;
     tx.commit().await?;
     let dispute = find(&state, &p, &id).await?;
-    let version = dispute.version;
-    Ok(created(dispute, version))
+    Ok(created(&dispute, dispute.version))
 }
 
 /// `POST /v1/disputes/{id}/resolve`: upheld cancels the charge (withdrawing negativation and
@@ -222,6 +220,5 @@ pub async fn resolve(
     .await?;
     tx.commit().await?;
     let dispute = find(&state, &p, &id).await?;
-    let version = dispute.version;
-    Ok(data_with_etag(dispute, version))
+    Ok(data_with_etag(&dispute, dispute.version))
 }

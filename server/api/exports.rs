@@ -5,12 +5,12 @@ use axum::Extension;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::response::IntoResponse;
-use http::{StatusCode, header};
+use http::header;
 use serde_json::{Map, Value, json};
 
 use super::input::{Input, Patch};
 use super::problem::{ApiError, ApiResult, FieldError};
-use super::reply::{Reply, data_with_etag};
+use super::reply::{self, Reply, data_with_etag};
 use crate::auth::Principal;
 use crate::state::AppState;
 use crate::store::charges::ChargeFilter;
@@ -76,10 +76,7 @@ pub fn read_filters(kind: &str, filters: &Map<String, Value>) -> ApiResult<Expor
 }
 
 fn accepted(export: Export) -> Reply {
-    let version = export.version;
-    let mut response = data_with_etag(export, version);
-    *response.status_mut() = StatusCode::ACCEPTED;
-    response
+    reply::accepted(&export, export.version)
 }
 
 async fn find(state: &AppState, p: &Principal, id: &str) -> ApiResult<Export> {
@@ -147,8 +144,7 @@ pub async fn get(
     Path(id): Path<String>,
 ) -> ApiResult<Reply> {
     let export = find(&state, &p, &id).await?;
-    let version = export.version;
-    Ok(data_with_etag(export, version))
+    Ok(data_with_etag(&export, export.version))
 }
 
 /// `GET /v1/exports/{id}/download`: the CSV of a completed export.

@@ -9,7 +9,9 @@ use serde_json::{Map, Value, json};
 
 use super::input::{Input, Patch};
 use super::problem::{ApiError, ApiResult};
-use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply};
+use super::reply::{
+    Reply, check_if_match, created, data_with_etag, list as list_reply, object_with_status,
+};
 use crate::auth::Principal;
 use crate::domain::collection::{BUREAUS, CHANNELS};
 use crate::state::AppState;
@@ -26,8 +28,7 @@ async fn find(state: &AppState, p: &Principal, id: &str) -> ApiResult<Plan> {
 }
 
 fn plan_reply(plan: Plan) -> Reply {
-    let version = plan.version;
-    data_with_etag(plan, version)
+    data_with_etag(&plan, plan.version)
 }
 
 /// `GET /v1/collection_plans`.
@@ -277,8 +278,7 @@ pub async fn create(
     .await?;
     tx.commit().await?;
     let plan = find(&state, &p, &id).await?;
-    let version = plan.version;
-    Ok(created(plan, version))
+    Ok(created(&plan, plan.version))
 }
 
 /// `PATCH /v1/collection_plans/{id}`.
@@ -394,10 +394,7 @@ async fn find_step(
 }
 
 fn step_reply(step: Step, status: StatusCode) -> Reply {
-    let version = step.version;
-    let mut reply = data_with_etag(step, version);
-    *reply.status_mut() = status;
-    reply
+    object_with_status(&step, step.version, status)
 }
 
 /// `POST /v1/collection_plans/{cp_id}/steps`.

@@ -31,8 +31,18 @@ pub fn data_with_etag(value: impl Serialize, version: i64) -> Reply {
 
 /// 201 with `{"data": value}` and the new object's ETag.
 pub fn created(value: impl Serialize, version: i64) -> Reply {
+    object_with_status(value, version, StatusCode::CREATED)
+}
+
+/// 202 with `{"data": value}` and its ETag: work queued (a delivery, an export).
+pub fn accepted(value: impl Serialize, version: i64) -> Reply {
+    object_with_status(value, version, StatusCode::ACCEPTED)
+}
+
+/// `{"data": value}` with its ETag and the given status.
+pub fn object_with_status(value: impl Serialize, version: i64, status: StatusCode) -> Reply {
     let mut response = data_with_etag(value, version);
-    *response.status_mut() = StatusCode::CREATED;
+    *response.status_mut() = status;
     response
 }
 

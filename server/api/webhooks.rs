@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::input::{Input, Patch};
 use super::problem::{ApiError, ApiResult};
-use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply};
+use super::reply::{self, Reply, check_if_match, created, data_with_etag, list as list_reply};
 use crate::auth::Principal;
 use crate::engine::webhooks::payload;
 use crate::state::AppState;
@@ -98,10 +98,7 @@ async fn find(state: &AppState, p: &Principal, id: &str) -> ApiResult<Webhook> {
 }
 
 fn accepted(delivery: Delivery) -> Reply {
-    let version = delivery.version;
-    let mut response = data_with_etag(delivery, version);
-    *response.status_mut() = StatusCode::ACCEPTED;
-    response
+    reply::accepted(&delivery, delivery.version)
 }
 
 pub async fn list(
@@ -122,8 +119,7 @@ pub async fn get(
     Path(id): Path<String>,
 ) -> ApiResult<Reply> {
     let webhook = find(&state, &p, &id).await?;
-    let version = webhook.version;
-    Ok(data_with_etag(webhook, version))
+    Ok(data_with_etag(&webhook, webhook.version))
 }
 
 /// `POST /v1/webhooks`: the only answer that carries the signing secret.
@@ -173,8 +169,7 @@ pub async fn create(
     tx.commit().await?;
     let mut webhook = find(&state, &p, &id).await?;
     webhook.secret = Some(secret);
-    let version = webhook.version;
-    Ok(created(webhook, version))
+    Ok(created(&webhook, webhook.version))
 }
 
 /// `PATCH /v1/webhooks/{id}`. Enabling a disabled endpoint starts its subscription anew:
@@ -249,8 +244,7 @@ pub async fn update(
     .await?;
     tx.commit().await?;
     let webhook = find(&state, &p, &id).await?;
-    let version = webhook.version;
-    Ok(data_with_etag(webhook, version))
+    Ok(data_with_etag(&webhook, webhook.version))
 }
 
 /// `DELETE /v1/webhooks/{id}`: the endpoint, its deliveries and pending retries go.
