@@ -227,25 +227,22 @@ pub async fn update(
             "The amount cannot change after a payment was recorded",
         ));
     }
-    let stored = store::get(&state.db, &p.organization_id, &id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("charge", &id))?;
     let fields = ChargeFields {
-        description: description.unwrap_or(stored.description),
-        amount_cents: amount.map_or(stored.amount_cents, |a| a.0),
-        fine_bp: fine_bp.unwrap_or((stored.fine_percent * 100.0).round() as i64),
-        interest_bp: interest_bp.unwrap_or((stored.interest_percent * 100.0).round() as i64),
-        due_date: due_date.unwrap_or(stored.due_date),
-        tags: tags.unwrap_or(stored.tags),
+        description: description.unwrap_or(current.description),
+        amount_cents: amount.map_or(current.amount_cents, |a| a.0),
+        fine_bp: fine_bp.unwrap_or((current.fine_percent * 100.0).round() as i64),
+        interest_bp: interest_bp.unwrap_or((current.interest_percent * 100.0).round() as i64),
+        due_date: due_date.unwrap_or(current.due_date),
+        tags: tags.unwrap_or(current.tags),
         collection_plan_id: match &plan {
             Patch::Null => None,
             Patch::Value(id) => Some(id.clone()),
-            Patch::Absent => stored.collection_plan_id.clone(),
+            Patch::Absent => current.collection_plan_id.clone(),
         },
     };
     // A new plan's steps run from now on, not for days already gone.
     let plan_attached = fields.collection_plan_id.is_some()
-        && fields.collection_plan_id != stored.collection_plan_id;
+        && fields.collection_plan_id != current.collection_plan_id;
     let mut tx = state.db.begin().await?;
     if !store::update(
         &mut tx,
