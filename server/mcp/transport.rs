@@ -314,7 +314,9 @@ pub fn base_url(headers: &HeaderMap) -> String {
     format!("http://{host}")
 }
 
-/// Run one request on its own task, so that a panic becomes a 500 and the server lives on.
+/// Run one message on its own task, so that a panic becomes a 500 and the server lives on.
+/// Besides the request-wide task in `handle`, this one keeps a fault in one message of a batch
+/// from costing the others, and lets the error carry the message's id.
 async fn run(
     endpoint: Endpoint,
     context: Context,
