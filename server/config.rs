@@ -36,6 +36,12 @@ pub struct Config {
     /// `smtp://[user[:password]@]host[:port][?from=address]`: debtor e-mails go out through
     /// this server (`DUNNING_SMTP_URL`); without it they go to the sandbox provider.
     pub smtp_url: Option<String>,
+    /// How long a request holds its `Idempotency-Key` without renewing it: the longest a
+    /// retry waits after the process running the first attempt died (`DUNNING_IDEMPOTENCY_LEASE`).
+    pub idempotency_lease: std::time::Duration,
+    /// How long to wait for a database connection before answering 503 (and, at start-up,
+    /// before giving up on PostgreSQL).
+    pub database_connect_timeout: std::time::Duration,
 }
 
 impl Config {
@@ -56,6 +62,8 @@ impl Config {
             authorization_servers: Vec::new(),
             run_engine: true,
             smtp_url: None,
+            idempotency_lease: std::time::Duration::from_secs(30),
+            database_connect_timeout: std::time::Duration::from_secs(5),
         }
     }
 

@@ -2,10 +2,11 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use kobana_dunning::auth::{Audience, roles, tokens};
-use kobana_dunning::store::{Db, orgs};
+use kobana_dunning::store::{Db, DbSettings, orgs};
 use kobana_dunning::{AppState, Config, app, demo};
 
 #[derive(Parser)]
@@ -71,6 +72,11 @@ struct ServeArgs {
         value_delimiter = ','
     )]
     authorization_servers: Vec<String>,
+    /// Seconds a request holds its Idempotency-Key without renewing it: the longest a retry
+    /// waits after the process that ran the first attempt died.
+    #[arg(long, env = "DUNNING_IDEMPOTENCY_LEASE", default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(1..=60))]
+    idempotency_lease: u64,
 }
 
 #[derive(Args, Clone)]
@@ -82,6 +88,36 @@ struct DatabaseArgs {
         default_value = "sqlite://data/dunning.db?mode=rwc"
     )]
     database_url: String,
+    /// Seconds to wait for a database connection before giving up (at start-up) or answering
+    /// 503 (while serving).
+    #[arg(long, env = "DUNNING_DATABASE_CONNECT_TIMEOUT", default_value_t = 5,
+          value_parser = clap::value_parser!(u64).range(1..=120))]
+    database_connect_timeout: u64,
+}
+
+impl DatabaseArgs {
+    async fn open(&self) -> Result<(Db, bool), String> {
+        let settings = DbSettings {
+            connect_timeout: Duration::from_secs(self.database_connect_timeout),
+        };
+        Db::open_with(&self.database_url, &settings)
+            .await
+            .map_err(|e| format!("cannot open {}: {e}", redact_password(&self.database_url)))
+    }
+}
+
+/// The database URL as it may be printed: without its password.
+fn redact_password(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => match rest.split_once('@') {
+            Some((user_info, host)) if user_info.contains(':') => {
+                let user = user_info.split(':').next().unwrap_or_default();
+                format!("{scheme}://{user}:***@{host}")
+            }
+            _ => url.to_string(),
+        },
+        None => url.to_string(),
+    }
 }
 
 #[derive(Subcommand)]
@@ -146,6 +182,8 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         allowed_origins: args.allowed_origins.clone(),
         reject_unconfirmed_in_handshake_era: args.reject_unconfirmed,
         authorization_servers: args.authorization_servers.clone(),
+        idempotency_lease: Duration::from_secs(args.idempotency_lease),
+        database_connect_timeout: Duration::from_secs(args.database.database_connect_timeout),
         ..Config::local()
     };
     let config = match &args.confirmation_secret {
@@ -158,9 +196,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         },
         None => config,
     };
-    let (db, fresh) = Db::open(&config.database_url)
-        .await
-        .map_err(|e| format!("cannot open {}: {e}", config.database_url))?;
+    let (db, fresh) = args.database.open().await?;
     let listener = tokio::net::TcpListener::bind(config.bind)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", config.bind))?;
@@ -176,6 +212,11 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         print_welcome(&base_url, &config, Some(&credentials));
     } else {
         print_welcome(&base_url, &config, None);
+    }
+    if db.read_only {
+        println!(
+            "The database cannot be written: reads are served, writes answer 503 storage_read_only.\n"
+        );
     }
     let state = AppState::new(db, config);
     let workers = if state.config.run_engine {
@@ -210,7 +251,7 @@ fn print_welcome(base_url: &str, config: &Config, credentials: Option<&demo::Cre
     println!("Kobana Dunning is listening on {base_url}");
     println!("  REST API:     {base_url}/v1   (OpenAPI document: {base_url}/v1/openapi.json)");
     println!("  MCP endpoint: {base_url}{}", config.mcp_path);
-    println!("  Database:     {}", config.database_url);
+    println!("  Database:     {}", redact_password(&config.database_url));
     match credentials {
         Some(credentials) => {
             println!();
@@ -279,9 +320,7 @@ async fn create_token(args: TokenCreateArgs) -> Result<(), String> {
         .as_deref()
         .map(parse_rate_limit)
         .transpose()?;
-    let (db, _) = Db::open(&args.database.database_url)
-        .await
-        .map_err(|e| e.to_string())?;
+    let (db, _) = args.database.open().await?;
     let org = orgs::find_organization(&db, &args.organization)
         .await
         .map_err(|e| e.to_string())?

@@ -22,6 +22,13 @@ pub async fn rate_limit(State(state): State<AppState>, request: Request, next: N
     let now = time::OffsetDateTime::now_utc().unix_timestamp();
     let window = match limits::hit(&state.db, &principal.token_id, limit, period, now).await {
         Ok(window) => window,
+        // Storage that cannot count now (read-only, full, gone) may still serve the request
+        // (reads on a read-only database): let it through, and the storage itself refuses
+        // what it cannot do, with its own 503.
+        Err(e) if e.storage_fault().is_some() => {
+            tracing::debug!("rate limit not counted: {e}");
+            return next.run(request).await;
+        }
         Err(e) => return ApiError::from(e).into_response(),
     };
     let mut response = if window.exceeded() {

@@ -8,6 +8,8 @@ use http::{HeaderValue, StatusCode, header};
 use serde::Serialize;
 use serde_json::json;
 
+use crate::store::StorageFault;
+
 /// Media type of every error body.
 pub const PROBLEM_JSON: &str = "application/problem+json";
 
@@ -167,15 +169,34 @@ impl ApiError {
     }
 }
 
+impl ApiError {
+    /// 503 with `Retry-After`: the storage is at fault, not the request; the log gets the
+    /// driver's words.
+    pub fn storage(fault: StorageFault, story: impl std::fmt::Display) -> Self {
+        ApiError {
+            retry_after: Some(fault.retry_after().as_secs()),
+            internal: Some(story.to_string()),
+            ..ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                fault.code(),
+                fault.message(),
+            )
+        }
+    }
+}
+
 impl From<crate::store::StoreError> for ApiError {
     fn from(e: crate::store::StoreError) -> Self {
-        ApiError::internal(e)
+        match e.storage_fault() {
+            Some(fault) => ApiError::storage(fault, e),
+            None => ApiError::internal(e),
+        }
     }
 }
 
 impl From<sqlx::Error> for ApiError {
     fn from(e: sqlx::Error) -> Self {
-        ApiError::internal(e)
+        crate::store::StoreError::from(e).into()
     }
 }
 

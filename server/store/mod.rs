@@ -13,6 +13,7 @@ pub mod deliveries;
 pub mod disputes;
 pub mod events;
 pub mod exports;
+pub mod faults;
 pub mod idempotency;
 pub mod ids;
 pub mod limits;
@@ -21,8 +22,12 @@ pub mod orgs;
 pub mod plans;
 pub mod webhooks;
 
+use std::time::Duration;
+
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
-use sqlx::{AnyPool, Executor};
+use sqlx::{AnyPool, Connection, Executor};
+
+pub use faults::StorageFault;
 
 /// Errors of the storage layer.
 #[derive(Debug, thiserror::Error)]
@@ -31,6 +36,24 @@ pub enum StoreError {
     Sql(#[from] sqlx::Error),
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
+    /// The storage itself is at fault (full, read-only, unreachable).
+    #[error("storage fault: {}", .0.code())]
+    Fault(StorageFault),
+    /// The database could not be reached at start-up; the text says where and why.
+    #[error("{0}")]
+    Connect(String),
+}
+
+impl StoreError {
+    /// The storage fault behind this error, if it is one.
+    pub fn storage_fault(&self) -> Option<StorageFault> {
+        match self {
+            StoreError::Sql(e) => faults::classify(e),
+            StoreError::Fault(fault) => Some(*fault),
+            StoreError::Connect(_) => Some(StorageFault::Unavailable),
+            StoreError::Corrupt(_) => None,
+        }
+    }
 }
 
 /// Result type of the storage layer.
@@ -48,52 +71,113 @@ pub enum Backend {
 pub struct Db {
     pub pool: AnyPool,
     pub backend: Backend,
+    /// Opened read-only (the file or its mount refuses writes): `begin` refuses at once.
+    pub read_only: bool,
+}
+
+/// How the pool connects; `Default` is what the server runs with.
+#[derive(Debug, Clone)]
+pub struct DbSettings {
+    /// How long to wait for a connection (a new one, or a free one from the pool) before
+    /// answering "unavailable": a dead database fails fast instead of hanging requests.
+    pub connect_timeout: Duration,
+}
+
+impl Default for DbSettings {
+    fn default() -> Self {
+        DbSettings {
+            connect_timeout: Duration::from_secs(5),
+        }
+    }
 }
 
 impl Db {
+    /// Connect with the default settings; see [`Db::open_with`].
+    pub async fn open(url: &str) -> Result<(Db, bool)> {
+        Db::open_with(url, &DbSettings::default()).await
+    }
+
     /// Connect, create the SQLite file's folder if needed, and apply pending migrations.
     /// Returns whether the database was new (no migration had run before).
-    pub async fn open(url: &str) -> Result<(Db, bool)> {
+    ///
+    /// An existing SQLite file that cannot be written (a read-only file or mount) is opened
+    /// read-only: reads are served and writes answer `storage_read_only`. A PostgreSQL server
+    /// that does not answer fails within `connect_timeout`, naming host, port and the OS error.
+    pub async fn open_with(url: &str, settings: &DbSettings) -> Result<(Db, bool)> {
         install_default_drivers();
         let backend = if url.starts_with("sqlite:") {
             Backend::Sqlite
         } else {
             Backend::Postgres
         };
-        if backend == Backend::Sqlite {
-            create_sqlite_parent_dir(url);
+        let mut url = url.to_string();
+        let mut read_only = false;
+        match backend {
+            Backend::Sqlite => {
+                create_sqlite_parent_dir(&url);
+                if let Some(reason) = sqlite_unwritable(&url) {
+                    tracing::warn!("database is read-only ({reason}): serving reads only");
+                    url = sqlite_read_only_url(&url);
+                    read_only = true;
+                }
+            }
+            Backend::Postgres => check_postgres_reachable(&url, settings.connect_timeout).await?,
         }
-        let options = AnyPoolOptions::new().max_connections(match backend {
-            // One writer at a time is what SQLite does anyway; a few readers help.
-            Backend::Sqlite => 4,
-            Backend::Postgres => 16,
-        });
+        let options = AnyPoolOptions::new()
+            .max_connections(match backend {
+                // One writer at a time is what SQLite does anyway; a few readers help.
+                Backend::Sqlite => 4,
+                Backend::Postgres => 16,
+            })
+            .acquire_timeout(settings.connect_timeout)
+            .after_release(|conn, _meta| {
+                Box::pin(async move {
+                    // A BEGIN, COMMIT or ROLLBACK that failed (a full disk, an I/O error) can
+                    // leave the driver believing a transaction is still open, and every later
+                    // BEGIN on that connection then fails. Such a connection is closed, never
+                    // reused. The ping orders the check after a rollback still queued.
+                    if conn.is_in_transaction() {
+                        conn.ping().await?;
+                    }
+                    Ok(!conn.is_in_transaction())
+                })
+            });
         let options = options.after_connect(move |conn, _meta| {
             Box::pin(async move {
                 if backend == Backend::Sqlite {
                     conn.execute("PRAGMA busy_timeout = 10000").await?;
                     conn.execute("PRAGMA foreign_keys = ON").await?;
-                    conn.execute("PRAGMA synchronous = NORMAL").await?;
+                    if !read_only {
+                        conn.execute("PRAGMA synchronous = NORMAL").await?;
+                    }
                 }
                 Ok(())
             })
         });
-        let pool = options.connect(url).await?;
+        let pool = options.connect(&url).await?;
+        let db = Db {
+            pool,
+            backend,
+            read_only,
+        };
+        if read_only {
+            return Ok((db, false));
+        }
         if backend == Backend::Sqlite {
             // WAL lets readers proceed while one request writes; it is stored in the file.
-            pool.execute("PRAGMA journal_mode = WAL").await?;
+            db.pool.execute("PRAGMA journal_mode = WAL").await?;
         }
-        let db = Db { pool, backend };
         let fresh = migrations::run(&db).await?;
         Ok((db, fresh))
     }
-}
 
-impl Db {
     /// Start a transaction that will write. On SQLite it takes the write lock at once
     /// (`BEGIN IMMEDIATE`): a deferred transaction that reads and then writes fails with
     /// "database is locked", without waiting, when another connection wrote in between.
     pub async fn begin(&self) -> Result<sqlx::Transaction<'static, sqlx::Any>> {
+        if self.read_only {
+            return Err(StoreError::Fault(StorageFault::ReadOnly));
+        }
         Ok(match self.backend {
             Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
             Backend::Postgres => self.pool.begin().await?,
@@ -101,17 +185,102 @@ impl Db {
     }
 }
 
-fn create_sqlite_parent_dir(url: &str) {
+/// Why an existing SQLite database cannot be written, if it cannot: the file or its folder
+/// (where SQLite keeps its journal) refuses writes. A new database is left to `connect`.
+fn sqlite_unwritable(url: &str) -> Option<String> {
+    let path = sqlite_path(url)?;
+    if !path.exists() {
+        return None;
+    }
+    if let Err(e) = std::fs::OpenOptions::new().append(true).open(&path) {
+        return Some(format!("{}: {e}", path.display()));
+    }
+    let folder = path.parent().filter(|p| !p.as_os_str().is_empty());
+    let probe = folder
+        .unwrap_or(std::path::Path::new("."))
+        .join(format!(".write-check-{}", std::process::id()));
+    match std::fs::File::create(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            None
+        }
+        Err(e) => Some(format!("{}: {e}", probe.parent()?.display())),
+    }
+}
+
+/// The same database opened read-only. Without its `-wal` file SQLite cannot create the
+/// shared-memory file on a read-only mount, so the file is opened as immutable then; with
+/// one, the WAL is read as it is.
+fn sqlite_read_only_url(url: &str) -> String {
+    let base = url.split('?').next().unwrap_or(url);
+    let wal_exists = sqlite_path(url).is_some_and(|p| {
+        let mut wal = p.into_os_string();
+        wal.push("-wal");
+        std::path::Path::new(&wal).exists()
+    });
+    if wal_exists {
+        format!("{base}?mode=ro")
+    } else {
+        format!("{base}?mode=ro&immutable=true")
+    }
+}
+
+fn sqlite_path(url: &str) -> Option<std::path::PathBuf> {
     let path = url
         .trim_start_matches("sqlite://")
         .trim_start_matches("sqlite:")
         .split('?')
         .next()
         .unwrap_or_default();
-    if path.is_empty() || path == ":memory:" {
-        return;
+    (!path.is_empty() && path != ":memory:").then(|| std::path::PathBuf::from(path))
+}
+
+/// One connection attempt, bounded by `timeout`, so that a PostgreSQL server that is down
+/// is reported at once with its address and the OS error (the pool would retry in silence).
+async fn check_postgres_reachable(url: &str, timeout: Duration) -> Result<()> {
+    let target = postgres_host_port(url);
+    match tokio::time::timeout(timeout, sqlx::AnyConnection::connect(url)).await {
+        Ok(Ok(conn)) => {
+            let _ = conn.close().await;
+            Ok(())
+        }
+        Ok(Err(e)) => Err(StoreError::Connect(format!(
+            "cannot connect to PostgreSQL at {target}: {}",
+            os_error_text(&e)
+        ))),
+        Err(_) => Err(StoreError::Connect(format!(
+            "cannot connect to PostgreSQL at {target}: no answer within {} ms",
+            timeout.as_millis()
+        ))),
     }
-    if let Some(parent) = std::path::Path::new(path).parent()
+}
+
+fn os_error_text(e: &sqlx::Error) -> String {
+    match e {
+        sqlx::Error::Io(io) => io.to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// `host:port` of a `postgres://user:pass@host:port/db?...` URL, for messages.
+fn postgres_host_port(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?']).next().unwrap_or_default();
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    if host_port.is_empty() {
+        "localhost:5432".to_string()
+    } else if host_port.contains(':') && !host_port.ends_with(']') {
+        host_port.to_string()
+    } else {
+        format!("{host_port}:5432")
+    }
+}
+
+fn create_sqlite_parent_dir(url: &str) {
+    let Some(path) = sqlite_path(url) else {
+        return;
+    };
+    if let Some(parent) = path.parent()
         && !parent.as_os_str().is_empty()
     {
         let _ = std::fs::create_dir_all(parent);
