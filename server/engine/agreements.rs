@@ -44,13 +44,10 @@ fn system() -> Actor {
 
 /// Run [`tick`] every [`INTERVAL`] until the process stops.
 pub async fn run(state: AppState) {
-    let mut interval = tokio::time::interval(INTERVAL);
-    loop {
-        interval.tick().await;
-        if let Err(e) = tick(&state, OffsetDateTime::now_utc()).await {
-            tracing::warn!("agreements worker: {e}");
-        }
-    }
+    super::run_worker("agreements", INTERVAL, || async {
+        tick(&state, OffsetDateTime::now_utc()).await.map(drop)
+    })
+    .await
 }
 
 /// One step at `now`: break the overdue agreements, then mark the settled ones fulfilled.

@@ -85,16 +85,14 @@ fn parse_timestamp(text: &str) -> Result<OffsetDateTime> {
 
 /// The worker's loop; errors are logged and the next tick tries again.
 pub async fn run(state: AppState) {
-    loop {
-        match tick(&state, OffsetDateTime::now_utc()).await {
-            Ok(report) if report != TickReport::default() => {
-                tracing::info!(?report, "collection tick")
-            }
-            Ok(_) => {}
-            Err(e) => tracing::error!("collection tick failed: {e}"),
+    super::run_worker("collection", INTERVAL, || async {
+        let report = tick(&state, OffsetDateTime::now_utc()).await?;
+        if report != TickReport::default() {
+            tracing::info!(?report, "collection tick");
         }
-        tokio::time::sleep(INTERVAL).await;
-    }
+        Ok::<(), StoreError>(())
+    })
+    .await
 }
 
 /// One pass over all due work as of `now`: plan steps, deliveries, receipts, bureau and

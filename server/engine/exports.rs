@@ -31,14 +31,10 @@ const LEASE: Duration = Duration::from_secs(10 * 60);
 
 /// Run forever: a tick every two seconds. Errors are logged and the next tick tries again.
 pub async fn run(state: AppState) {
-    let mut interval = tokio::time::interval(Duration::from_secs(2));
-    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        interval.tick().await;
-        if let Err(e) = tick(&state, OffsetDateTime::now_utc()).await {
-            tracing::warn!("export worker: {e}");
-        }
-    }
+    super::run_worker("exports", Duration::from_secs(2), || async {
+        tick(&state, OffsetDateTime::now_utc()).await.map(drop)
+    })
+    .await
 }
 
 /// One step at time `now`: build every export that is pending (or whose builder died).

@@ -113,14 +113,10 @@ pub struct TickReport {
 
 /// Run forever: a tick a second. Errors are logged and the next tick tries again.
 pub async fn run(state: AppState) {
-    let mut interval = tokio::time::interval(Duration::from_secs(1));
-    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        interval.tick().await;
-        if let Err(e) = tick(&state, OffsetDateTime::now_utc()).await {
-            tracing::warn!("webhook worker: {e}");
-        }
-    }
+    super::run_worker("webhooks", Duration::from_secs(1), || async {
+        tick(&state, OffsetDateTime::now_utc()).await.map(drop)
+    })
+    .await
 }
 
 /// One step at time `now`: queue deliveries for new events, then POST what is due.
