@@ -8,9 +8,10 @@ use axum::extract::{Path, RawQuery, State};
 use http::HeaderMap;
 use serde_json::json;
 
+use super::idempotency::commit;
 use super::input::Input;
 use super::problem::{ApiError, ApiResult, FieldError};
-use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply};
+use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply, written};
 use crate::auth::Principal;
 use crate::domain::installments::{
     MAX_INSTALLMENTS, ScheduleError, discounted_total, schedule as build_schedule,
@@ -255,9 +256,11 @@ pub async fn create(
         }),
     )
     .await?;
-    tx.commit().await?;
-    let agreement = find(&state, &p, &id).await?;
-    Ok(created(&agreement, agreement.version))
+    let agreement = written(
+        store::get_in(&mut tx, &p.organization_id, &id).await?,
+        "agreement",
+    )?;
+    commit(tx, created(&agreement, agreement.version)).await
 }
 
 /// `POST /v1/agreements/{id}/accept`: the originals go `in_agreement` and one charge is
@@ -391,9 +394,11 @@ pub async fn accept(
         &json!({ "charge_ids": agreement.charge_ids, "total_amount": agreement.total_amount }),
     )
     .await?;
-    tx.commit().await?;
-    let agreement = find(&state, &p, &id).await?;
-    Ok(data_with_etag(&agreement, agreement.version))
+    let agreement = written(
+        store::get_in(&mut tx, &p.organization_id, &id).await?,
+        "agreement",
+    )?;
+    commit(tx, data_with_etag(&agreement, agreement.version)).await
 }
 
 /// `POST /v1/agreements/{id}/cancel`: a proposal just closes; an accepted agreement is
@@ -470,7 +475,9 @@ pub async fn cancel(
             Err(UnwindError::Store(e)) => return Err(e.into()),
         }
     }
-    tx.commit().await?;
-    let agreement = find(&state, &p, &id).await?;
-    Ok(data_with_etag(&agreement, agreement.version))
+    let agreement = written(
+        store::get_in(&mut tx, &p.organization_id, &id).await?,
+        "agreement",
+    )?;
+    commit(tx, data_with_etag(&agreement, agreement.version)).await
 }

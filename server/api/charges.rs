@@ -6,9 +6,10 @@ use axum::extract::{Path, RawQuery, State};
 use http::HeaderMap;
 use serde_json::json;
 
+use super::idempotency::commit;
 use super::input::{Input, Patch};
 use super::problem::{ApiError, ApiResult};
-use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply};
+use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply, written};
 use crate::auth::Principal;
 use crate::domain::charge_math::MAX_FINE_BP;
 use crate::domain::money::Cents;
@@ -189,9 +190,11 @@ pub async fn create(
         &json!({ "customer_id": customer_id, "amount": amount.to_reais(), "due_date": fields.due_date }),
     )
     .await?;
-    tx.commit().await?;
-    let charge = find(&state, &p, &id).await?;
-    Ok(created(&charge, charge.version))
+    let charge = written(
+        store::get_in(&mut tx, &p.organization_id, &id).await?,
+        "charge",
+    )?;
+    commit(tx, created(&charge, charge.version)).await
 }
 
 pub async fn update(
@@ -269,9 +272,11 @@ pub async fn update(
         &json!({}),
     )
     .await?;
-    tx.commit().await?;
-    let charge = find(&state, &p, &id).await?;
-    Ok(data_with_etag(&charge, charge.version))
+    let charge = written(
+        store::get_in(&mut tx, &p.organization_id, &id).await?,
+        "charge",
+    )?;
+    commit(tx, data_with_etag(&charge, charge.version)).await
 }
 
 /// `POST /v1/charges/{id}/cancel`: stop collecting an open charge, for good.
@@ -318,7 +323,9 @@ pub async fn cancel(
         &json!({ "reason": reason }),
     )
     .await?;
-    tx.commit().await?;
-    let charge = find(&state, &p, &id).await?;
-    Ok(data_with_etag(&charge, charge.version))
+    let charge = written(
+        store::get_in(&mut tx, &p.organization_id, &id).await?,
+        "charge",
+    )?;
+    commit(tx, data_with_etag(&charge, charge.version)).await
 }

@@ -9,11 +9,13 @@ use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
 use http::{HeaderMap, StatusCode};
 use serde_json::json;
+use sqlx::AnyConnection;
 use time::OffsetDateTime;
 
+use super::idempotency::commit;
 use super::input::Input;
 use super::problem::{ApiError, ApiResult, FieldError};
-use super::reply::{Reply, accepted, check_if_match, data_with_etag, list as list_reply};
+use super::reply::{Reply, accepted, check_if_match, data_with_etag, list as list_reply, written};
 use crate::auth::Principal;
 use crate::domain::collection::{BUREAUS, CHANNELS, Refusal};
 use crate::domain::money::Cents;
@@ -55,8 +57,12 @@ pub(super) fn read_instant(input: &mut Input, name: &str) -> Option<OffsetDateTi
     }
 }
 
-async fn charge_reply(state: &AppState, p: &Principal, id: &str) -> ApiResult<Reply> {
-    let charge = find_charge(state, p, id).await?;
+/// The charge an action just changed, read inside its transaction.
+async fn charge_reply(conn: &mut AnyConnection, p: &Principal, id: &str) -> ApiResult<Reply> {
+    let charge = written(
+        charges::get_in(conn, &p.organization_id, id).await?,
+        "charge",
+    )?;
     Ok(data_with_etag(&charge, charge.version))
 }
 
@@ -185,32 +191,31 @@ pub async fn pay(
             .await?;
         }
     }
-    tx.commit().await?;
-    charge_reply(&state, &p, &id).await
+    let reply = charge_reply(&mut tx, &p, &id).await?;
+    commit(tx, reply).await
 }
 
-/// The 202 answer with a delivery.
+/// The 202 answer with a delivery just queued, read inside its transaction.
 pub(super) async fn delivery_reply(
-    state: &AppState,
+    conn: &mut AnyConnection,
     p: &Principal,
     delivery_id: &str,
 ) -> ApiResult<Reply> {
-    let delivery = deliveries::get(&state.db, &p.organization_id, delivery_id)
-        .await?
-        .ok_or_else(|| ApiError::internal(format!("delivery {delivery_id} vanished")))?;
+    let delivery = written(
+        deliveries::get_in(conn, &p.organization_id, delivery_id).await?,
+        "delivery",
+    )?;
     Ok(accepted(&delivery, delivery.version))
 }
 
-/// Commit the transaction when the action was done, or answer its refusal (nothing written).
+/// The transaction and the action's result when it was done (the caller replies and commits),
+/// or its refusal with nothing written.
 pub(super) async fn settle<T>(
     tx: sqlx::Transaction<'static, sqlx::Any>,
     outcome: Outcome<T>,
-) -> ApiResult<T> {
+) -> ApiResult<(sqlx::Transaction<'static, sqlx::Any>, T)> {
     match outcome {
-        Ok(value) => {
-            tx.commit().await?;
-            Ok(value)
-        }
+        Ok(value) => Ok((tx, value)),
         Err(refusal) => {
             tx.rollback().await?;
             Err(refused(refusal))
@@ -248,8 +253,9 @@ pub async fn notify(
         OffsetDateTime::now_utc(),
     )
     .await?;
-    let delivery_id = settle(tx, outcome).await?;
-    delivery_reply(&state, &p, &delivery_id).await
+    let (mut tx, delivery_id) = settle(tx, outcome).await?;
+    let reply = delivery_reply(&mut tx, &p, &delivery_id).await?;
+    commit(tx, reply).await
 }
 
 /// Body of the actions that take none: empty, or an empty object.
@@ -285,8 +291,9 @@ pub async fn negativate(
         OffsetDateTime::now_utc(),
     )
     .await?;
-    settle(tx, outcome).await?;
-    charge_reply(&state, &p, &id).await
+    let (mut tx, ()) = settle(tx, outcome).await?;
+    let reply = charge_reply(&mut tx, &p, &id).await?;
+    commit(tx, reply).await
 }
 
 /// The requests to the bureau or the notary that take no fields: the same checks, and the
@@ -327,8 +334,9 @@ async fn third_party_request(
             actions::cancel_protest(&mut tx, org, &id, version, &actor, now).await?
         }
     };
-    settle(tx, outcome).await?;
-    charge_reply(&state, &p, &id).await
+    let (mut tx, ()) = settle(tx, outcome).await?;
+    let reply = charge_reply(&mut tx, &p, &id).await?;
+    commit(tx, reply).await
 }
 
 /// `DELETE /v1/charges/{id}/negativation`.

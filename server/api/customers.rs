@@ -6,9 +6,10 @@ use axum::extract::{Path, RawQuery, State};
 use http::HeaderMap;
 use serde_json::{Map, Value, json};
 
+use super::idempotency::commit;
 use super::input::{Input, Patch};
 use super::problem::{ApiError, ApiResult};
-use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply};
+use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply, written};
 use crate::auth::Principal;
 use crate::domain::document::TaxDocument;
 use crate::state::AppState;
@@ -142,9 +143,11 @@ pub async fn create(
         &json!({ "name": fields.name }),
     )
     .await?;
-    tx.commit().await?;
-    let customer = find(&state, &p, &id).await?;
-    Ok(created(&customer, customer.version))
+    let customer = written(
+        store::get_in(&mut tx, &p.organization_id, &id).await?,
+        "customer",
+    )?;
+    commit(tx, created(&customer, customer.version)).await
 }
 
 pub async fn update(
@@ -204,9 +207,11 @@ pub async fn update(
         &json!({}),
     )
     .await?;
-    tx.commit().await?;
-    let customer = find(&state, &p, &id).await?;
-    Ok(data_with_etag(&customer, customer.version))
+    let customer = written(
+        store::get_in(&mut tx, &p.organization_id, &id).await?,
+        "customer",
+    )?;
+    commit(tx, data_with_etag(&customer, customer.version)).await
 }
 
 /// Read the optional writable fields over `base` (the current values on update).
@@ -402,8 +407,9 @@ pub async fn delete(
         &json!({ "name": customer.name, "charges_deleted": charges }),
     )
     .await?;
-    tx.commit().await?;
-    Ok(axum::response::IntoResponse::into_response(
-        http::StatusCode::NO_CONTENT,
-    ))
+    commit(
+        tx,
+        axum::response::IntoResponse::into_response(http::StatusCode::NO_CONTENT),
+    )
+    .await
 }

@@ -6,6 +6,7 @@ use axum::extract::{Path, RawQuery, State};
 use time::OffsetDateTime;
 
 use super::collection::{delivery_reply, settle};
+use super::idempotency::commit;
 use super::input::Input;
 use super::problem::{ApiError, ApiResult};
 use super::reply::{Reply, data_with_etag, list as list_reply};
@@ -102,6 +103,7 @@ pub async fn resend(
         OffsetDateTime::now_utc(),
     )
     .await?;
-    let delivery_id = settle(tx, outcome).await?;
-    delivery_reply(&state, &p, &delivery_id).await
+    let (mut tx, delivery_id) = settle(tx, outcome).await?;
+    let reply = delivery_reply(&mut tx, &p, &delivery_id).await?;
+    commit(tx, reply).await
 }

@@ -8,9 +8,10 @@ use axum::extract::{Path, RawQuery, State};
 use http::HeaderMap;
 use serde_json::json;
 
+use super::idempotency::commit;
 use super::input::Input;
 use super::problem::{ApiError, ApiResult};
-use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply};
+use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply, written};
 use crate::auth::Principal;
 use crate::state::AppState;
 use crate::store::disputes::{
@@ -132,9 +133,11 @@ pub async fn create(
         &json!({ "charge_id": charge.id, "customer_id": charge.customer_id, "reason": reason }),
     )
     .await?;
-    tx.commit().await?;
-    let dispute = find(&state, &p, &id).await?;
-    Ok(created(&dispute, dispute.version))
+    let dispute = written(
+        store::get_in(&mut tx, &p.organization_id, &id).await?,
+        "dispute",
+    )?;
+    commit(tx, created(&dispute, dispute.version)).await
 }
 
 /// `POST /v1/disputes/{id}/resolve`: upheld cancels the charge (withdrawing negativation and
@@ -218,7 +221,9 @@ pub async fn resolve(
         }),
     )
     .await?;
-    tx.commit().await?;
-    let dispute = find(&state, &p, &id).await?;
-    Ok(data_with_etag(&dispute, dispute.version))
+    let dispute = written(
+        store::get_in(&mut tx, &p.organization_id, &id).await?,
+        "dispute",
+    )?;
+    commit(tx, data_with_etag(&dispute, dispute.version)).await
 }

@@ -8,9 +8,10 @@ use axum::response::IntoResponse;
 use http::header;
 use serde_json::{Map, Value, json};
 
+use super::idempotency::commit;
 use super::input::{Input, Patch};
 use super::problem::{ApiError, ApiResult, FieldError};
-use super::reply::{self, Reply, data_with_etag};
+use super::reply::{self, Reply, data_with_etag, written};
 use crate::auth::Principal;
 use crate::state::AppState;
 use crate::store::charges::ChargeFilter;
@@ -134,8 +135,11 @@ pub async fn create(
         &json!({ "kind": kind, "filters": filters }),
     )
     .await?;
-    tx.commit().await?;
-    Ok(accepted(find(&state, &p, &id).await?))
+    let export = written(
+        store::get_in(&mut tx, &p.organization_id, &id).await?,
+        "export",
+    )?;
+    commit(tx, accepted(export)).await
 }
 
 pub async fn get(

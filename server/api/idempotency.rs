@@ -1,7 +1,16 @@
 //! `Idempotency-Key` on writes: the first response is kept 24 hours and replayed for the same
 //! key and the same request; the same key with another request is refused; duplicates that
 //! arrive together run once (the second waits for the first and gets its response).
+//!
+//! Crash safety: the response is stored **in the transaction of the effect** (handlers end
+//! with [`commit`]), so a committed write always replays its answer and an uncommitted one
+//! left nothing behind. The key is held under a lease the running request renews; when a
+//! process dies mid-request its lease runs out and the next retry takes the key over and
+//! runs the write once. A holder that lost its key cannot commit: the stored response is
+//! written only where the owner still matches.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
@@ -14,17 +23,33 @@ use serde_json::{Map, Value};
 use crate::mcp::canonical_json;
 use sha2::{Digest, Sha256};
 
-use super::problem::{ApiError, FieldError};
+use super::problem::{ApiError, ApiResult, FieldError};
+use super::reply::Reply;
 use crate::auth::Principal;
 use crate::state::AppState;
-use crate::store::idempotency::{self, Existing};
+use crate::store::idempotency::{self, Claim, Existing, StoredResponse};
+use crate::store::ids;
 
 /// Request bodies above this are refused before they are hashed (the API's ceiling).
 const MAX_BODY: usize = 2 * 1024 * 1024;
-/// How long a duplicate waits for the first request to finish.
-const WAIT_FOR_FIRST: Duration = Duration::from_secs(30);
 /// Response headers worth replaying.
 const REPLAYED_HEADERS: &[&str] = &["content-type", "etag", "location"];
+
+/// The key a request holds while its handler runs: [`commit`] stores the response with the
+/// effect. It travels as a task-local because it belongs to the request, not to the handler's
+/// arguments: every write handler ends in `commit` whether or not a key was sent.
+#[derive(Debug)]
+struct HeldKey {
+    organization_id: String,
+    key: String,
+    owner: String,
+    /// Set once the response was stored inside the handler's transaction.
+    stored: AtomicBool,
+}
+
+tokio::task_local! {
+    static HELD_KEY: Arc<HeldKey>;
+}
 
 pub async fn idempotency(State(state): State<AppState>, request: Request, next: Next) -> Response {
     if matches!(
@@ -76,43 +101,181 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
         parts.uri.path_and_query().map_or("", |p| p.as_str()),
         &bytes,
     );
-    let started = std::time::Instant::now();
+    let lease = state.config.idempotency_lease;
+    let owner = ids::new_id("own");
+    // A duplicate waits for the holder at most one lease: by then the holder has either
+    // finished or died (it renews its lease while alive, and a dead one's key is taken over).
+    let give_up_at = std::time::Instant::now() + lease + Duration::from_secs(1);
     loop {
         let now = time::OffsetDateTime::now_utc().unix_timestamp();
-        let existing = match idempotency::claim(&state.db, &organization_id, &key, &hash, now).await
+        let lease_until = now + lease_secs(lease);
+        let claim = match idempotency::claim(
+            &state.db,
+            &organization_id,
+            &key,
+            &hash,
+            &owner,
+            (now, lease_until),
+        )
+        .await
         {
-            Ok(existing) => existing,
+            Ok(claim) => claim,
             Err(e) => return ApiError::from(e).into_response(),
         };
-        match existing {
-            None => {
+        match claim {
+            Claim::Owned => {
+                let held = Arc::new(HeldKey {
+                    organization_id,
+                    key,
+                    owner,
+                    stored: AtomicBool::new(false),
+                });
                 let request = Request::from_parts(parts, Body::from(bytes));
-                return run_and_store(&state, &organization_id, &key, request, next).await;
+                return run_and_store(&state, held, request, next).await;
             }
-            Some(Existing::Done { request_hash, .. } | Existing::InProgress { request_hash })
-                if request_hash != hash =>
-            {
+            Claim::Vanished => continue,
+            Claim::Held(
+                Existing::Done { request_hash, .. } | Existing::InProgress { request_hash, .. },
+            ) if request_hash != hash => {
                 return with_key(reused(), &key, false);
             }
-            Some(Existing::Done {
+            Claim::Held(Existing::Done {
                 status,
                 headers,
                 body,
                 ..
             }) => return replay(status, &headers, body, &key),
-            Some(Existing::InProgress { .. }) => {
-                if started.elapsed() > WAIT_FOR_FIRST {
-                    return with_key(
-                        ApiError::conflict(
-                            "idempotency_key_in_progress",
-                            "A request with this Idempotency-Key is still running; retry later",
-                        )
-                        .into_response(),
-                        &key,
-                        false,
+            Claim::Held(Existing::InProgress { lease_until, .. }) => {
+                if std::time::Instant::now() > give_up_at {
+                    let mut error = ApiError::conflict(
+                        "idempotency_key_in_progress",
+                        "A request with this Idempotency-Key is still running; retry later",
                     );
+                    error.retry_after =
+                        Some((lease_until - now).clamp(1, lease_secs(lease)) as u64);
+                    return with_key(error.into_response(), &key, false);
                 }
                 tokio::time::sleep(Duration::from_millis(25)).await;
+            }
+        }
+    }
+}
+
+fn lease_secs(lease: Duration) -> i64 {
+    i64::try_from(lease.as_secs()).unwrap_or(60).max(1)
+}
+
+/// End a write handler: store the response with the held key (if the request holds one) in
+/// `tx`, then commit. When the key was taken over meanwhile (this request outlived its
+/// lease), nothing is committed and the client is told to retry.
+pub async fn commit(tx: sqlx::Transaction<'static, sqlx::Any>, reply: Reply) -> ApiResult<Reply> {
+    let held = HELD_KEY.try_with(Arc::clone).ok();
+    let Some(held) = held.filter(|_| reply.status().is_success()) else {
+        tx.commit().await?;
+        return Ok(reply);
+    };
+    let mut tx = tx;
+    let (parts, body) = reply.into_parts();
+    let bytes = axum::body::to_bytes(body, usize::MAX)
+        .await
+        .map_err(ApiError::internal)?;
+    let headers = stored_headers(&parts.headers);
+    let stored = idempotency::complete(
+        &mut tx,
+        &held.organization_id,
+        &held.key,
+        &held.owner,
+        StoredResponse {
+            status: parts.status.as_u16(),
+            headers: &headers,
+            body: &String::from_utf8_lossy(&bytes),
+        },
+    )
+    .await?;
+    if !stored {
+        // Dropping `tx` rolls the effect back.
+        return Err(lost_key());
+    }
+    tx.commit().await?;
+    held.stored.store(true, Ordering::Release);
+    Ok(Response::from_parts(parts, Body::from(bytes)))
+}
+
+fn lost_key() -> ApiError {
+    ApiError::conflict(
+        "idempotency_key_in_progress",
+        "This request outlived its hold on the Idempotency-Key and another request took it over; nothing was changed by this one. Retry to get the outcome",
+    )
+}
+
+async fn run_and_store(
+    state: &AppState,
+    held: Arc<HeldKey>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let response = HELD_KEY
+        .scope(held.clone(), renewing(state, &held, next.run(request)))
+        .await;
+    let (organization_id, key, owner) = (&held.organization_id, &held.key, &held.owner);
+    if held.stored.load(Ordering::Acquire) {
+        return with_key(response, key, false);
+    }
+    if !response.status().is_success() {
+        // Failures are not kept: the same key may try again.
+        if let Err(e) = idempotency::release(&state.db, organization_id, key, owner).await {
+            tracing::error!("cannot release idempotency key: {e}");
+        }
+        return with_key(response, key, false);
+    }
+    // A success that changed nothing in the database (the handler did not end in `commit`):
+    // its response is stored on its own.
+    let (parts, body) = response.into_parts();
+    let bytes = axum::body::to_bytes(body, usize::MAX)
+        .await
+        .unwrap_or_default();
+    let headers = stored_headers(&parts.headers);
+    let stored = async {
+        let mut conn = state.db.pool.acquire().await?;
+        idempotency::complete(
+            &mut conn,
+            organization_id,
+            key,
+            owner,
+            StoredResponse {
+                status: parts.status.as_u16(),
+                headers: &headers,
+                body: &String::from_utf8_lossy(&bytes),
+            },
+        )
+        .await
+    }
+    .await;
+    if let Err(e) = stored {
+        tracing::error!("cannot store idempotent response: {e}");
+    }
+    with_key(Response::from_parts(parts, Body::from(bytes)), key, false)
+}
+
+/// Run `work` while renewing the key's lease every third of it, so that only a dead process
+/// loses its keys, however long a request runs.
+async fn renewing(
+    state: &AppState,
+    held: &HeldKey,
+    work: impl std::future::Future<Output = Response>,
+) -> Response {
+    let lease = state.config.idempotency_lease;
+    let mut ticks = tokio::time::interval((lease / 3).max(Duration::from_millis(100)));
+    ticks.tick().await;
+    tokio::pin!(work);
+    loop {
+        tokio::select! {
+            response = &mut work => return response,
+            _ = ticks.tick() => {
+                let until = time::OffsetDateTime::now_utc().unix_timestamp() + lease_secs(lease);
+                if let Err(e) = idempotency::renew(&state.db, &held.organization_id, &held.key, &held.owner, until).await {
+                    tracing::warn!("cannot renew idempotency lease: {e}");
+                }
             }
         }
     }
@@ -143,42 +306,6 @@ fn reused() -> Response {
         "This Idempotency-Key was used for a different request in the last 24 hours; use a new key for a new request",
     )
     .into_response()
-}
-
-async fn run_and_store(
-    state: &AppState,
-    organization_id: &str,
-    key: &str,
-    request: Request,
-    next: Next,
-) -> Response {
-    let response = next.run(request).await;
-    if !response.status().is_success() {
-        // Failures are not kept: the same key may try again.
-        if let Err(e) = idempotency::release(&state.db, organization_id, key).await {
-            tracing::error!("cannot release idempotency key: {e}");
-        }
-        return with_key(response, key, false);
-    }
-    let (parts, body) = response.into_parts();
-    let bytes = axum::body::to_bytes(body, usize::MAX)
-        .await
-        .unwrap_or_default();
-    let headers = stored_headers(&parts.headers);
-    let text = String::from_utf8_lossy(&bytes).to_string();
-    if let Err(e) = idempotency::complete(
-        &state.db,
-        organization_id,
-        key,
-        parts.status.as_u16(),
-        &headers,
-        &text,
-    )
-    .await
-    {
-        tracing::error!("cannot store idempotent response: {e}");
-    }
-    with_key(Response::from_parts(parts, Body::from(bytes)), key, false)
 }
 
 fn stored_headers(headers: &HeaderMap) -> String {

@@ -7,10 +7,11 @@ use axum::response::IntoResponse;
 use http::{HeaderMap, StatusCode};
 use serde_json::{Map, Value, json};
 
+use super::idempotency::commit;
 use super::input::{Input, Patch};
 use super::problem::{ApiError, ApiResult};
 use super::reply::{
-    Reply, check_if_match, created, data_with_etag, list as list_reply, object_with_status,
+    Reply, check_if_match, created, data_with_etag, list as list_reply, object_with_status, written,
 };
 use crate::auth::Principal;
 use crate::domain::collection::{BUREAUS, CHANNELS};
@@ -276,9 +277,11 @@ pub async fn create(
         &json!({ "name": name, "steps": steps.len() }),
     )
     .await?;
-    tx.commit().await?;
-    let plan = find(&state, &p, &id).await?;
-    Ok(created(&plan, plan.version))
+    let plan = written(
+        store::get_in(&mut tx, &p.organization_id, &id).await?,
+        "collection plan",
+    )?;
+    commit(tx, created(&plan, plan.version)).await
 }
 
 /// `PATCH /v1/collection_plans/{id}`.
@@ -324,8 +327,11 @@ pub async fn update(
         &json!({ "name": name }),
     )
     .await?;
-    tx.commit().await?;
-    Ok(plan_reply(find(&state, &p, &id).await?))
+    let plan = written(
+        store::get_in(&mut tx, &p.organization_id, &id).await?,
+        "collection plan",
+    )?;
+    commit(tx, plan_reply(plan)).await
 }
 
 /// `DELETE /v1/collection_plans/{id}`: refused while open charges use it.
@@ -357,8 +363,7 @@ pub async fn delete(
         &json!({ "name": plan.name }),
     )
     .await?;
-    tx.commit().await?;
-    Ok(StatusCode::NO_CONTENT.into_response())
+    commit(tx, StatusCode::NO_CONTENT.into_response()).await
 }
 
 /// `GET /v1/collection_plans/{cp_id}/steps`.
@@ -437,9 +442,11 @@ pub async fn steps_create(
         &json!({ "collection_plan_id": plan_id, "action": fields.action, "offset_days": fields.offset_days }),
     )
     .await?;
-    tx.commit().await?;
-    let step = find_step(&state, &p, &plan_id, &id).await?;
-    Ok(step_reply(step, StatusCode::CREATED))
+    let step = written(
+        store::get_step(&mut tx, &p.organization_id, &plan_id, &id).await?,
+        "collection plan step",
+    )?;
+    commit(tx, step_reply(step, StatusCode::CREATED)).await
 }
 
 /// `PATCH /v1/collection_plans/{cp_id}/steps/{step_id}`.
@@ -487,9 +494,11 @@ pub async fn steps_update(
         &json!({ "collection_plan_id": plan_id, "action": fields.action, "offset_days": fields.offset_days }),
     )
     .await?;
-    tx.commit().await?;
-    let step = find_step(&state, &p, &plan_id, &step_id).await?;
-    Ok(step_reply(step, StatusCode::OK))
+    let step = written(
+        store::get_step(&mut tx, &p.organization_id, &plan_id, &step_id).await?,
+        "collection plan step",
+    )?;
+    commit(tx, step_reply(step, StatusCode::OK)).await
 }
 
 /// `DELETE /v1/collection_plans/{cp_id}/steps/{step_id}`.
@@ -512,6 +521,5 @@ pub async fn steps_delete(
         &json!({ "collection_plan_id": plan_id, "action": step.action }),
     )
     .await?;
-    tx.commit().await?;
-    Ok(StatusCode::NO_CONTENT.into_response())
+    commit(tx, StatusCode::NO_CONTENT.into_response()).await
 }

@@ -61,6 +61,12 @@ pub fn list<T: Serialize>(page: Page<T>, request: PageRequest) -> Reply {
     .into_response()
 }
 
+/// The object a write just made or changed, read back inside its transaction: missing means
+/// our own code is wrong, not the request.
+pub fn written<T>(found: Option<T>, what: &str) -> ApiResult<T> {
+    found.ok_or_else(|| ApiError::internal(format!("the {what} just written is missing")))
+}
+
 /// The ETag of an object at `version`.
 pub fn etag(version: i64) -> String {
     format!("\"v{version}\"")

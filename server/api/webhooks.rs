@@ -8,9 +8,12 @@ use axum::response::IntoResponse;
 use http::{HeaderMap, StatusCode};
 use serde_json::json;
 
+use super::idempotency::commit;
 use super::input::{Input, Patch};
 use super::problem::{ApiError, ApiResult};
-use super::reply::{self, Reply, check_if_match, created, data_with_etag, list as list_reply};
+use super::reply::{
+    self, Reply, check_if_match, created, data_with_etag, list as list_reply, written,
+};
 use crate::auth::Principal;
 use crate::engine::webhooks::payload;
 use crate::state::AppState;
@@ -166,10 +169,12 @@ pub async fn create(
         &json!({ "url": fields.url, "events": fields.events, "enabled": fields.enabled }),
     )
     .await?;
-    tx.commit().await?;
-    let mut webhook = find(&state, &p, &id).await?;
+    let mut webhook = written(
+        store::get_in(&mut tx, &p.organization_id, &id).await?,
+        "webhook",
+    )?;
     webhook.secret = Some(secret);
-    Ok(created(&webhook, webhook.version))
+    commit(tx, created(&webhook, webhook.version)).await
 }
 
 /// `PATCH /v1/webhooks/{id}`. Enabling a disabled endpoint starts its subscription anew:
@@ -242,9 +247,11 @@ pub async fn update(
         &json!({ "changed": changed, "url": fields.url, "events": fields.events, "enabled": fields.enabled }),
     )
     .await?;
-    tx.commit().await?;
-    let webhook = find(&state, &p, &id).await?;
-    Ok(data_with_etag(&webhook, webhook.version))
+    let webhook = written(
+        store::get_in(&mut tx, &p.organization_id, &id).await?,
+        "webhook",
+    )?;
+    commit(tx, data_with_etag(&webhook, webhook.version)).await
 }
 
 /// `DELETE /v1/webhooks/{id}`: the endpoint, its deliveries and pending retries go.
@@ -267,8 +274,7 @@ pub async fn delete(
         &json!({ "url": current.url }),
     )
     .await?;
-    tx.commit().await?;
-    Ok(StatusCode::NO_CONTENT.into_response())
+    commit(tx, StatusCode::NO_CONTENT.into_response()).await
 }
 
 /// `POST /v1/webhooks/{id}/test`: queue a `webhook.test` event for this endpoint alone; the
@@ -319,11 +325,11 @@ pub async fn test(
         },
     )
     .await?;
-    tx.commit().await?;
-    let delivery = store::get_delivery(&state.db, &p.organization_id, &id, &delivery_id)
-        .await?
-        .ok_or_else(|| ApiError::internal("the test delivery just written is missing"))?;
-    Ok(accepted(delivery))
+    let delivery = written(
+        store::get_delivery_in(&mut tx, &p.organization_id, &id, &delivery_id).await?,
+        "test delivery",
+    )?;
+    commit(tx, accepted(delivery)).await
 }
 
 pub async fn deliveries(
@@ -406,9 +412,9 @@ pub async fn retry(
         &json!({ "webhook_id": id, "event_id": delivery.event_id, "event_type": delivery.event_type, "previous_status": delivery.status }),
     )
     .await?;
-    tx.commit().await?;
-    let delivery = store::get_delivery(&state.db, &p.organization_id, &id, &delivery_id)
-        .await?
-        .ok_or_else(|| ApiError::internal("the delivery just queued is missing"))?;
-    Ok(accepted(delivery))
+    let delivery = written(
+        store::get_delivery_in(&mut tx, &p.organization_id, &id, &delivery_id).await?,
+        "delivery",
+    )?;
+    commit(tx, accepted(delivery)).await
 }

@@ -112,11 +112,21 @@ pub async fn insert(
 }
 
 pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Delivery>> {
+    let mut conn = db.pool.acquire().await?;
+    get_in(&mut conn, organization_id, id).await
+}
+
+/// Same as [`get`] on a given connection (inside a transaction).
+pub async fn get_in(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+) -> Result<Option<Delivery>> {
     let sql = format!("SELECT {COLUMNS} FROM deliveries WHERE organization_id = $1 AND id = $2");
     let row = sqlx::query(AssertSqlSafe(sql))
         .bind(organization_id)
         .bind(id)
-        .fetch_optional(&db.pool)
+        .fetch_optional(conn)
         .await?;
     row.as_ref().map(from_row).transpose()
 }

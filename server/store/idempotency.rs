@@ -1,16 +1,29 @@
 //! Idempotency records: the first response to a write with an `Idempotency-Key`, kept 24
 //! hours and replayed for the same key and request.
 
+use sqlx::AnyConnection;
+
 use super::{Db, Result};
 
 /// How long a response is replayed.
 pub const RETENTION_SECS: i64 = 24 * 3600;
 
+/// Columns added for crash safety: who holds an `in_progress` key, and until when. A holder
+/// renews its lease while it runs; a key whose lease ran out belongs to a dead process and
+/// is taken over by the next retry.
+pub const MIGRATION: &[&str] = &[
+    "ALTER TABLE idempotency_records ADD COLUMN owner TEXT",
+    "ALTER TABLE idempotency_records ADD COLUMN lease_until_epoch BIGINT",
+];
+
 /// What a key already holds.
 #[derive(Debug, Clone)]
 pub enum Existing {
-    /// Another request with this key is running now.
-    InProgress { request_hash: String },
+    /// Another request with this key is running now, holding the key until `lease_until`.
+    InProgress {
+        request_hash: String,
+        lease_until: i64,
+    },
     /// The stored response.
     Done {
         request_hash: String,
@@ -20,15 +33,28 @@ pub enum Existing {
     },
 }
 
-/// Claim `key` for a request; `None` when the claim succeeded (the caller runs the request),
-/// else what the key already holds.
+/// Outcome of a claim.
+#[derive(Debug, Clone)]
+pub enum Claim {
+    /// The caller holds the key (new, or taken over from a holder whose lease ran out) and
+    /// runs the request.
+    Owned,
+    /// What the key already holds.
+    Held(Existing),
+    /// The key vanished between our insert and our read (its holder failed and released it):
+    /// claim again.
+    Vanished,
+}
+
+/// Claim `key` for a request as `owner`, leased until `lease_until`.
 pub async fn claim(
     db: &Db,
     organization_id: &str,
     key: &str,
     request_hash: &str,
-    now_epoch: i64,
-) -> Result<Option<Existing>> {
+    owner: &str,
+    (now_epoch, lease_until): (i64, i64),
+) -> Result<Claim> {
     // Expired records do not count: a key can be used again after its retention.
     sqlx::query("DELETE FROM idempotency_records WHERE organization_id = $1 AND idempotency_key = $2 AND created_at_epoch < $3")
         .bind(organization_id)
@@ -37,28 +63,62 @@ pub async fn claim(
         .execute(&db.pool)
         .await?;
     let inserted = sqlx::query(
-        "INSERT INTO idempotency_records (organization_id, idempotency_key, request_hash, state, created_at_epoch)
-         VALUES ($1, $2, $3, 'in_progress', $4) ON CONFLICT (organization_id, idempotency_key) DO NOTHING",
+        "INSERT INTO idempotency_records (organization_id, idempotency_key, request_hash, state, created_at_epoch, owner, lease_until_epoch)
+         VALUES ($1, $2, $3, 'in_progress', $4, $5, $6) ON CONFLICT (organization_id, idempotency_key) DO NOTHING",
     )
+    .bind(organization_id)
+    .bind(key)
+    .bind(request_hash)
+    .bind(now_epoch)
+    .bind(owner)
+    .bind(lease_until)
+    .execute(&db.pool)
+    .await?;
+    if inserted.rows_affected() == 1 {
+        return Ok(Claim::Owned);
+    }
+    // The holder died (its lease ran out without being renewed): the request never
+    // committed, since the effect and the response commit together, so it runs again here.
+    let taken = sqlx::query(
+        "UPDATE idempotency_records SET owner = $1, lease_until_epoch = $2
+         WHERE organization_id = $3 AND idempotency_key = $4 AND state = 'in_progress'
+           AND request_hash = $5 AND COALESCE(lease_until_epoch, 0) <= $6",
+    )
+    .bind(owner)
+    .bind(lease_until)
     .bind(organization_id)
     .bind(key)
     .bind(request_hash)
     .bind(now_epoch)
     .execute(&db.pool)
     .await?;
-    if inserted.rows_affected() == 1 {
-        return Ok(None);
+    if taken.rows_affected() == 1 {
+        tracing::info!(
+            key,
+            "took over an idempotency key whose holder's lease ran out"
+        );
+        return Ok(Claim::Owned);
     }
-    read(db, organization_id, key).await
+    Ok(match read(db, organization_id, key).await? {
+        Some(existing) => Claim::Held(existing),
+        None => Claim::Vanished,
+    })
 }
 
-/// A stored record: hash, state, and the response once there is one.
-type RecordRow = (String, String, Option<i64>, Option<String>, Option<String>);
+/// A stored record: hash, state, lease, and the response once there is one.
+type RecordRow = (
+    String,
+    String,
+    Option<i64>,
+    Option<i64>,
+    Option<String>,
+    Option<String>,
+);
 
 /// What the key holds now (`None` if it vanished: released after a failure).
 pub async fn read(db: &Db, organization_id: &str, key: &str) -> Result<Option<Existing>> {
     let row: Option<RecordRow> = sqlx::query_as(
-        "SELECT request_hash, state, response_status, response_headers, response_body
+        "SELECT request_hash, state, lease_until_epoch, response_status, response_headers, response_body
          FROM idempotency_records WHERE organization_id = $1 AND idempotency_key = $2",
     )
     .bind(organization_id)
@@ -66,46 +126,81 @@ pub async fn read(db: &Db, organization_id: &str, key: &str) -> Result<Option<Ex
     .fetch_optional(&db.pool)
     .await?;
     Ok(row.map(
-        |(request_hash, state, status, headers, body)| match (state.as_str(), status) {
+        |(request_hash, state, lease_until, status, headers, body)| match (state.as_str(), status) {
             ("done", Some(status)) => Existing::Done {
                 request_hash,
                 status: u16::try_from(status).unwrap_or(500),
                 headers: headers.unwrap_or_default(),
                 body: body.unwrap_or_default(),
             },
-            _ => Existing::InProgress { request_hash },
+            _ => Existing::InProgress {
+                request_hash,
+                lease_until: lease_until.unwrap_or(0),
+            },
         },
     ))
 }
 
-/// Store the response of a claimed key.
-pub async fn complete(
+/// Extend the lease of a key `owner` holds; false when it no longer holds it.
+pub async fn renew(
     db: &Db,
     organization_id: &str,
     key: &str,
-    status: u16,
-    headers: &str,
-    body: &str,
-) -> Result<()> {
-    sqlx::query(
-        "UPDATE idempotency_records SET state = 'done', response_status = $1, response_headers = $2, response_body = $3
-         WHERE organization_id = $4 AND idempotency_key = $5",
+    owner: &str,
+    lease_until: i64,
+) -> Result<bool> {
+    let renewed = sqlx::query(
+        "UPDATE idempotency_records SET lease_until_epoch = $1
+         WHERE organization_id = $2 AND idempotency_key = $3 AND owner = $4 AND state = 'in_progress'",
     )
-    .bind(i64::from(status))
-    .bind(headers)
-    .bind(body)
+    .bind(lease_until)
     .bind(organization_id)
     .bind(key)
+    .bind(owner)
     .execute(&db.pool)
     .await?;
-    Ok(())
+    Ok(renewed.rows_affected() == 1)
+}
+
+/// The response of a request, to store with its key.
+#[derive(Debug, Clone, Copy)]
+pub struct StoredResponse<'a> {
+    pub status: u16,
+    pub headers: &'a str,
+    pub body: &'a str,
+}
+
+/// Store the response of a key `owner` holds, on `conn` — inside the transaction of the
+/// request's effect, so that one never commits without the other. False when `owner` no
+/// longer holds the key (then the caller must not commit).
+pub async fn complete(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    key: &str,
+    owner: &str,
+    response: StoredResponse<'_>,
+) -> Result<bool> {
+    let done = sqlx::query(
+        "UPDATE idempotency_records SET state = 'done', response_status = $1, response_headers = $2, response_body = $3, lease_until_epoch = NULL
+         WHERE organization_id = $4 AND idempotency_key = $5 AND owner = $6 AND state = 'in_progress'",
+    )
+    .bind(i64::from(response.status))
+    .bind(response.headers)
+    .bind(response.body)
+    .bind(organization_id)
+    .bind(key)
+    .bind(owner)
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
 }
 
 /// Give a key back after a request that must not be replayed (a failure worth retrying).
-pub async fn release(db: &Db, organization_id: &str, key: &str) -> Result<()> {
-    sqlx::query("DELETE FROM idempotency_records WHERE organization_id = $1 AND idempotency_key = $2 AND state = 'in_progress'")
+pub async fn release(db: &Db, organization_id: &str, key: &str, owner: &str) -> Result<()> {
+    sqlx::query("DELETE FROM idempotency_records WHERE organization_id = $1 AND idempotency_key = $2 AND owner = $3 AND state = 'in_progress'")
         .bind(organization_id)
         .bind(key)
+        .bind(owner)
         .execute(&db.pool)
         .await?;
     Ok(())

@@ -152,6 +152,11 @@ const MIGRATIONS: &[(i64, &str, &[&str])] = &[
         "webhooks, webhook deliveries and attempts, events dispatch flag, exports",
         crate::store::webhooks::MIGRATION,
     ),
+    (
+        8,
+        "idempotency records: holder and lease, for taking over keys of dead processes",
+        crate::store::idempotency::MIGRATION,
+    ),
     // Areas add their migration here, one tuple each: (version, description, statements).
 ];
 

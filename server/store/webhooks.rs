@@ -140,11 +140,21 @@ pub async fn list(db: &Db, organization_id: &str, page: PageRequest) -> Result<P
 }
 
 pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Webhook>> {
+    let mut conn = db.pool.acquire().await?;
+    get_in(&mut conn, organization_id, id).await
+}
+
+/// Same as [`get`] on a given connection (inside a transaction).
+pub async fn get_in(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+) -> Result<Option<Webhook>> {
     let sql = format!("SELECT {COLUMNS} FROM webhooks WHERE organization_id = $1 AND id = $2");
     let row = sqlx::query(AssertSqlSafe(sql))
         .bind(organization_id)
         .bind(id)
-        .fetch_optional(&db.pool)
+        .fetch_optional(conn)
         .await?;
     row.as_ref().map(from_row).transpose()
 }
@@ -310,6 +320,17 @@ pub async fn get_delivery(
     webhook_id: &str,
     id: &str,
 ) -> Result<Option<Delivery>> {
+    let mut conn = db.pool.acquire().await?;
+    get_delivery_in(&mut conn, organization_id, webhook_id, id).await
+}
+
+/// Same as [`get_delivery`] on a given connection (inside a transaction).
+pub async fn get_delivery_in(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    webhook_id: &str,
+    id: &str,
+) -> Result<Option<Delivery>> {
     let sql = format!(
         "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE organization_id = $1 AND webhook_id = $2 AND id = $3"
     );
@@ -317,7 +338,7 @@ pub async fn get_delivery(
         .bind(organization_id)
         .bind(webhook_id)
         .bind(id)
-        .fetch_optional(&db.pool)
+        .fetch_optional(conn)
         .await?;
     row.as_ref().map(delivery_from_row).transpose()
 }

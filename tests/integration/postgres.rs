@@ -8,6 +8,14 @@ use crate::common::TestServer;
 
 /// A fresh database on the local PostgreSQL, or `None` (with a note) when there is none.
 pub async fn postgres_server() -> Option<TestServer> {
+    let url = fresh_postgres_url().await?;
+    let dir = tempfile::tempdir().expect("temp dir");
+    Some(TestServer::start_with(url, dir, false).await)
+}
+
+/// The URL of a new, empty database on the local PostgreSQL, or `None` (with a note) when
+/// there is none.
+pub async fn fresh_postgres_url() -> Option<String> {
     let admin_url = std::env::var("TEST_POSTGRES_URL")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
     sqlx::any::install_default_drivers();
@@ -40,8 +48,7 @@ pub async fn postgres_server() -> Option<TestServer> {
         .rsplit_once('/')
         .map(|(b, _)| b.to_string())
         .unwrap_or(admin_url);
-    let dir = tempfile::tempdir().expect("temp dir");
-    Some(TestServer::start_with(format!("{base}/{name}"), dir, false).await)
+    Some(format!("{base}/{name}"))
 }
 
 #[tokio::test]
