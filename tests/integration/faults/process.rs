@@ -1,0 +1,273 @@
+//! The real server binary as a child process: started on 127.0.0.1 port 0 in its own folder,
+//! spoken to over HTTP, and stopped the hard way (`kill -9`) when a test says so.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// A running `kobana-dunning` process.
+pub struct ServerProcess {
+    child: Child,
+    pub base_url: String,
+    /// Every line the process printed (stdout and stderr), as it printed them.
+    output: mpsc::Receiver<String>,
+    pub seen: Vec<String>,
+}
+
+/// What a process printed before it exited on its own.
+pub struct Exited {
+    pub code: Option<i32>,
+    pub output: String,
+}
+
+fn command(folder: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_kobana-dunning"));
+    command
+        .current_dir(folder)
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .env_remove("DATABASE_URL")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command
+}
+
+impl ServerProcess {
+    /// Start the server in `folder` (its `data/` lives there) with `args` after
+    /// `--bind 127.0.0.1:0`, and wait until it says where it listens.
+    pub fn start(folder: &Path, args: &[&str], env: &[(&str, &str)]) -> ServerProcess {
+        let mut all = vec!["--bind", "127.0.0.1:0"];
+        all.extend_from_slice(args);
+        let mut child = command(folder, &all, env)
+            .spawn()
+            .expect("start the server");
+        let (sender, output) = mpsc::channel();
+        for stream in [
+            child
+                .stdout
+                .take()
+                .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+            child
+                .stderr
+                .take()
+                .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            let sender = sender.clone();
+            std::thread::spawn(move || {
+                for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                    if sender.send(line).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        let mut server = ServerProcess {
+            child,
+            base_url: String::new(),
+            output,
+            seen: Vec::new(),
+        };
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while server.base_url.is_empty() {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match server.output.recv_timeout(left) {
+                Ok(line) => {
+                    if let Some(url) = line.strip_prefix("Kobana Dunning is listening on ") {
+                        server.base_url = url.trim().to_string();
+                    }
+                    server.seen.push(line);
+                }
+                Err(_) => panic!(
+                    "the server did not start; it printed:\n{}",
+                    server.seen.join("\n")
+                ),
+            }
+        }
+        server
+    }
+
+    /// Run the binary with `args` and wait (at most `limit`) for it to exit by itself.
+    pub fn run_to_exit(folder: &Path, args: &[&str], limit: Duration) -> (Exited, Duration) {
+        let started = std::time::Instant::now();
+        let mut child = command(folder, args, &[])
+            .spawn()
+            .expect("start the binary");
+        loop {
+            if let Some(status) = child.try_wait().expect("wait") {
+                let output = child.wait_with_output().expect("output");
+                let text = format!(
+                    "{}{}",
+                    String::from_utf8_lossy(&output.stdout),
+                    String::from_utf8_lossy(&output.stderr)
+                );
+                return (
+                    Exited {
+                        code: status.code(),
+                        output: text,
+                    },
+                    started.elapsed(),
+                );
+            }
+            if started.elapsed() > limit {
+                let _ = child.kill();
+                panic!("the binary ran for more than {limit:?}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// `kill -9`: no shutdown, no flush, as a crash or an OOM kill would do.
+    pub fn kill_hard(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Ctrl-C (SIGINT): the server stops accepting, finishes and exits.
+    pub fn stop(mut self) {
+        let _ = Command::new("kill")
+            .args(["-INT", &self.child.id().to_string()])
+            .status();
+        for _ in 0..200 {
+            if self.child.try_wait().ok().flatten().is_some() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        panic!("the server did not stop on SIGINT");
+    }
+
+    /// What the process printed so far.
+    pub fn printed(&mut self) -> String {
+        while let Ok(line) = self.output.try_recv() {
+            self.seen.push(line);
+        }
+        self.seen.join("\n")
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base_url)
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A new `api` token for the demo admin with a rate limit no load test reaches, issued by
+/// the command line on the database `database_args` name (empty: the folder's SQLite).
+pub fn unlimited_admin_token(folder: &Path, database_args: &[&str]) -> String {
+    let text = std::fs::read_to_string(folder.join("data/demo-credentials.json"))
+        .expect("demo credentials written");
+    let credentials: Value = serde_json::from_str(&text).expect("credentials are JSON");
+    let organization = &credentials["organizations"][0];
+    let admin = organization["people"]
+        .as_array()
+        .expect("people")
+        .iter()
+        .find(|p| p["role"] == "admin")
+        .expect("an admin");
+    let mut args = vec![
+        "token",
+        "create",
+        "--organization",
+        organization["id"].as_str().expect("id"),
+        "--person",
+        admin["email"].as_str().expect("email"),
+        "--audience",
+        "api",
+        "--rate-limit",
+        "1000000/minute",
+    ];
+    args.extend_from_slice(database_args);
+    let output = command(folder, &args, &[]).output().expect("token create");
+    assert!(
+        output.status.success(),
+        "token create: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).trim().to_string()
+}
+
+/// Whether this process may mount file systems (root on Linux); fault tests that need a
+/// small or read-only mount say they skipped otherwise, and fail under `CI=true`.
+pub fn can_mount() -> bool {
+    let root = std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    if !root {
+        assert!(
+            std::env::var("CI").is_err(),
+            "CI runs as root: the mount-based fault tests must run there"
+        );
+        eprintln!("skipped: mounting a tmpfs needs root");
+    }
+    root
+}
+
+/// A tmpfs of `size` mounted on a new temporary folder, unmounted when dropped.
+pub struct Tmpfs {
+    pub dir: tempfile::TempDir,
+}
+
+impl Tmpfs {
+    pub fn mount(size: &str) -> Tmpfs {
+        let dir = tempfile::tempdir().expect("temp dir");
+        run(
+            "mount",
+            &["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"],
+            dir.path(),
+        );
+        Tmpfs { dir }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Make the mount read-only (or writable again).
+    pub fn remount(&self, read_only: bool) {
+        let option = if read_only {
+            "remount,ro"
+        } else {
+            "remount,rw"
+        };
+        run("mount", &["-o", option], self.path());
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount")
+            .arg("-l")
+            .arg(self.dir.path())
+            .status();
+    }
+}
+
+fn run(program: &str, args: &[&str], target: &Path) {
+    let status = Command::new(program)
+        .args(args)
+        .arg(target)
+        .status()
+        .unwrap_or_else(|e| panic!("{program}: {e}"));
+    assert!(
+        status.success(),
+        "{program} {args:?} {} failed",
+        target.display()
+    );
+}
