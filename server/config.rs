@@ -1,4 +1,5 @@
-//! Runtime configuration: where to listen, which database, and the MCP endpoint's settings.
+//! Runtime configuration: where to listen and with which HTTP limits, which database, and the
+//! MCP endpoint's settings.
 
 use std::net::SocketAddr;
 
@@ -36,6 +37,8 @@ pub struct Config {
     /// `smtp://[user[:password]@]host[:port][?from=address]`: debtor e-mails go out through
     /// this server (`DUNNING_SMTP_URL`); without it they go to the sandbox provider.
     pub smtp_url: Option<String>,
+    /// Timeouts and the connection cap of the HTTP server.
+    pub http: crate::serve::HttpLimits,
 }
 
 impl Config {
@@ -56,6 +59,7 @@ impl Config {
             authorization_servers: Vec::new(),
             run_engine: true,
             smtp_url: None,
+            http: crate::serve::HttpLimits::default(),
         }
     }
 

@@ -12,6 +12,7 @@ pub mod domain;
 pub mod engine;
 pub mod generated;
 pub mod mcp;
+pub mod serve;
 pub mod state;
 pub mod store;
 

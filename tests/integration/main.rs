@@ -14,6 +14,7 @@ mod collection_engine;
 mod customers;
 mod disputes;
 mod exports;
+mod http_server;
 mod idempotency_and_limits;
 mod isolation;
 mod mcp_confirmation;
