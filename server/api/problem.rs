@@ -56,8 +56,10 @@ impl ApiError {
         }
     }
 
-    /// 400 `VALIDATION_ERROR` with the fields at fault.
-    pub fn validation(errors: Vec<FieldError>) -> Self {
+    /// 400 `VALIDATION_ERROR` with the fields at fault, each (field, code) once.
+    pub fn validation(mut errors: Vec<FieldError>) -> Self {
+        let mut seen = std::collections::HashSet::new();
+        errors.retain(|e| seen.insert((e.field.clone(), e.code.clone())));
         let detail = match errors.as_slice() {
             [one] => format!("{}: {}", one.field, one.message),
             many => format!(

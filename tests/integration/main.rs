@@ -27,4 +27,5 @@ mod mcp_tools;
 mod mcp_transport;
 mod plans;
 mod postgres;
+mod rest_limits;
 mod webhooks;
