@@ -1,8 +1,10 @@
 //! Reading and validating request input (query strings and JSON bodies) with every fault
 //! collected and reported at once, each naming its field.
 //!
-//! Handlers take fields one by one with typed getters; `finish` then refuses unknown fields
-//! (a misspelt `amout` must not be silently ignored) and returns all complaints in one 400.
+//! [`well_formed`] first refuses requests no handler should see: a path that is not UTF-8, a
+//! body over the ceiling or too slow to arrive, a body that is not declared JSON. Handlers then
+//! take fields one by one with typed getters; `finish` refuses unknown fields (a misspelt
+//! `amout` must not be silently ignored) and returns all complaints in one 400.
 //!
 //! Two rules hold for every handler because they live here:
 //! - **Text** holds no control characters (U+0000–U+001F, U+007F–U+009F) and no bidirectional
@@ -15,7 +17,11 @@
 
 use std::collections::BTreeSet;
 
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
+use axum::extract::Request;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use http::{HeaderMap, HeaderValue, Method, header};
 use serde_json::{Map, Value};
 use time::macros::date;
 use time::{Date, OffsetDateTime};
@@ -23,6 +29,9 @@ use time::{Date, OffsetDateTime};
 use super::problem::{ApiError, ApiResult, FieldError};
 use crate::domain::money::Cents;
 use crate::store::PageRequest;
+
+/// The largest request body (the MCP endpoint has the same ceiling).
+pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
 
 /// Fields whose text may span lines: line feeds and tabs are allowed there, nowhere else.
 /// Carriage returns are not: a line break is `\n`.
@@ -517,6 +526,113 @@ impl Input {
     }
 }
 
+/// Refuse, after authorization and before idempotency and the handler, what no handler should
+/// see: a path that is not UTF-8 once percent-decoded or holds control characters; a body
+/// over [`MAX_BODY_BYTES`] (413), unreadable (400) or not there within the server's body
+/// timeout (408); a non-empty body without a JSON media type (415). The body is read here
+/// once, so every later reader sees whole bytes.
+pub async fn well_formed(request: Request, next: Next) -> Response {
+    if !path_is_text(request.uri().path()) {
+        return ApiError::malformed(
+            "The path is not valid UTF-8 text once percent-decoded (or holds control characters)",
+        )
+        .into_response();
+    }
+    if matches!(
+        *request.method(),
+        Method::GET | Method::HEAD | Method::OPTIONS
+    ) {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let bytes = match axum::body::to_bytes(body, MAX_BODY_BYTES).await {
+        Ok(bytes) => bytes,
+        Err(e) => return unreadable_body(&e),
+    };
+    if !bytes.is_empty() && !is_json(&parts.headers) {
+        return ApiError::unsupported_media_type().into_response();
+    }
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
+}
+
+/// Why a body could not be read, as a problem. After a body fault the connection cannot be
+/// reused (what is left of the body would be read as the next request), so it is closed.
+fn unreadable_body(error: &axum::Error) -> Response {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    let mut problem = None;
+    while let Some(e) = source {
+        if e.is::<http_body_util::LengthLimitError>() {
+            problem = Some(ApiError::payload_too_large(MAX_BODY_BYTES));
+            break;
+        }
+        if let Some(timeout) = e.downcast_ref::<crate::serve::BodyTimedOut>() {
+            problem = Some(ApiError::request_timeout(timeout.after));
+            break;
+        }
+        source = e.source();
+    }
+    let problem = problem
+        .unwrap_or_else(|| ApiError::malformed(format!("The body could not be read: {error}")));
+    let mut response = problem.into_response();
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+/// `application/json` or `application/<anything>+json`, with parameters, in UTF-8 (JSON has
+/// no other encoding; a declared other charset is a body we would misread).
+pub fn is_json(headers: &HeaderMap) -> bool {
+    let Some(value) = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return false;
+    };
+    let mut parts = value.split(';');
+    let media = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
+    let json = media == "application/json"
+        || media
+            .strip_prefix("application/")
+            .is_some_and(|sub| sub.len() > "+json".len() && sub.ends_with("+json"));
+    let utf8 = parts.all(|parameter| {
+        let (name, value) = parameter.split_once('=').unwrap_or((parameter, ""));
+        !name.trim().eq_ignore_ascii_case("charset")
+            || matches!(
+                value.trim().trim_matches('"').to_ascii_lowercase().as_str(),
+                "utf-8" | "utf8"
+            )
+    });
+    json && utf8
+}
+
+/// Whether a request path percent-decodes to text: UTF-8 without control characters or
+/// bidirectional overrides (path parameters are ids and reach problem details and logs).
+fn path_is_text(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (
+            bytes[i],
+            bytes.get(i + 1).copied().and_then(hex),
+            bytes.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(high), Some(low)) => {
+                decoded.push((high * 16 + low) as u8);
+                i += 3;
+            }
+            (byte, _, _) => {
+                decoded.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(decoded).is_ok_and(|text| text.chars().all(|c| allowed_char(c, false)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -570,6 +686,48 @@ mod tests {
         let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
         assert_eq!(fields, ["address.street", "tags[1]", "steps[1].template"]);
         assert!(errors.iter().all(|e| e.code == "invalid_characters"));
+    }
+
+    #[test]
+    fn json_media_types_are_told_apart_from_the_rest() {
+        let cases = [
+            ("application/json", true),
+            ("application/json; charset=utf-8", true),
+            ("APPLICATION/JSON;CHARSET=\"UTF-8\"", true),
+            ("application/merge-patch+json", true),
+            ("application/vnd.kobana.charge+json; version=1", true),
+            ("application/+json", false),
+            ("application/json; charset=iso-8859-1", false),
+            ("text/json", false),
+            ("text/plain", false),
+            ("application/jsonp", false),
+            ("application/x-www-form-urlencoded", false),
+            ("multipart/form-data; boundary=x", false),
+        ];
+        for (value, json) in cases {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(value));
+            assert_eq!(is_json(&headers), json, "{value}");
+        }
+        assert!(!is_json(&HeaderMap::new()), "no Content-Type");
+    }
+
+    #[test]
+    fn a_path_must_decode_to_text() {
+        let cases = [
+            ("/v1/customers/cus_abc", true),
+            ("/v1/customers/Jo%C3%A3o", true),
+            ("/v1/customers/100%", true),
+            ("/v1/customers/%zz", true),
+            ("/v1/customers/%FF", false),
+            ("/v1/customers/%C3%28", false),
+            ("/v1/customers/%00", false),
+            ("/v1/customers/a%0Ab", false),
+            ("/v1/customers/%E2%80%AE", false),
+        ];
+        for (path, text) in cases {
+            assert_eq!(path_is_text(path), text, "{path}");
+        }
     }
 
     #[test]

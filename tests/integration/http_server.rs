@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use kobana_dunning::Config;
 use kobana_dunning::serve::HttpLimits;
-use serde_json::json;
+use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -128,6 +128,32 @@ async fn an_idle_keep_alive_connection_is_closed_after_the_idle_timeout() {
     assert!(
         closed_by_server(&mut stream).await,
         "the idle connection stayed open"
+    );
+}
+
+#[tokio::test]
+async fn a_body_that_does_not_arrive_in_time_answers_408_and_closes() {
+    let (server, address) = listening(limits(LONG, LONG, Duration::from_millis(300), 16)).await;
+    let token = server.token(0, "admin", "api");
+    let mut stream = TcpStream::connect(address).await.expect("connect");
+    let head = format!(
+        "POST /v1/customers HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"name\":"
+    );
+    stream.write_all(head.as_bytes()).await.expect("write");
+    let (status, head, body) = tokio::time::timeout(HANG, read_response(&mut stream))
+        .await
+        .expect("the server waited for the body past its timeout");
+    assert_eq!(status, 408, "{head}");
+    let problem: Value = serde_json::from_slice(&body).expect("problem JSON");
+    assert_eq!(problem["code"], "request_timeout");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("application/problem+json"),
+        "{head}"
+    );
+    assert!(
+        closed_by_server(&mut stream).await,
+        "the connection stayed open"
     );
 }
 

@@ -1,6 +1,8 @@
-//! The REST edges: date bounds and the characters text may hold.
+//! The REST edges: media types, problem documents for every error, date bounds, the
+//! characters text may hold, and authorization before validation.
 
-use http::StatusCode;
+use axum::body::Body;
+use http::{Request, StatusCode};
 use serde_json::{Value, json};
 
 use crate::agreements::{charge, customer, day};
@@ -42,10 +44,253 @@ fn assert_problem(answer: &Answer, status: StatusCode, code: &str) {
     assert!(answer.body["type"].is_string() && answer.body["title"].is_string());
 }
 
+async fn raw(
+    server: &TestServer,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: impl Into<Body>,
+) -> Answer {
+    let mut builder = Request::builder().method(method).uri(path);
+    for (name, value) in headers {
+        builder = builder.header(*name, *value);
+    }
+    server
+        .send(builder.body(body.into()).expect("request"))
+        .await
+}
+
 async fn customer_total(server: &TestServer) -> i64 {
     let token = server.token(0, "admin", "api");
     let list = server.rest("GET", "/v1/customers", &token, None).await;
     list.body["meta"]["total"].as_i64().expect("total")
+}
+
+// --- Media types -------------------------------------------------------------------------
+
+#[tokio::test]
+async fn a_body_that_is_not_declared_json_is_refused_with_415_and_creates_nothing() {
+    let server = TestServer::start().await;
+    let auth = format!("Bearer {}", server.token(0, "admin", "api"));
+    let before = customer_total(&server).await;
+    let body = json!({"name": "Texto Puro", "document": "11144477735"}).to_string();
+    for content_type in [
+        Some("text/plain"),
+        Some("application/x-www-form-urlencoded"),
+        Some("application/jsonp"),
+        Some("application/json; charset=iso-8859-1"),
+        None,
+    ] {
+        let mut headers = vec![("authorization", auth.as_str())];
+        if let Some(value) = content_type {
+            headers.push(("content-type", value));
+        }
+        let answer = raw(&server, "POST", "/v1/customers", &headers, body.clone()).await;
+        assert_problem(
+            &answer,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+        );
+    }
+    assert_eq!(customer_total(&server).await, before, "nothing was created");
+}
+
+#[tokio::test]
+async fn json_media_types_with_parameters_and_suffixes_are_accepted() {
+    let server = TestServer::start().await;
+    let auth = format!("Bearer {}", server.token(0, "admin", "api"));
+    let cases = [
+        ("application/json", "918273645"),
+        ("Application/JSON; charset=UTF-8", "827364519"),
+        ("application/merge-patch+json", "736451928"),
+    ];
+    for (content_type, cpf_base) in cases {
+        let document = kobana_dunning::domain::document::cpf_with_check_digits(cpf_base);
+        let body = json!({"name": "Cliente JSON", "document": document}).to_string();
+        let answer = raw(
+            &server,
+            "POST",
+            "/v1/customers",
+            &[("authorization", &auth), ("content-type", content_type)],
+            body,
+        )
+        .await;
+        assert_eq!(
+            answer.status,
+            StatusCode::CREATED,
+            "{content_type}: {}",
+            answer.text
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_empty_body_needs_no_content_type() {
+    let server = TestServer::start().await;
+    let customer = customer(&server, "Sem Corpo", "918273645").await;
+    let charge = charge(&server, &customer, 10.0, 5).await;
+    let auth = format!("Bearer {}", server.token(0, "admin", "api"));
+    let answer = raw(
+        &server,
+        "POST",
+        &format!("/v1/charges/{charge}/cancel"),
+        &[("authorization", &auth)],
+        Body::empty(),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text);
+    assert_eq!(answer.body["data"]["status"], "canceled");
+}
+
+#[tokio::test]
+async fn mcp_writes_still_reach_the_api_with_their_json_bodies() {
+    let server = TestServer::start().await;
+    let token = server.token(0, "admin", "mcp");
+    let result = server
+        .call_tool(
+            &token,
+            "dunning_customers_create",
+            json!({"name": "Via MCP", "document": "11144477735"}),
+        )
+        .await;
+    assert_ne!(result.get("isError"), Some(&json!(true)), "{result}");
+    assert_eq!(result["structuredContent"]["data"]["name"], "Via MCP");
+}
+
+// --- Every error is a problem document ------------------------------------------------------
+
+#[tokio::test]
+async fn unknown_routes_answer_a_problem_404_on_the_whole_server() {
+    let server = TestServer::start().await;
+    let auth = format!("Bearer {}", server.token(0, "admin", "api"));
+    for path in [
+        "/",
+        "/nope",
+        "/v1/nope",
+        "/v1/customers/cus_x/nope",
+        "/.well-known/nope",
+    ] {
+        let answer = raw(
+            &server,
+            "GET",
+            path,
+            &[("authorization", &auth)],
+            Body::empty(),
+        )
+        .await;
+        assert_problem(&answer, StatusCode::NOT_FOUND, "route_not_found");
+    }
+    // The routes that exist still answer as before.
+    let metadata = raw(
+        &server,
+        "GET",
+        "/.well-known/oauth-protected-resource",
+        &[],
+        Body::empty(),
+    )
+    .await;
+    assert_eq!(metadata.status, StatusCode::OK, "{}", metadata.text);
+    let openapi = raw(&server, "GET", "/v1/openapi.json", &[], Body::empty()).await;
+    assert_eq!(openapi.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_method_a_route_does_not_take_answers_405_with_allow_and_a_problem() {
+    let server = TestServer::start().await;
+    let auth = format!("Bearer {}", server.token(0, "admin", "api"));
+    let cases = [
+        ("DELETE", "/v1/me", "GET,HEAD"),
+        ("PUT", "/v1/customers", "GET,HEAD,POST"),
+        ("POST", "/v1/openapi.json", "GET,HEAD"),
+        ("POST", "/.well-known/oauth-protected-resource", "GET,HEAD"),
+    ];
+    let sorted = |text: &str| {
+        let mut methods: Vec<String> = text.split(',').map(|m| m.trim().to_string()).collect();
+        methods.sort();
+        methods
+    };
+    for (method, path, allow) in cases {
+        let answer = raw(
+            &server,
+            method,
+            path,
+            &[("authorization", &auth)],
+            Body::empty(),
+        )
+        .await;
+        assert_problem(
+            &answer,
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+        );
+        let given = answer.header("allow").unwrap_or_default();
+        assert_eq!(sorted(given), sorted(allow), "{method} {path}");
+    }
+}
+
+#[tokio::test]
+async fn a_body_over_2_mb_answers_a_problem_413() {
+    let server = TestServer::start().await;
+    let auth = format!("Bearer {}", server.token(0, "admin", "api"));
+    let huge = json!({"name": "x".repeat(3 * 1024 * 1024), "document": "11144477735"}).to_string();
+    let answer = raw(
+        &server,
+        "POST",
+        "/v1/customers",
+        &[
+            ("authorization", &auth),
+            ("content-type", "application/json"),
+        ],
+        huge,
+    )
+    .await;
+    assert_problem(&answer, StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large");
+}
+
+#[tokio::test]
+async fn a_path_that_is_not_utf8_once_decoded_answers_a_problem_400() {
+    let server = TestServer::start().await;
+    let auth = format!("Bearer {}", server.token(0, "admin", "api"));
+    for path in ["/v1/customers/%FF", "/v1/charges/%C3%28/events"] {
+        let answer = raw(
+            &server,
+            "GET",
+            path,
+            &[("authorization", &auth)],
+            Body::empty(),
+        )
+        .await;
+        assert_problem(&answer, StatusCode::BAD_REQUEST, "malformed_request");
+    }
+}
+
+// --- Authorization first ----------------------------------------------------------------------
+
+#[tokio::test]
+async fn a_viewer_write_is_refused_for_scope_before_its_body_is_looked_at() {
+    let server = TestServer::start().await;
+    let auth = format!("Bearer {}", server.token(0, "viewer", "api"));
+    let bodies = [
+        ("application/json", "{not json".to_string()),
+        ("application/json", "[1, 2]".to_string()),
+        (
+            "application/json",
+            json!({"amount": "x", "due_date": "1900-01-01"}).to_string(),
+        ),
+        ("text/plain", "hello".to_string()),
+        ("application/json", "x".repeat(3 * 1024 * 1024)),
+    ];
+    for (content_type, body) in bodies {
+        let answer = raw(
+            &server,
+            "POST",
+            "/v1/charges",
+            &[("authorization", &auth), ("content-type", content_type)],
+            body,
+        )
+        .await;
+        assert_problem(&answer, StatusCode::FORBIDDEN, "insufficient_scope");
+    }
 }
 
 // --- Dates ---------------------------------------------------------------------------------
