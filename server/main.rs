@@ -191,7 +191,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
             .await
             .map_err(|e| format!("cannot seed the demo data: {e}"))?;
         if let Some(path) = &config.demo_credentials_path {
-            write_credentials(path, &credentials)?;
+            demo::write_credentials(path, &credentials)?;
         }
         print_welcome(&base_url, &config, Some(&credentials));
     } else {
@@ -214,15 +214,6 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         worker.abort();
     }
     served
-}
-
-fn write_credentials(path: &PathBuf, credentials: &demo::Credentials) -> Result<(), String> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-    }
-    let text = serde_json::to_string_pretty(credentials).map_err(|e| e.to_string())?;
-    std::fs::write(path, text + "\n").map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 fn print_welcome(base_url: &str, config: &Config, credentials: Option<&demo::Credentials>) {

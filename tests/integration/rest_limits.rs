@@ -1,5 +1,6 @@
 //! The REST edges: media types, problem documents for every error, date bounds, the
-//! characters text may hold, and authorization before validation.
+//! characters text may hold, authorization before validation, and the mode of the demo
+//! credentials file.
 
 use axum::body::Body;
 use http::{Request, StatusCode};
@@ -505,4 +506,26 @@ async fn multi_line_fields_keep_line_breaks_and_tabs() {
         .await;
     assert_eq!(charge.status, StatusCode::CREATED, "{}", charge.text);
     assert_eq!(charge.body["data"]["description"], description);
+}
+
+// --- Secrets at rest --------------------------------------------------------------------------
+
+#[cfg(unix)]
+#[tokio::test]
+async fn the_demo_credentials_file_is_readable_by_its_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = TestServer::start().await;
+    let path = dir.path().join("data/demo-credentials.json");
+    kobana_dunning::demo::write_credentials(&path, &server.credentials).expect("written");
+    let mode = std::fs::metadata(&path).expect("file").permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "mode {mode:o}");
+    // A file left readable by an older version is replaced by a private one.
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    kobana_dunning::demo::write_credentials(&path, &server.credentials).expect("rewritten");
+    let mode = std::fs::metadata(&path).expect("file").permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "mode {mode:o}");
+    let text = std::fs::read_to_string(&path).expect("read");
+    let value: Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(value["organizations"].as_array().map(Vec::len), Some(2));
 }
