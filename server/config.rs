@@ -1,4 +1,5 @@
-//! Runtime configuration: where to listen, which database, and the MCP endpoint's settings.
+//! Runtime configuration: where to listen and with which HTTP limits, which database, and the
+//! MCP endpoint's settings.
 
 use std::net::SocketAddr;
 
@@ -42,6 +43,8 @@ pub struct Config {
     /// How long to wait for a database connection before answering 503 (and, at start-up,
     /// before giving up on PostgreSQL).
     pub database_connect_timeout: std::time::Duration,
+    /// Timeouts and the connection cap of the HTTP server.
+    pub http: crate::serve::HttpLimits,
 }
 
 impl Config {
@@ -64,6 +67,7 @@ impl Config {
             smtp_url: None,
             idempotency_lease: std::time::Duration::from_secs(30),
             database_connect_timeout: std::time::Duration::from_secs(5),
+            http: crate::serve::HttpLimits::default(),
         }
     }
 

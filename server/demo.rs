@@ -409,3 +409,38 @@ async fn seed_plan(
     .await?;
     Ok(id)
 }
+
+/// Write the credentials file readable by its owner only (mode 0600 on Unix): it holds every
+/// demo token in clear. The file is written beside its final path and renamed over it, so an
+/// older, wider-open file is replaced rather than reused and no reader sees half a file.
+pub fn write_credentials(
+    path: &std::path::Path,
+    credentials: &Credentials,
+) -> std::result::Result<(), String> {
+    use std::io::Write;
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    std::fs::create_dir_all(parent)
+        .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    let text = serde_json::to_string_pretty(credentials).map_err(|e| e.to_string())? + "\n";
+    let temporary = path.with_extension("json.tmp");
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let written = (|| {
+        // A leftover temporary file keeps its old mode through `open`: set it again.
+        let mut file = options.open(&temporary)?;
+        #[cfg(unix)]
+        file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
+        file.write_all(text.as_bytes())?;
+        file.sync_all()?;
+        std::fs::rename(&temporary, path)
+    })();
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&temporary);
+        format!("cannot write {}: {e}", path.display())
+    })
+}

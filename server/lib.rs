@@ -12,6 +12,7 @@ pub mod domain;
 pub mod engine;
 pub mod generated;
 pub mod mcp;
+pub mod serve;
 pub mod state;
 pub mod store;
 
@@ -25,7 +26,13 @@ pub fn app(state: AppState) -> Router {
     let v1 = api::router(state.clone());
     let settings = state.config.mcp_settings();
     let mcp = mcp::router(generated::CATALOG, mcp_host(&state), v1.clone(), settings);
-    Router::new().merge(v1).merge(mcp)
+    // Whatever no route serves, and methods a route does not take, are problem documents
+    // too (405 keeps the `Allow` header the router adds).
+    Router::new()
+        .merge(v1)
+        .merge(mcp)
+        .method_not_allowed_fallback(api::problem::wrong_method)
+        .fallback(api::problem::no_route)
 }
 
 fn mcp_host(state: &AppState) -> std::sync::Arc<dyn mcp::Host> {

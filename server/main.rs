@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use kobana_dunning::auth::{Audience, roles, tokens};
+use kobana_dunning::serve::HttpLimits;
 use kobana_dunning::store::{Db, DbSettings, orgs};
-use kobana_dunning::{AppState, Config, app, demo};
+use kobana_dunning::{AppState, Config, app, demo, serve};
 
 #[derive(Parser)]
 #[command(
@@ -77,6 +78,18 @@ struct ServeArgs {
     #[arg(long, env = "DUNNING_IDEMPOTENCY_LEASE", default_value_t = 30,
           value_parser = clap::value_parser!(u64).range(1..=60))]
     idempotency_lease: u64,
+    /// Time a client has to send a whole request head, e.g. `10s` or `500ms`.
+    #[arg(long, env = "DUNNING_HEADER_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
+    header_timeout: Duration,
+    /// Time a keep-alive connection may stay idle between requests.
+    #[arg(long, env = "DUNNING_IDLE_TIMEOUT", default_value = "60s", value_parser = parse_duration)]
+    idle_timeout: Duration,
+    /// Time a request body has to arrive after its head (408 after that).
+    #[arg(long, env = "DUNNING_BODY_TIMEOUT", default_value = "30s", value_parser = parse_duration)]
+    body_timeout: Duration,
+    /// Connections served at once; more wait until one closes.
+    #[arg(long, env = "DUNNING_MAX_CONNECTIONS", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..))]
+    max_connections: u32,
 }
 
 #[derive(Args, Clone)]
@@ -184,6 +197,12 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         authorization_servers: args.authorization_servers.clone(),
         idempotency_lease: Duration::from_secs(args.idempotency_lease),
         database_connect_timeout: Duration::from_secs(args.database.database_connect_timeout),
+        http: HttpLimits {
+            header_timeout: args.header_timeout,
+            idle_timeout: args.idle_timeout,
+            body_timeout: args.body_timeout,
+            max_connections: args.max_connections as usize,
+        },
         ..Config::local()
     };
     let config = match &args.confirmation_secret {
@@ -207,7 +226,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
             .await
             .map_err(|e| format!("cannot seed the demo data: {e}"))?;
         if let Some(path) = &config.demo_credentials_path {
-            write_credentials(path, &credentials)?;
+            demo::write_credentials(path, &credentials)?;
         }
         print_welcome(&base_url, &config, Some(&credentials));
     } else {
@@ -224,26 +243,17 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     } else {
         Vec::new()
     };
-    let served = axum::serve(listener, app(state))
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
-        .map_err(|e| e.to_string());
+    let limits = state.config.http.clone();
+    let served = serve::serve(listener, app(state), limits, async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+    .await
+    .map_err(|e| e.to_string());
     // Pending work is in the database: stopping the workers mid-step loses nothing.
     for worker in workers {
         worker.abort();
     }
     served
-}
-
-fn write_credentials(path: &PathBuf, credentials: &demo::Credentials) -> Result<(), String> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-    }
-    let text = serde_json::to_string_pretty(credentials).map_err(|e| e.to_string())?;
-    std::fs::write(path, text + "\n").map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 fn print_welcome(base_url: &str, config: &Config, credentials: Option<&demo::Credentials>) {
@@ -285,6 +295,29 @@ fn print_welcome(base_url: &str, config: &Config, credentials: Option<&demo::Cre
         ),
     }
     println!();
+}
+
+/// `10s`, `500ms`, `2m` or a bare number of seconds; zero is refused (it would cut every
+/// connection at once).
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: u64 = number
+        .parse()
+        .map_err(|_| format!("'{text}' is not a duration such as 10s, 500ms or 2m"))?;
+    let duration = match unit.trim() {
+        "ms" => Duration::from_millis(number),
+        "" | "s" => Duration::from_secs(number),
+        "m" | "min" => Duration::from_secs(number * 60),
+        other => return Err(format!("'{other}' is not a unit; use ms, s or m")),
+    };
+    if duration.is_zero() {
+        return Err("a timeout must be longer than zero".into());
+    }
+    Ok(duration)
 }
 
 fn parse_rate_limit(text: &str) -> Result<(i64, i64), String> {
@@ -380,4 +413,26 @@ async fn create_token(args: TokenCreateArgs) -> Result<(), String> {
     );
     println!("{token}");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_take_a_unit_and_refuse_zero() {
+        let cases = [
+            ("10s", Some(Duration::from_secs(10))),
+            ("500ms", Some(Duration::from_millis(500))),
+            ("2m", Some(Duration::from_secs(120))),
+            ("30", Some(Duration::from_secs(30))),
+            ("0s", None),
+            ("ten", None),
+            ("5h", None),
+            ("", None),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(parse_duration(text).ok(), expected, "{text}");
+        }
+    }
 }

@@ -80,7 +80,7 @@ pub async fn create(
         .unwrap_or(Cents(0));
     let installments = input.integer("installments", 1, MAX_INSTALLMENTS);
     let installments = input.require("installments", installments);
-    let first_due_date = input.date("first_due_date");
+    let first_due_date = input.due_date("first_due_date");
     let first_due_date = input.require("first_due_date", first_due_date);
     if let Some(date) = &first_due_date
         && *date < today().to_string()

@@ -135,7 +135,7 @@ pub async fn create(
     let description = input.required_string("description", 1, 500);
     let amount = input.money("amount", MIN_AMOUNT, MAX_AMOUNT);
     let amount = input.require("amount", amount);
-    let due_date = input.date("due_date");
+    let due_date = input.due_date("due_date");
     let due_date = input.require("due_date", due_date);
     let fine_bp = percent_bp(&mut input, "fine_percent", MAX_FINE_BP).unwrap_or(MAX_FINE_BP);
     let interest_bp = percent_bp(&mut input, "interest_percent", 1000).unwrap_or(100);
@@ -208,7 +208,7 @@ pub async fn update(
     let current = find(&state, &p, &id).await?;
     let description = input.string("description", 1, 500);
     let amount = input.money("amount", MIN_AMOUNT, MAX_AMOUNT);
-    let due_date = input.date("due_date");
+    let due_date = input.due_date("due_date");
     let fine_bp = percent_bp(&mut input, "fine_percent", MAX_FINE_BP);
     let interest_bp = percent_bp(&mut input, "interest_percent", 1000);
     let tags = input.string_list("tags", 20, 40);

@@ -41,20 +41,9 @@ pub(super) fn refused(refusal: Refusal) -> ApiError {
     ApiError::conflict(refusal.code, refusal.detail)
 }
 
-/// An RFC 3339 instant, e.g. `2025-03-15T13:45:00-03:00`.
+/// An RFC 3339 instant, e.g. `2025-03-15T13:45:00-03:00`, within the API's dates.
 pub(super) fn read_instant(input: &mut Input, name: &str) -> Option<OffsetDateTime> {
-    let text = input.string(name, 1, 64)?;
-    match OffsetDateTime::parse(&text, &time::format_description::well_known::Rfc3339) {
-        Ok(t) => Some(t),
-        Err(_) => {
-            input.error(
-                name,
-                "format",
-                "Must be a date-time as RFC 3339, e.g. 2025-03-15T13:45:00-03:00",
-            );
-            None
-        }
-    }
+    input.instant(name)
 }
 
 /// The charge an action just changed, read inside its transaction.

@@ -1,17 +1,114 @@
 //! Reading and validating request input (query strings and JSON bodies) with every fault
 //! collected and reported at once, each naming its field.
 //!
-//! Handlers take fields one by one with typed getters; `finish` then refuses unknown fields
-//! (a misspelt `amout` must not be silently ignored) and returns all complaints in one 422.
+//! [`well_formed`] first refuses requests no handler should see: a path that is not UTF-8, a
+//! body over the ceiling or too slow to arrive, a body that is not declared JSON. Handlers then
+//! take fields one by one with typed getters; `finish` refuses unknown fields (a misspelt
+//! `amout` must not be silently ignored) and returns all complaints in one 400.
+//!
+//! Two rules hold for every handler because they live here:
+//! - **Text** holds no control characters (U+0000–U+001F, U+007F–U+009F) and no bidirectional
+//!   embeddings, overrides or isolates (U+202A–U+202E, U+2066–U+2069), anywhere in a body or a
+//!   query string, nested fields included: they would reach PDFs, CSV exports and messages to
+//!   debtors, where they hide or reorder text. Only the multi-line fields
+//!   ([`MULTI_LINE_FIELDS`]) may hold line feeds and tabs.
+//! - **Dates** lie in [`FIRST_DATE`]..=[`LAST_DATE`]; due dates also within
+//!   [`DUE_DATE_YEARS`] years of today (see [`Input::due_date`]).
 
 use std::collections::BTreeSet;
 
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
+use axum::extract::Request;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use http::{HeaderMap, HeaderValue, Method, header};
 use serde_json::{Map, Value};
+use time::macros::date;
+use time::{Date, OffsetDateTime};
 
 use super::problem::{ApiError, ApiResult, FieldError};
 use crate::domain::money::Cents;
 use crate::store::PageRequest;
+
+/// The largest request body (the MCP endpoint has the same ceiling).
+pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
+
+/// Fields whose text may span lines: line feeds and tabs are allowed there, nowhere else.
+/// Carriage returns are not: a line break is `\n`.
+pub const MULTI_LINE_FIELDS: &[&str] = &[
+    "description",
+    "note",
+    "notes",
+    "reason",
+    "resolution_note",
+    "template",
+];
+
+/// The first date the API accepts anywhere (due dates, filters, timestamps).
+pub const FIRST_DATE: Date = date!(2000 - 01 - 01);
+/// The last date the API accepts anywhere.
+pub const LAST_DATE: Date = date!(2099 - 12 - 31);
+/// A due date lies at most this many years before or after today: older debts are past every
+/// Brazilian limitation period (Código Civil art. 205: ten years at most), and a boleto due
+/// further ahead is a typo.
+pub const DUE_DATE_YEARS: i32 = 10;
+
+/// Whether `c` may appear in a text field (`multi_line`: one of [`MULTI_LINE_FIELDS`]).
+pub fn allowed_char(c: char, multi_line: bool) -> bool {
+    match c {
+        '\n' | '\t' => multi_line,
+        // `char::is_control` is the Unicode Cc category: U+0000–U+001F and U+007F–U+009F.
+        c if c.is_control() => false,
+        '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => false,
+        _ => true,
+    }
+}
+
+fn invalid_characters(field: &str, multi_line: bool) -> FieldError {
+    let message = if multi_line {
+        "Must not contain control characters other than line feeds (\\n) and tabs, nor bidirectional overrides (U+202A–U+202E, U+2066–U+2069)"
+    } else {
+        "Must not contain control characters (line breaks and tabs included) nor bidirectional overrides (U+202A–U+202E, U+2066–U+2069)"
+    };
+    FieldError::new(field, "invalid_characters", message)
+}
+
+/// Every string in `value`, at any depth, against the text rule; faults are named by their
+/// path (`address.street`, `tags[0]`, `steps[1].template`).
+fn check_texts(value: &Value, field: &str, multi_line: bool, errors: &mut Vec<FieldError>) {
+    match value {
+        Value::String(text) => {
+            if !text.chars().all(|c| allowed_char(c, multi_line)) {
+                errors.push(invalid_characters(field, multi_line));
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                check_texts(item, &format!("{field}[{i}]"), multi_line, errors);
+            }
+        }
+        Value::Object(map) => {
+            for (key, item) in map {
+                let path = if field.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{field}.{key}")
+                };
+                let multi_line = MULTI_LINE_FIELDS.contains(&key.as_str());
+                check_texts(item, &path, multi_line, errors);
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
+}
+
+/// `date` moved by whole years; 29 February becomes 28 February in a common year.
+fn add_years(date: Date, years: i32) -> Date {
+    let year = date.year() + years;
+    date.replace_year(year)
+        .or_else(|_| date.replace_day(28).and_then(|d| d.replace_year(year)))
+        .unwrap_or(date)
+}
 
 /// Request fields awaiting validation.
 #[derive(Debug)]
@@ -39,8 +136,14 @@ impl Input {
         }
         let value: Value = serde_json::from_slice(body)
             .map_err(|e| ApiError::malformed(format!("The body is not valid JSON: {e}")))?;
+        let mut faults = Vec::new();
+        check_texts(&value, "", false, &mut faults);
         match value {
-            Value::Object(map) => Ok(Input::from_map(map, false)),
+            Value::Object(map) => {
+                let mut input = Input::from_map(map, false);
+                input.errors = faults;
+                Ok(input)
+            }
             _ => Err(ApiError::validation(vec![FieldError::new(
                 "body",
                 "type",
@@ -71,6 +174,13 @@ impl Input {
                 ));
                 continue;
             }
+            if !value
+                .chars()
+                .all(|c| allowed_char(c, MULTI_LINE_FIELDS.contains(&key.as_str())))
+            {
+                let multi_line = MULTI_LINE_FIELDS.contains(&key.as_str());
+                input.errors.push(invalid_characters(&key, multi_line));
+            }
             map.insert(key, Value::String(value));
         }
         input.fields = map;
@@ -87,8 +197,15 @@ impl Input {
     }
 
     /// Record a complaint about a field.
+    /// The same fault found twice (a nested input's and its parent's) is reported once.
     pub fn error(&mut self, field: &str, code: &str, message: impl Into<String>) {
-        self.errors.push(FieldError::new(field, code, message));
+        if !self
+            .errors
+            .iter()
+            .any(|e| e.field == field && e.code == code)
+        {
+            self.errors.push(FieldError::new(field, code, message));
+        }
     }
 
     fn take(&mut self, name: &str) -> Option<Value> {
@@ -263,14 +380,62 @@ impl Input {
         }
     }
 
-    /// A calendar date `YYYY-MM-DD`, returned in that form.
+    /// A calendar date `YYYY-MM-DD` in [`FIRST_DATE`]..=[`LAST_DATE`], returned in that form.
     pub fn date(&mut self, name: &str) -> Option<String> {
+        self.date_within(name, FIRST_DATE, LAST_DATE)
+            .map(|d| d.to_string())
+    }
+
+    /// A due date: a [`date`](Self::date) also within [`DUE_DATE_YEARS`] years of today, so
+    /// that fine and interest stay those of a real debt (a due date in 1900 made R$ 100 owe
+    /// R$ 1 647).
+    pub fn due_date(&mut self, name: &str) -> Option<String> {
+        let today = crate::store::today();
+        let first = add_years(today, -DUE_DATE_YEARS).max(FIRST_DATE);
+        let last = add_years(today, DUE_DATE_YEARS).min(LAST_DATE);
+        self.date_within(name, first, last).map(|d| d.to_string())
+    }
+
+    fn date_within(&mut self, name: &str, first: Date, last: Date) -> Option<Date> {
         let s = self.string(name, 0, 40)?;
         let format = time::macros::format_description!("[year]-[month]-[day]");
-        match time::Date::parse(&s, &format) {
-            Ok(d) => Some(d.to_string()),
+        match Date::parse(&s, &format) {
+            Ok(d) if (first..=last).contains(&d) => Some(d),
+            Ok(_) => {
+                self.error(
+                    name,
+                    "range",
+                    format!("Must be a date from {first} to {last}"),
+                );
+                None
+            }
             Err(_) => {
                 self.error(name, "format", "Must be a date as YYYY-MM-DD");
+                None
+            }
+        }
+    }
+
+    /// An RFC 3339 instant, e.g. `2025-03-15T13:45:00-03:00`, whose date as written lies within
+    /// [`FIRST_DATE`]..=[`LAST_DATE`] (what the document's `^20[0-9]{2}-` pattern says).
+    pub fn instant(&mut self, name: &str) -> Option<OffsetDateTime> {
+        let text = self.string(name, 1, 64)?;
+        match OffsetDateTime::parse(&text, &time::format_description::well_known::Rfc3339) {
+            Ok(t) if (FIRST_DATE..=LAST_DATE).contains(&t.date()) => Some(t),
+            Ok(_) => {
+                self.error(
+                    name,
+                    "range",
+                    format!("Must be an instant from {FIRST_DATE} to {LAST_DATE}"),
+                );
+                None
+            }
+            Err(_) => {
+                self.error(
+                    name,
+                    "format",
+                    "Must be a date-time as RFC 3339, e.g. 2025-03-15T13:45:00-03:00",
+                );
                 None
             }
         }
@@ -357,6 +522,239 @@ impl Input {
             Ok(())
         } else {
             Err(ApiError::validation(self.errors))
+        }
+    }
+}
+
+/// Refuse, after authorization and before idempotency and the handler, what no handler should
+/// see: a path that is not UTF-8 once percent-decoded or holds control characters; a body
+/// over [`MAX_BODY_BYTES`] (413), unreadable (400) or not there within the server's body
+/// timeout (408); a non-empty body without a JSON media type (415). The body is read here
+/// once, so every later reader sees whole bytes.
+pub async fn well_formed(request: Request, next: Next) -> Response {
+    if !path_is_text(request.uri().path()) {
+        return ApiError::malformed(
+            "The path is not valid UTF-8 text once percent-decoded (or holds control characters)",
+        )
+        .into_response();
+    }
+    if matches!(
+        *request.method(),
+        Method::GET | Method::HEAD | Method::OPTIONS
+    ) {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let bytes = match axum::body::to_bytes(body, MAX_BODY_BYTES).await {
+        Ok(bytes) => bytes,
+        Err(e) => return unreadable_body(&e),
+    };
+    if !bytes.is_empty() && !is_json(&parts.headers) {
+        return ApiError::unsupported_media_type().into_response();
+    }
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
+}
+
+/// Why a body could not be read, as a problem. After a body fault the connection cannot be
+/// reused (what is left of the body would be read as the next request), so it is closed.
+fn unreadable_body(error: &axum::Error) -> Response {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    let mut problem = None;
+    while let Some(e) = source {
+        if e.is::<http_body_util::LengthLimitError>() {
+            problem = Some(ApiError::payload_too_large(MAX_BODY_BYTES));
+            break;
+        }
+        if let Some(timeout) = e.downcast_ref::<crate::serve::BodyTimedOut>() {
+            problem = Some(ApiError::request_timeout(timeout.after));
+            break;
+        }
+        source = e.source();
+    }
+    let problem = problem
+        .unwrap_or_else(|| ApiError::malformed(format!("The body could not be read: {error}")));
+    let mut response = problem.into_response();
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+/// `application/json` or `application/<anything>+json`, with parameters, in UTF-8 (JSON has
+/// no other encoding; a declared other charset is a body we would misread).
+pub fn is_json(headers: &HeaderMap) -> bool {
+    let Some(value) = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return false;
+    };
+    let mut parts = value.split(';');
+    let media = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
+    let json = media == "application/json"
+        || media
+            .strip_prefix("application/")
+            .is_some_and(|sub| sub.len() > "+json".len() && sub.ends_with("+json"));
+    let utf8 = parts.all(|parameter| {
+        let (name, value) = parameter.split_once('=').unwrap_or((parameter, ""));
+        !name.trim().eq_ignore_ascii_case("charset")
+            || matches!(
+                value.trim().trim_matches('"').to_ascii_lowercase().as_str(),
+                "utf-8" | "utf8"
+            )
+    });
+    json && utf8
+}
+
+/// Whether a request path percent-decodes to text: UTF-8 without control characters or
+/// bidirectional overrides (path parameters are ids and reach problem details and logs).
+fn path_is_text(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (
+            bytes[i],
+            bytes.get(i + 1).copied().and_then(hex),
+            bytes.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(high), Some(low)) => {
+                decoded.push((high * 16 + low) as u8);
+                i += 3;
+            }
+            (byte, _, _) => {
+                decoded.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(decoded).is_ok_and(|text| text.chars().all(|c| allowed_char(c, false)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_text_rule_refuses_controls_and_bidi_and_allows_line_feeds_and_tabs_in_multi_line_fields_only()
+     {
+        let cases = [
+            ('a', true, true),
+            ('ç', true, true),
+            ('€', true, true),
+            ('\u{200E}', true, true), // a left-to-right mark marks, it does not override
+            ('\n', false, true),
+            ('\t', false, true),
+            ('\r', false, false),
+            ('\0', false, false),
+            ('\u{1b}', false, false),
+            ('\u{7f}', false, false),
+            ('\u{85}', false, false),
+            ('\u{9f}', false, false),
+            ('\u{202A}', false, false),
+            ('\u{202E}', false, false),
+            ('\u{2066}', false, false),
+            ('\u{2069}', false, false),
+        ];
+        for (c, single_line, multi_line) in cases {
+            assert_eq!(
+                allowed_char(c, false),
+                single_line,
+                "{c:?} in a single-line field"
+            );
+            assert_eq!(
+                allowed_char(c, true),
+                multi_line,
+                "{c:?} in a multi-line field"
+            );
+        }
+    }
+
+    #[test]
+    fn nested_texts_are_checked_and_named_by_their_path() {
+        let body = serde_json::json!({
+            "name": "ok",
+            "notes": "line\nbreak",
+            "address": {"street": "Rua\u{0}"},
+            "tags": ["ok", "bad\u{202E}"],
+            "steps": [{"template": "a\tb"}, {"template": "a\rb"}],
+        });
+        let mut errors = Vec::new();
+        check_texts(&body, "", false, &mut errors);
+        let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["address.street", "tags[1]", "steps[1].template"]);
+        assert!(errors.iter().all(|e| e.code == "invalid_characters"));
+    }
+
+    #[test]
+    fn json_media_types_are_told_apart_from_the_rest() {
+        let cases = [
+            ("application/json", true),
+            ("application/json; charset=utf-8", true),
+            ("APPLICATION/JSON;CHARSET=\"UTF-8\"", true),
+            ("application/merge-patch+json", true),
+            ("application/vnd.kobana.charge+json; version=1", true),
+            ("application/+json", false),
+            ("application/json; charset=iso-8859-1", false),
+            ("text/json", false),
+            ("text/plain", false),
+            ("application/jsonp", false),
+            ("application/x-www-form-urlencoded", false),
+            ("multipart/form-data; boundary=x", false),
+        ];
+        for (value, json) in cases {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(value));
+            assert_eq!(is_json(&headers), json, "{value}");
+        }
+        assert!(!is_json(&HeaderMap::new()), "no Content-Type");
+    }
+
+    #[test]
+    fn a_path_must_decode_to_text() {
+        let cases = [
+            ("/v1/customers/cus_abc", true),
+            ("/v1/customers/Jo%C3%A3o", true),
+            ("/v1/customers/100%", true),
+            ("/v1/customers/%zz", true),
+            ("/v1/customers/%FF", false),
+            ("/v1/customers/%C3%28", false),
+            ("/v1/customers/%00", false),
+            ("/v1/customers/a%0Ab", false),
+            ("/v1/customers/%E2%80%AE", false),
+        ];
+        for (path, text) in cases {
+            assert_eq!(path_is_text(path), text, "{path}");
+        }
+    }
+
+    #[test]
+    fn years_are_added_on_the_calendar() {
+        assert_eq!(add_years(date!(2026 - 03 - 10), 10), date!(2036 - 03 - 10));
+        assert_eq!(add_years(date!(2026 - 03 - 10), -10), date!(2016 - 03 - 10));
+        assert_eq!(add_years(date!(2024 - 02 - 29), 1), date!(2025 - 02 - 28));
+        assert_eq!(add_years(date!(2024 - 02 - 29), 4), date!(2028 - 02 - 29));
+    }
+
+    #[test]
+    fn dates_outside_the_century_are_out_of_range_and_not_a_format_fault() {
+        for (text, code) in [
+            ("1999-12-31", Some("range")),
+            ("2000-01-01", None),
+            ("2099-12-31", None),
+            ("2100-01-01", Some("range")),
+            ("31/12/2030", Some("format")),
+        ] {
+            let mut input = Input::from_query(vec![("d".into(), text.into())]);
+            let value = input.date("d");
+            assert_eq!(value.is_none(), code.is_some(), "{text}");
+            assert_eq!(
+                input.errors.first().map(|e| e.code.as_str()),
+                code,
+                "{text}"
+            );
         }
     }
 }

@@ -47,12 +47,15 @@ pub fn router(state: AppState) -> Router {
         routes = routes.route(path, method_router);
     }
     // Layers run bottom-up: authenticate, count against the rate limit, check scopes, then
-    // replay or record idempotent writes, then the handler.
+    // refuse malformed requests (path, body size and time, media type), then replay or record
+    // idempotent writes, then the handler. Authorization comes before any look at the input,
+    // so a caller without the scope learns nothing about what it sent.
     let protected = routes
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             idempotency::idempotency,
         ))
+        .route_layer(axum::middleware::from_fn(input::well_formed))
         .route_layer(axum::middleware::from_fn(require_operation_scopes))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),

@@ -58,8 +58,10 @@ impl ApiError {
         }
     }
 
-    /// 400 `VALIDATION_ERROR` with the fields at fault.
-    pub fn validation(errors: Vec<FieldError>) -> Self {
+    /// 400 `VALIDATION_ERROR` with the fields at fault, each (field, code) once.
+    pub fn validation(mut errors: Vec<FieldError>) -> Self {
+        let mut seen = std::collections::HashSet::new();
+        errors.retain(|e| seen.insert((e.field.clone(), e.code.clone())));
         let detail = match errors.as_slice() {
             [one] => format!("{}: {}", one.field, one.message),
             many => format!(
@@ -126,6 +128,57 @@ impl ApiError {
         )
     }
 
+    /// 415: a body that does not say it is JSON.
+    pub fn unsupported_media_type() -> Self {
+        ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            "Send the body as JSON, with 'Content-Type: application/json' (or an application/*+json type) in UTF-8",
+        )
+    }
+
+    /// 413: a body over the API's ceiling.
+    pub fn payload_too_large(limit_bytes: usize) -> Self {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            format!("The body is over {} MB", limit_bytes / (1024 * 1024)),
+        )
+    }
+
+    /// 408: the body did not arrive within the server's body timeout. The connection is closed
+    /// after it (the rest of the body can no longer be told apart from a next request).
+    pub fn request_timeout(timeout: std::time::Duration) -> Self {
+        ApiError::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "request_timeout",
+            format!(
+                "The request body did not arrive within {} seconds",
+                timeout.as_secs_f64()
+            ),
+        )
+    }
+
+    /// 404 for a path no route serves (as opposed to `not_found`, an object that does not exist).
+    pub fn route_not_found(path: &str) -> Self {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "route_not_found",
+            format!("Nothing is served at '{path}'; the API is under /v1 (see /v1/openapi.json)"),
+        )
+    }
+
+    /// 405; the router adds the `Allow` header naming the methods the route takes.
+    pub fn method_not_allowed(method: &http::Method) -> Self {
+        ApiError::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+            format!(
+                "This route does not take {method}; the Allow header lists the methods it takes"
+            ),
+        )
+    }
+
     pub fn not_implemented(operation: &str) -> Self {
         ApiError::new(
             StatusCode::NOT_IMPLEMENTED,
@@ -183,6 +236,16 @@ impl ApiError {
             )
         }
     }
+}
+
+/// The whole server's fallback: no route matches the path.
+pub async fn no_route(uri: http::Uri) -> ApiError {
+    ApiError::route_not_found(uri.path())
+}
+
+/// The whole server's fallback for a route that exists without the request's method.
+pub async fn wrong_method(method: http::Method) -> ApiError {
+    ApiError::method_not_allowed(&method)
 }
 
 impl From<crate::store::StoreError> for ApiError {

@@ -155,7 +155,7 @@ async fn first_customer(server: &TestServer, org: usize) -> String {
 async fn a_new_charge_is_pending_with_the_default_terms() {
     let server = TestServer::start().await;
     let customer = first_customer(&server, 0).await;
-    let body = json!({"customer_id": customer, "description": "Conserto do forno", "amount": 1234.56, "due_date": "2099-01-31"});
+    let body = json!({"customer_id": customer, "description": "Conserto do forno", "amount": 1234.56, "due_date": crate::agreements::day(300)});
     let answer = server
         .rest(
             "POST",

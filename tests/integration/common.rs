@@ -263,9 +263,13 @@ impl TestServer {
             .expect("bind");
         let address = listener.local_addr().expect("address");
         let app = self.app.clone();
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
+        let limits = self.state.config.http.clone();
+        tokio::spawn(kobana_dunning::serve::serve(
+            listener,
+            app,
+            limits,
+            std::future::pending(),
+        ));
         format!("http://{address}")
     }
 }

@@ -242,7 +242,7 @@ async fn money_with_two_decimals_passes_the_schema_and_reaches_the_endpoint() {
         .to_string();
     // 0.29 / 0.01 is not a whole number in binary floating point; it must still be valid.
     let created = server
-        .call_tool(&token, "dunning_charges_create", json!({"customer_id": customer, "description": "Taxa", "amount": 0.29, "due_date": "2099-12-01"}))
+        .call_tool(&token, "dunning_charges_create", json!({"customer_id": customer, "description": "Taxa", "amount": 0.29, "due_date": crate::agreements::day(300)}))
         .await;
     assert!(created.get("isError").is_none(), "{created}");
     assert_eq!(created["structuredContent"]["data"]["amount"], 0.29);
