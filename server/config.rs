@@ -36,6 +36,10 @@ pub struct Config {
     /// `smtp://[user[:password]@]host[:port][?from=address]`: debtor e-mails go out through
     /// this server (`DUNNING_SMTP_URL`); without it they go to the sandbox provider.
     pub smtp_url: Option<String>,
+    /// Let webhooks reach loopback, private, link-local and other non-public addresses
+    /// (`DUNNING_ALLOW_PRIVATE_WEBHOOK_TARGETS`): for development and tests only. Cloud
+    /// metadata, unspecified and multicast addresses stay refused even then.
+    pub allow_private_webhook_targets: bool,
 }
 
 impl Config {
@@ -56,6 +60,7 @@ impl Config {
             authorization_servers: Vec::new(),
             run_engine: true,
             smtp_url: None,
+            allow_private_webhook_targets: false,
         }
     }
 

@@ -12,6 +12,7 @@ pub mod domain;
 pub mod engine;
 pub mod generated;
 pub mod mcp;
+pub mod net;
 pub mod state;
 pub mod store;
 

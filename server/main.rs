@@ -71,6 +71,10 @@ struct ServeArgs {
         value_delimiter = ','
     )]
     authorization_servers: Vec<String>,
+    /// Let webhooks reach loopback and private-network addresses (development and tests only;
+    /// cloud metadata addresses stay refused).
+    #[arg(long, env = "DUNNING_ALLOW_PRIVATE_WEBHOOK_TARGETS")]
+    allow_private_webhook_targets: bool,
 }
 
 #[derive(Args, Clone)]
@@ -146,6 +150,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         allowed_origins: args.allowed_origins.clone(),
         reject_unconfirmed_in_handshake_era: args.reject_unconfirmed,
         authorization_servers: args.authorization_servers.clone(),
+        allow_private_webhook_targets: args.allow_private_webhook_targets,
         ..Config::local()
     };
     let config = match &args.confirmation_secret {
@@ -211,6 +216,11 @@ fn print_welcome(base_url: &str, config: &Config, credentials: Option<&demo::Cre
     println!("  REST API:     {base_url}/v1   (OpenAPI document: {base_url}/v1/openapi.json)");
     println!("  MCP endpoint: {base_url}{}", config.mcp_path);
     println!("  Database:     {}", config.database_url);
+    if config.allow_private_webhook_targets {
+        println!(
+            "  Webhooks:     may reach loopback and private networks (--allow-private-webhook-targets; never in production)"
+        );
+    }
     match credentials {
         Some(credentials) => {
             println!();
