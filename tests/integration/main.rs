@@ -26,4 +26,5 @@ mod mcp_tools;
 mod mcp_transport;
 mod plans;
 mod postgres;
+mod webhook_security;
 mod webhooks;
