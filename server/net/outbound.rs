@@ -682,7 +682,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_name_is_resolved_then_every_address_is_checked() {
-        // `localhost` resolves without a DNS server; every address it has is loopback.
+        // `localhost` resolves from /etc/hosts, without a DNS query (tests send nothing beyond
+        // loopback); every address it has is loopback.
         match PUBLIC_ONLY.resolve("localhost").await {
             Err(ResolveError::Forbidden(Refusal::Address {
                 host,
@@ -700,10 +701,6 @@ mod tests {
         assert!(matches!(
             PUBLIC_ONLY.resolve("[::1]").await,
             Err(ResolveError::Forbidden(_))
-        ));
-        assert!(matches!(
-            PUBLIC_ONLY.resolve("does-not-exist.invalid").await,
-            Err(ResolveError::Failed { .. })
         ));
     }
 
