@@ -45,6 +45,10 @@ pub struct Config {
     pub database_connect_timeout: std::time::Duration,
     /// Timeouts and the connection cap of the HTTP server.
     pub http: crate::serve::HttpLimits,
+    /// Let webhooks reach loopback, private, link-local and other non-public addresses
+    /// (`DUNNING_ALLOW_PRIVATE_WEBHOOK_TARGETS`): for development and tests only. Cloud
+    /// metadata, unspecified and multicast addresses stay refused even then.
+    pub allow_private_webhook_targets: bool,
 }
 
 impl Config {
@@ -68,6 +72,7 @@ impl Config {
             idempotency_lease: std::time::Duration::from_secs(30),
             database_connect_timeout: std::time::Duration::from_secs(5),
             http: crate::serve::HttpLimits::default(),
+            allow_private_webhook_targets: false,
         }
     }
 

@@ -13,6 +13,7 @@ pub mod engine;
 pub mod generated;
 pub mod mcp;
 pub mod serve;
+pub mod net;
 pub mod state;
 pub mod store;
 

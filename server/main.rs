@@ -90,6 +90,10 @@ struct ServeArgs {
     /// Connections served at once; more wait until one closes.
     #[arg(long, env = "DUNNING_MAX_CONNECTIONS", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..))]
     max_connections: u32,
+    /// Let webhooks reach loopback and private-network addresses (development and tests only;
+    /// cloud metadata addresses stay refused).
+    #[arg(long, env = "DUNNING_ALLOW_PRIVATE_WEBHOOK_TARGETS")]
+    allow_private_webhook_targets: bool,
 }
 
 #[derive(Args, Clone)]
@@ -203,6 +207,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
             body_timeout: args.body_timeout,
             max_connections: args.max_connections as usize,
         },
+        allow_private_webhook_targets: args.allow_private_webhook_targets,
         ..Config::local()
     };
     let config = match &args.confirmation_secret {
@@ -262,6 +267,11 @@ fn print_welcome(base_url: &str, config: &Config, credentials: Option<&demo::Cre
     println!("  REST API:     {base_url}/v1   (OpenAPI document: {base_url}/v1/openapi.json)");
     println!("  MCP endpoint: {base_url}{}", config.mcp_path);
     println!("  Database:     {}", redact_password(&config.database_url));
+    if config.allow_private_webhook_targets {
+        println!(
+            "  Webhooks:     may reach loopback and private networks (--allow-private-webhook-targets; never in production)"
+        );
+    }
     match credentials {
         Some(credentials) => {
             println!();

@@ -10,12 +10,13 @@ use serde_json::json;
 
 use super::idempotency::commit;
 use super::input::{Input, Patch};
-use super::problem::{ApiError, ApiResult};
+use super::problem::{ApiError, ApiResult, FieldError};
 use super::reply::{
     self, Reply, check_if_match, created, data_with_etag, list as list_reply, written,
 };
 use crate::auth::Principal;
 use crate::engine::webhooks::payload;
+use crate::net::outbound::Policy;
 use crate::state::AppState;
 use crate::store::webhooks::{
     self as store, DELIVERY_STATUSES, Delivery, DeliveryFilter, NewDelivery, Webhook, WebhookFields,
@@ -63,6 +64,24 @@ fn check_url(input: &mut Input, url: String) -> Option<String> {
         return None;
     }
     Some(url)
+}
+
+/// 422 `webhook_target_forbidden` when the URL leads where the server must not POST: this
+/// machine, a private network, the cloud's metadata service (see `net::outbound`). Names are
+/// only judged by their spelling here; what they resolve to is checked at every delivery.
+fn check_target(state: &AppState, url: &str) -> ApiResult<()> {
+    let Err(refusal) = Policy::for_webhooks(&state.config).check_url(url) else {
+        return Ok(());
+    };
+    let message = format!("{refusal}: webhooks are only sent to public internet addresses");
+    Err(ApiError {
+        errors: vec![FieldError::new("url", "target_forbidden", message.clone())],
+        ..ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "webhook_target_forbidden",
+            format!("url: {message}"),
+        )
+    })
 }
 
 fn read_url(input: &mut Input) -> Option<String> {
@@ -142,6 +161,7 @@ pub async fn create(
     let (Some(url), Some(events)) = (url, events) else {
         return Err(ApiError::internal("validated fields missing"));
     };
+    check_target(&state, &url)?;
     let fields = WebhookFields {
         url,
         events,
@@ -193,6 +213,9 @@ pub async fn update(
     let description = input.patch_string("description", 0, 500);
     let enabled = input.boolean("enabled");
     input.finish()?;
+    if let Some(url) = &url {
+        check_target(&state, url)?;
+    }
     check_if_match(&headers, current.version)?;
     let mut changed = Vec::new();
     let mut note = |name: &'static str, differs: bool| {
@@ -303,7 +326,7 @@ pub async fn test(
         &p.actor(),
         &json!({
             "webhook_id": id,
-            "message": "Test event from Kobana Dunning: check the X-Signature of this body with your endpoint's secret.",
+            "message": "Test event from Kobana Dunning: verify its X-Signature (t=...,v1=...) with your endpoint's secret.",
         }),
     )
     .await?;

@@ -8,10 +8,16 @@
 //!
 //! The body of every POST is the event as `events_list` returns it, plus `organization_id`:
 //! `{"id", "type", "subject_type", "subject_id", "actor": {"type", "id", "name"}, "data",
-//! "created_at", "organization_id"}`. Headers: `X-Signature: sha256=<hex HMAC-SHA256 of the
-//! raw body keyed with the endpoint's secret>`, `X-Delivery-Id` (the same on every retry:
-//! receivers can deduplicate with it), `X-Event-Id`, `X-Event-Type`, `X-Delivery-Attempt`
-//! and `X-Timestamp` (Unix seconds of the attempt).
+//! "created_at", "organization_id"}`. Headers: `X-Signature: t=<Unix seconds of the
+//! attempt>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>` (the
+//! time is signed, so a receiver that refuses an old `t` cannot be replayed an old POST),
+//! `X-Delivery-Id` (the same on every retry: receivers can deduplicate with it), `X-Event-Id`,
+//! `X-Event-Type` and `X-Delivery-Attempt`.
+//!
+//! Targets go through `net::outbound` at every attempt: the URL is checked, its name resolved
+//! and every address checked, and the connection made to those addresses only. A failed
+//! attempt is recorded as a [`Failure`] category; the details (OS errors, addresses) go to
+//! the log only, since a tenant reading them could map the networks around the server.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -23,6 +29,7 @@ use sha2::Sha256;
 use time::OffsetDateTime;
 use tokio::task::JoinSet;
 
+use crate::net::outbound::{self, Policy, ResolveError};
 use crate::state::AppState;
 use crate::store::events::{self, Actor};
 use crate::store::webhooks::{self as store, AttemptOutcome, Claimed, NewDelivery, PendingEvent};
@@ -70,16 +77,105 @@ pub fn retry_delay(failed_in_round: i64) -> Option<Duration> {
         .and_then(|i| RETRY_SCHEDULE.get(i).copied())
 }
 
-/// Hex HMAC-SHA256 of `body` with `secret`: the value after `sha256=` in `X-Signature`.
-pub fn signature(secret: &str, body: &[u8]) -> String {
+/// The `X-Signature` of `body` sent at `timestamp` (Unix seconds): `t=<timestamp>,v1=<hex
+/// HMAC-SHA256 of "<timestamp>.<body>" keyed with the secret>`, as Stripe does it.
+pub fn signature(secret: &str, timestamp: i64, body: &[u8]) -> String {
     let mut mac =
         Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("HMAC takes keys of any size");
+    mac.update(format!("{timestamp}.").as_bytes());
     mac.update(body);
-    mac.finalize()
+    let hex: String = mac
+        .finalize()
         .into_bytes()
         .iter()
         .map(|b| format!("{b:02x}"))
-        .collect()
+        .collect();
+    format!("t={timestamp},v1={hex}")
+}
+
+/// Why an attempt failed, as delivery records and events say it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// The target is, or resolved to, an address webhooks must not reach.
+    TargetForbidden,
+    /// The host name did not resolve.
+    DnsFailed,
+    /// No TCP connection (refused, reset, unreachable).
+    ConnectionFailed,
+    /// The TLS handshake failed (certificate, protocol).
+    TlsError,
+    /// No complete answer within [`TIMEOUT`].
+    Timeout,
+    /// Something answered, but not HTTP.
+    InvalidResponse,
+    /// A redirect: not followed.
+    Http3xx,
+    Http4xx,
+    Http5xx,
+}
+
+impl Failure {
+    pub const ALL: [Failure; 9] = [
+        Failure::TargetForbidden,
+        Failure::DnsFailed,
+        Failure::ConnectionFailed,
+        Failure::TlsError,
+        Failure::Timeout,
+        Failure::InvalidResponse,
+        Failure::Http3xx,
+        Failure::Http4xx,
+        Failure::Http5xx,
+    ];
+
+    /// The name stored and shown (one of `store::webhooks::FAILURES`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Failure::TargetForbidden => "target_forbidden",
+            Failure::DnsFailed => "dns_failed",
+            Failure::ConnectionFailed => "connection_failed",
+            Failure::TlsError => "tls_error",
+            Failure::Timeout => "timeout",
+            Failure::InvalidResponse => "invalid_response",
+            Failure::Http3xx => "http_3xx",
+            Failure::Http4xx => "http_4xx",
+            Failure::Http5xx => "http_5xx",
+        }
+    }
+
+    /// The failure an HTTP status is, `None` for a success.
+    pub fn of_status(status: u16) -> Option<Failure> {
+        match status {
+            200..=299 => None,
+            300..=399 => Some(Failure::Http3xx),
+            400..=499 => Some(Failure::Http4xx),
+            500..=599 => Some(Failure::Http5xx),
+            _ => Some(Failure::InvalidResponse),
+        }
+    }
+
+    /// The failure a request error is. TLS errors reach us as the I/O error rustls raises
+    /// (`InvalidData`, `InvalidInput` for a name it cannot verify) under a connect error.
+    fn of_error(error: &reqwest::Error, https: bool) -> Failure {
+        if error.is_timeout() {
+            return Failure::Timeout;
+        }
+        match outbound::resolve_error(error) {
+            Some(ResolveError::Forbidden(_)) => return Failure::TargetForbidden,
+            Some(ResolveError::Failed { .. }) => return Failure::DnsFailed,
+            None => {}
+        }
+        if !error.is_connect() {
+            return Failure::InvalidResponse;
+        }
+        let mut source = std::error::Error::source(error);
+        while let Some(cause) = source {
+            if https && tls_failure(cause) {
+                return Failure::TlsError;
+            }
+            source = cause.source();
+        }
+        Failure::ConnectionFailed
+    }
 }
 
 /// The body POSTed for an event.
@@ -208,30 +304,66 @@ async fn send_due(state: &AppState, now: OffsetDateTime) -> Result<usize> {
     Ok(attempted)
 }
 
+/// Whether an I/O error is rustls's: an `InvalidData` (or `InvalidInput`) I/O error,
+/// possibly inside another I/O error (whose `source` skips the inner one, hence `get_ref`).
+fn tls_failure(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut current = error.downcast_ref::<std::io::Error>();
+    while let Some(io) = current {
+        if matches!(
+            io.kind(),
+            std::io::ErrorKind::InvalidData | std::io::ErrorKind::InvalidInput
+        ) {
+            return true;
+        }
+        current = io
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<std::io::Error>());
+    }
+    false
+}
+
 /// What a receiver did with one POST.
 struct Answer {
     status: Option<u16>,
     body: Option<String>,
-    error: Option<String>,
+    failure: Option<Failure>,
 }
 
-fn client() -> std::result::Result<&'static reqwest::Client, String> {
-    static CLIENT: OnceLock<std::result::Result<reqwest::Client, String>> = OnceLock::new();
-    CLIENT
-        .get_or_init(|| {
-            reqwest::Client::builder()
+impl Answer {
+    fn failed(failure: Failure) -> Answer {
+        Answer {
+            status: None,
+            body: None,
+            failure: Some(failure),
+        }
+    }
+}
+
+/// The client for this policy, built once (a client per request would parse the root
+/// certificates and open connections anew every time).
+fn client(policy: Policy) -> std::result::Result<&'static outbound::Client, String> {
+    static PUBLIC_ONLY: OnceLock<std::result::Result<outbound::Client, String>> = OnceLock::new();
+    static PRIVATE_ALLOWED: OnceLock<std::result::Result<outbound::Client, String>> =
+        OnceLock::new();
+    let cell = if policy.allow_private {
+        &PRIVATE_ALLOWED
+    } else {
+        &PUBLIC_ONLY
+    };
+    cell.get_or_init(|| {
+        outbound::Client::new(policy, |builder| {
+            builder
                 .timeout(TIMEOUT)
                 .connect_timeout(TIMEOUT)
-                .redirect(reqwest::redirect::Policy::none())
                 .user_agent(concat!(
                     "KobanaDunning-Webhooks/",
                     env!("CARGO_PKG_VERSION")
                 ))
-                .build()
-                .map_err(|e| format!("cannot build the HTTP client: {e}"))
         })
-        .as_ref()
-        .map_err(Clone::clone)
+        .map_err(|e| format!("cannot build the HTTP client: {}", error_chain(&e)))
+    })
+    .as_ref()
+    .map_err(Clone::clone)
 }
 
 /// The error and its causes in one line (reqwest's top-level message alone says little).
@@ -246,43 +378,52 @@ fn error_chain(error: &dyn std::error::Error) -> String {
     text
 }
 
-async fn post(claimed: &Claimed, now: OffsetDateTime) -> Answer {
-    let client = match client() {
+async fn post(policy: Policy, claimed: &Claimed, now: OffsetDateTime) -> Answer {
+    let client = match client(policy) {
         Ok(client) => client,
         Err(error) => {
-            return Answer {
-                status: None,
-                body: None,
-                error: Some(error),
-            };
+            tracing::error!(delivery = %claimed.id, "webhook not sent: {error}");
+            return Answer::failed(Failure::ConnectionFailed);
         }
     };
-    let signature = signature(&claimed.secret, claimed.payload.as_bytes());
-    let sent = client
-        .post(&claimed.url)
+    // Checked at every attempt: the endpoint may predate the guard, or the setting changed.
+    let request = match client.request(reqwest::Method::POST, &claimed.url) {
+        Ok(request) => request,
+        Err(refusal) => {
+            tracing::warn!(delivery = %claimed.id, webhook = %claimed.webhook_id, "webhook target refused: {refusal}");
+            return Answer::failed(Failure::TargetForbidden);
+        }
+    };
+    let sent = request
         .header(http::header::CONTENT_TYPE, "application/json")
-        .header("X-Signature", format!("sha256={signature}"))
+        .header(
+            "X-Signature",
+            signature(
+                &claimed.secret,
+                now.unix_timestamp(),
+                claimed.payload.as_bytes(),
+            ),
+        )
         .header("X-Delivery-Id", &claimed.id)
         .header("X-Event-Id", &claimed.event_id)
         .header("X-Event-Type", &claimed.event_type)
         .header("X-Delivery-Attempt", (claimed.attempts + 1).to_string())
-        .header("X-Timestamp", now.unix_timestamp().to_string())
         .body(claimed.payload.clone())
         .send()
         .await;
     let mut response = match sent {
         Ok(response) => response,
         Err(e) => {
-            let error = if e.is_timeout() {
-                format!("no answer within {} s", TIMEOUT.as_secs())
-            } else {
+            let failure = Failure::of_error(&e, claimed.url.starts_with("https:"));
+            // The whole story for operators; the tenant sees the category.
+            tracing::warn!(
+                delivery = %claimed.id,
+                webhook = %claimed.webhook_id,
+                failure = failure.as_str(),
+                "webhook attempt failed: {}",
                 error_chain(&e)
-            };
-            return Answer {
-                status: None,
-                body: None,
-                error: Some(error),
-            };
+            );
+            return Answer::failed(failure);
         }
     };
     let status = response.status();
@@ -302,28 +443,26 @@ async fn post(claimed: &Claimed, now: OffsetDateTime) -> Answer {
     if truncated {
         body.push('…');
     }
-    let reason = status.canonical_reason().unwrap_or("");
-    let error = if status.is_success() {
-        None
-    } else if status.is_redirection() {
-        Some(format!(
-            "receiver answered {} {reason}; redirects are not followed",
-            status.as_u16()
-        ))
-    } else {
-        Some(format!("receiver answered {} {reason}", status.as_u16()))
-    };
+    let failure = Failure::of_status(status.as_u16());
+    if let Some(failure) = failure {
+        tracing::info!(
+            delivery = %claimed.id,
+            webhook = %claimed.webhook_id,
+            failure = failure.as_str(),
+            "webhook receiver answered {status}"
+        );
+    }
     Answer {
         status: Some(status.as_u16()),
         body: Some(body),
-        error,
+        failure,
     }
 }
 
 /// POST a claimed delivery and record the attempt, scheduling a retry or giving up.
 async fn attempt(state: &AppState, claimed: Claimed, now: OffsetDateTime) -> Result<()> {
     let started = Instant::now();
-    let answer = post(&claimed, now).await;
+    let answer = post(Policy::for_webhooks(&state.config), &claimed, now).await;
     let duration_ms = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
     let succeeded = answer.status.is_some_and(|s| (200..300).contains(&s));
     let (status, next_attempt_at) = if succeeded {
@@ -339,7 +478,7 @@ async fn attempt(state: &AppState, claimed: Claimed, now: OffsetDateTime) -> Res
         duration_ms,
         response_status: answer.status.map(i64::from),
         response_body: answer.body,
-        error: answer.error,
+        error: answer.failure.map(|f| f.as_str().to_string()),
         status,
         next_attempt_at,
     };
@@ -413,11 +552,45 @@ mod tests {
     }
 
     #[test]
-    fn the_signature_is_the_hex_hmac_sha256_of_the_body() {
-        // RFC 4231 test case 2.
+    fn the_signature_covers_the_timestamp_and_the_body() {
+        // Computed independently, as the README's Python verifier does:
+        // hmac.new(b"whsec_test", b'1700000000.{"id":"evt_1"}', hashlib.sha256).hexdigest()
         assert_eq!(
-            signature("Jefe", b"what do ya want for nothing?"),
-            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+            signature("whsec_test", 1_700_000_000, br#"{"id":"evt_1"}"#),
+            "t=1700000000,v1=c89214b5b5da833daed6f0b8c5bb6bd58cea9022bd80ccc78230f3942d632925"
+        );
+        assert_ne!(
+            signature("whsec_test", 1_700_000_001, br#"{"id":"evt_1"}"#)[16..],
+            signature("whsec_test", 1_700_000_000, br#"{"id":"evt_1"}"#)[16..],
+            "another time, another signature"
+        );
+    }
+
+    #[test]
+    fn failures_are_named_by_category_and_statuses_by_class() {
+        for failure in Failure::ALL {
+            assert!(
+                crate::store::webhooks::FAILURES.contains(&failure.as_str()),
+                "{failure:?}"
+            );
+        }
+        assert_eq!(Failure::ALL.len(), crate::store::webhooks::FAILURES.len());
+        let classes: Vec<Option<&str>> = [200, 204, 302, 404, 410, 500, 503, 600]
+            .into_iter()
+            .map(|s| Failure::of_status(s).map(Failure::as_str))
+            .collect();
+        assert_eq!(
+            classes,
+            vec![
+                None,
+                None,
+                Some("http_3xx"),
+                Some("http_4xx"),
+                Some("http_4xx"),
+                Some("http_5xx"),
+                Some("http_5xx"),
+                Some("invalid_response")
+            ]
         );
     }
 }

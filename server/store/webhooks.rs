@@ -248,6 +248,7 @@ pub struct Delivery {
     pub status: String,
     pub attempts: i64,
     pub response_status: Option<i64>,
+    /// One of [`FAILURES`] when the last attempt failed.
     pub error: Option<String>,
     pub next_retry_at: Option<String>,
     pub delivered_at: Option<String>,
@@ -259,12 +260,46 @@ pub struct Delivery {
 /// Delivery statuses as the API names them.
 pub const DELIVERY_STATUSES: &[&str] = &["pending", "succeeded", "failed"];
 
+/// What a failed attempt is recorded as (`engine::webhooks::Failure`): a category, never the
+/// receiver's or the operating system's words.
+pub const FAILURES: &[&str] = &[
+    "target_forbidden",
+    "dns_failed",
+    "connection_failed",
+    "tls_error",
+    "timeout",
+    "invalid_response",
+    "http_3xx",
+    "http_4xx",
+    "http_5xx",
+];
+
+/// The category of a recorded failure. Rows written before failures were categories hold
+/// words such as "tcp connect error: Connection refused": they are shown as the category
+/// they fall in, never as they are.
+fn failure_category(error: Option<String>, status: Option<i64>) -> Option<String> {
+    let error = error?;
+    if FAILURES.contains(&error.as_str()) {
+        return Some(error);
+    }
+    let category = match status {
+        Some(300..=399) => "http_3xx",
+        Some(400..=499) => "http_4xx",
+        Some(500..=599) => "http_5xx",
+        Some(_) => "invalid_response",
+        None if error.starts_with("no answer within") => "timeout",
+        None => "connection_failed",
+    };
+    Some(category.to_string())
+}
+
 const DELIVERY_COLUMNS: &str = "id, webhook_id, event_id, event_type, status, attempts, response_status, error, next_attempt_at,
     delivered_at, version, created_at";
 
 fn delivery_from_row(row: &AnyRow) -> Result<Delivery> {
     let status: String = row.try_get("status")?;
     let next: Option<String> = row.try_get("next_attempt_at")?;
+    let response_status: Option<i64> = row.try_get("response_status")?;
     Ok(Delivery {
         id: row.try_get("id")?,
         webhook_id: row.try_get("webhook_id")?,
@@ -273,8 +308,8 @@ fn delivery_from_row(row: &AnyRow) -> Result<Delivery> {
         next_retry_at: if status == "pending" { next } else { None },
         status,
         attempts: row.try_get("attempts")?,
-        response_status: row.try_get("response_status")?,
-        error: row.try_get("error")?,
+        error: failure_category(row.try_get("error")?, response_status),
+        response_status,
         delivered_at: row.try_get("delivered_at")?,
         version: row.try_get("version")?,
         created_at: row.try_get("created_at")?,
@@ -680,4 +715,36 @@ pub async fn attempts(db: &Db, organization_id: &str, delivery_id: &str) -> Resu
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_recorded_in_words_are_shown_as_their_category() {
+        let shown = |error: &str, status: Option<i64>| failure_category(Some(error.into()), status);
+        assert_eq!(
+            shown("error sending request for url (http://10.0.0.5:22/): client error (Connect): tcp connect error: Connection refused (os error 111)", None).as_deref(),
+            Some("connection_failed")
+        );
+        assert_eq!(
+            shown("no answer within 10 s", None).as_deref(),
+            Some("timeout")
+        );
+        assert_eq!(
+            shown("receiver answered 503 Service Unavailable", Some(503)).as_deref(),
+            Some("http_5xx")
+        );
+        assert_eq!(
+            shown(
+                "receiver answered 302 Found; redirects are not followed",
+                Some(302)
+            )
+            .as_deref(),
+            Some("http_3xx")
+        );
+        assert_eq!(shown("tls_error", None).as_deref(), Some("tls_error"));
+        assert_eq!(failure_category(None, Some(200)), None);
+    }
 }

@@ -56,6 +56,8 @@ impl TestServer {
     ) -> TestServer {
         let config = Config {
             public_catalog,
+            // Test receivers listen on 127.0.0.1; `webhook_security` runs with this off.
+            allow_private_webhook_targets: true,
             ..Config::local()
         };
         TestServer::start_configured(url, dir, config).await

@@ -29,4 +29,5 @@ mod mcp_transport;
 mod plans;
 mod postgres;
 mod rest_limits;
+mod webhook_security;
 mod webhooks;
