@@ -8,9 +8,10 @@ use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-use super::jsonrpc::{self, ErrorCode, Incoming, Message, RpcError};
+use super::jsonrpc::{self, ErrorCode, Incoming, Message, Messages, Received, RpcError};
 use super::protocol::{self, Context};
 use super::{
     AuthFailure, Caller, Endpoint, completions, guard, lifecycle, prompts, resources, tools,
@@ -71,8 +72,9 @@ pub async fn handle(
             );
         }
     };
-    let value: Value = match serde_json::from_slice(&bytes) {
-        Ok(value) => value,
+    // Each message keeps its text too, for its exact id (see `jsonrpc::Id`).
+    let messages = match jsonrpc::parse(&bytes) {
+        Ok(messages) => messages,
         Err(e) => {
             let error = RpcError::new(ErrorCode::PARSE_ERROR, format!("Parse error: {e}"));
             return rpc_response(
@@ -86,9 +88,9 @@ pub async fn handle(
     // the server: run it on its own task and answer 500 if that task dies.
     let fallback = version.to_string();
     let work = tokio::spawn(async move {
-        match value {
-            Value::Array(items) => handle_batch(&endpoint, &headers, items).await,
-            single => handle_single(&endpoint, &headers, &single).await,
+        match messages {
+            Messages::Batch(items) => handle_batch(&endpoint, &headers, items).await,
+            Messages::Single(single) => handle_single(&endpoint, &headers, &single).await,
         }
     });
     match work.await {
@@ -113,16 +115,16 @@ fn is_json(headers: &HeaderMap) -> bool {
         .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
 }
 
-async fn handle_single(endpoint: &Endpoint, headers: &HeaderMap, value: &Value) -> Response {
+async fn handle_single(endpoint: &Endpoint, headers: &HeaderMap, message: &Received) -> Response {
     let fallback = protocol::fallback_version(headers);
-    let incoming = match jsonrpc::classify(value) {
+    let incoming = match jsonrpc::classify(message) {
         Ok(Message::Request(incoming)) => incoming,
         Ok(Message::Notification | Message::Response) => return accepted(fallback),
         Err(error) => {
             return rpc_response(
                 StatusCode::BAD_REQUEST,
                 fallback,
-                jsonrpc::failure(jsonrpc::id_of(value).as_ref(), &error),
+                jsonrpc::failure(jsonrpc::id_of(message).as_ref(), &error),
             );
         }
     };
@@ -139,7 +141,7 @@ async fn handle_single(endpoint: &Endpoint, headers: &HeaderMap, value: &Value) 
         Ok(result) => rpc_response(
             StatusCode::OK,
             version,
-            jsonrpc::success(incoming.id.as_ref().unwrap_or(&Value::Null), result),
+            jsonrpc::success(&incoming.id, &result),
         ),
         Err(error) => error_response(version, &incoming, &error),
     }
@@ -147,7 +149,7 @@ async fn handle_single(endpoint: &Endpoint, headers: &HeaderMap, value: &Value) 
 
 /// Batches exist only in 2025-03-26 (and for requests that name no version, which are
 /// treated as that revision): executed in order, one array of responses back.
-async fn handle_batch(endpoint: &Endpoint, headers: &HeaderMap, items: Vec<Value>) -> Response {
+async fn handle_batch(endpoint: &Endpoint, headers: &HeaderMap, items: Vec<Received>) -> Response {
     let version = protocol::header_version(headers).unwrap_or(protocol::UNVERSIONED);
     let refuse = |message: &str| {
         let error = RpcError::new(ErrorCode::INVALID_REQUEST, message);
@@ -185,13 +187,13 @@ async fn handle_batch(endpoint: &Endpoint, headers: &HeaderMap, items: Vec<Value
                 ErrorCode::INVALID_REQUEST,
                 "initialize must not be part of a batch",
             );
-            responses.push(jsonrpc::failure(id.as_ref(), &error));
+            responses.push(jsonrpc::failure(Some(&id), &error));
             continue;
         }
         let context = match protocol::context_for(&incoming, headers) {
             Ok(context) => context,
             Err(error) => {
-                responses.push(jsonrpc::failure(id.as_ref(), &error));
+                responses.push(jsonrpc::failure(Some(&id), &error));
                 continue;
             }
         };
@@ -207,24 +209,21 @@ async fn handle_batch(endpoint: &Endpoint, headers: &HeaderMap, items: Vec<Value
                     ErrorCode::SERVER_ERROR,
                     "Unauthorized: send a valid bearer token issued for the MCP",
                 );
-                responses.push(jsonrpc::failure(id.as_ref(), &error));
+                responses.push(jsonrpc::failure(Some(&id), &error));
                 caller = Some(auth);
                 continue;
             }
         };
         caller = Some(auth);
         match run(endpoint.clone(), context, who, incoming).await {
-            Ok(result) => responses.push(jsonrpc::success(
-                id.as_ref().unwrap_or(&Value::Null),
-                result,
-            )),
-            Err(error) => responses.push(jsonrpc::failure(id.as_ref(), &error)),
+            Ok(result) => responses.push(jsonrpc::success(&id, &result)),
+            Err(error) => responses.push(jsonrpc::failure(Some(&id), &error)),
         }
     }
     if responses.is_empty() {
         return accepted(version);
     }
-    rpc_response(StatusCode::OK, version, Value::Array(responses))
+    rpc_response(StatusCode::OK, version, batch_text(&responses))
 }
 
 /// Methods that may be called without a credential in public catalog mode.
@@ -380,19 +379,26 @@ async fn dispatch(
 
 fn error_response(version: &str, incoming: &Incoming, error: &RpcError) -> Response {
     let status = StatusCode::from_u16(error.http_status).unwrap_or(StatusCode::OK);
-    rpc_response(
-        status,
-        version,
-        jsonrpc::failure(incoming.id.as_ref(), error),
-    )
+    rpc_response(status, version, jsonrpc::failure(Some(&incoming.id), error))
 }
 
 fn accepted(version: &str) -> Response {
     with_mcp_headers(StatusCode::ACCEPTED.into_response(), version)
 }
 
-fn rpc_response(status: StatusCode, version: &str, body: Value) -> Response {
-    let mut response = (status, Bytes::from(body.to_string())).into_response();
+/// The array of a batch's answers.
+fn batch_text(responses: &[Box<RawValue>]) -> Box<RawValue> {
+    let text = serde_json::to_string(responses).unwrap_or_else(|_| "[]".to_string());
+    RawValue::from_string(text).unwrap_or_else(|_| jsonrpc::failure(None, &internal()))
+}
+
+fn internal() -> RpcError {
+    RpcError::new(ErrorCode::INTERNAL_ERROR, "Internal error")
+}
+
+fn rpc_response(status: StatusCode, version: &str, body: Box<RawValue>) -> Response {
+    let text: Box<str> = body.into();
+    let mut response = (status, Bytes::from(String::from(text))).into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
