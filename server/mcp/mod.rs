@@ -92,7 +92,12 @@ pub struct Caller {
 impl Caller {
     /// Whether the caller holds every scope in `required`.
     pub fn may_use(&self, required: &[&str]) -> bool {
-        required.iter().all(|s| self.scopes.contains(*s))
+        self.missing_scope(required).is_none()
+    }
+
+    /// The first scope in `required` that the caller does not hold.
+    pub fn missing_scope<'a>(&self, required: &[&'a str]) -> Option<&'a str> {
+        required.iter().copied().find(|s| !self.scopes.contains(*s))
     }
 }
 

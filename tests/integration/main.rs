@@ -16,10 +16,12 @@ mod disputes;
 mod exports;
 mod idempotency_and_limits;
 mod isolation;
+mod mcp_authorization;
 mod mcp_confirmation;
 mod mcp_generic;
 mod mcp_guard;
 mod mcp_handshake;
+
 mod mcp_resources;
 mod mcp_stateless;
 mod mcp_tools;
