@@ -14,6 +14,7 @@ mod guard;
 mod input;
 mod jsonrpc;
 mod lifecycle;
+mod limits;
 mod metadata;
 mod prompts;
 mod protocol;
@@ -119,12 +120,32 @@ pub trait Host: Send + Sync + 'static {
     ) -> Pin<Box<dyn Future<Output = Result<Caller, AuthFailure>> + Send + 'a>>;
     /// Every scope the server knows, announced in `WWW-Authenticate`.
     fn all_scopes(&self) -> Vec<String>;
+    /// Count one request of `caller` against its rate limit, before it is served. The host
+    /// may add to `caller.extensions` (which every in-process request carries) so that its
+    /// API does not count the same request again. Hosts without limits keep the default.
+    fn admit<'a>(
+        &'a self,
+        caller: &'a mut Caller,
+    ) -> Pin<Box<dyn Future<Output = Result<Admission, String>> + Send + 'a>> {
+        let _ = caller;
+        Box::pin(async { Ok(Admission::Admitted) })
+    }
     /// Values for a prompt argument or template variable, from the caller's own data.
     fn complete<'a>(
         &'a self,
         caller: &'a Caller,
         request: CompletionRequest<'a>,
     ) -> Pin<Box<dyn Future<Output = Result<Completion, String>> + Send + 'a>>;
+}
+
+/// Whether a request may be served now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admission {
+    Admitted,
+    /// The caller's window is spent; it may try again in this many seconds.
+    Limited {
+        retry_after: u64,
+    },
 }
 
 /// What is being completed.

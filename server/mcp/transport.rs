@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use super::jsonrpc::{self, ErrorCode, Incoming, Message, Messages, Received, RpcError};
 use super::protocol::{self, Context};
 use super::{
-    AuthFailure, Caller, Endpoint, completions, guard, lifecycle, prompts, resources, tools,
+    AuthFailure, Caller, Endpoint, completions, guard, lifecycle, limits, prompts, resources, tools,
 };
 
 /// Largest request body accepted (the same ceiling as the REST API).
@@ -133,18 +133,30 @@ async fn handle_single(endpoint: &Endpoint, headers: &HeaderMap, message: &Recei
         Err(error) => return error_response(fallback, &incoming, &error),
     };
     let version = context.version.0;
-    let caller = match authenticate(endpoint, headers, &incoming.method).await {
+    let mut caller = match authenticate(endpoint, headers, &incoming.method).await {
         Ok(caller) => caller,
         Err(response) => return with_mcp_headers(response, version),
     };
-    match run(endpoint.clone(), context, caller, incoming.clone()).await {
+    let Ok(limited) = limits::admit(endpoint, caller.as_mut()).await else {
+        return error_response(version, &incoming, &internal().with_status(500));
+    };
+    let outcome = match limited {
+        Some(seconds) => limits::refusal(endpoint, &context, &incoming.method, seconds),
+        None => run(endpoint.clone(), context, caller, incoming.clone()).await,
+    };
+    let mut response = match outcome {
         Ok(result) => rpc_response(
             StatusCode::OK,
             version,
             jsonrpc::success(&incoming.id, &result),
         ),
         Err(error) => error_response(version, &incoming, &error),
+    };
+    if let Some(seconds) = limited {
+        let (name, value) = limits::retry_after_header(seconds);
+        response.headers_mut().insert(name, value);
     }
+    response
 }
 
 /// Batches exist only in 2025-03-26 (and for requests that name no version, which are
@@ -172,6 +184,7 @@ async fn handle_batch(endpoint: &Endpoint, headers: &HeaderMap, items: Vec<Recei
     }
     let mut responses = Vec::new();
     let mut caller: Option<Result<Option<Caller>, Response>> = None;
+    let mut retry_after: Option<u64> = None;
     for item in &items {
         let incoming = match jsonrpc::classify(item) {
             Ok(Message::Request(incoming)) => incoming,
@@ -215,7 +228,21 @@ async fn handle_batch(endpoint: &Endpoint, headers: &HeaderMap, items: Vec<Recei
             }
         };
         caller = Some(auth);
-        match run(endpoint.clone(), context, who, incoming).await {
+        // Each message counts: a batch of twenty is twenty requests.
+        let mut who = who;
+        let Ok(limited) = limits::admit(endpoint, who.as_mut()).await else {
+            responses.push(jsonrpc::failure(Some(&id), &internal()));
+            continue;
+        };
+        let method = incoming.method.clone();
+        let outcome = match limited {
+            Some(seconds) => {
+                retry_after = retry_after.max(Some(seconds));
+                limits::refusal(endpoint, &context, &method, seconds)
+            }
+            None => run(endpoint.clone(), context, who, incoming).await,
+        };
+        match outcome {
             Ok(result) => responses.push(jsonrpc::success(&id, &result)),
             Err(error) => responses.push(jsonrpc::failure(Some(&id), &error)),
         }
@@ -223,7 +250,12 @@ async fn handle_batch(endpoint: &Endpoint, headers: &HeaderMap, items: Vec<Recei
     if responses.is_empty() {
         return accepted(version);
     }
-    rpc_response(StatusCode::OK, version, batch_text(&responses))
+    let mut response = rpc_response(StatusCode::OK, version, batch_text(&responses));
+    if let Some(seconds) = retry_after {
+        let (name, value) = limits::retry_after_header(seconds);
+        response.headers_mut().insert(name, value);
+    }
+    response
 }
 
 /// Methods that may be called without a credential in public catalog mode.

@@ -21,7 +21,7 @@ mod mcp_confirmation;
 mod mcp_generic;
 mod mcp_guard;
 mod mcp_handshake;
-
+mod mcp_limits;
 mod mcp_resources;
 mod mcp_stateless;
 mod mcp_tools;

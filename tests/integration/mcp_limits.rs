@@ -1,0 +1,198 @@
+//! What `/mcp` takes before it works: every request counts once against the token's rate
+//! limit (a refusal carries `Retry-After`), and inputs that reach the host are bounded, so a
+//! long value is a JSON-RPC `-32602`, never a 5xx.
+
+use http::StatusCode;
+use serde_json::{Value, json};
+
+use crate::common::{TestServer, tool_problem};
+use crate::mcp_authorization::mcp_token;
+
+/// The start of a long answer, for assertion messages.
+fn short(text: &str) -> &str {
+    let end = text.char_indices().nth(300).map_or(text.len(), |(i, _)| i);
+    &text[..end]
+}
+
+/// Seconds in `Retry-After`, which a refusal must carry.
+fn retry_after(answer: &crate::common::Answer) -> u64 {
+    let header = answer.header("retry-after").unwrap_or_else(|| {
+        panic!(
+            "no Retry-After: {} {}",
+            answer.status,
+            short(&short(&answer.text))
+        )
+    });
+    let seconds: u64 = header.parse().expect("Retry-After in seconds");
+    assert!(seconds > 0 && seconds <= 60, "{seconds}");
+    seconds
+}
+
+/// A refused method other than `tools/call`: `Retry-After`, and a JSON-RPC error saying when
+/// to come back, in an HTTP 200 (a non-2xx status ends the session of some SDKs).
+fn assert_limited(method: &str, answer: &crate::common::Answer) {
+    assert_eq!(
+        answer.status,
+        StatusCode::OK,
+        "{method}: {}",
+        short(&answer.text)
+    );
+    let seconds = retry_after(answer);
+    let error = &answer.body["error"];
+    assert_eq!(error["code"], -32000, "{method}: {}", short(&answer.text));
+    assert_eq!(
+        error["message"],
+        format!("Rate limit exceeded: retry in {seconds} seconds"),
+        "{method}"
+    );
+    assert_eq!(error["data"]["retry_after"], seconds, "{method}");
+}
+
+#[tokio::test]
+async fn every_method_counts_against_the_rate_limit_and_the_sixth_of_five_is_refused() {
+    let server = TestServer::start().await;
+    let cases: [(&str, Value); 9] = [
+        ("tools/list", json!({})),
+        ("prompts/list", json!({})),
+        (
+            "prompts/get",
+            json!({"name": "overdue_triage", "arguments": {}}),
+        ),
+        (
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "overdue_triage"}, "argument": {"name": "customer_id", "value": ""}}),
+        ),
+        ("resources/list", json!({})),
+        ("resources/templates/list", json!({})),
+        ("resources/read", json!({"uri": "kobana://dunning/me"})),
+        ("ping", json!({})),
+        (
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+        ),
+    ];
+    for (method, params) in cases {
+        let token = mcp_token(&server, "admin", None, Some((5, 60))).await;
+        for n in 1..=5 {
+            let answer = server.mcp(&token, method, params.clone()).await;
+            assert_eq!(
+                answer.status,
+                StatusCode::OK,
+                "{method} #{n}: {}",
+                short(&answer.text)
+            );
+            assert!(
+                answer.body.get("result").is_some(),
+                "{method} #{n}: {}",
+                short(&answer.text)
+            );
+        }
+        let sixth = server.mcp(&token, method, params.clone()).await;
+        assert_limited(method, &sixth);
+    }
+    // The stateless era has its own discovery method; it counts too.
+    let token = mcp_token(&server, "admin", None, Some((5, 60))).await;
+    for _ in 0..5 {
+        let answer = server
+            .mcp26(&token, "server/discover", json!({}), json!({}))
+            .await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", short(&answer.text));
+    }
+    let sixth = server
+        .mcp26(&token, "server/discover", json!({}), json!({}))
+        .await;
+    assert_limited("server/discover", &sixth);
+}
+
+#[tokio::test]
+async fn a_tool_call_counts_once_with_the_other_methods_and_a_refused_one_is_an_error_result() {
+    let server = TestServer::start().await;
+    let token = mcp_token(&server, "viewer", None, Some((5, 60))).await;
+    for _ in 0..2 {
+        let listed = server.mcp(&token, "tools/list", json!({})).await;
+        assert_eq!(listed.status, StatusCode::OK, "{}", short(&listed.text));
+    }
+    // The third request of the window: counted once, here, and not again by the API.
+    for remaining in [2, 1, 0] {
+        let result = server.call_tool(&token, "dunning_me", json!({})).await;
+        assert!(result.get("isError").is_none(), "{result}");
+        assert_eq!(
+            result["structuredContent"]["meta"]["rate_limit"],
+            json!({"limit": 5, "remaining": remaining, "reset": result["structuredContent"]["meta"]["rate_limit"]["reset"]}),
+        );
+    }
+    // The sixth: the result SDKs read without throwing, and the header HTTP clients read.
+    let answer = server
+        .mcp(
+            &token,
+            "tools/call",
+            json!({"name": "dunning_me", "arguments": {}}),
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", short(&answer.text));
+    let seconds = retry_after(&answer);
+    let problem = tool_problem(&answer.body["result"]);
+    assert_eq!(problem["status"], 429);
+    assert_eq!(problem["code"], "rate_limited");
+    assert_eq!(problem["retry_after"], seconds);
+    assert_eq!(
+        problem["detail"],
+        format!("Rate limit exceeded: retry in {seconds} seconds")
+    );
+    // In the stateless era too, as a complete result.
+    let stateless = server
+        .mcp26(
+            &token,
+            "tools/call",
+            json!({"name": "dunning_me", "arguments": {}}),
+            json!({}),
+        )
+        .await;
+    assert_eq!(
+        stateless.status,
+        StatusCode::OK,
+        "{}",
+        short(&stateless.text)
+    );
+    retry_after(&stateless);
+    assert_eq!(stateless.body["result"]["resultType"], "complete");
+    assert_eq!(
+        tool_problem(&stateless.body["result"])["code"],
+        "rate_limited"
+    );
+    let listed = server
+        .mcp26(&token, "tools/list", json!({}), json!({}))
+        .await;
+    assert_limited("tools/list", &listed);
+}
+
+#[tokio::test]
+async fn each_message_of_a_batch_counts_and_the_refused_ones_say_when_to_retry() {
+    let server = TestServer::start().await;
+    let token = mcp_token(&server, "viewer", None, Some((5, 60))).await;
+    let batch: Vec<Value> = (1..=7)
+        .map(|id| json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}))
+        .collect();
+    let auth = format!("Bearer {token}");
+    let answer = server
+        .mcp_raw(
+            &[
+                ("content-type", "application/json"),
+                ("authorization", &auth),
+            ],
+            &Value::Array(batch).to_string(),
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", short(&answer.text));
+    let seconds = retry_after(&answer);
+    let responses = answer.body.as_array().expect("an array of responses");
+    assert_eq!(responses.len(), 7);
+    for (n, response) in responses.iter().enumerate() {
+        if n < 5 {
+            assert!(response.get("result").is_some(), "#{n}: {response}");
+        } else {
+            assert_eq!(response["error"]["code"], -32000, "#{n}: {response}");
+            assert_eq!(response["error"]["data"]["retry_after"], seconds);
+        }
+    }
+}
