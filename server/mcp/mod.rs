@@ -6,6 +6,7 @@
 //! application passes its generated catalog and its host (`crate::app`); the conformance
 //! fixture (`tests/conformance-fixture`) passes a second catalog and host to the same code.
 
+mod bounds;
 pub mod catalog;
 mod completions;
 mod confirm;

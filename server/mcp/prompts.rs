@@ -10,7 +10,7 @@ use super::input::{self, Reply, Round};
 use super::jsonrpc::{ErrorCode, RpcError};
 use super::protocol::Context;
 use super::tools::{self, reject_cursor};
-use super::{Caller, Endpoint, dispatch};
+use super::{Caller, Endpoint, bounds, dispatch};
 
 /// Whether the caller can run every tool the prompt uses (or the operation that serves it).
 fn usable(catalog: &Catalog, prompt: &PromptSpec, caller: Option<&Caller>) -> bool {
@@ -64,6 +64,7 @@ pub async fn get(
         .get("name")
         .and_then(Value::as_str)
         .ok_or_else(|| RpcError::invalid_params("params.name must be the name of a prompt"))?;
+    bounds::check("params.name", name, bounds::MAX_NAME_CHARS)?;
     let prompt = find(&endpoint.catalog, name, caller)
         .ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {name}")))?;
     let arguments = match params.get("arguments") {
@@ -75,6 +76,9 @@ pub async fn get(
             ));
         }
     };
+    for key in arguments.keys() {
+        bounds::check("An argument name", key, bounds::MAX_NAME_CHARS)?;
+    }
     let mut values = Map::new();
     for arg in prompt.arguments {
         let value = match arguments.get(arg.name) {
@@ -82,6 +86,16 @@ pub async fn get(
             Some(Value::Null) | None => String::new(),
             Some(other) => other.to_string(),
         };
+        if bounds::too_long(&value, bounds::MAX_PROMPT_ARGUMENT_CHARS) {
+            return Err(invalid_argument(
+                name,
+                arg.name,
+                &format!(
+                    "longer than {} characters",
+                    bounds::MAX_PROMPT_ARGUMENT_CHARS
+                ),
+            ));
+        }
         if arg.required && value.is_empty() {
             return Err(RpcError::invalid_params(format!(
                 "Missing required argument '{}' for prompt {name}",
@@ -114,6 +128,14 @@ pub async fn get(
         "description": prompt.description,
         "messages": [{ "role": "user", "content": { "type": "text", "text": text } }],
     }))
+}
+
+/// `-32602` naming the argument at fault, in the message and in `data.argument`.
+fn invalid_argument(prompt: &str, argument: &str, why: &str) -> RpcError {
+    RpcError::invalid_params(format!(
+        "Invalid argument '{argument}' for prompt {prompt}: {why}"
+    ))
+    .with_data(json!({ "argument": argument }))
 }
 
 /// A prompt served by an operation: the prompt's arguments (named as the document names the

@@ -7,7 +7,7 @@ use super::confirm::{self, Decision};
 use super::input::{self, Reply, Round};
 use super::jsonrpc::{ErrorCode, RpcError};
 use super::protocol::{self, Context};
-use super::{Caller, Endpoint, Settings, dispatch, results};
+use super::{Caller, Endpoint, Settings, bounds, dispatch, results};
 
 /// The tools this caller can use (all of them for an anonymous public-catalog listing), in
 /// the generator's order.
@@ -64,6 +64,7 @@ pub async fn call(
         .get("name")
         .and_then(Value::as_str)
         .ok_or_else(|| RpcError::invalid_params("params.name must be the name of a tool"))?;
+    bounds::check("params.name", name, bounds::MAX_NAME_CHARS)?;
     let tool = find(&endpoint.catalog, name)
         .ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {name}")))?;
     let mut arguments = match params.get("arguments") {

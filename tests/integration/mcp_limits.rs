@@ -196,3 +196,89 @@ async fn each_message_of_a_batch_counts_and_the_refused_ones_say_when_to_retry()
         }
     }
 }
+#[tokio::test]
+async fn a_long_completion_value_is_invalid_params_never_a_500() {
+    let server = TestServer::start().await;
+    let token = server.token(0, "admin", "mcp");
+    let complete = |value: String| {
+        json!({
+            "ref": {"type": "ref/prompt", "name": "overdue_triage"},
+            "argument": {"name": "customer_id", "value": value},
+        })
+    };
+    let at_limit = server
+        .mcp(&token, "completion/complete", complete("a".repeat(256)))
+        .await;
+    assert_eq!(at_limit.status, StatusCode::OK, "{}", short(&at_limit.text));
+    assert_eq!(at_limit.body["result"]["completion"]["total"], 0);
+    for value in [
+        "a".repeat(257),
+        "%".repeat(100 * 1024),
+        "é".repeat(50 * 1024),
+    ] {
+        let answer = server
+            .mcp(&token, "completion/complete", complete(value))
+            .await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", short(&answer.text));
+        assert_eq!(
+            answer.body["error"]["code"],
+            -32602,
+            "{}",
+            short(&answer.text)
+        );
+        let message = answer.body["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("argument.value") && message.contains("256"),
+            "{message}"
+        );
+    }
+    // A resource template variable is completed from the same data: the same bound.
+    let template = server
+        .mcp(
+            &token,
+            "completion/complete",
+            json!({
+                "ref": {"type": "ref/resource", "uri": "kobana://dunning/customers/{id}"},
+                "argument": {"name": "id", "value": "x".repeat(100 * 1024)},
+            }),
+        )
+        .await;
+    assert_eq!(
+        template.body["error"]["code"],
+        -32602,
+        "{}",
+        short(&template.text)
+    );
+}
+
+#[tokio::test]
+async fn long_uris_and_prompt_arguments_are_invalid_params_never_a_500() {
+    let server = TestServer::start().await;
+    let token = server.token(0, "admin", "mcp");
+    let uri = format!("kobana://dunning/customers/{}", "x".repeat(100 * 1024));
+    let read = server
+        .mcp(&token, "resources/read", json!({"uri": uri}))
+        .await;
+    assert_eq!(read.status, StatusCode::OK, "{}", short(&read.text));
+    assert_eq!(read.body["error"]["code"], -32602);
+    assert!(
+        read.text.len() < 1024,
+        "the refusal does not echo the whole URI: {} bytes",
+        read.text.len()
+    );
+    let prompt = server
+        .mcp(
+            &token,
+            "prompts/get",
+            json!({"name": "overdue_triage", "arguments": {"customer_id": "x".repeat(100 * 1024)}}),
+        )
+        .await;
+    assert_eq!(prompt.status, StatusCode::OK);
+    assert_eq!(prompt.body["error"]["code"], -32602);
+    assert!(
+        prompt.body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("customer_id")
+    );
+}
