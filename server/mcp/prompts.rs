@@ -1,7 +1,8 @@
 //! `prompts/list` and `prompts/get`. A prompt is either a script from the catalog's prompt
 //! files, filled in here and listed only to callers who can run every tool it relies on, or
 //! served by an operation (`x-mcp.prompt`), which answers the `GetPromptResult` itself and
-//! may ask the client for input first (see `input`).
+//! may ask the client for input first (see `input`). Argument values are checked against the
+//! schema each argument declares before they are inserted or sent.
 
 use serde_json::{Map, Value, json};
 
@@ -102,6 +103,25 @@ pub async fn get(
                 arg.name
             )));
         }
+        // The value becomes part of a text a model reads: it must be what the argument
+        // declares (an id, a date, a number), and nothing hidden from the person reading it.
+        if let Some(c) = value.chars().find(|c| is_hidden(*c)) {
+            return Err(invalid_argument(
+                name,
+                arg.name,
+                &format!(
+                    "contains the control or bidirectional character U+{:04X}",
+                    u32::from(c)
+                ),
+            ));
+        }
+        if !value.is_empty()
+            && let Err(why) = endpoint
+                .checks
+                .prompt_argument(prompt.name, arg.name, &value)
+        {
+            return Err(invalid_argument(name, arg.name, &why));
+        }
         values.insert(arg.name.to_string(), Value::String(value));
     }
     if let Some(unknown) = arguments
@@ -128,6 +148,14 @@ pub async fn get(
         "description": prompt.description,
         "messages": [{ "role": "user", "content": { "type": "text", "text": text } }],
     }))
+}
+
+/// Characters that change what a text shows without showing themselves: controls other than
+/// tab and line breaks, and the bidirectional embeddings, overrides and isolates.
+fn is_hidden(c: char) -> bool {
+    (c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+        || ('\u{202A}'..='\u{202E}').contains(&c)
+        || ('\u{2066}'..='\u{2069}').contains(&c)
 }
 
 /// `-32602` naming the argument at fault, in the message and in `data.argument`.
