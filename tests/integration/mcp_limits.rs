@@ -16,13 +16,9 @@ fn short(text: &str) -> &str {
 
 /// Seconds in `Retry-After`, which a refusal must carry.
 fn retry_after(answer: &crate::common::Answer) -> u64 {
-    let header = answer.header("retry-after").unwrap_or_else(|| {
-        panic!(
-            "no Retry-After: {} {}",
-            answer.status,
-            short(&short(&answer.text))
-        )
-    });
+    let header = answer
+        .header("retry-after")
+        .unwrap_or_else(|| panic!("no Retry-After: {} {}", answer.status, short(&answer.text)));
     let seconds: u64 = header.parse().expect("Retry-After in seconds");
     assert!(seconds > 0 && seconds <= 60, "{seconds}");
     seconds

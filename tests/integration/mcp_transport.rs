@@ -371,11 +371,9 @@ async fn request_ids_come_back_exactly_as_sent() {
         }
     }
     // In a batch (2025-03-26), each answer names its own request.
-    let batch = format!(
-        r#"[{{"jsonrpc":"2.0","id":99999999999999999999,"method":"ping"}},{{"jsonrpc":"2.0","id":99999999999999999998,"method":"ping"}}]"#
-    );
+    let batch = r#"[{"jsonrpc":"2.0","id":99999999999999999999,"method":"ping"},{"jsonrpc":"2.0","id":99999999999999999998,"method":"ping"}]"#;
     let answer = server
-        .mcp_raw(&[JSON, ("authorization", auth.as_str())], &batch)
+        .mcp_raw(&[JSON, ("authorization", auth.as_str())], batch)
         .await;
     let answers: Vec<Box<serde_json::value::RawValue>> =
         serde_json::from_str(&answer.text).expect("an array");
