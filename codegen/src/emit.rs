@@ -132,8 +132,10 @@ fn prompt_spec(prompt: &Prompt) -> TokenStream {
         let description = &a.description;
         let required = a.required;
         let complete = option_str(a.complete.as_deref());
+        let schema = a.schema.as_ref().map(compact);
+        let schema = option_str(schema.as_deref());
         quote! {
-            PromptArgSpec { name: #name, description: #description, required: #required, complete: #complete }
+            PromptArgSpec { name: #name, description: #description, required: #required, complete: #complete, schema: #schema }
         }
     });
     let tools = &prompt.tools;

@@ -12,6 +12,10 @@
 //!     description: ...
 //!     required: false
 //!     complete: customers        # optional: where completion values come from
+//!     like: dunning_customers_get.id  # optional: the value is what this tool argument takes
+//!   - name: week_start
+//!     description: ...
+//!     schema: {type: string, format: date}  # optional: or a JSON Schema of its own
 //! tools: [dunning_charges_list, dunning_customers_get]
 //! ---
 //! The text, with {{min_days_overdue}} placeholders.
@@ -69,6 +73,15 @@ pub struct PromptArgument {
     /// Source of completion values (e.g. `customers`, `charges`), if any.
     #[serde(default)]
     pub complete: Option<String>,
+    /// JSON Schema the value must fit before it is inserted. Values are strings on the wire;
+    /// a schema of type `integer`, `number` or `boolean` means a string that reads as one.
+    /// Given in the file, taken from a tool argument (`like`), or, for a prompt served by an
+    /// operation, the parameter's own.
+    #[serde(default)]
+    pub schema: Option<Value>,
+    /// `<tool>.<argument>`: the value is what that tool argument takes (its schema is used).
+    #[serde(default)]
+    pub like: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -140,6 +153,15 @@ pub(crate) fn build(
                 );
             }
         }
+        let mut front = front;
+        for argument in &mut front.arguments {
+            if let Err(why) = resolve_schema(argument, ops) {
+                diags.error(
+                    &at,
+                    format!("{}: argument '{}': {why}", source.file, argument.name),
+                );
+            }
+        }
         let declared: BTreeSet<&str> = front.arguments.iter().map(|a| a.name.as_str()).collect();
         for placeholder in placeholders(body) {
             if !declared.contains(placeholder.as_str()) {
@@ -188,6 +210,8 @@ pub(crate) fn from_operations(ops: &[Operation]) -> Vec<Prompt> {
                         .to_owned(),
                     required: arg.required,
                     complete: None,
+                    schema: Some(arg.schema.clone()),
+                    like: None,
                 })
                 .collect(),
             tools: Vec::new(),
@@ -195,6 +219,46 @@ pub(crate) fn from_operations(ops: &[Operation]) -> Vec<Prompt> {
             operation: Some(op.name.to_string()),
         })
         .collect()
+}
+
+/// Fill `argument.schema` from `like`, and check that a schema describes a string, or a
+/// number, integer or boolean written as one.
+fn resolve_schema(argument: &mut PromptArgument, ops: &[Operation]) -> Result<(), String> {
+    if let Some(like) = &argument.like {
+        if argument.schema.is_some() {
+            return Err("give `schema` or `like`, not both".into());
+        }
+        let found = like.split_once('.').and_then(|(tool, name)| {
+            let op = ops.iter().find(|op| op.name.as_str() == tool)?;
+            op.args.iter().find(|a| a.name == name)
+        });
+        let Some(arg) = found else {
+            return Err(format!(
+                "like '{like}' names no tool argument (write <tool>.<argument>)"
+            ));
+        };
+        argument.schema = Some(arg.schema.clone());
+    }
+    let Some(schema) = &argument.schema else {
+        return Ok(());
+    };
+    if !schema.is_object() {
+        return Err("`schema` must be a JSON Schema object".into());
+    }
+    let scalar = |t: &Value| {
+        matches!(
+            t.as_str(),
+            Some("string" | "number" | "integer" | "boolean" | "null")
+        )
+    };
+    match schema.get("type") {
+        None => Ok(()),
+        Some(Value::Array(types)) if types.iter().all(scalar) => Ok(()),
+        Some(t) if scalar(t) && t != "null" => Ok(()),
+        Some(t) => Err(format!(
+            "a prompt argument is text: its schema's type must be string, number, integer or boolean, not {t}"
+        )),
+    }
 }
 
 /// A prompt served by an operation may not take the name of a prompt file.

@@ -11,25 +11,48 @@ use crate::auth::Principal;
 use crate::state::AppState;
 use crate::store::limits::{self, WindowState};
 
-/// Count the request against its token's window; refuse it when the window is spent.
-pub async fn rate_limit(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let Some(principal) = request.extensions().get::<Principal>() else {
-        return next.run(request).await;
-    };
+/// A request already counted against its token's window — by the MCP endpoint, which counts
+/// every MCP request before dispatching tools in-process. Extensions cannot come from the
+/// network, so only the server itself can say so; the API then does not count the request a
+/// second time, and reports this window in its headers.
+#[derive(Debug, Clone, Copy)]
+pub struct Counted(pub WindowState);
+
+/// Count one request of `principal` in its token's current window.
+pub async fn count(state: &AppState, principal: &Principal) -> crate::store::Result<WindowState> {
     let (limit, period) = principal
         .rate_limit
         .unwrap_or(state.config.default_rate_limit);
     let now = time::OffsetDateTime::now_utc().unix_timestamp();
-    let window = match limits::hit(&state.db, &principal.token_id, limit, period, now).await {
-        Ok(window) => window,
+    match limits::hit(&state.db, &principal.token_id, limit, period, now).await {
         // Storage that cannot count now (read-only, full, gone) may still serve the request
-        // (reads on a read-only database): let it through, and the storage itself refuses
-        // what it cannot do, with its own 503.
+        // (reads on a read-only database): it goes through uncounted, and the storage itself
+        // refuses what it cannot do, with its own 503.
         Err(e) if e.storage_fault().is_some() => {
             tracing::debug!("rate limit not counted: {e}");
-            return next.run(request).await;
+            Ok(WindowState {
+                limit,
+                hits: 0,
+                reset: period,
+            })
         }
-        Err(e) => return ApiError::from(e).into_response(),
+        counted => counted,
+    }
+}
+
+/// Count the request against its token's window (unless it was [`Counted`] already); refuse
+/// it when the window is spent.
+pub async fn rate_limit(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let Some(principal) = request.extensions().get::<Principal>() else {
+        return next.run(request).await;
+    };
+    let counted = request.extensions().get::<Counted>().map(|c| c.0);
+    let window = match counted {
+        Some(window) => window,
+        None => match count(&state, principal).await {
+            Ok(window) => window,
+            Err(e) => return ApiError::from(e).into_response(),
+        },
     };
     let mut response = if window.exceeded() {
         let retry = window.reset.max(1) as u64;

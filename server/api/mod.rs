@@ -16,7 +16,7 @@ pub mod exports;
 mod files;
 mod idempotency;
 pub mod input;
-mod limits;
+pub mod limits;
 mod me;
 pub mod operations;
 mod plans;

@@ -1,12 +1,14 @@
 //! How the generic MCP layer learns who is calling: MCP tokens become a [`Principal`] that
-//! travels into every in-process `/v1` dispatch. Also answers completions from the caller's
-//! own customers, charges, agreements, disputes and exports.
+//! travels into every in-process `/v1` dispatch. Counts every MCP request against the token's
+//! rate limit, and answers completions from the caller's own customers, charges, agreements,
+//! disputes and exports.
 
 use std::future::Future;
 use std::pin::Pin;
 
 use super::{Audience, Principal, tokens};
-use crate::mcp::{AuthFailure, Caller, Completion, CompletionRequest, Host};
+use crate::api::limits::{self, Counted};
+use crate::mcp::{Admission, AuthFailure, Caller, Completion, CompletionRequest, Host};
 use crate::state::AppState;
 use crate::store::{agreements, charges, customers, disputes, exports, orgs};
 
@@ -53,6 +55,27 @@ impl Host for McpAuthenticator {
             .iter()
             .map(|s| s.to_string())
             .collect()
+    }
+
+    /// Every MCP request counts once against the token's window (the same window as the
+    /// API's): here, and — marked [`Counted`] — not again when a tool reaches `/v1`.
+    fn admit<'a>(&'a self, caller: &'a mut Caller) -> BoxFuture<'a, Result<Admission, String>> {
+        Box::pin(async move {
+            let Some(principal) = caller.extensions.get::<Principal>() else {
+                return Ok(Admission::Admitted);
+            };
+            let window = limits::count(&self.state, principal)
+                .await
+                .map_err(|e| e.to_string())?;
+            caller.extensions.insert(Counted(window));
+            Ok(if window.exceeded() {
+                Admission::Limited {
+                    retry_after: u64::try_from(window.reset).unwrap_or(0).max(1),
+                }
+            } else {
+                Admission::Admitted
+            })
+        })
     }
 
     fn complete<'a>(

@@ -184,6 +184,9 @@ pub struct PromptArgSpec {
     pub required: bool,
     /// Where completion values come from (`customers`, `charges`, ...), if anywhere.
     pub complete: Option<&'static str>,
+    /// JSON Schema (as JSON text) the value must fit before it is used; a schema of type
+    /// `integer`, `number` or `boolean` means a string that reads as one.
+    pub schema: Option<&'static str>,
 }
 
 /// A ready-made script from `templates/prompts/`.

@@ -1,10 +1,11 @@
 //! `completion/complete`: suggestions for prompt arguments and resource template variables,
-//! answered by the host from the caller's own data.
+//! answered by the host from the caller's own data. What the user typed is bounded
+//! ([`bounds::MAX_COMPLETION_VALUE_CHARS`]) before the host searches with it.
 
 use serde_json::{Value, json};
 
 use super::jsonrpc::RpcError;
-use super::{Caller, CompletionRequest, Endpoint, prompts, resources};
+use super::{Caller, CompletionRequest, Endpoint, bounds, prompts, resources};
 
 /// At most this many values per answer (the MCP limit).
 const MAX_VALUES: usize = 100;
@@ -27,6 +28,12 @@ pub async fn complete(
         .and_then(|a| a.get("value"))
         .and_then(Value::as_str)
         .unwrap_or_default();
+    bounds::check("params.argument.name", argument, bounds::MAX_NAME_CHARS)?;
+    bounds::check(
+        "params.argument.value",
+        value,
+        bounds::MAX_COMPLETION_VALUE_CHARS,
+    )?;
     let Some(caller) = caller else {
         return Err(RpcError::invalid_params(
             "completion/complete needs a credential",
@@ -38,6 +45,7 @@ pub async fn complete(
                 .get("name")
                 .and_then(Value::as_str)
                 .unwrap_or_default();
+            bounds::check("params.ref.name", name, bounds::MAX_NAME_CHARS)?;
             let prompt = prompts::find(&endpoint.catalog, name, Some(caller))
                 .ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {name}")))?;
             let arg = prompt
@@ -59,6 +67,7 @@ pub async fn complete(
                 .get("uri")
                 .and_then(Value::as_str)
                 .unwrap_or_default();
+            bounds::check("params.ref.uri", uri, bounds::MAX_URI_CHARS)?;
             let catalog = &endpoint.catalog;
             let template = catalog
                 .resource_templates

@@ -47,11 +47,77 @@ pub fn validation_problem(
 }
 
 /// What is checked on every call, per tool name: the compiled `inputSchema`, and the
-/// arguments its `x-mcp-header` marks mirror into `Mcp-Param-<Name>` headers.
+/// arguments its `x-mcp-header` marks mirror into `Mcp-Param-<Name>` headers. Per prompt
+/// argument: the schema its value must fit.
 #[derive(Default)]
 pub struct Checks {
     validators: HashMap<&'static str, jsonschema::Validator>,
     param_headers: HashMap<&'static str, Vec<ParamHeader>>,
+    prompt_arguments: HashMap<(&'static str, &'static str), PromptArgumentCheck>,
+}
+
+/// A prompt argument's schema, and how its text is read before the schema judges it.
+struct PromptArgumentCheck {
+    reading: Reading,
+    validator: jsonschema::Validator,
+}
+
+/// Prompt arguments are strings on the wire; a schema of another type means a string that
+/// reads as a value of that type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    Text,
+    Integer,
+    Number,
+    Boolean,
+}
+
+impl Reading {
+    fn of(schema: &Value) -> Reading {
+        let types: Vec<&str> = match schema.get("type") {
+            Some(Value::String(t)) => vec![t.as_str()],
+            Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        let has = |t: &str| types.contains(&t);
+        if types.is_empty() || has("string") {
+            Reading::Text
+        } else if has("integer") {
+            Reading::Integer
+        } else if has("number") {
+            Reading::Number
+        } else if has("boolean") {
+            Reading::Boolean
+        } else {
+            Reading::Text
+        }
+    }
+
+    /// The value `text` stands for, or what it should have looked like.
+    fn read(self, text: &str) -> Result<Value, &'static str> {
+        let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+        let unsigned = text.strip_prefix('-').unwrap_or(text);
+        match self {
+            Reading::Text => Ok(Value::String(text.to_string())),
+            Reading::Integer if digits(unsigned) => {
+                serde_json::from_str(text).map_err(|_| "must be an integer")
+            }
+            Reading::Integer => Err("must be an integer"),
+            Reading::Number => {
+                let (whole, fraction) = unsigned.split_once('.').unwrap_or((unsigned, "0"));
+                if digits(whole) && digits(fraction) {
+                    serde_json::from_str(text).map_err(|_| "must be a number")
+                } else {
+                    Err("must be a number such as 12.5")
+                }
+            }
+            Reading::Boolean => match text {
+                "true" => Ok(Value::Bool(true)),
+                "false" => Ok(Value::Bool(false)),
+                _ => Err("must be true or false"),
+            },
+        }
+    }
 }
 
 /// An argument that the 2026-07-28 client repeats in the header `Mcp-Param-<name>`.
@@ -66,6 +132,19 @@ impl Checks {
     /// The arguments of `tool` that travel in headers too.
     pub fn param_headers(&self, tool: &str) -> &[ParamHeader] {
         self.param_headers.get(tool).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether `text` fits the schema declared for `argument` of `prompt` (anything fits an
+    /// argument without one); the error says why not, without repeating the value.
+    pub fn prompt_argument(&self, prompt: &str, argument: &str, text: &str) -> Result<(), String> {
+        let Some(check) = self.prompt_arguments.get(&(prompt, argument)) else {
+            return Ok(());
+        };
+        let value = check.reading.read(text).map_err(str::to_string)?;
+        match check.validator.iter_errors(&value).next() {
+            None => Ok(()),
+            Some(error) => Err(error.masked().to_string()),
+        }
     }
 }
 
@@ -90,6 +169,37 @@ pub fn checks(catalog: &Catalog) -> Arc<Checks> {
 
 fn compile(catalog: &Catalog) -> Checks {
     let mut checks = Checks::default();
+    for prompt in catalog.prompts {
+        for argument in prompt.arguments {
+            let Some(text) = argument.schema else {
+                continue;
+            };
+            let compiled = serde_json::from_str::<Value>(text)
+                .map_err(|e| e.to_string())
+                .and_then(|schema| {
+                    let validator = jsonschema::options()
+                        .should_validate_formats(true)
+                        .build(&schema)
+                        .map_err(|e| e.to_string())?;
+                    Ok(PromptArgumentCheck {
+                        reading: Reading::of(&schema),
+                        validator,
+                    })
+                });
+            match compiled {
+                Ok(check) => {
+                    checks
+                        .prompt_arguments
+                        .insert((prompt.name, argument.name), check);
+                }
+                Err(e) => tracing::error!(
+                    prompt = prompt.name,
+                    argument = argument.name,
+                    "prompt argument schema does not compile: {e}"
+                ),
+            }
+        }
+    }
     for tool in catalog.tools {
         let schema: Value = match serde_json::from_str(tool.input_schema) {
             Ok(schema) => schema,

@@ -1,5 +1,11 @@
 //! JSON-RPC 2.0 messages and the error codes MCP uses.
+//!
+//! Request ids are kept as the client wrote them ([`Id`]): a `serde_json::Value` would turn
+//! `99999999999999999999` into a float and answer `1e20`, and the client would never match
+//! the answer to its request. Answers are therefore serialised text, not `Value`s.
 
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 /// JSON-RPC error codes, named.
@@ -67,11 +73,58 @@ impl RpcError {
     }
 }
 
+/// A request id exactly as it was sent: a JSON string or integer, as raw text.
+///
+/// MCP allows a string or an integer and never `null`; JSON-RPC's fractional numbers are
+/// refused too, since the revisions' schemas (`RequestId`) would not accept them back.
+#[derive(Debug, Clone)]
+pub struct Id(Box<RawValue>);
+
+impl Id {
+    /// The id in `raw`, or why it cannot be one.
+    fn parse(raw: &RawValue) -> Result<Id, RpcError> {
+        let text = raw.get();
+        let digits = text.strip_prefix('-').unwrap_or(text);
+        let integer = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+        if text.starts_with('"') || integer {
+            Ok(Id(raw.to_owned()))
+        } else {
+            Err(RpcError::new(
+                ErrorCode::INVALID_REQUEST,
+                "Invalid Request: id must be a string or an integer",
+            ))
+        }
+    }
+}
+
+impl Serialize for Id {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+/// The `id` member of a message, raw, telling `"id": null` (present) from no `id`.
+#[derive(Deserialize)]
+struct IdProbe<'a> {
+    #[serde(default, borrow, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
+/// The raw `id` of a message, if it is an object that has one.
+fn raw_id(message: &RawValue) -> Option<&RawValue> {
+    serde_json::from_str::<IdProbe<'_>>(message.get())
+        .ok()
+        .and_then(|probe| probe.id)
+}
+
 /// A request or notification as received.
 #[derive(Debug, Clone)]
 pub struct Incoming {
-    /// `None` for notifications.
-    pub id: Option<Value>,
+    pub id: Id,
     pub method: String,
     pub params: Value,
 }
@@ -85,9 +138,43 @@ pub enum Message {
     Response,
 }
 
-/// Classify a JSON value as a JSON-RPC message, or say why it is not one.
-pub fn classify(value: &Value) -> Result<Message, RpcError> {
-    let Some(object) = value.as_object() else {
+/// One message of a request body: its text, for the exact id, and its value.
+#[derive(Debug)]
+pub struct Received {
+    raw: Box<RawValue>,
+    value: Value,
+}
+
+impl Received {
+    fn parse(raw: Box<RawValue>) -> Result<Received, serde_json::Error> {
+        let value = serde_json::from_str(raw.get())?;
+        Ok(Received { raw, value })
+    }
+}
+
+/// A request body: one message, or a batch (a JSON array).
+#[derive(Debug)]
+pub enum Messages {
+    Single(Received),
+    Batch(Vec<Received>),
+}
+
+/// Read a request body; the error is the parser's, for a `-32700`.
+pub fn parse(bytes: &[u8]) -> Result<Messages, serde_json::Error> {
+    let body: Box<RawValue> = serde_json::from_slice(bytes)?;
+    if !body.get().starts_with('[') {
+        return Received::parse(body).map(Messages::Single);
+    }
+    serde_json::from_str::<Vec<Box<RawValue>>>(body.get())?
+        .into_iter()
+        .map(Received::parse)
+        .collect::<Result<Vec<_>, _>>()
+        .map(Messages::Batch)
+}
+
+/// Classify one message as a JSON-RPC message, or say why it is not one.
+pub fn classify(message: &Received) -> Result<Message, RpcError> {
+    let Some(object) = message.value.as_object() else {
         return Err(RpcError::new(
             ErrorCode::INVALID_REQUEST,
             "Invalid Request: not a JSON-RPC object",
@@ -99,15 +186,16 @@ pub fn classify(value: &Value) -> Result<Message, RpcError> {
             "Invalid Request: jsonrpc must be \"2.0\"",
         ));
     }
-    let id = object.get("id").cloned();
-    if let Some(id) = &id
-        && !(id.is_string() || id.is_number())
-    {
-        return Err(RpcError::new(
-            ErrorCode::INVALID_REQUEST,
-            "Invalid Request: id must be a string or a number",
-        ));
-    }
+    let id = match (object.contains_key("id"), raw_id(&message.raw)) {
+        (false, _) => None,
+        (true, Some(raw)) => Some(Id::parse(raw)?),
+        (true, None) => {
+            return Err(RpcError::new(
+                ErrorCode::INVALID_REQUEST,
+                "Invalid Request: id must appear once",
+            ));
+        }
+    };
     match object.get("method") {
         Some(Value::String(method)) => {
             let params = object
@@ -120,15 +208,13 @@ pub fn classify(value: &Value) -> Result<Message, RpcError> {
                     "Invalid Request: params must be an object",
                 ));
             }
-            let incoming = Incoming {
-                id: id.clone(),
-                method: method.clone(),
-                params,
-            };
-            Ok(if id.is_some() {
-                Message::Request(incoming)
-            } else {
-                Message::Notification
+            Ok(match id {
+                Some(id) => Message::Request(Incoming {
+                    id,
+                    method: method.clone(),
+                    params,
+                }),
+                None => Message::Notification,
             })
         }
         Some(_) => Err(RpcError::new(
@@ -145,20 +231,51 @@ pub fn classify(value: &Value) -> Result<Message, RpcError> {
     }
 }
 
+/// One answer as it goes on the wire.
+#[derive(Serialize)]
+struct Answer<'a> {
+    jsonrpc: &'static str,
+    /// `null` when the request's id could not be read.
+    id: Option<&'a Id>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<Value>,
+}
+
+fn serialise(answer: &Answer<'_>) -> Box<RawValue> {
+    // Serialising a `Value` and an id that was valid JSON cannot fail.
+    serde_json::value::to_raw_value(answer).unwrap_or_else(|e| {
+        tracing::error!("cannot serialise a JSON-RPC answer: {e}");
+        RawValue::from_string(
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}"#
+                .to_string(),
+        )
+        .expect("valid JSON")
+    })
+}
+
 /// `{"jsonrpc":"2.0","id":..,"result":..}`
-pub fn success(id: &Value, result: Value) -> Value {
-    json!({ "jsonrpc": "2.0", "id": id, "result": result })
+pub fn success(id: &Id, result: &Value) -> Box<RawValue> {
+    serialise(&Answer {
+        jsonrpc: "2.0",
+        id: Some(id),
+        result: Some(result),
+        error: None,
+    })
 }
 
 /// `{"jsonrpc":"2.0","id":..,"error":..}`; `id` is null when the request's could not be read.
-pub fn failure(id: Option<&Value>, error: &RpcError) -> Value {
-    json!({ "jsonrpc": "2.0", "id": id.cloned().unwrap_or(Value::Null), "error": error.to_json() })
+pub fn failure(id: Option<&Id>, error: &RpcError) -> Box<RawValue> {
+    serialise(&Answer {
+        jsonrpc: "2.0",
+        id,
+        result: None,
+        error: Some(error.to_json()),
+    })
 }
 
 /// Best-effort id of a message that failed to classify, so the error can name it.
-pub fn id_of(value: &Value) -> Option<Value> {
-    value
-        .get("id")
-        .filter(|id| id.is_string() || id.is_number())
-        .cloned()
+pub fn id_of(message: &Received) -> Option<Id> {
+    raw_id(&message.raw).and_then(|raw| Id::parse(raw).ok())
 }

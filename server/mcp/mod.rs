@@ -6,6 +6,7 @@
 //! application passes its generated catalog and its host (`crate::app`); the conformance
 //! fixture (`tests/conformance-fixture`) passes a second catalog and host to the same code.
 
+mod bounds;
 pub mod catalog;
 mod completions;
 mod confirm;
@@ -14,6 +15,7 @@ mod guard;
 mod input;
 mod jsonrpc;
 mod lifecycle;
+mod limits;
 mod metadata;
 mod prompts;
 mod protocol;
@@ -92,7 +94,12 @@ pub struct Caller {
 impl Caller {
     /// Whether the caller holds every scope in `required`.
     pub fn may_use(&self, required: &[&str]) -> bool {
-        required.iter().all(|s| self.scopes.contains(*s))
+        self.missing_scope(required).is_none()
+    }
+
+    /// The first scope in `required` that the caller does not hold.
+    pub fn missing_scope<'a>(&self, required: &[&'a str]) -> Option<&'a str> {
+        required.iter().copied().find(|s| !self.scopes.contains(*s))
     }
 }
 
@@ -114,12 +121,32 @@ pub trait Host: Send + Sync + 'static {
     ) -> Pin<Box<dyn Future<Output = Result<Caller, AuthFailure>> + Send + 'a>>;
     /// Every scope the server knows, announced in `WWW-Authenticate`.
     fn all_scopes(&self) -> Vec<String>;
+    /// Count one request of `caller` against its rate limit, before it is served. The host
+    /// may add to `caller.extensions` (which every in-process request carries) so that its
+    /// API does not count the same request again. Hosts without limits keep the default.
+    fn admit<'a>(
+        &'a self,
+        caller: &'a mut Caller,
+    ) -> Pin<Box<dyn Future<Output = Result<Admission, String>> + Send + 'a>> {
+        let _ = caller;
+        Box::pin(async { Ok(Admission::Admitted) })
+    }
     /// Values for a prompt argument or template variable, from the caller's own data.
     fn complete<'a>(
         &'a self,
         caller: &'a Caller,
         request: CompletionRequest<'a>,
     ) -> Pin<Box<dyn Future<Output = Result<Completion, String>> + Send + 'a>>;
+}
+
+/// Whether a request may be served now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admission {
+    Admitted,
+    /// The caller's window is spent; it may try again in this many seconds.
+    Limited {
+        retry_after: u64,
+    },
 }
 
 /// What is being completed.

@@ -1,7 +1,8 @@
 //! `prompts/list` and `prompts/get`. A prompt is either a script from the catalog's prompt
 //! files, filled in here and listed only to callers who can run every tool it relies on, or
 //! served by an operation (`x-mcp.prompt`), which answers the `GetPromptResult` itself and
-//! may ask the client for input first (see `input`).
+//! may ask the client for input first (see `input`). Argument values are checked against the
+//! schema each argument declares before they are inserted or sent.
 
 use serde_json::{Map, Value, json};
 
@@ -10,7 +11,7 @@ use super::input::{self, Reply, Round};
 use super::jsonrpc::{ErrorCode, RpcError};
 use super::protocol::Context;
 use super::tools::{self, reject_cursor};
-use super::{Caller, Endpoint, dispatch};
+use super::{Caller, Endpoint, bounds, dispatch};
 
 /// Whether the caller can run every tool the prompt uses (or the operation that serves it).
 fn usable(catalog: &Catalog, prompt: &PromptSpec, caller: Option<&Caller>) -> bool {
@@ -64,6 +65,7 @@ pub async fn get(
         .get("name")
         .and_then(Value::as_str)
         .ok_or_else(|| RpcError::invalid_params("params.name must be the name of a prompt"))?;
+    bounds::check("params.name", name, bounds::MAX_NAME_CHARS)?;
     let prompt = find(&endpoint.catalog, name, caller)
         .ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {name}")))?;
     let arguments = match params.get("arguments") {
@@ -75,6 +77,9 @@ pub async fn get(
             ));
         }
     };
+    for key in arguments.keys() {
+        bounds::check("An argument name", key, bounds::MAX_NAME_CHARS)?;
+    }
     let mut values = Map::new();
     for arg in prompt.arguments {
         let value = match arguments.get(arg.name) {
@@ -82,11 +87,40 @@ pub async fn get(
             Some(Value::Null) | None => String::new(),
             Some(other) => other.to_string(),
         };
+        if bounds::too_long(&value, bounds::MAX_PROMPT_ARGUMENT_CHARS) {
+            return Err(invalid_argument(
+                name,
+                arg.name,
+                &format!(
+                    "longer than {} characters",
+                    bounds::MAX_PROMPT_ARGUMENT_CHARS
+                ),
+            ));
+        }
         if arg.required && value.is_empty() {
             return Err(RpcError::invalid_params(format!(
                 "Missing required argument '{}' for prompt {name}",
                 arg.name
             )));
+        }
+        // The value becomes part of a text a model reads: it must be what the argument
+        // declares (an id, a date, a number), and nothing hidden from the person reading it.
+        if let Some(c) = value.chars().find(|c| is_hidden(*c)) {
+            return Err(invalid_argument(
+                name,
+                arg.name,
+                &format!(
+                    "contains the control or bidirectional character U+{:04X}",
+                    u32::from(c)
+                ),
+            ));
+        }
+        if !value.is_empty()
+            && let Err(why) = endpoint
+                .checks
+                .prompt_argument(prompt.name, arg.name, &value)
+        {
+            return Err(invalid_argument(name, arg.name, &why));
         }
         values.insert(arg.name.to_string(), Value::String(value));
     }
@@ -114,6 +148,22 @@ pub async fn get(
         "description": prompt.description,
         "messages": [{ "role": "user", "content": { "type": "text", "text": text } }],
     }))
+}
+
+/// Characters that change what a text shows without showing themselves: controls other than
+/// tab and line breaks, and the bidirectional embeddings, overrides and isolates.
+fn is_hidden(c: char) -> bool {
+    (c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+        || ('\u{202A}'..='\u{202E}').contains(&c)
+        || ('\u{2066}'..='\u{2069}').contains(&c)
+}
+
+/// `-32602` naming the argument at fault, in the message and in `data.argument`.
+fn invalid_argument(prompt: &str, argument: &str, why: &str) -> RpcError {
+    RpcError::invalid_params(format!(
+        "Invalid argument '{argument}' for prompt {prompt}: {why}"
+    ))
+    .with_data(json!({ "argument": argument }))
 }
 
 /// A prompt served by an operation: the prompt's arguments (named as the document names the

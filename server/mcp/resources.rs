@@ -11,7 +11,7 @@ use super::catalog::{Catalog, ResourceSpec};
 use super::jsonrpc::{ErrorCode, RpcError};
 use super::protocol::Context;
 use super::tools::{find, reject_cursor};
-use super::{Caller, Endpoint, dispatch};
+use super::{Caller, Endpoint, bounds, dispatch};
 
 /// Whether the caller may read what `spec` serves (anonymous listings see everything).
 pub fn readable(catalog: &Catalog, spec: &ResourceSpec, caller: Option<&Caller>) -> bool {
@@ -95,6 +95,7 @@ pub async fn read(
         .get("uri")
         .and_then(Value::as_str)
         .ok_or_else(|| RpcError::invalid_params("params.uri must be a string"))?;
+    bounds::check("params.uri", uri, bounds::MAX_URI_CHARS)?;
     let Some(caller) = caller else {
         return Err(not_found(context, uri));
     };

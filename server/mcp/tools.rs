@@ -7,7 +7,7 @@ use super::confirm::{self, Decision};
 use super::input::{self, Reply, Round};
 use super::jsonrpc::{ErrorCode, RpcError};
 use super::protocol::{self, Context};
-use super::{Caller, Endpoint, dispatch, results};
+use super::{Caller, Endpoint, Settings, bounds, dispatch, results};
 
 /// The tools this caller can use (all of them for an anonymous public-catalog listing), in
 /// the generator's order.
@@ -35,13 +35,25 @@ pub fn reject_cursor(params: &Value) -> Result<(), RpcError> {
     }
 }
 
+/// The 403 problem of a tool the caller holds no scope for (the API answers the same).
+fn insufficient_scope(settings: &Settings, scope: &str) -> Value {
+    json!({
+        "type": settings.problem_type("insufficient-scope"),
+        "title": "Forbidden",
+        "status": 403,
+        "detail": format!("This credential lacks the scope '{scope}' that this tool requires"),
+        "code": "insufficient_scope",
+        "errors": [],
+    })
+}
+
 fn internal(tool: &ToolSpec, e: impl std::fmt::Display) -> RpcError {
     tracing::error!(tool = tool.name, "generated tool JSON is invalid: {e}");
     RpcError::new(ErrorCode::INTERNAL_ERROR, "Internal error").with_status(500)
 }
 
-/// Find the tool, check the arguments, ask for confirmation when it is destructive, run the
-/// operation in-process, shape the result.
+/// Find the tool, check that the caller may run it, check the arguments, ask for
+/// confirmation when it is destructive, run the operation in-process, shape the result.
 pub async fn call(
     endpoint: &Endpoint,
     context: &Context,
@@ -52,6 +64,7 @@ pub async fn call(
         .get("name")
         .and_then(Value::as_str)
         .ok_or_else(|| RpcError::invalid_params("params.name must be the name of a tool"))?;
+    bounds::check("params.name", name, bounds::MAX_NAME_CHARS)?;
     let tool = find(&endpoint.catalog, name)
         .ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {name}")))?;
     let mut arguments = match params.get("arguments") {
@@ -66,6 +79,14 @@ pub async fn call(
     let Some(caller) = caller else {
         return Err(RpcError::invalid_params("tools/call needs a credential"));
     };
+    // Authorization comes first: a caller who may not run the tool learns that and nothing
+    // else — not which arguments are missing, not a confirmation form to fill in for nothing.
+    if let Some(scope) = caller.missing_scope(tool.scopes) {
+        return Ok(results::error(&insufficient_scope(
+            &endpoint.settings,
+            scope,
+        )));
+    }
     check_param_headers(endpoint, context, tool, &arguments)?;
     if let Err(problem) = dispatch::check_arguments(endpoint, tool, &arguments) {
         return Ok(results::error(&problem));

@@ -8,12 +8,13 @@ use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-use super::jsonrpc::{self, ErrorCode, Incoming, Message, RpcError};
+use super::jsonrpc::{self, ErrorCode, Incoming, Message, Messages, Received, RpcError};
 use super::protocol::{self, Context};
 use super::{
-    AuthFailure, Caller, Endpoint, completions, guard, lifecycle, prompts, resources, tools,
+    AuthFailure, Caller, Endpoint, completions, guard, lifecycle, limits, prompts, resources, tools,
 };
 
 /// Largest request body accepted (the same ceiling as the REST API).
@@ -71,8 +72,9 @@ pub async fn handle(
             );
         }
     };
-    let value: Value = match serde_json::from_slice(&bytes) {
-        Ok(value) => value,
+    // Each message keeps its text too, for its exact id (see `jsonrpc::Id`).
+    let messages = match jsonrpc::parse(&bytes) {
+        Ok(messages) => messages,
         Err(e) => {
             let error = RpcError::new(ErrorCode::PARSE_ERROR, format!("Parse error: {e}"));
             return rpc_response(
@@ -86,9 +88,9 @@ pub async fn handle(
     // the server: run it on its own task and answer 500 if that task dies.
     let fallback = version.to_string();
     let work = tokio::spawn(async move {
-        match value {
-            Value::Array(items) => handle_batch(&endpoint, &headers, items).await,
-            single => handle_single(&endpoint, &headers, &single).await,
+        match messages {
+            Messages::Batch(items) => handle_batch(&endpoint, &headers, items).await,
+            Messages::Single(single) => handle_single(&endpoint, &headers, &single).await,
         }
     });
     match work.await {
@@ -113,16 +115,16 @@ fn is_json(headers: &HeaderMap) -> bool {
         .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
 }
 
-async fn handle_single(endpoint: &Endpoint, headers: &HeaderMap, value: &Value) -> Response {
+async fn handle_single(endpoint: &Endpoint, headers: &HeaderMap, message: &Received) -> Response {
     let fallback = protocol::fallback_version(headers);
-    let incoming = match jsonrpc::classify(value) {
+    let incoming = match jsonrpc::classify(message) {
         Ok(Message::Request(incoming)) => incoming,
         Ok(Message::Notification | Message::Response) => return accepted(fallback),
         Err(error) => {
             return rpc_response(
                 StatusCode::BAD_REQUEST,
                 fallback,
-                jsonrpc::failure(jsonrpc::id_of(value).as_ref(), &error),
+                jsonrpc::failure(jsonrpc::id_of(message).as_ref(), &error),
             );
         }
     };
@@ -131,23 +133,35 @@ async fn handle_single(endpoint: &Endpoint, headers: &HeaderMap, value: &Value) 
         Err(error) => return error_response(fallback, &incoming, &error),
     };
     let version = context.version.0;
-    let caller = match authenticate(endpoint, headers, &incoming.method).await {
+    let mut caller = match authenticate(endpoint, headers, &incoming.method).await {
         Ok(caller) => caller,
         Err(response) => return with_mcp_headers(response, version),
     };
-    match run(endpoint.clone(), context, caller, incoming.clone()).await {
+    let Ok(limited) = limits::admit(endpoint, caller.as_mut()).await else {
+        return error_response(version, &incoming, &internal().with_status(500));
+    };
+    let outcome = match limited {
+        Some(seconds) => limits::refusal(endpoint, &context, &incoming.method, seconds),
+        None => run(endpoint.clone(), context, caller, incoming.clone()).await,
+    };
+    let mut response = match outcome {
         Ok(result) => rpc_response(
             StatusCode::OK,
             version,
-            jsonrpc::success(incoming.id.as_ref().unwrap_or(&Value::Null), result),
+            jsonrpc::success(&incoming.id, &result),
         ),
         Err(error) => error_response(version, &incoming, &error),
+    };
+    if let Some(seconds) = limited {
+        let (name, value) = limits::retry_after_header(seconds);
+        response.headers_mut().insert(name, value);
     }
+    response
 }
 
 /// Batches exist only in 2025-03-26 (and for requests that name no version, which are
 /// treated as that revision): executed in order, one array of responses back.
-async fn handle_batch(endpoint: &Endpoint, headers: &HeaderMap, items: Vec<Value>) -> Response {
+async fn handle_batch(endpoint: &Endpoint, headers: &HeaderMap, items: Vec<Received>) -> Response {
     let version = protocol::header_version(headers).unwrap_or(protocol::UNVERSIONED);
     let refuse = |message: &str| {
         let error = RpcError::new(ErrorCode::INVALID_REQUEST, message);
@@ -170,6 +184,7 @@ async fn handle_batch(endpoint: &Endpoint, headers: &HeaderMap, items: Vec<Value
     }
     let mut responses = Vec::new();
     let mut caller: Option<Result<Option<Caller>, Response>> = None;
+    let mut retry_after: Option<u64> = None;
     for item in &items {
         let incoming = match jsonrpc::classify(item) {
             Ok(Message::Request(incoming)) => incoming,
@@ -185,13 +200,13 @@ async fn handle_batch(endpoint: &Endpoint, headers: &HeaderMap, items: Vec<Value
                 ErrorCode::INVALID_REQUEST,
                 "initialize must not be part of a batch",
             );
-            responses.push(jsonrpc::failure(id.as_ref(), &error));
+            responses.push(jsonrpc::failure(Some(&id), &error));
             continue;
         }
         let context = match protocol::context_for(&incoming, headers) {
             Ok(context) => context,
             Err(error) => {
-                responses.push(jsonrpc::failure(id.as_ref(), &error));
+                responses.push(jsonrpc::failure(Some(&id), &error));
                 continue;
             }
         };
@@ -207,24 +222,40 @@ async fn handle_batch(endpoint: &Endpoint, headers: &HeaderMap, items: Vec<Value
                     ErrorCode::SERVER_ERROR,
                     "Unauthorized: send a valid bearer token issued for the MCP",
                 );
-                responses.push(jsonrpc::failure(id.as_ref(), &error));
+                responses.push(jsonrpc::failure(Some(&id), &error));
                 caller = Some(auth);
                 continue;
             }
         };
         caller = Some(auth);
-        match run(endpoint.clone(), context, who, incoming).await {
-            Ok(result) => responses.push(jsonrpc::success(
-                id.as_ref().unwrap_or(&Value::Null),
-                result,
-            )),
-            Err(error) => responses.push(jsonrpc::failure(id.as_ref(), &error)),
+        // Each message counts: a batch of twenty is twenty requests.
+        let mut who = who;
+        let Ok(limited) = limits::admit(endpoint, who.as_mut()).await else {
+            responses.push(jsonrpc::failure(Some(&id), &internal()));
+            continue;
+        };
+        let method = incoming.method.clone();
+        let outcome = match limited {
+            Some(seconds) => {
+                retry_after = retry_after.max(Some(seconds));
+                limits::refusal(endpoint, &context, &method, seconds)
+            }
+            None => run(endpoint.clone(), context, who, incoming).await,
+        };
+        match outcome {
+            Ok(result) => responses.push(jsonrpc::success(&id, &result)),
+            Err(error) => responses.push(jsonrpc::failure(Some(&id), &error)),
         }
     }
     if responses.is_empty() {
         return accepted(version);
     }
-    rpc_response(StatusCode::OK, version, Value::Array(responses))
+    let mut response = rpc_response(StatusCode::OK, version, batch_text(&responses));
+    if let Some(seconds) = retry_after {
+        let (name, value) = limits::retry_after_header(seconds);
+        response.headers_mut().insert(name, value);
+    }
+    response
 }
 
 /// Methods that may be called without a credential in public catalog mode.
@@ -380,19 +411,26 @@ async fn dispatch(
 
 fn error_response(version: &str, incoming: &Incoming, error: &RpcError) -> Response {
     let status = StatusCode::from_u16(error.http_status).unwrap_or(StatusCode::OK);
-    rpc_response(
-        status,
-        version,
-        jsonrpc::failure(incoming.id.as_ref(), error),
-    )
+    rpc_response(status, version, jsonrpc::failure(Some(&incoming.id), error))
 }
 
 fn accepted(version: &str) -> Response {
     with_mcp_headers(StatusCode::ACCEPTED.into_response(), version)
 }
 
-fn rpc_response(status: StatusCode, version: &str, body: Value) -> Response {
-    let mut response = (status, Bytes::from(body.to_string())).into_response();
+/// The array of a batch's answers.
+fn batch_text(responses: &[Box<RawValue>]) -> Box<RawValue> {
+    let text = serde_json::to_string(responses).unwrap_or_else(|_| "[]".to_string());
+    RawValue::from_string(text).unwrap_or_else(|_| jsonrpc::failure(None, &internal()))
+}
+
+fn internal() -> RpcError {
+    RpcError::new(ErrorCode::INTERNAL_ERROR, "Internal error")
+}
+
+fn rpc_response(status: StatusCode, version: &str, body: Box<RawValue>) -> Response {
+    let text: Box<str> = body.into();
+    let mut response = (status, Bytes::from(String::from(text))).into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),

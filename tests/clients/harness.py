@@ -275,7 +275,11 @@ class DemoData:
             "tokens": {
                 "admin": s.person("admin")["mcp_token"],
                 "viewer": s.person("viewer")["mcp_token"],
-                "tiny": s.mint_token("admin", "2/minute"),
+                # Every MCP request counts against the limit, the SDKs' own ones too (initialize
+                # or discover; the Python SDK's tools/list after a first call, to validate
+                # results): five leave room for those, so the first refusal is a tools/call.
+                # Per hour, so that a window rarely closes in the middle of the case.
+                "tiny": s.mint_token("admin", "5/hour"),
             },
             "write": {
                 "name": f"Interop {spec.id} {uuid.uuid4().hex[:6]}",

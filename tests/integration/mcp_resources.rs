@@ -171,13 +171,13 @@ async fn a_prompt_is_filled_with_its_arguments() {
     let server = TestServer::start().await;
     let token = server.token(0, "admin", "mcp");
     let answer = server
-        .mcp(&token, "prompts/get", json!({"name": "propose_agreement", "arguments": {"customer_id": "cus_abc", "installments": "6"}}))
+        .mcp(&token, "prompts/get", json!({"name": "propose_agreement", "arguments": {"customer_id": "cus_8f3k2m9x7q1w5e4r", "installments": "6"}}))
         .await;
     let text = answer.body["result"]["messages"][0]["content"]["text"]
         .as_str()
         .unwrap();
     assert!(
-        text.contains("customer cus_abc") && text.contains("6 monthly instalments"),
+        text.contains("customer cus_8f3k2m9x7q1w5e4r") && text.contains("6 monthly instalments"),
         "{text}"
     );
     assert!(!text.contains("{{"), "every placeholder filled: {text}");

@@ -336,3 +336,70 @@ async fn the_public_catalog_covers_the_handshake_and_discovery_too() {
         "only the catalog methods are public"
     );
 }
+
+/// The `id` of an answer as the server wrote it, byte for byte.
+fn raw_id(text: &str) -> String {
+    let message: std::collections::HashMap<String, Box<serde_json::value::RawValue>> =
+        serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    message["id"].get().to_string()
+}
+
+#[tokio::test]
+async fn request_ids_come_back_exactly_as_sent() {
+    let server = TestServer::start().await;
+    let auth = format!("Bearer {}", server.token(0, "viewer", "mcp"));
+    let headers = [
+        JSON,
+        ("authorization", auth.as_str()),
+        ("mcp-protocol-version", "2025-06-18"),
+    ];
+    let ids = [
+        "99999999999999999999",
+        "-123456789012345678901234567890",
+        "9007199254740993",
+        "0",
+        r#""req-1""#,
+        r#""caf\u00e9 \"quoted\"""#,
+        r#""""#,
+    ];
+    for id in ids {
+        for method in ["tools/list", "no/such_method"] {
+            let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}"}}"#);
+            let answer = server.mcp_raw(&headers, &body).await;
+            assert_eq!(answer.status, StatusCode::OK, "{body}: {}", answer.text);
+            assert_eq!(raw_id(&answer.text), id, "{method}: {}", answer.text);
+        }
+    }
+    // In a batch (2025-03-26), each answer names its own request.
+    let batch = r#"[{"jsonrpc":"2.0","id":99999999999999999999,"method":"ping"},{"jsonrpc":"2.0","id":99999999999999999998,"method":"ping"}]"#;
+    let answer = server
+        .mcp_raw(&[JSON, ("authorization", auth.as_str())], batch)
+        .await;
+    let answers: Vec<Box<serde_json::value::RawValue>> =
+        serde_json::from_str(&answer.text).expect("an array");
+    let ids: Vec<String> = answers.iter().map(|a| raw_id(a.get())).collect();
+    assert_eq!(ids, ["99999999999999999999", "99999999999999999998"]);
+}
+
+#[tokio::test]
+async fn ids_that_are_not_a_string_or_an_integer_are_invalid_requests() {
+    let server = TestServer::start().await;
+    let auth = format!("Bearer {}", server.token(0, "viewer", "mcp"));
+    let headers = [
+        JSON,
+        ("authorization", auth.as_str()),
+        ("mcp-protocol-version", "2025-06-18"),
+    ];
+    for id in ["null", "true", "{}", "[1]", "1.5", "1e3"] {
+        let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#);
+        let answer = server.mcp_raw(&headers, &body).await;
+        assert_eq!(
+            answer.status,
+            StatusCode::BAD_REQUEST,
+            "{id}: {}",
+            answer.text
+        );
+        assert_eq!(answer.body["error"]["code"], -32600, "{id}");
+        assert_eq!(raw_id(&answer.text), "null", "{id}");
+    }
+}

@@ -60,3 +60,85 @@ fn a_malformed_operation_is_reported_and_the_others_still_checked() {
     let pointers: Vec<&str> = report.errors.iter().map(|e| e.pointer.as_str()).collect();
     assert_eq!(pointers, ["/paths/~1a/get", "/paths/~1b/get/x-mcp/exclude"]);
 }
+
+/// A document with one tool, `things_get`, whose `id` is a pattern-checked string.
+fn one_tool() -> serde_json::Value {
+    json!({
+        "openapi": "3.0.3",
+        "info": {"title": "t", "version": "1"},
+        "paths": {"/things/{id}": {"get": {
+            "operationId": "things_get",
+            "parameters": [{"name": "id", "in": "path", "required": true,
+                            "schema": {"type": "string", "pattern": "^thg_[a-z0-9]{4}$"}}],
+            "responses": {"200": {"description": "ok"}}
+        }}}
+    })
+}
+
+fn prompt(arguments: &str) -> codegen::PromptSource {
+    codegen::PromptSource {
+        file: "p.md".into(),
+        text: format!(
+            "---\nname: p\ntitle: P\ndescription: d\narguments:\n{arguments}\ntools: [things_get]\n---\nLook at {{{{thing}}}}.\n"
+        ),
+    }
+}
+
+#[test]
+fn a_prompt_argument_takes_the_schema_of_the_tool_argument_it_is_like() {
+    let settings = Settings {
+        prompts: vec![prompt(
+            "  - {name: thing, description: d, like: things_get.id}",
+        )],
+        ..Settings::default()
+    };
+    let output = generate(&one_tool(), &settings).expect("generates");
+    let schema = output.prompts[0].arguments[0]
+        .schema
+        .as_ref()
+        .expect("schema");
+    assert_eq!(schema["pattern"], "^thg_[a-z0-9]{4}$");
+    // The listing shows what MCP's PromptArgument has, nothing more.
+    assert_eq!(
+        output.catalog["prompts"][0]["arguments"][0],
+        json!({"name": "thing", "description": "d", "required": false})
+    );
+}
+
+#[test]
+fn a_prompt_argument_schema_that_cannot_describe_text_is_an_error() {
+    let cases = [
+        (
+            "  - {name: thing, description: d, like: things_get.nope}",
+            "names no tool argument",
+        ),
+        (
+            "  - {name: thing, description: d, like: nothing}",
+            "names no tool argument",
+        ),
+        (
+            "  - {name: thing, description: d, like: things_get.id, schema: {type: string}}",
+            "not both",
+        ),
+        (
+            "  - {name: thing, description: d, schema: {type: object}}",
+            "must be string, number",
+        ),
+        (
+            "  - {name: thing, description: d, schema: 7}",
+            "JSON Schema object",
+        ),
+    ];
+    for (arguments, expected) in cases {
+        let settings = Settings {
+            prompts: vec![prompt(arguments)],
+            ..Settings::default()
+        };
+        let report = generate(&one_tool(), &settings).expect_err(arguments);
+        let text = report.to_string();
+        assert!(
+            text.contains("p.md: argument 'thing'") && text.contains(expected),
+            "{arguments}: {text}"
+        );
+    }
+}

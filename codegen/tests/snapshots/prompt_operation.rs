@@ -69,12 +69,18 @@ pub static PROMPTS: &[PromptSpec] = &[
                 description: "What to summarise.",
                 required: true,
                 complete: None,
+                schema: Some(
+                    "{\"type\":\"string\",\"description\":\"What to summarise.\"}",
+                ),
             },
             PromptArgSpec {
                 name: "resourceUri",
                 description: "A resource to embed.",
                 required: false,
                 complete: None,
+                schema: Some(
+                    "{\"type\":\"string\",\"description\":\"A resource to embed.\"}",
+                ),
             },
         ],
         tools: &[],
