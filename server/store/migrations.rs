@@ -152,6 +152,11 @@ const MIGRATIONS: &[(i64, &str, &[&str])] = &[
         "webhooks, webhook deliveries and attempts, events dispatch flag, exports",
         crate::store::webhooks::MIGRATION,
     ),
+    (
+        7,
+        "at most one live agreement per charge, as a unique index",
+        crate::store::agreements::MIGRATION_ONE_LIVE,
+    ),
     // Areas add their migration here, one tuple each: (version, description, statements).
 ];
 

@@ -16,9 +16,11 @@ pub mod exports;
 pub mod idempotency;
 pub mod ids;
 pub mod limits;
+pub mod locks;
 mod migrations;
 pub mod orgs;
 pub mod plans;
+pub mod retry;
 pub mod webhooks;
 
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
