@@ -294,3 +294,109 @@ async fn concurrent_patches_of_different_fields_all_apply_on_postgres() {
     };
     patches_of_different_fields_all_apply(Arc::new(server)).await;
 }
+
+/// The unique indexes hold where a writer skips the handler's check: a dispute opened on a
+/// charge whose `open_dispute_id` was cleared behind the API's back is still the second one.
+async fn the_index_keeps_one_open_dispute(server: Arc<TestServer>) {
+    let debtor = customer(&server, "Índice de Contestações", "905792468").await;
+    let contested = charge(&server, &debtor, 70.0, 10).await;
+    let token = server.token(0, "admin", "api");
+    let body = json!({"charge_id": contested, "reason": "wrong_amount"});
+    let first = server
+        .rest("POST", "/v1/disputes", &token, Some(body.clone()))
+        .await;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.text);
+    sqlx::query("UPDATE charges SET open_dispute_id = NULL WHERE id = $1")
+        .bind(&contested)
+        .execute(&server.state.db.pool)
+        .await
+        .unwrap();
+    let second = server
+        .rest("POST", "/v1/disputes", &token, Some(body))
+        .await;
+    assert_eq!(second.status, StatusCode::CONFLICT, "{}", second.text);
+    assert_eq!(second.body["code"], "charge_has_open_dispute");
+    let open = get(
+        &server,
+        &format!("/v1/disputes?charge_id={contested}&status=open"),
+    )
+    .await;
+    assert_eq!(open.as_array().unwrap().len(), 1, "{open:#?}");
+}
+
+#[tokio::test]
+async fn a_second_open_dispute_is_refused_by_the_index_on_sqlite() {
+    the_index_keeps_one_open_dispute(Arc::new(TestServer::start().await)).await;
+}
+
+#[tokio::test]
+async fn a_second_open_dispute_is_refused_by_the_index_on_postgres() {
+    let Some(server) = postgres_server().await else {
+        return;
+    };
+    the_index_keeps_one_open_dispute(Arc::new(server)).await;
+}
+
+/// Storing a second live proposal on a charge, past the handler, is refused by the index;
+/// once the first ends, the charge can be proposed again.
+async fn the_index_keeps_one_live_agreement(server: Arc<TestServer>) {
+    use kobana_dunning::store::agreements::{self, AgreedCharge, NewAgreement, Proposal};
+    let debtor = customer(&server, "Índice de Acordos", "906813579").await;
+    let owed = charge(&server, &debtor, 120.0, 10).await;
+    let org = server.org_id(0).to_string();
+    let new = NewAgreement {
+        customer_id: debtor.clone(),
+        charges: vec![AgreedCharge {
+            charge_id: owed.clone(),
+            amount_cents: 120_00,
+            paid_cents: 0,
+            due_cents: 120_00,
+        }],
+        total_cents: 120_00,
+        down_payment_cents: 0,
+        installments: 1,
+        first_due_date: day(30),
+        discount_bp: 0,
+        note: None,
+        schedule: vec![(1, 120_00, day(30))],
+    };
+    let db = &server.state.db;
+    let propose = async |id: &str| {
+        let mut tx = db.begin().await.unwrap();
+        let outcome = agreements::insert(&mut tx, &org, id, &new, "2030-01-01T00:00:00.000Z")
+            .await
+            .unwrap();
+        if outcome == Proposal::Stored {
+            tx.commit().await.unwrap();
+        }
+        outcome
+    };
+    let first = kobana_dunning::store::ids::new_id("agr");
+    assert_eq!(propose(&first).await, Proposal::Stored);
+    let second = kobana_dunning::store::ids::new_id("agr");
+    assert_eq!(propose(&second).await, Proposal::ChargeTaken(owed.clone()));
+    let canceled = server
+        .rest(
+            "POST",
+            &format!("/v1/agreements/{first}/cancel"),
+            &server.token(0, "admin", "api"),
+            Some(json!({})),
+        )
+        .await;
+    assert_eq!(canceled.status, StatusCode::OK, "{}", canceled.text);
+    let third = kobana_dunning::store::ids::new_id("agr");
+    assert_eq!(propose(&third).await, Proposal::Stored);
+}
+
+#[tokio::test]
+async fn a_second_live_agreement_on_a_charge_is_refused_by_the_index_on_sqlite() {
+    the_index_keeps_one_live_agreement(Arc::new(TestServer::start().await)).await;
+}
+
+#[tokio::test]
+async fn a_second_live_agreement_on_a_charge_is_refused_by_the_index_on_postgres() {
+    let Some(server) = postgres_server().await else {
+        return;
+    };
+    the_index_keeps_one_live_agreement(Arc::new(server)).await;
+}
