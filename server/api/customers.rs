@@ -13,6 +13,8 @@ use crate::auth::Principal;
 use crate::domain::document::TaxDocument;
 use crate::state::AppState;
 use crate::store::customers::{self as store, Address, Customer, CustomerFields, CustomerFilter};
+use crate::store::locks::{self, Table};
+use crate::store::retry::{self, Failure};
 use crate::store::{events, ids, now_text};
 
 const CHANNELS: &[&str] = &["email", "sms", "whatsapp"];
@@ -154,8 +156,51 @@ pub async fn update(
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult<Reply> {
-    let mut input = Input::from_body(&body)?;
-    let current = find(&state, &p, &id).await?;
+    // Checked against the row as read now, so that a bad body is refused before any lock.
+    patched(&body, &find(&state, &p, &id).await?)?;
+    let (db, p, org, id, headers, body) = (
+        &state.db,
+        &p,
+        p.organization_id.as_str(),
+        &id,
+        &headers,
+        &body,
+    );
+    // The patch applies to the row as stored when the customer is locked, not as read above:
+    // PATCHes of different fields then all apply, one after the other. Only an `If-Match`
+    // naming a version that is gone is a conflict.
+    retry::run(|| async move {
+        let mut transaction = db.begin().await?;
+        let tx = &mut *transaction;
+        locks::lock(tx, Table::Customers, org, id).await?;
+        let current = store::get_in(tx, org, id)
+            .await?
+            .ok_or_else(|| Failure::Refused(ApiError::not_found("customer", id)))?;
+        check_if_match(headers, current.version).map_err(Failure::Refused)?;
+        let fields = patched(body, &current).map_err(Failure::Refused)?;
+        if !store::update(tx, org, id, current.version, &fields, &now_text()).await? {
+            return Err(Failure::Refused(ApiError::concurrent_update("customer")));
+        }
+        events::record(
+            tx,
+            org,
+            "customer.updated",
+            ("customer", id),
+            &p.actor(),
+            &json!({}),
+        )
+        .await?;
+        transaction.commit().await?;
+        Ok(())
+    })
+    .await?;
+    let customer = find(&state, p, id).await?;
+    Ok(data_with_etag(&customer, customer.version))
+}
+
+/// The fields of `current` with the PATCH `body` applied, or the 400 listing what is wrong.
+fn patched(body: &Bytes, current: &Customer) -> ApiResult<CustomerFields> {
+    let mut input = Input::from_body(body)?;
     if input.has("document") {
         let _ = input.string("document", 0, 100);
         input.error(
@@ -178,35 +223,10 @@ pub async fn update(
         },
     );
     input.finish()?;
-    check_if_match(&headers, current.version)?;
     if let Some(name) = name {
         fields.name = name;
     }
-    let mut tx = state.db.begin().await?;
-    if !store::update(
-        &mut tx,
-        &p.organization_id,
-        &id,
-        current.version,
-        &fields,
-        &now_text(),
-    )
-    .await?
-    {
-        return Err(ApiError::concurrent_update("customer"));
-    }
-    events::record(
-        &mut tx,
-        &p.organization_id,
-        "customer.updated",
-        ("customer", &id),
-        &p.actor(),
-        &json!({}),
-    )
-    .await?;
-    tx.commit().await?;
-    let customer = find(&state, &p, &id).await?;
-    Ok(data_with_etag(&customer, customer.version))
+    Ok(fields)
 }
 
 /// Read the optional writable fields over `base` (the current values on update).
