@@ -111,22 +111,25 @@ pub async fn create(
     };
     fields.name = name;
 
-    let mut tx = state.db.begin().await?;
-    if store::find_by_document(&mut tx, &p.organization_id, &document.value)
-        .await?
-        .is_some()
-    {
-        return Err(ApiError::conflict(
+    let taken = || {
+        ApiError::conflict(
             "customer_document_taken",
             format!(
                 "A customer with document {} already exists in this organization",
                 document.formatted()
             ),
-        ));
+        )
+    };
+    let mut tx = state.db.begin().await?;
+    if store::find_by_document(&mut tx, &p.organization_id, &document.value)
+        .await?
+        .is_some()
+    {
+        return Err(taken());
     }
     let id = ids::new_id("cus");
     let now = now_text();
-    store::insert(
+    let inserted = store::insert(
         &mut tx,
         &p.organization_id,
         &id,
@@ -134,7 +137,13 @@ pub async fn create(
         &fields,
         &now,
     )
-    .await?;
+    .await;
+    match inserted {
+        // On PostgreSQL a racer with the same document can commit between our check and our
+        // insert; the id is new, so the unique key it breaks is (organization, document).
+        Err(e) if retry::is_unique_violation(&e) => return Err(taken()),
+        other => other?,
+    }
     events::record(
         &mut tx,
         &p.organization_id,

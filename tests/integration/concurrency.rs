@@ -400,3 +400,36 @@ async fn a_second_live_agreement_on_a_charge_is_refused_by_the_index_on_postgres
     };
     the_index_keeps_one_live_agreement(Arc::new(server)).await;
 }
+
+async fn one_customer_per_document(server: Arc<TestServer>) {
+    for round in 0..ROUNDS {
+        let document =
+            kobana_dunning::domain::document::cpf_with_check_digits(&format!("90792468{round}"));
+        let requests = (0..RACERS)
+            .map(|i| {
+                let body =
+                    json!({"name": format!("Corrida de Cadastros {i}"), "document": document});
+                ("POST", "/v1/customers".to_string(), body)
+            })
+            .collect();
+        let answers = race(&server, requests).await;
+        assert_eq!(
+            tally(&answers),
+            expect(&[("201", 1), ("409 customer_document_taken", RACERS - 1)]),
+            "{answers:#?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_customers_with_one_document_create_one_on_sqlite() {
+    one_customer_per_document(Arc::new(TestServer::start().await)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_customers_with_one_document_create_one_on_postgres() {
+    let Some(server) = postgres_server().await else {
+        return;
+    };
+    one_customer_per_document(Arc::new(server)).await;
+}
