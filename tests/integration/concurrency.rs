@@ -433,3 +433,67 @@ async fn concurrent_customers_with_one_document_create_one_on_postgres() {
     };
     one_customer_per_document(Arc::new(server)).await;
 }
+
+/// Two transactions that lock two charges in opposite orders deadlock on PostgreSQL, which
+/// aborts one of them (40P01); `store::retry::run` runs that one again and both succeed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_transaction_aborted_by_a_deadlock_is_run_again_on_postgres() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use kobana_dunning::store::locks::{self, Table};
+    use kobana_dunning::store::retry::{self, Failure};
+    use kobana_dunning::store::{Db, StoreError};
+    use tokio::sync::Barrier;
+
+    let Some(server) = postgres_server().await else {
+        return;
+    };
+    let debtor = customer(&server, "Impasse", "908035792").await;
+    let a = charge(&server, &debtor, 10.0, 10).await;
+    let b = charge(&server, &debtor, 20.0, 10).await;
+    let org = server.org_id(0).to_string();
+    // Both first attempts hold their first lock before either asks for its second.
+    let both_hold_one = Arc::new(Barrier::new(2));
+    let attempts = Arc::new(AtomicUsize::new(0));
+    let run = |first: String, second: String| {
+        let (db, org): (Db, String) = (server.state.db.clone(), org.clone());
+        let (barrier, attempts) = (both_hold_one.clone(), attempts.clone());
+        async move {
+            let (db, org, first, second) = (&db, &org, &first, &second);
+            let (barrier, attempts) = (&barrier, &attempts);
+            let mut mine = 0;
+            let outcome: Result<(), StoreError> = retry::run(|| {
+                mine += 1;
+                let attempt = mine;
+                async move {
+                    attempts.fetch_add(1, Ordering::SeqCst);
+                    let mut transaction = db.begin().await?;
+                    let tx = &mut *transaction;
+                    locks::lock(tx, Table::Charges, org, first).await?;
+                    if attempt == 1 {
+                        barrier.wait().await;
+                    }
+                    locks::lock(tx, Table::Charges, org, second).await?;
+                    sqlx::query("UPDATE charges SET description = $1 WHERE id IN ($2, $3)")
+                        .bind(format!("{first} antes de {second}"))
+                        .bind(first)
+                        .bind(second)
+                        .execute(&mut *tx)
+                        .await?;
+                    transaction.commit().await?;
+                    Ok::<_, Failure<StoreError>>(())
+                }
+            })
+            .await;
+            outcome
+        }
+    };
+    let (one, other) = tokio::join!(run(a.clone(), b.clone()), run(b.clone(), a.clone()));
+    one.expect("first transaction");
+    other.expect("second transaction");
+    assert_eq!(
+        attempts.load(Ordering::SeqCst),
+        3,
+        "one of the two ran twice"
+    );
+}
