@@ -12,8 +12,8 @@ pub mod domain;
 pub mod engine;
 pub mod generated;
 pub mod mcp;
-pub mod serve;
 pub mod net;
+pub mod serve;
 pub mod state;
 pub mod store;
 

@@ -7,8 +7,9 @@ use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
 use http::HeaderMap;
 use serde_json::json;
+use sqlx::AnyConnection;
 
-use super::idempotency::commit;
+use super::idempotency::commit_attempt;
 use super::input::Input;
 use super::problem::{ApiError, ApiResult, FieldError};
 use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply, written};
@@ -19,10 +20,12 @@ use crate::domain::installments::{
 use crate::domain::money::Cents;
 use crate::state::AppState;
 use crate::store::agreements::{
-    self as store, AgreedCharge, Agreement, AgreementFilter, Ending, NewAgreement, STATUSES,
-    UnwindError, Unwinding,
+    self as store, AgreedCharge, Agreement, AgreementFilter, Ending, NewAgreement, Proposal,
+    STATUSES, UnwindError, Unwinding,
 };
-use crate::store::charges::{self, ChargeFields};
+use crate::store::charges::{self, Charge, ChargeFields};
+use crate::store::locks::{self, Table};
+use crate::store::retry::{self, Failure};
 use crate::store::{customers, events, ids, now_text, today};
 
 const MAX_AMOUNT: Cents = Cents(100_000_000_00);
@@ -147,54 +150,128 @@ pub async fn create(
         return Err(ApiError::internal("validated fields missing"));
     };
 
-    let mut tx = state.db.begin().await?;
-    let mut agreed = Vec::with_capacity(charge_ids.len());
-    for charge_id in &charge_ids {
-        let charge = charges::get_in(&mut tx, &p.organization_id, charge_id)
-            .await?
-            .ok_or_else(|| ApiError::not_found("charge", charge_id))?;
-        if !charge.is_open() {
-            return Err(ApiError::conflict(
-                "charge_not_open",
-                format!(
-                    "Charge {charge_id} is {}; only pending or overdue charges can be renegotiated",
-                    charge.status
-                ),
-            ));
+    // The charges are locked before they are read, so that of proposals racing on one charge
+    // the later ones see the earlier one; the unique index on live agreement charges is the
+    // last word if a writer ever skips the lock.
+    let (db, p, org) = (&state.db, &p, p.organization_id.as_str());
+    let (customer_id, charge_ids, note, first_due_date) =
+        (&customer_id, &charge_ids, &note, &first_due_date);
+    retry::run(|| async move {
+        let mut transaction = db.begin().await?;
+        let tx = &mut *transaction;
+        let ids: Vec<&str> = charge_ids.iter().map(String::as_str).collect();
+        locks::lock_all(tx, Table::Charges, org, &ids).await?;
+        let mut agreed = Vec::with_capacity(charge_ids.len());
+        for charge_id in charge_ids {
+            let charge = charges::get_in(tx, org, charge_id)
+                .await?
+                .ok_or_else(|| Failure::Refused(ApiError::not_found("charge", charge_id)))?;
+            renegotiable(tx, org, &charge).await?;
+            agreed.push(AgreedCharge {
+                charge_id: charge_id.clone(),
+                amount_cents: charge.amount_cents,
+                paid_cents: charge.paid_cents,
+                due_cents: Cents::from_reais(charge.amount_due).unwrap_or_default().0,
+            });
         }
-        if let Some(dispute) = &charge.open_dispute_id {
-            return Err(ApiError::conflict(
-                "charge_in_dispute",
-                format!("Charge {charge_id} is contested in dispute {dispute}; resolve it first"),
-            ));
-        }
-        if let Some(other) = &charge.agreement_id {
-            return Err(ApiError::conflict(
-                "charge_in_agreement",
-                format!("Charge {charge_id} is an instalment of agreement {other}"),
-            ));
-        }
-        if let Some(other) =
-            store::proposed_for_charge(&mut tx, &p.organization_id, charge_id).await?
+        let due = Cents(agreed.iter().map(|c| c.due_cents).sum());
+        let total = discounted_total(due, discount_bp);
+        let payments = plan(total, down_payment, installments, first_due_date)
+            .map_err(Failure::Refused)?;
+        let new = NewAgreement {
+            customer_id: customer_id.clone(),
+            charges: agreed,
+            total_cents: total.0,
+            down_payment_cents: down_payment.0,
+            installments,
+            first_due_date: first_due_date.clone(),
+            discount_bp,
+            note: note.clone(),
+            schedule: payments,
+        };
+        let id = ids::new_id("agr");
+        if let Proposal::ChargeTaken(charge_id) =
+            store::insert(tx, org, &id, &new, &now_text()).await?
         {
-            return Err(ApiError::conflict(
+            return Err(Failure::Refused(ApiError::conflict(
                 "charge_in_agreement",
                 format!(
-                    "Charge {charge_id} is already in proposed agreement {other}; accept or cancel that one first"
+                    "Charge {charge_id} is already in another proposed or accepted agreement; accept or cancel that one first"
                 ),
-            ));
+            )));
         }
-        agreed.push(AgreedCharge {
-            charge_id: charge_id.clone(),
-            amount_cents: charge.amount_cents,
-            paid_cents: charge.paid_cents,
-            due_cents: Cents::from_reais(charge.amount_due).unwrap_or_default().0,
-        });
+        events::record(
+            tx,
+            org,
+            "agreement.proposed",
+            ("agreement", &id),
+            &p.actor(),
+            &json!({
+                "customer_id": customer_id,
+                "charge_ids": charge_ids,
+                "total_amount": total.to_reais(),
+                "down_payment": down_payment.to_reais(),
+                "installments": installments,
+            }),
+        )
+        .await?;
+        let agreement =
+            written(store::get_in(tx, org, &id).await?, "agreement").map_err(Failure::Refused)?;
+        commit_attempt(transaction, created(&agreement, agreement.version)).await
+    })
+    .await
+}
+
+/// Refuse (409) a charge that cannot go into a new agreement: not open, contested, an
+/// instalment of an agreement, or already in a live (proposed or accepted) one.
+async fn renegotiable(
+    tx: &mut AnyConnection,
+    org: &str,
+    charge: &Charge,
+) -> Result<(), Failure<ApiError>> {
+    let charge_id = &charge.id;
+    if !charge.is_open() {
+        return Err(Failure::Refused(ApiError::conflict(
+            "charge_not_open",
+            format!(
+                "Charge {charge_id} is {}; only pending or overdue charges can be renegotiated",
+                charge.status
+            ),
+        )));
     }
-    let due = Cents(agreed.iter().map(|c| c.due_cents).sum());
-    let total = discounted_total(due, discount_bp);
+    if let Some(dispute) = &charge.open_dispute_id {
+        return Err(Failure::Refused(ApiError::conflict(
+            "charge_in_dispute",
+            format!("Charge {charge_id} is contested in dispute {dispute}; resolve it first"),
+        )));
+    }
+    if let Some(other) = &charge.agreement_id {
+        return Err(Failure::Refused(ApiError::conflict(
+            "charge_in_agreement",
+            format!("Charge {charge_id} is an instalment of agreement {other}"),
+        )));
+    }
+    if let Some(other) = store::live_for_charge(tx, org, charge_id).await? {
+        return Err(Failure::Refused(ApiError::conflict(
+            "charge_in_agreement",
+            format!(
+                "Charge {charge_id} is already in proposed agreement {other}; accept or cancel that one first"
+            ),
+        )));
+    }
+    Ok(())
+}
+
+/// The schedule of `total` (number, centavos, due date), or the 400 saying which field
+/// makes it impossible.
+fn plan(
+    total: Cents,
+    down_payment: Cents,
+    installments: i64,
+    first_due_date: &str,
+) -> ApiResult<Vec<(i64, i64, String)>> {
     let first = time::Date::parse(
-        &first_due_date,
+        first_due_date,
         time::macros::format_description!("[year]-[month]-[day]"),
     )
     .map_err(ApiError::internal)?;
@@ -225,42 +302,10 @@ pub async fn create(
         };
         ApiError::validation(vec![FieldError::new(field, "range", message)])
     })?;
-    let new = NewAgreement {
-        customer_id: customer_id.clone(),
-        charges: agreed,
-        total_cents: total.0,
-        down_payment_cents: down_payment.0,
-        installments,
-        first_due_date,
-        discount_bp,
-        note,
-        schedule: payments
-            .iter()
-            .map(|x| (x.number, x.amount.0, x.due_date.to_string()))
-            .collect(),
-    };
-    let id = ids::new_id("agr");
-    store::insert(&mut tx, &p.organization_id, &id, &new, &now_text()).await?;
-    events::record(
-        &mut tx,
-        &p.organization_id,
-        "agreement.proposed",
-        ("agreement", &id),
-        &p.actor(),
-        &json!({
-            "customer_id": customer_id,
-            "charge_ids": charge_ids,
-            "total_amount": total.to_reais(),
-            "down_payment": down_payment.to_reais(),
-            "installments": installments,
-        }),
-    )
-    .await?;
-    let agreement = written(
-        store::get_in(&mut tx, &p.organization_id, &id).await?,
-        "agreement",
-    )?;
-    commit(tx, created(&agreement, agreement.version)).await
+    Ok(payments
+        .iter()
+        .map(|x| (x.number, x.amount.0, x.due_date.to_string()))
+        .collect())
 }
 
 /// `POST /v1/agreements/{id}/accept`: the originals go `in_agreement` and one charge is
@@ -273,132 +318,170 @@ pub async fn accept(
     body: Bytes,
 ) -> ApiResult<Reply> {
     Input::from_body(&body)?.finish()?;
-    let current = find(&state, &p, &id).await?;
-    check_if_match(&headers, current.version)?;
-    if current.status != "proposed" {
-        return Err(ApiError::conflict(
-            "agreement_not_proposed",
-            format!(
-                "Agreement {id} is {}; only a proposed agreement can be accepted",
-                current.status
-            ),
-        ));
-    }
-    let now = now_text();
-    let org = p.organization_id.as_str();
-    let mut tx = state.db.begin().await?;
-    let agreement = store::get_in(&mut tx, org, &id)
+    let (db, p, org, id, headers) = (&state.db, &p, p.organization_id.as_str(), &id, &headers);
+    retry::run(|| async move {
+        let now = now_text();
+        let mut transaction = db.begin().await?;
+        let tx = &mut *transaction;
+        // The agreement, then its charges: the order every writer locks them in.
+        let agreement = locked(tx, org, id, headers).await?;
+        if agreement.status != "proposed" {
+            return Err(Failure::Refused(ApiError::conflict(
+                "agreement_not_proposed",
+                format!(
+                    "Agreement {id} is {}; only a proposed agreement can be accepted",
+                    agreement.status
+                ),
+            )));
+        }
+        let charge_ids: Vec<&str> = agreement.charge_ids.iter().map(String::as_str).collect();
+        locks::lock_all(tx, Table::Charges, org, &charge_ids).await?;
+        let mut originals = Vec::with_capacity(agreement.charges.len());
+        for agreed in &agreement.charges {
+            let charge = charges::get_in(tx, org, &agreed.charge_id)
+                .await?
+                .ok_or_else(|| {
+                    Failure::Refused(ApiError::not_found("charge", &agreed.charge_id))
+                })?;
+            still_as_proposed(tx, org, &agreement, agreed, &charge).await?;
+            originals.push(charge);
+        }
+        if !store::mark_accepted(tx, org, id, agreement.version, &now).await? {
+            return Err(Failure::Refused(concurrent()));
+        }
+        for charge in &originals {
+            if !store::move_charge_in(tx, org, &charge.id, charge.version, id, &now).await? {
+                return Err(Failure::Refused(concurrent()));
+            }
+            events::record(
+                tx,
+                org,
+                "charge.in_agreement",
+                ("charge", &charge.id),
+                &p.actor(),
+                &json!({ "agreement_id": id }),
+            )
+            .await?;
+        }
+        let count = agreement.installments;
+        for entry in &agreement.installments_schedule {
+            let description = if entry.number == 0 {
+                format!("Acordo {id} — entrada")
+            } else {
+                format!("Acordo {id} — parcela {}/{count}", entry.number)
+            };
+            let fields = ChargeFields {
+                description,
+                amount_cents: entry.amount_cents,
+                fine_bp: crate::domain::charge_math::MAX_FINE_BP,
+                interest_bp: 100,
+                due_date: entry.due_date.clone(),
+                tags: vec!["acordo".to_string()],
+                collection_plan_id: None,
+            };
+            let charge_id = ids::new_id("chg");
+            charges::insert(tx, org, &charge_id, &agreement.customer_id, &fields, &now).await?;
+            store::link_installment(tx, org, id, entry.number, &charge_id).await?;
+            events::record(
+                tx,
+                org,
+                "charge.created",
+                ("charge", &charge_id),
+                &p.actor(),
+                &json!({
+                    "customer_id": agreement.customer_id,
+                    "amount": entry.amount,
+                    "due_date": entry.due_date,
+                    "agreement_id": id,
+                    "installment": entry.number,
+                }),
+            )
+            .await?;
+        }
+        events::record(
+            tx,
+            org,
+            "agreement.accepted",
+            ("agreement", id),
+            &p.actor(),
+            &json!({ "charge_ids": agreement.charge_ids, "total_amount": agreement.total_amount }),
+        )
+        .await?;
+        let agreement =
+            written(store::get_in(tx, org, id).await?, "agreement").map_err(Failure::Refused)?;
+        commit_attempt(transaction, data_with_etag(&agreement, agreement.version)).await
+    })
+    .await
+}
+
+/// Lock agreement `id` and read it; 404 when there is none, 412 when `If-Match` names
+/// another version than the one stored.
+async fn locked(
+    tx: &mut AnyConnection,
+    org: &str,
+    id: &str,
+    headers: &HeaderMap,
+) -> Result<Agreement, Failure<ApiError>> {
+    locks::lock(tx, Table::Agreements, org, id).await?;
+    let agreement = store::get_in(tx, org, id)
         .await?
-        .filter(|a| a.version == current.version && a.status == "proposed")
-        .ok_or_else(concurrent)?;
-    let mut originals = Vec::with_capacity(agreement.charges.len());
-    for agreed in &agreement.charges {
-        let charge = charges::get_in(&mut tx, org, &agreed.charge_id)
-            .await?
-            .ok_or_else(|| ApiError::not_found("charge", &agreed.charge_id))?;
-        if !charge.is_open() {
-            return Err(ApiError::conflict(
-                "charge_not_open",
-                format!(
-                    "Charge {} is {} since the proposal; cancel this agreement and propose again",
-                    charge.id, charge.status
-                ),
-            ));
-        }
-        if charge.amount_cents != agreed.amount_cents || charge.paid_cents != agreed.paid_cents {
-            return Err(ApiError::conflict(
-                "charge_not_open",
-                format!(
-                    "Charge {} changed since the proposal (its amount or payments); cancel this agreement and propose again",
-                    charge.id
-                ),
-            ));
-        }
-        if let Some(dispute) = &charge.open_dispute_id {
-            return Err(ApiError::conflict(
-                "charge_in_dispute",
-                format!(
-                    "Charge {} is contested in dispute {dispute} since the proposal; resolve it first",
-                    charge.id
-                ),
-            ));
-        }
-        originals.push(charge);
+        .ok_or_else(|| Failure::Refused(ApiError::not_found("agreement", id)))?;
+    check_if_match(headers, agreement.version).map_err(Failure::Refused)?;
+    Ok(agreement)
+}
+
+/// Refuse (409) accepting `agreement` when an original charge changed since the proposal:
+/// no longer open, paid or re-priced, contested, or in another live agreement.
+async fn still_as_proposed(
+    tx: &mut AnyConnection,
+    org: &str,
+    agreement: &Agreement,
+    agreed: &AgreedCharge,
+    charge: &Charge,
+) -> Result<(), Failure<ApiError>> {
+    let refuse = |code, detail| Err(Failure::Refused(ApiError::conflict(code, detail)));
+    if !charge.is_open() {
+        return refuse(
+            "charge_not_open",
+            format!(
+                "Charge {} is {} since the proposal; cancel this agreement and propose again",
+                charge.id, charge.status
+            ),
+        );
     }
-    if !store::mark_accepted(&mut tx, org, &id, agreement.version, &now).await? {
-        return Err(concurrent());
+    if charge.amount_cents != agreed.amount_cents || charge.paid_cents != agreed.paid_cents {
+        return refuse(
+            "charge_not_open",
+            format!(
+                "Charge {} changed since the proposal (its amount or payments); cancel this agreement and propose again",
+                charge.id
+            ),
+        );
     }
-    for charge in &originals {
-        if !store::move_charge_in(&mut tx, org, &charge.id, charge.version, &id, &now).await? {
-            return Err(concurrent());
-        }
-        events::record(
-            &mut tx,
-            org,
-            "charge.in_agreement",
-            ("charge", &charge.id),
-            &p.actor(),
-            &json!({ "agreement_id": id }),
-        )
-        .await?;
+    if let Some(dispute) = &charge.open_dispute_id {
+        return refuse(
+            "charge_in_dispute",
+            format!(
+                "Charge {} is contested in dispute {dispute} since the proposal; resolve it first",
+                charge.id
+            ),
+        );
     }
-    let count = agreement.installments;
-    for entry in &agreement.installments_schedule {
-        let description = if entry.number == 0 {
-            format!("Acordo {id} — entrada")
-        } else {
-            format!("Acordo {id} — parcela {}/{count}", entry.number)
-        };
-        let fields = ChargeFields {
-            description,
-            amount_cents: entry.amount_cents,
-            fine_bp: crate::domain::charge_math::MAX_FINE_BP,
-            interest_bp: 100,
-            due_date: entry.due_date.clone(),
-            tags: vec!["acordo".to_string()],
-            collection_plan_id: None,
-        };
-        let charge_id = ids::new_id("chg");
-        charges::insert(
-            &mut tx,
-            org,
-            &charge_id,
-            &agreement.customer_id,
-            &fields,
-            &now,
-        )
-        .await?;
-        store::link_installment(&mut tx, org, &id, entry.number, &charge_id).await?;
-        events::record(
-            &mut tx,
-            org,
-            "charge.created",
-            ("charge", &charge_id),
-            &p.actor(),
-            &json!({
-                "customer_id": agreement.customer_id,
-                "amount": entry.amount,
-                "due_date": entry.due_date,
-                "agreement_id": id,
-                "installment": entry.number,
-            }),
-        )
-        .await?;
+    // Only where two proposals on one charge predate the unique index (migration 7).
+    if store::live_for_charge(tx, org, &charge.id)
+        .await?
+        .as_deref()
+        != Some(agreement.id.as_str())
+    {
+        return refuse(
+            "charge_in_agreement",
+            format!(
+                "Charge {} is in another proposed or accepted agreement; cancel this one",
+                charge.id
+            ),
+        );
     }
-    events::record(
-        &mut tx,
-        org,
-        "agreement.accepted",
-        ("agreement", &id),
-        &p.actor(),
-        &json!({ "charge_ids": agreement.charge_ids, "total_amount": agreement.total_amount }),
-    )
-    .await?;
-    let agreement = written(
-        store::get_in(&mut tx, &p.organization_id, &id).await?,
-        "agreement",
-    )?;
-    commit(tx, data_with_etag(&agreement, agreement.version)).await
+    Ok(())
 }
 
 /// `POST /v1/agreements/{id}/cancel`: a proposal just closes; an accepted agreement is
@@ -413,49 +496,67 @@ pub async fn cancel(
     let mut input = Input::from_body(&body)?;
     let reason = input.string("reason", 0, 500).filter(|r| !r.is_empty());
     input.finish()?;
-    let current = find(&state, &p, &id).await?;
-    check_if_match(&headers, current.version)?;
     let not_cancelable = |status: &str, why: &str| {
-        ApiError::conflict(
+        Failure::Refused(ApiError::conflict(
             "agreement_not_cancelable",
             format!(
                 "Agreement {id} is {status}{why}; only a proposed or accepted agreement can be canceled"
             ),
-        )
+        ))
     };
-    if current.status != "proposed" && current.status != "accepted" {
-        return Err(not_cancelable(&current.status, ""));
-    }
-    let now = now_text();
-    let org = p.organization_id.as_str();
-    let mut tx = state.db.begin().await?;
-    let agreement = store::get_in(&mut tx, org, &id)
-        .await?
-        .filter(|a| a.version == current.version)
-        .ok_or_else(concurrent)?;
-    if agreement.status == "proposed" {
-        if !store::mark_ended(
-            &mut tx,
-            org,
-            &agreement,
-            Ending::Canceled,
-            reason.as_deref(),
-            &now,
-        )
-        .await?
-        {
-            return Err(concurrent());
+    let (db, p, org, id, headers, reason) = (
+        &state.db,
+        &p,
+        p.organization_id.as_str(),
+        &id,
+        &headers,
+        &reason,
+    );
+    let not_cancelable = &not_cancelable;
+    retry::run(|| async move {
+        let now = now_text();
+        let mut transaction = db.begin().await?;
+        let tx = &mut *transaction;
+        let agreement = locked(tx, org, id, headers).await?;
+        if agreement.status == "proposed" {
+            if !store::mark_ended(
+                tx,
+                org,
+                &agreement,
+                Ending::Canceled,
+                reason.as_deref(),
+                &now,
+            )
+            .await?
+            {
+                return Err(Failure::Refused(concurrent()));
+            }
+            events::record(
+                tx,
+                org,
+                "agreement.canceled",
+                ("agreement", id),
+                &p.actor(),
+                &json!({ "reason": reason, "was": "proposed" }),
+            )
+            .await?;
+            let agreement = written(store::get_in(tx, org, id).await?, "agreement")
+                .map_err(Failure::Refused)?;
+            return commit_attempt(transaction, data_with_etag(&agreement, agreement.version))
+                .await;
         }
-        events::record(
-            &mut tx,
-            org,
-            "agreement.canceled",
-            ("agreement", &id),
-            &p.actor(),
-            &json!({ "reason": reason, "was": "proposed" }),
-        )
-        .await?;
-    } else {
+        if agreement.status != "accepted" {
+            return Err(not_cancelable(&agreement.status, ""));
+        }
+        // Unwinding writes the instalments and the originals.
+        let mut charge_ids: Vec<&str> = agreement.charge_ids.iter().map(String::as_str).collect();
+        charge_ids.extend(
+            agreement
+                .installments_schedule
+                .iter()
+                .filter_map(|entry| entry.charge_id.as_deref()),
+        );
+        locks::lock_all(tx, Table::Charges, org, &charge_ids).await?;
         let how = Unwinding {
             ending: Ending::Canceled,
             reason: reason.as_deref(),
@@ -463,7 +564,7 @@ pub async fn cancel(
             today: today(),
             now: &now,
         };
-        match store::unwind(&mut tx, org, &agreement, &how).await {
+        match store::unwind(tx, org, &agreement, &how).await {
             Ok(_) => {}
             Err(UnwindError::NothingOpen) => {
                 return Err(not_cancelable(
@@ -471,13 +572,12 @@ pub async fn cancel(
                     " with every instalment already settled (it is being marked fulfilled)",
                 ));
             }
-            Err(UnwindError::Concurrent(_)) => return Err(concurrent()),
-            Err(UnwindError::Store(e)) => return Err(e.into()),
+            Err(UnwindError::Concurrent(_)) => return Err(Failure::Refused(concurrent())),
+            Err(UnwindError::Store(e)) => return Err(Failure::Store(e)),
         }
-    }
-    let agreement = written(
-        store::get_in(&mut tx, &p.organization_id, &id).await?,
-        "agreement",
-    )?;
-    commit(tx, data_with_etag(&agreement, agreement.version)).await
+        let agreement =
+            written(store::get_in(tx, org, id).await?, "agreement").map_err(Failure::Refused)?;
+        commit_attempt(transaction, data_with_etag(&agreement, agreement.version)).await
+    })
+    .await
 }

@@ -6,7 +6,7 @@ use axum::extract::{Path, RawQuery, State};
 use http::HeaderMap;
 use serde_json::json;
 
-use super::idempotency::commit;
+use super::idempotency::{commit, commit_attempt};
 use super::input::{Input, Patch};
 use super::problem::{ApiError, ApiResult};
 use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply, written};
@@ -15,6 +15,8 @@ use crate::domain::charge_math::MAX_FINE_BP;
 use crate::domain::money::Cents;
 use crate::state::AppState;
 use crate::store::charges::{self as store, Charge, ChargeFields, ChargeFilter, STATUSES};
+use crate::store::locks::{self, Table};
+use crate::store::retry::{self, Failure};
 use crate::store::{customers, events, ids, now_text};
 
 const MAX_AMOUNT: Cents = Cents(100_000_000_00);
@@ -205,7 +207,8 @@ pub async fn update(
     body: Bytes,
 ) -> ApiResult<Reply> {
     let mut input = Input::from_body(&body)?;
-    let current = find(&state, &p, &id).await?;
+    // An unknown charge is a 404 before any complaint about the body.
+    find(&state, &p, &id).await?;
     let description = input.string("description", 1, 500);
     let amount = input.money("amount", MIN_AMOUNT, MAX_AMOUNT);
     let due_date = input.due_date("due_date");
@@ -214,69 +217,71 @@ pub async fn update(
     let tags = input.string_list("tags", 20, 40);
     let plan = read_collection_plan(&state, &p, &mut input).await?;
     input.finish()?;
-    check_if_match(&headers, current.version)?;
-    if !current.is_open() {
-        return Err(ApiError::conflict(
-            "charge_not_open",
-            format!(
-                "Charge {id} is {}; only pending or overdue charges can be changed",
-                current.status
-            ),
-        ));
-    }
-    if amount.is_some() && current.paid_cents > 0 {
-        return Err(ApiError::conflict(
-            "charge_has_payments",
-            "The amount cannot change after a payment was recorded",
-        ));
-    }
-    let fields = ChargeFields {
-        description: description.unwrap_or(current.description),
-        amount_cents: amount.map_or(current.amount_cents, |a| a.0),
-        fine_bp: fine_bp.unwrap_or((current.fine_percent * 100.0).round() as i64),
-        interest_bp: interest_bp.unwrap_or((current.interest_percent * 100.0).round() as i64),
-        due_date: due_date.unwrap_or(current.due_date),
-        tags: tags.unwrap_or(current.tags),
-        collection_plan_id: match &plan {
-            Patch::Null => None,
-            Patch::Value(id) => Some(id.clone()),
-            Patch::Absent => current.collection_plan_id.clone(),
-        },
-    };
-    // A new plan's steps run from now on, not for days already gone.
-    let plan_attached = fields.collection_plan_id.is_some()
-        && fields.collection_plan_id != current.collection_plan_id;
-    let mut tx = state.db.begin().await?;
-    if !store::update(
-        &mut tx,
-        &p.organization_id,
-        &id,
-        current.version,
-        &fields,
-        &now_text(),
-    )
-    .await?
-    {
-        return Err(ApiError::concurrent_update("charge"));
-    }
-    if plan_attached {
-        crate::store::collection::mark_plan_attached(&mut tx, &p.organization_id, &id, &now_text())
-            .await?;
-    }
-    events::record(
-        &mut tx,
-        &p.organization_id,
-        "charge.updated",
-        ("charge", &id),
-        &p.actor(),
-        &json!({}),
-    )
-    .await?;
-    let charge = written(
-        store::get_in(&mut tx, &p.organization_id, &id).await?,
-        "charge",
-    )?;
-    commit(tx, data_with_etag(&charge, charge.version)).await
+    let (db, p, org, id, headers) = (&state.db, &p, p.organization_id.as_str(), &id, &headers);
+    let (description, due_date, tags, plan) = (&description, &due_date, &tags, &plan);
+    // The patch applies to the row as stored when the charge is locked, not as read above:
+    // PATCHes of different fields then all apply, one after the other. Only an `If-Match`
+    // naming a version that is gone is a conflict.
+    retry::run(|| async move {
+        let now = now_text();
+        let mut transaction = db.begin().await?;
+        let tx = &mut *transaction;
+        locks::lock(tx, Table::Charges, org, id).await?;
+        let current = store::get_in(tx, org, id)
+            .await?
+            .ok_or_else(|| Failure::Refused(ApiError::not_found("charge", id)))?;
+        check_if_match(headers, current.version).map_err(Failure::Refused)?;
+        if !current.is_open() {
+            return Err(Failure::Refused(ApiError::conflict(
+                "charge_not_open",
+                format!(
+                    "Charge {id} is {}; only pending or overdue charges can be changed",
+                    current.status
+                ),
+            )));
+        }
+        if amount.is_some() && current.paid_cents > 0 {
+            return Err(Failure::Refused(ApiError::conflict(
+                "charge_has_payments",
+                "The amount cannot change after a payment was recorded",
+            )));
+        }
+        let fields = ChargeFields {
+            description: description.clone().unwrap_or(current.description),
+            amount_cents: amount.map_or(current.amount_cents, |a| a.0),
+            fine_bp: fine_bp.unwrap_or((current.fine_percent * 100.0).round() as i64),
+            interest_bp: interest_bp.unwrap_or((current.interest_percent * 100.0).round() as i64),
+            due_date: due_date.clone().unwrap_or(current.due_date),
+            tags: tags.clone().unwrap_or(current.tags),
+            collection_plan_id: match plan {
+                Patch::Null => None,
+                Patch::Value(id) => Some(id.clone()),
+                Patch::Absent => current.collection_plan_id.clone(),
+            },
+        };
+        // A new plan's steps run from now on, not for days already gone.
+        let plan_attached = fields.collection_plan_id.is_some()
+            && fields.collection_plan_id != current.collection_plan_id;
+        if !store::update(tx, org, id, current.version, &fields, &now).await? {
+            return Err(Failure::Refused(ApiError::concurrent_update("charge")));
+        }
+        if plan_attached {
+            crate::store::collection::mark_plan_attached(tx, org, id, &now).await?;
+        }
+        events::record(
+            tx,
+            org,
+            "charge.updated",
+            ("charge", id),
+            &p.actor(),
+            &json!({}),
+        )
+        .await?;
+        let charge =
+            written(store::get_in(tx, org, id).await?, "charge").map_err(Failure::Refused)?;
+        commit_attempt(transaction, data_with_etag(&charge, charge.version)).await
+    })
+    .await
 }
 
 /// `POST /v1/charges/{id}/cancel`: stop collecting an open charge, for good.

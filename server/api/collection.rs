@@ -12,7 +12,7 @@ use serde_json::json;
 use sqlx::AnyConnection;
 use time::OffsetDateTime;
 
-use super::idempotency::commit;
+use super::idempotency::{commit, commit_attempt};
 use super::input::Input;
 use super::problem::{ApiError, ApiResult, FieldError};
 use super::reply::{Reply, accepted, check_if_match, data_with_etag, list as list_reply, written};
@@ -23,6 +23,8 @@ use crate::engine::actions::{self, NoticeText, Outcome};
 use crate::state::AppState;
 use crate::store::charges::{self, Charge};
 use crate::store::collection as store;
+use crate::store::locks::{self, Table};
+use crate::store::retry::{self, Failure};
 use crate::store::{deliveries, events, timestamp_text};
 
 const MAX_AMOUNT: Cents = Cents(100_000_000_00);
@@ -78,110 +80,133 @@ pub async fn pay(
     let (Some(amount), Some(method)) = (amount, method) else {
         return Err(ApiError::internal("validated fields missing"));
     };
-    let current = find_charge(&state, &p, &id).await?;
-    check_if_match(&headers, current.version)?;
-    if !current.is_open() {
-        return Err(ApiError::conflict(
-            "charge_not_open",
-            format!(
-                "Charge {id} is {}; only pending or overdue charges take payments (pay the instalment charges of an agreement instead)",
-                current.status
-            ),
-        ));
-    }
-    let due = actions::amount_due_on(&current, crate::store::today())?;
-    if amount > due {
-        return Err(ApiError {
-            errors: vec![FieldError::new(
-                "amount",
-                "maximum",
-                format!("Must be at most the amount due, {}", due.to_reais()),
-            )],
-            ..ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "payment_exceeds_amount_due",
-                format!(
-                    "The payment of {} is more than the {} due on charge {id}",
-                    amount.to_brl(),
-                    due.to_brl()
-                ),
-            )
-        });
-    }
-    let settles = amount == due;
     let now_text = timestamp_text(now);
     let paid_at_text = timestamp_text(paid_at.unwrap_or(now));
-    let mut tx = state.db.begin().await?;
-    if !store::apply_payment(
-        &mut tx,
-        &p.organization_id,
+    let (db, p, org, id, headers, note) = (
+        &state.db,
+        &p,
+        p.organization_id.as_str(),
         &id,
-        current.version,
-        amount.0,
-        settles,
-        &paid_at_text,
-        &now_text,
-    )
-    .await?
-    {
-        return Err(ApiError::concurrent_update("charge"));
-    }
-    let payment_id = store::insert_payment(
-        &mut tx,
-        &p.organization_id,
-        &id,
-        amount.0,
-        method,
-        note.as_deref(),
-        &paid_at_text,
-        &now_text,
-    )
-    .await?;
-    let actor = p.actor();
-    events::record(
-        &mut tx,
-        &p.organization_id,
-        "charge.payment_recorded",
-        ("charge", &id),
-        &actor,
-        &json!({
-            "payment_id": payment_id,
-            "amount": amount.to_reais(),
-            "method": method,
-            "paid_at": paid_at_text,
-            "note": note,
-            "amount_due_before": due.to_reais(),
-        }),
-    )
-    .await?;
-    if settles {
+        &headers,
+        &note,
+    );
+    let (now_text, paid_at_text) = (&now_text, &paid_at_text);
+    // The charge is locked before its amount due is read: of payments racing on one charge
+    // each sees the ones committed before it, so together they never pay more than is due.
+    retry::run(|| async move {
+        let mut transaction = db.begin().await?;
+        let tx = &mut *transaction;
+        locks::lock(tx, Table::Charges, org, id).await?;
+        let current = charges::get_in(tx, org, id)
+            .await?
+            .ok_or_else(|| Failure::Refused(ApiError::not_found("charge", id)))?;
+        check_if_match(headers, current.version).map_err(Failure::Refused)?;
+        if !current.is_open() {
+            return Err(Failure::Refused(ApiError::conflict(
+                "charge_not_open",
+                format!(
+                    "Charge {id} is {}; only pending or overdue charges take payments (pay the instalment charges of an agreement instead)",
+                    current.status
+                ),
+            )));
+        }
+        let due = actions::amount_due_on(&current, crate::store::today())?;
+        if amount > due {
+            return Err(Failure::Refused(exceeds(amount, due, id)));
+        }
+        let settles = amount == due;
+        if !store::apply_payment(
+            tx,
+            org,
+            id,
+            current.version,
+            amount.0,
+            settles,
+            paid_at_text,
+            now_text,
+        )
+        .await?
+        {
+            return Err(Failure::Refused(ApiError::concurrent_update("charge")));
+        }
+        let payment_id = store::insert_payment(
+            tx,
+            org,
+            id,
+            amount.0,
+            method,
+            note.as_deref(),
+            paid_at_text,
+            now_text,
+        )
+        .await?;
+        let actor = p.actor();
         events::record(
-            &mut tx,
-            &p.organization_id,
-            "charge.paid",
-            ("charge", &id),
+            tx,
+            org,
+            "charge.payment_recorded",
+            ("charge", id),
             &actor,
             &json!({
-                "paid_amount": Cents(current.paid_cents + amount.0).to_reais(),
+                "payment_id": payment_id,
+                "amount": amount.to_reais(),
+                "method": method,
                 "paid_at": paid_at_text,
+                "note": note,
+                "amount_due_before": due.to_reais(),
             }),
         )
         .await?;
-        if matches!(current.negativation_status.as_str(), "requested" | "active") {
-            let bureau = store::negativation_bureau(&mut tx, &p.organization_id, &id).await?;
+        if settles {
             events::record(
-                &mut tx,
-                &p.organization_id,
-                "charge.negativation_removal_requested",
-                ("charge", &id),
+                tx,
+                org,
+                "charge.paid",
+                ("charge", id),
                 &actor,
-                &json!({ "bureau": bureau, "reason": "paid" }),
+                &json!({
+                    "paid_amount": Cents(current.paid_cents + amount.0).to_reais(),
+                    "paid_at": paid_at_text,
+                }),
             )
             .await?;
+            if matches!(current.negativation_status.as_str(), "requested" | "active") {
+                let bureau = store::negativation_bureau(tx, org, id).await?;
+                events::record(
+                    tx,
+                    org,
+                    "charge.negativation_removal_requested",
+                    ("charge", id),
+                    &actor,
+                    &json!({ "bureau": bureau, "reason": "paid" }),
+                )
+                .await?;
+            }
         }
+        let reply = charge_reply(tx, p, id).await.map_err(Failure::Refused)?;
+        commit_attempt(transaction, reply).await
+    })
+    .await
+}
+
+/// 422 `payment_exceeds_amount_due`: `amount` is more than the `due` of charge `id`.
+fn exceeds(amount: Cents, due: Cents, id: &str) -> ApiError {
+    ApiError {
+        errors: vec![FieldError::new(
+            "amount",
+            "maximum",
+            format!("Must be at most the amount due, {}", due.to_reais()),
+        )],
+        ..ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "payment_exceeds_amount_due",
+            format!(
+                "The payment of {} is more than the {} due on charge {id}",
+                amount.to_brl(),
+                due.to_brl()
+            ),
+        )
     }
-    let reply = charge_reply(&mut tx, &p, &id).await?;
-    commit(tx, reply).await
 }
 
 /// The 202 answer with a delivery just queued, read inside its transaction.

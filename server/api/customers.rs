@@ -6,7 +6,7 @@ use axum::extract::{Path, RawQuery, State};
 use http::HeaderMap;
 use serde_json::{Map, Value, json};
 
-use super::idempotency::commit;
+use super::idempotency::{commit, commit_attempt};
 use super::input::{Input, Patch};
 use super::problem::{ApiError, ApiResult};
 use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply, written};
@@ -14,6 +14,8 @@ use crate::auth::Principal;
 use crate::domain::document::TaxDocument;
 use crate::state::AppState;
 use crate::store::customers::{self as store, Address, Customer, CustomerFields, CustomerFilter};
+use crate::store::locks::{self, Table};
+use crate::store::retry::{self, Failure};
 use crate::store::{events, ids, now_text};
 
 const CHANNELS: &[&str] = &["email", "sms", "whatsapp"];
@@ -110,22 +112,25 @@ pub async fn create(
     };
     fields.name = name;
 
-    let mut tx = state.db.begin().await?;
-    if store::find_by_document(&mut tx, &p.organization_id, &document.value)
-        .await?
-        .is_some()
-    {
-        return Err(ApiError::conflict(
+    let taken = || {
+        ApiError::conflict(
             "customer_document_taken",
             format!(
                 "A customer with document {} already exists in this organization",
                 document.formatted()
             ),
-        ));
+        )
+    };
+    let mut tx = state.db.begin().await?;
+    if store::find_by_document(&mut tx, &p.organization_id, &document.value)
+        .await?
+        .is_some()
+    {
+        return Err(taken());
     }
     let id = ids::new_id("cus");
     let now = now_text();
-    store::insert(
+    let inserted = store::insert(
         &mut tx,
         &p.organization_id,
         &id,
@@ -133,7 +138,13 @@ pub async fn create(
         &fields,
         &now,
     )
-    .await?;
+    .await;
+    match inserted {
+        // On PostgreSQL a racer with the same document can commit between our check and our
+        // insert; the id is new, so the unique key it breaks is (organization, document).
+        Err(e) if retry::is_unique_violation(&e) => return Err(taken()),
+        other => other?,
+    }
     events::record(
         &mut tx,
         &p.organization_id,
@@ -157,8 +168,50 @@ pub async fn update(
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult<Reply> {
-    let mut input = Input::from_body(&body)?;
-    let current = find(&state, &p, &id).await?;
+    // Checked against the row as read now, so that a bad body is refused before any lock.
+    patched(&body, &find(&state, &p, &id).await?)?;
+    let (db, p, org, id, headers, body) = (
+        &state.db,
+        &p,
+        p.organization_id.as_str(),
+        &id,
+        &headers,
+        &body,
+    );
+    // The patch applies to the row as stored when the customer is locked, not as read above:
+    // PATCHes of different fields then all apply, one after the other. Only an `If-Match`
+    // naming a version that is gone is a conflict.
+    retry::run(|| async move {
+        let mut transaction = db.begin().await?;
+        let tx = &mut *transaction;
+        locks::lock(tx, Table::Customers, org, id).await?;
+        let current = store::get_in(tx, org, id)
+            .await?
+            .ok_or_else(|| Failure::Refused(ApiError::not_found("customer", id)))?;
+        check_if_match(headers, current.version).map_err(Failure::Refused)?;
+        let fields = patched(body, &current).map_err(Failure::Refused)?;
+        if !store::update(tx, org, id, current.version, &fields, &now_text()).await? {
+            return Err(Failure::Refused(ApiError::concurrent_update("customer")));
+        }
+        events::record(
+            tx,
+            org,
+            "customer.updated",
+            ("customer", id),
+            &p.actor(),
+            &json!({}),
+        )
+        .await?;
+        let customer =
+            written(store::get_in(tx, org, id).await?, "customer").map_err(Failure::Refused)?;
+        commit_attempt(transaction, data_with_etag(&customer, customer.version)).await
+    })
+    .await
+}
+
+/// The fields of `current` with the PATCH `body` applied, or the 400 listing what is wrong.
+fn patched(body: &Bytes, current: &Customer) -> ApiResult<CustomerFields> {
+    let mut input = Input::from_body(body)?;
     if input.has("document") {
         let _ = input.string("document", 0, 100);
         input.error(
@@ -181,37 +234,10 @@ pub async fn update(
         },
     );
     input.finish()?;
-    check_if_match(&headers, current.version)?;
     if let Some(name) = name {
         fields.name = name;
     }
-    let mut tx = state.db.begin().await?;
-    if !store::update(
-        &mut tx,
-        &p.organization_id,
-        &id,
-        current.version,
-        &fields,
-        &now_text(),
-    )
-    .await?
-    {
-        return Err(ApiError::concurrent_update("customer"));
-    }
-    events::record(
-        &mut tx,
-        &p.organization_id,
-        "customer.updated",
-        ("customer", &id),
-        &p.actor(),
-        &json!({}),
-    )
-    .await?;
-    let customer = written(
-        store::get_in(&mut tx, &p.organization_id, &id).await?,
-        "customer",
-    )?;
-    commit(tx, data_with_etag(&customer, customer.version)).await
+    Ok(fields)
 }
 
 /// Read the optional writable fields over `base` (the current values on update).

@@ -8,15 +8,17 @@ use axum::extract::{Path, RawQuery, State};
 use http::HeaderMap;
 use serde_json::json;
 
-use super::idempotency::commit;
+use super::idempotency::commit_attempt;
 use super::input::Input;
 use super::problem::{ApiError, ApiResult};
 use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply, written};
 use crate::auth::Principal;
 use crate::state::AppState;
 use crate::store::disputes::{
-    self as store, Dispute, DisputeFilter, NewDispute, REASONS, STATUSES,
+    self as store, Dispute, DisputeFilter, NewDispute, Opening, REASONS, STATUSES,
 };
+use crate::store::locks::{self, Table};
+use crate::store::retry::{self, Failure};
 use crate::store::{charges, events, ids, now_text};
 
 pub async fn list(
@@ -86,58 +88,64 @@ pub async fn create(
     let (Some(charge), Some(reason)) = (charge, reason) else {
         return Err(ApiError::internal("validated fields missing"));
     };
-    if !charge.is_open() {
-        return Err(ApiError::conflict(
-            "charge_not_open",
-            format!(
-                "Charge {} is {}; only a pending or overdue charge can be disputed",
-                charge.id, charge.status
-            ),
-        ));
-    }
-    if let Some(open) = &charge.open_dispute_id {
-        return Err(ApiError::conflict(
-            "charge_has_open_dispute",
-            format!(
-                "Charge {} already has the open dispute {open}; resolve it first",
-                charge.id
-            ),
-        ));
-    }
     let id = ids::new_id("dsp");
-    let new = NewDispute {
-        charge_id: &charge.id,
-        customer_id: &charge.customer_id,
-        reason,
-        description: description.as_deref(),
-    };
-    let mut tx = state.db.begin().await?;
-    if !store::open(
-        &mut tx,
-        &p.organization_id,
-        &id,
-        &new,
-        charge.version,
-        &now_text(),
+    let (db, p, org) = (&state.db, &p, p.organization_id.as_str());
+    let (charge_id, id, description) = (&charge.id, &id, &description);
+    // The charge is locked and read again inside the transaction: of disputes racing on one
+    // charge the later ones see the first, and get the problem a second dispute gets.
+    retry::run(|| async move {
+        let mut transaction = db.begin().await?;
+        let tx = &mut *transaction;
+        locks::lock(tx, Table::Charges, org, charge_id).await?;
+        let charge = charges::get_in(tx, org, charge_id)
+            .await?
+            .ok_or_else(|| Failure::Refused(ApiError::not_found("charge", charge_id)))?;
+        if !charge.is_open() {
+            return Err(Failure::Refused(ApiError::conflict(
+                "charge_not_open",
+                format!(
+                    "Charge {} is {}; only a pending or overdue charge can be disputed",
+                    charge.id, charge.status
+                ),
+            )));
+        }
+        if let Some(open) = &charge.open_dispute_id {
+            return Err(Failure::Refused(already_open(charge_id, Some(open))));
+        }
+        let new = NewDispute {
+            charge_id,
+            customer_id: &charge.customer_id,
+            reason,
+            description: description.as_deref(),
+        };
+        match store::open(tx, org, id, &new, charge.version, &now_text()).await? {
+            Opening::Opened => {}
+            Opening::ChargeMovedOn => return Err(Failure::Refused(concurrent())),
+            Opening::AlreadyOpen => return Err(Failure::Refused(already_open(charge_id, None))),
+        }
+        events::record(
+            tx,
+            org,
+            "dispute.opened",
+            ("dispute", id),
+            &p.actor(),
+            &json!({ "charge_id": charge.id, "customer_id": charge.customer_id, "reason": reason }),
+        )
+        .await?;
+        let dispute =
+            written(store::get_in(tx, org, id).await?, "dispute").map_err(Failure::Refused)?;
+        commit_attempt(transaction, created(&dispute, dispute.version)).await
+    })
+    .await
+}
+
+/// 409 `charge_has_open_dispute`, naming the open dispute when known.
+fn already_open(charge_id: &str, open: Option<&str>) -> ApiError {
+    let which = open.map(|id| format!(" {id}")).unwrap_or_default();
+    ApiError::conflict(
+        "charge_has_open_dispute",
+        format!("Charge {charge_id} already has the open dispute{which}; resolve it first"),
     )
-    .await?
-    {
-        return Err(concurrent());
-    }
-    events::record(
-        &mut tx,
-        &p.organization_id,
-        "dispute.opened",
-        ("dispute", &id),
-        &p.actor(),
-        &json!({ "charge_id": charge.id, "customer_id": charge.customer_id, "reason": reason }),
-    )
-    .await?;
-    let dispute = written(
-        store::get_in(&mut tx, &p.organization_id, &id).await?,
-        "dispute",
-    )?;
-    commit(tx, created(&dispute, dispute.version)).await
 }
 
 /// `POST /v1/disputes/{id}/resolve`: upheld cancels the charge (withdrawing negativation and
@@ -159,71 +167,76 @@ pub async fn resolve(
     let Some(outcome) = outcome else {
         return Err(ApiError::internal("validated fields missing"));
     };
-    let current = find(&state, &p, &id).await?;
-    check_if_match(&headers, current.version)?;
-    if current.status != "open" {
-        return Err(ApiError::conflict(
-            "dispute_not_open",
-            format!("Dispute {id} was already resolved ({})", current.status),
-        ));
-    }
-    let now = now_text();
-    let org = p.organization_id.as_str();
-    let mut tx = state.db.begin().await?;
-    if !store::resolve(&mut tx, org, &current, outcome, note.as_deref(), &now).await? {
-        return Err(concurrent());
-    }
-    // An upheld dispute cancels the charge when it is still open; one that was paid or
-    // canceled meanwhile stays as it is (a refund, if any, happens outside this service).
-    let mut charge_canceled = false;
-    if outcome == "upheld"
-        && let Some(charge) = charges::get_in(&mut tx, org, &current.charge_id).await?
-        && charge.is_open()
-    {
-        let reason = format!("Contestação {id} procedente");
-        if !charges::cancel(
-            &mut tx,
-            org,
-            &charge.id,
-            charge.version,
-            Some(&reason),
-            &now,
-        )
-        .await?
+    let (db, p, org, id, headers, note) = (
+        &state.db,
+        &p,
+        p.organization_id.as_str(),
+        &id,
+        &headers,
+        &note,
+    );
+    retry::run(|| async move {
+        let now = now_text();
+        let mut transaction = db.begin().await?;
+        let tx = &mut *transaction;
+        // The dispute, then its charge: the order every writer locks them in.
+        locks::lock(tx, Table::Disputes, org, id).await?;
+        let current = store::get_in(tx, org, id)
+            .await?
+            .ok_or_else(|| Failure::Refused(ApiError::not_found("dispute", id)))?;
+        check_if_match(headers, current.version).map_err(Failure::Refused)?;
+        if current.status != "open" {
+            return Err(Failure::Refused(ApiError::conflict(
+                "dispute_not_open",
+                format!("Dispute {id} was already resolved ({})", current.status),
+            )));
+        }
+        locks::lock(tx, Table::Charges, org, &current.charge_id).await?;
+        if !store::resolve(tx, org, &current, outcome, note.as_deref(), &now).await? {
+            return Err(Failure::Refused(concurrent()));
+        }
+        // An upheld dispute cancels the charge when it is still open; one that was paid or
+        // canceled meanwhile stays as it is (a refund, if any, happens outside this service).
+        let mut charge_canceled = false;
+        if outcome == "upheld"
+            && let Some(charge) = charges::get_in(tx, org, &current.charge_id).await?
+            && charge.is_open()
         {
-            return Err(concurrent());
+            let reason = format!("Contestação {id} procedente");
+            if !charges::cancel(tx, org, &charge.id, charge.version, Some(&reason), &now).await? {
+                return Err(Failure::Refused(concurrent()));
+            }
+            events::record(
+                tx,
+                org,
+                "charge.canceled",
+                ("charge", &charge.id),
+                &p.actor(),
+                &json!({ "reason": reason, "dispute_id": id }),
+            )
+            .await?;
+            charge_canceled = true;
         }
         events::record(
-            &mut tx,
+            tx,
             org,
-            "charge.canceled",
-            ("charge", &charge.id),
+            if outcome == "upheld" {
+                "dispute.upheld"
+            } else {
+                "dispute.rejected"
+            },
+            ("dispute", id),
             &p.actor(),
-            &json!({ "reason": reason, "dispute_id": id }),
+            &json!({
+                "charge_id": current.charge_id,
+                "resolution_note": note,
+                "charge_canceled": charge_canceled,
+            }),
         )
         .await?;
-        charge_canceled = true;
-    }
-    events::record(
-        &mut tx,
-        org,
-        if outcome == "upheld" {
-            "dispute.upheld"
-        } else {
-            "dispute.rejected"
-        },
-        ("dispute", &id),
-        &p.actor(),
-        &json!({
-            "charge_id": current.charge_id,
-            "resolution_note": note,
-            "charge_canceled": charge_canceled,
-        }),
-    )
-    .await?;
-    let dispute = written(
-        store::get_in(&mut tx, &p.organization_id, &id).await?,
-        "dispute",
-    )?;
-    commit(tx, data_with_etag(&dispute, dispute.version)).await
+        let dispute =
+            written(store::get_in(tx, org, id).await?, "dispute").map_err(Failure::Refused)?;
+        commit_attempt(transaction, data_with_etag(&dispute, dispute.version)).await
+    })
+    .await
 }

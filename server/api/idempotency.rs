@@ -29,6 +29,7 @@ use crate::auth::Principal;
 use crate::state::AppState;
 use crate::store::idempotency::{self, Claim, Existing, StoredResponse};
 use crate::store::ids;
+use crate::store::retry::Failure;
 
 /// Request bodies above this are refused before they are hashed (the API's ceiling).
 const MAX_BODY: usize = 2 * 1024 * 1024;
@@ -169,16 +170,29 @@ fn lease_secs(lease: Duration) -> i64 {
 /// `tx`, then commit. When the key was taken over meanwhile (this request outlived its
 /// lease), nothing is committed and the client is told to retry.
 pub async fn commit(tx: sqlx::Transaction<'static, sqlx::Any>, reply: Reply) -> ApiResult<Reply> {
+    commit_attempt(tx, reply)
+        .await
+        .map_err(|failure| match failure {
+            Failure::Refused(e) => e,
+            Failure::Store(e) => e.into(),
+        })
+}
+
+/// [`commit`] inside a [`crate::store::retry::run`] attempt: a transient database failure
+/// stays one, so that the attempt is run again.
+pub async fn commit_attempt(
+    mut tx: sqlx::Transaction<'static, sqlx::Any>,
+    reply: Reply,
+) -> Result<Reply, Failure<ApiError>> {
     let held = HELD_KEY.try_with(Arc::clone).ok();
     let Some(held) = held.filter(|_| reply.status().is_success()) else {
         tx.commit().await?;
         return Ok(reply);
     };
-    let mut tx = tx;
     let (parts, body) = reply.into_parts();
     let bytes = axum::body::to_bytes(body, usize::MAX)
         .await
-        .map_err(ApiError::internal)?;
+        .map_err(|e| Failure::Refused(ApiError::internal(e)))?;
     let headers = stored_headers(&parts.headers);
     let stored = idempotency::complete(
         &mut tx,
@@ -194,7 +208,7 @@ pub async fn commit(tx: sqlx::Transaction<'static, sqlx::Any>, reply: Reply) -> 
     .await?;
     if !stored {
         // Dropping `tx` rolls the effect back.
-        return Err(lost_key());
+        return Err(Failure::Refused(lost_key()));
     }
     tx.commit().await?;
     held.stored.store(true, Ordering::Release);

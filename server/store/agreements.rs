@@ -1,6 +1,7 @@
 //! Agreements (acordos): proposals to renegotiate open charges of one customer, and once
 //! accepted the charges they put in force. Also migration 5, which creates the tables of
-//! agreements and of disputes (`store::disputes`).
+//! agreements and of disputes (`store::disputes`), and migration 7, the index that keeps a
+//! charge in at most one live (proposed or accepted) agreement.
 //!
 //! An agreement keeps the original charges it renegotiates (`agreement_charges`, with what
 //! each owed at the proposal, the weights for crediting payments back) and its schedule
@@ -86,6 +87,24 @@ pub const MIGRATION: &[&str] = &[
     "CREATE INDEX disputes_org_created ON disputes (organization_id, created_at)",
     // At most one open dispute per charge, whatever races the API loses.
     "CREATE UNIQUE INDEX disputes_one_open_per_charge ON disputes (charge_id) WHERE state = 'open'",
+];
+
+/// Migration 7: at most one live agreement (proposed or accepted) per charge, as an index.
+///
+/// `agreement_charges.live` is 1 while the agreement is proposed or accepted and 0 once it
+/// ended (`mark_ended` clears it). A database written before this migration may already
+/// hold two live agreements on one charge (the race this index closes): the accepted one,
+/// else the oldest, keeps the charge; the others stay as they are but no longer count, and
+/// accepting one of them is refused (`live_for_charge`).
+pub const MIGRATION_ONE_LIVE: &[&str] = &[
+    "ALTER TABLE agreement_charges ADD COLUMN live BIGINT NOT NULL DEFAULT 0",
+    "UPDATE agreement_charges SET live = 1 WHERE agreement_id = (
+        SELECT other.agreement_id FROM agreement_charges other
+        JOIN agreements ON agreements.id = other.agreement_id
+        WHERE other.charge_id = agreement_charges.charge_id AND agreements.state IN ('proposed', 'accepted')
+        ORDER BY CASE agreements.state WHEN 'accepted' THEN 0 ELSE 1 END, agreements.created_at, agreements.id
+        LIMIT 1)",
+    "CREATE UNIQUE INDEX agreement_charges_one_live ON agreement_charges (charge_id) WHERE live = 1",
 ];
 
 /// Statuses as the API names them (the stored `state` is the same word).
@@ -319,16 +338,14 @@ pub async fn get_in(
     Ok(Some(agreement))
 }
 
-/// The proposed agreement, other than `except`, that already renegotiates `charge_id`.
-pub async fn proposed_for_charge(
+/// The live agreement (proposed or accepted) that renegotiates `charge_id`, if any.
+pub async fn live_for_charge(
     conn: &mut AnyConnection,
     organization_id: &str,
     charge_id: &str,
 ) -> Result<Option<String>> {
     Ok(sqlx::query_scalar(
-        "SELECT agreements.id FROM agreement_charges JOIN agreements ON agreements.id = agreement_charges.agreement_id
-         WHERE agreement_charges.organization_id = $1 AND agreement_charges.charge_id = $2 AND agreements.state = 'proposed'
-         ORDER BY agreements.id LIMIT 1",
+        "SELECT agreement_id FROM agreement_charges WHERE organization_id = $1 AND charge_id = $2 AND live = 1",
     )
     .bind(organization_id)
     .bind(charge_id)
@@ -336,14 +353,23 @@ pub async fn proposed_for_charge(
     .await?)
 }
 
-/// Store a proposal.
+/// What storing a proposal did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Proposal {
+    Stored,
+    /// This charge is already in another live agreement (the unique index said so): nothing
+    /// usable was written, the caller rolls back.
+    ChargeTaken(String),
+}
+
+/// Store a proposal; its charges count as renegotiated (`live`) from now on.
 pub async fn insert(
     conn: &mut AnyConnection,
     organization_id: &str,
     id: &str,
     new: &NewAgreement,
     now: &str,
-) -> Result<()> {
+) -> Result<Proposal> {
     sqlx::query(
         "INSERT INTO agreements (id, organization_id, customer_id, state, total_cents, down_payment_cents, installments,
              first_due_date, discount_bp, note, version, created_at, updated_at)
@@ -362,9 +388,9 @@ pub async fn insert(
     .execute(&mut *conn)
     .await?;
     for (position, charge) in new.charges.iter().enumerate() {
-        sqlx::query(
-            "INSERT INTO agreement_charges (agreement_id, organization_id, charge_id, position, amount_cents, paid_cents, due_cents)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        let inserted = sqlx::query(
+            "INSERT INTO agreement_charges (agreement_id, organization_id, charge_id, position, amount_cents, paid_cents, due_cents, live)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, 1)",
         )
         .bind(id)
         .bind(organization_id)
@@ -374,7 +400,18 @@ pub async fn insert(
         .bind(charge.paid_cents)
         .bind(charge.due_cents)
         .execute(&mut *conn)
-        .await?;
+        .await
+        .map_err(StoreError::from);
+        match inserted {
+            // The agreement is new and its charges distinct, so the one unique key this
+            // insert can break is `agreement_charges_one_live`.
+            Err(e) if super::retry::is_unique_violation(&e) => {
+                return Ok(Proposal::ChargeTaken(charge.charge_id.clone()));
+            }
+            other => {
+                other?;
+            }
+        }
     }
     for (number, amount_cents, due_date) in &new.schedule {
         sqlx::query(
@@ -389,7 +426,7 @@ pub async fn insert(
         .execute(&mut *conn)
         .await?;
     }
-    Ok(())
+    Ok(Proposal::Stored)
 }
 
 /// Move a proposed agreement at `version` to `accepted`; false when it moved on.
@@ -466,9 +503,20 @@ pub async fn mark_ended(
     .bind(&agreement.id)
     .bind(agreement.version)
     .bind(&agreement.status)
-    .execute(conn)
+    .execute(&mut *conn)
     .await?;
-    Ok(done.rows_affected() == 1)
+    if done.rows_affected() != 1 {
+        return Ok(false);
+    }
+    // Its charges can be renegotiated again.
+    sqlx::query(
+        "UPDATE agreement_charges SET live = 0 WHERE organization_id = $1 AND agreement_id = $2",
+    )
+    .bind(organization_id)
+    .bind(&agreement.id)
+    .execute(&mut *conn)
+    .await?;
+    Ok(true)
 }
 
 /// Put an original charge in the agreement: `in_agreement`, its negativation removal and

@@ -6,7 +6,7 @@
 use serde::Serialize;
 use sqlx::{AnyConnection, AssertSqlSafe, Row, any::AnyRow};
 
-use super::{Bind, Conditions, Db, Page, PageRequest, Result};
+use super::{Bind, Conditions, Db, Page, PageRequest, Result, StoreError};
 
 /// Reasons a debtor gives, as the API names them.
 pub const REASONS: &[&str] = &[
@@ -119,9 +119,21 @@ pub struct NewDispute<'a> {
     pub description: Option<&'a str>,
 }
 
+/// What opening a dispute did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opening {
+    Opened,
+    /// The charge is no longer open at the version read, or its `open_dispute_id` is set.
+    ChargeMovedOn,
+    /// The charge already has an open dispute (the unique index said so): nothing usable was
+    /// written, the caller rolls back.
+    AlreadyOpen,
+}
+
 /// Open a dispute on a charge at `charge_version` and pause the charge's collection (its
-/// `open_dispute_id`). False, with nothing written, when the charge is no longer open at that
-/// version or already has an open dispute.
+/// `open_dispute_id`). Nothing is written unless the charge is still open at that version
+/// and has no open dispute; `disputes_one_open_per_charge` holds even for a writer that
+/// skipped the charge.
 pub async fn open(
     conn: &mut AnyConnection,
     organization_id: &str,
@@ -129,7 +141,7 @@ pub async fn open(
     new: &NewDispute<'_>,
     charge_version: i64,
     now: &str,
-) -> Result<bool> {
+) -> Result<Opening> {
     let paused = sqlx::query(
         "UPDATE charges SET open_dispute_id = $1, version = version + 1, updated_at = $2
          WHERE organization_id = $3 AND id = $4 AND version = $5 AND state = 'open' AND open_dispute_id IS NULL",
@@ -142,9 +154,9 @@ pub async fn open(
     .execute(&mut *conn)
     .await?;
     if paused.rows_affected() != 1 {
-        return Ok(false);
+        return Ok(Opening::ChargeMovedOn);
     }
-    sqlx::query(
+    let inserted = sqlx::query(
         "INSERT INTO disputes (id, organization_id, charge_id, customer_id, reason, description, state, version, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, 'open', 1, $7, $7)",
     )
@@ -156,8 +168,14 @@ pub async fn open(
     .bind(new.description)
     .bind(now)
     .execute(&mut *conn)
-    .await?;
-    Ok(true)
+    .await
+    .map_err(StoreError::from);
+    match inserted {
+        // The id is new, so the one unique key this insert can break is one open per charge.
+        Err(e) if super::retry::is_unique_violation(&e) => Ok(Opening::AlreadyOpen),
+        Err(e) => Err(e),
+        Ok(_) => Ok(Opening::Opened),
+    }
 }
 
 /// Decide an open dispute at `version` (`upheld` or `rejected`) and resume its charge's

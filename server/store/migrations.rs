@@ -153,6 +153,11 @@ const MIGRATIONS: &[(i64, &str, &[&str])] = &[
         crate::store::webhooks::MIGRATION,
     ),
     (
+        7,
+        "at most one live agreement per charge, as a unique index",
+        crate::store::agreements::MIGRATION_ONE_LIVE,
+    ),
+    (
         8,
         "idempotency records: holder and lease, for taking over keys of dead processes",
         crate::store::idempotency::MIGRATION,

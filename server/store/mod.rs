@@ -17,9 +17,11 @@ pub mod faults;
 pub mod idempotency;
 pub mod ids;
 pub mod limits;
+pub mod locks;
 mod migrations;
 pub mod orgs;
 pub mod plans;
+pub mod retry;
 pub mod webhooks;
 
 use std::time::Duration;

@@ -11,6 +11,7 @@ mod catalog;
 mod charges;
 mod collection;
 mod collection_engine;
+mod concurrency;
 mod customers;
 mod disputes;
 mod exports;
