@@ -5,4 +5,5 @@
 
 mod crash;
 mod process;
+mod replicas;
 mod storage;

@@ -170,6 +170,12 @@ impl Drop for ServerProcess {
 /// A new `api` token for the demo admin with a rate limit no load test reaches, issued by
 /// the command line on the database `database_args` name (empty: the folder's SQLite).
 pub fn unlimited_admin_token(folder: &Path, database_args: &[&str]) -> String {
+    issue_token(folder, database_args, "api", "1000000/minute")
+}
+
+/// A new token for the demo admin of the first organization, with `audience` and `rate`
+/// (e.g. `6/minute`), issued by `kobana-dunning token create`.
+pub fn issue_token(folder: &Path, database_args: &[&str], audience: &str, rate: &str) -> String {
     let text = std::fs::read_to_string(folder.join("data/demo-credentials.json"))
         .expect("demo credentials written");
     let credentials: Value = serde_json::from_str(&text).expect("credentials are JSON");
@@ -188,9 +194,9 @@ pub fn unlimited_admin_token(folder: &Path, database_args: &[&str]) -> String {
         "--person",
         admin["email"].as_str().expect("email"),
         "--audience",
-        "api",
+        audience,
         "--rate-limit",
-        "1000000/minute",
+        rate,
     ];
     args.extend_from_slice(database_args);
     let output = command(folder, &args, &[]).output().expect("token create");
