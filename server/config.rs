@@ -43,6 +43,9 @@ pub struct Config {
     /// How long to wait for a database connection before answering 503 (and, at start-up,
     /// before giving up on PostgreSQL).
     pub database_connect_timeout: std::time::Duration,
+    /// How long every engine worker holds work it claimed (`DUNNING_ENGINE_LEASE`); `None`:
+    /// each worker's own (5 to 10 minutes).
+    pub engine_lease: Option<std::time::Duration>,
     /// Timeouts and the connection cap of the HTTP server.
     pub http: crate::serve::HttpLimits,
     /// Let webhooks reach loopback, private, link-local and other non-public addresses
@@ -71,6 +74,7 @@ impl Config {
             smtp_url: None,
             idempotency_lease: std::time::Duration::from_secs(30),
             database_connect_timeout: std::time::Duration::from_secs(5),
+            engine_lease: None,
             http: crate::serve::HttpLimits::default(),
             allow_private_webhook_targets: false,
         }

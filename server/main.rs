@@ -78,6 +78,11 @@ struct ServeArgs {
     #[arg(long, env = "DUNNING_IDEMPOTENCY_LEASE", default_value_t = 30,
           value_parser = clap::value_parser!(u64).range(1..=60))]
     idempotency_lease: u64,
+    /// Seconds every engine worker holds a piece of due work it claimed (default: each
+    /// worker's own, 5 to 10 minutes); a replica that died mid-work leaves it after this.
+    #[arg(long, env = "DUNNING_ENGINE_LEASE",
+          value_parser = clap::value_parser!(u64).range(5..=3600))]
+    engine_lease: Option<u64>,
     /// Time a client has to send a whole request head, e.g. `10s` or `500ms`.
     #[arg(long, env = "DUNNING_HEADER_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
     header_timeout: Duration,
@@ -201,6 +206,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         authorization_servers: args.authorization_servers.clone(),
         idempotency_lease: Duration::from_secs(args.idempotency_lease),
         database_connect_timeout: Duration::from_secs(args.database.database_connect_timeout),
+        engine_lease: args.engine_lease.map(Duration::from_secs),
         http: HttpLimits {
             header_timeout: args.header_timeout,
             idle_timeout: args.idle_timeout,

@@ -166,6 +166,15 @@ fn lease_secs(lease: Duration) -> i64 {
     i64::try_from(lease.as_secs()).unwrap_or(60).max(1)
 }
 
+/// How long a stored replay keeps a secret the first answer showed (a webhook's signing
+/// key): long enough for a client's retries, short enough not to keep secrets at rest.
+pub const SECRET_REPLAY_SECS: i64 = 10 * 60;
+
+/// Marks an answer whose body shows a secret at this JSON pointer: its stored replay drops
+/// the secret after [`SECRET_REPLAY_SECS`] (the engine's housekeeping does it).
+#[derive(Debug, Clone, Copy)]
+pub struct ReplaySecret(pub &'static str);
+
 /// End a write handler: store the response with the held key (if the request holds one) in
 /// `tx`, then commit. When the key was taken over meanwhile (this request outlived its
 /// lease), nothing is committed and the client is told to retry.
@@ -194,6 +203,10 @@ pub async fn commit_attempt(
         .await
         .map_err(|e| Failure::Refused(ApiError::internal(e)))?;
     let headers = stored_headers(&parts.headers);
+    let redact = parts.extensions.get::<ReplaySecret>().map(|secret| {
+        let after = time::OffsetDateTime::now_utc().unix_timestamp() + SECRET_REPLAY_SECS;
+        (secret.0, after)
+    });
     let stored = idempotency::complete(
         &mut tx,
         &held.organization_id,
@@ -203,6 +216,7 @@ pub async fn commit_attempt(
             status: parts.status.as_u16(),
             headers: &headers,
             body: &String::from_utf8_lossy(&bytes),
+            redact,
         },
     )
     .await?;
@@ -260,6 +274,7 @@ async fn run_and_store(
                 status: parts.status.as_u16(),
                 headers: &headers,
                 body: &String::from_utf8_lossy(&bytes),
+                redact: None,
             },
         )
         .await

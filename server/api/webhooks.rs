@@ -8,7 +8,7 @@ use axum::response::IntoResponse;
 use http::{HeaderMap, StatusCode};
 use serde_json::json;
 
-use super::idempotency::commit;
+use super::idempotency::{ReplaySecret, commit};
 use super::input::{Input, Patch};
 use super::problem::{ApiError, ApiResult, FieldError};
 use super::reply::{
@@ -194,7 +194,10 @@ pub async fn create(
         "webhook",
     )?;
     webhook.secret = Some(secret);
-    commit(tx, created(&webhook, webhook.version)).await
+    let mut reply = created(&webhook, webhook.version);
+    // The secret is shown once; a replay of this create keeps it only for a while.
+    reply.extensions_mut().insert(ReplaySecret("/data/secret"));
+    commit(tx, reply).await
 }
 
 /// `PATCH /v1/webhooks/{id}`. Enabling a disabled endpoint starts its subscription anew:

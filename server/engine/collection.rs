@@ -282,7 +282,7 @@ async fn send_deliveries(
     report: &mut TickReport,
 ) -> Result<()> {
     let now_text = timestamp_text(now);
-    let until = timestamp_text(plus(now, LEASE));
+    let until = timestamp_text(plus(now, super::lease(state, LEASE)));
     for id in deliveries::due(&state.db, &now_text, BATCH).await? {
         let token = ids::new_id("clm");
         if !deliveries::claim(&state.db, &id, &token, &now_text, &until).await? {
@@ -564,7 +564,7 @@ async fn answer_requests(
             .await?;
         }
     }
-    let until = timestamp_text(plus(now, LEASE));
+    let until = timestamp_text(plus(now, super::lease(state, LEASE)));
     for r in store::due_requests(&state.db, &now_text, BATCH).await? {
         let token = ids::new_id("clm");
         if !store::claim_request(&state.db, &r.charge_id, &r.kind, &token, &now_text, &until)

@@ -41,7 +41,7 @@ pub async fn run(state: AppState) {
 /// Returns how many were finished (completed or failed).
 pub async fn tick(state: &AppState, now: OffsetDateTime) -> Result<usize> {
     let now_text = timestamp_text(now);
-    let lease_until = timestamp_text(now + LEASE);
+    let lease_until = timestamp_text(now + super::lease(state, LEASE));
     let mut finished = 0;
     for id in store::due(&state.db, &now_text, 20).await? {
         let token = ids::new_id("clm");

@@ -6,6 +6,7 @@ pub mod actions;
 pub mod agreements;
 pub mod collection;
 pub mod exports;
+pub mod housekeeping;
 pub mod providers;
 pub mod smtp;
 pub mod webhooks;
@@ -16,6 +17,13 @@ use std::time::Duration;
 use tokio::task::JoinHandle;
 
 use crate::state::AppState;
+
+/// How long a worker holds a piece of due work it claimed: the worker's own `default`,
+/// unless the configuration sets one for every worker (`--engine-lease`). After that a
+/// replica that died mid-work leaves the work to the others.
+pub fn lease(state: &AppState, default: Duration) -> Duration {
+    state.config.engine_lease.unwrap_or(default)
+}
 
 /// The longest a worker waits after failing steps in a row.
 const MAX_BACKOFF: Duration = Duration::from_secs(60);
@@ -74,6 +82,7 @@ pub fn start(state: AppState) -> Vec<JoinHandle<()>> {
     handles.push(tokio::spawn(collection::run(state.clone())));
     handles.push(tokio::spawn(webhooks::run(state.clone())));
     handles.push(tokio::spawn(exports::run(state.clone())));
+    handles.push(tokio::spawn(housekeeping::run(state.clone())));
     handles
 }
 

@@ -283,7 +283,7 @@ async fn fan_out(state: &AppState, now: OffsetDateTime) -> Result<usize> {
 /// Claim and POST the deliveries due at `now`, concurrently; wait for all of them.
 async fn send_due(state: &AppState, now: OffsetDateTime) -> Result<usize> {
     let now_text = timestamp_text(now);
-    let lease_until = timestamp_text(now + LEASE);
+    let lease_until = timestamp_text(now + super::lease(state, LEASE));
     let mut running = JoinSet::new();
     for id in store::due_deliveries(&state.db, &now_text, SENDS_PER_TICK).await? {
         let token = ids::new_id("clm");

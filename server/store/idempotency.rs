@@ -14,6 +14,12 @@ pub const RETENTION_SECS: i64 = 24 * 3600;
 pub const MIGRATION: &[&str] = &[
     "ALTER TABLE idempotency_records ADD COLUMN owner TEXT",
     "ALTER TABLE idempotency_records ADD COLUMN lease_until_epoch BIGINT",
+    // A stored response that shows a secret keeps it only until `redact_after_epoch`; then
+    // the member at `redact_pointer` is removed from the replay.
+    "ALTER TABLE idempotency_records ADD COLUMN redact_after_epoch BIGINT",
+    "ALTER TABLE idempotency_records ADD COLUMN redact_pointer TEXT",
+    "CREATE INDEX idempotency_records_redact ON idempotency_records (redact_after_epoch)",
+    "CREATE INDEX idempotency_records_created ON idempotency_records (created_at_epoch)",
 ];
 
 /// What a key already holds.
@@ -168,6 +174,8 @@ pub struct StoredResponse<'a> {
     pub status: u16,
     pub headers: &'a str,
     pub body: &'a str,
+    /// A secret in the body (its JSON pointer) and when to remove it from the replay.
+    pub redact: Option<(&'a str, i64)>,
 }
 
 /// Store the response of a key `owner` holds, on `conn` — inside the transaction of the
@@ -181,7 +189,8 @@ pub async fn complete(
     response: StoredResponse<'_>,
 ) -> Result<bool> {
     let done = sqlx::query(
-        "UPDATE idempotency_records SET state = 'done', response_status = $1, response_headers = $2, response_body = $3, lease_until_epoch = NULL
+        "UPDATE idempotency_records SET state = 'done', response_status = $1, response_headers = $2, response_body = $3, lease_until_epoch = NULL,
+                redact_pointer = $7, redact_after_epoch = $8
          WHERE organization_id = $4 AND idempotency_key = $5 AND owner = $6 AND state = 'in_progress'",
     )
     .bind(i64::from(response.status))
@@ -190,9 +199,61 @@ pub async fn complete(
     .bind(organization_id)
     .bind(key)
     .bind(owner)
+    .bind(response.redact.map(|(pointer, _)| pointer))
+    .bind(response.redact.map(|(_, after)| after))
     .execute(conn)
     .await?;
     Ok(done.rows_affected() == 1)
+}
+
+/// Remove the secrets whose time in stored replays is over (a batch of at most `limit`);
+/// returns how many responses were redacted.
+pub async fn redact_due(db: &Db, now_epoch: i64, limit: i64) -> Result<usize> {
+    let due: Vec<(String, String, Option<String>, Option<String>)> = sqlx::query_as(
+        "SELECT organization_id, idempotency_key, response_body, redact_pointer FROM idempotency_records
+         WHERE redact_after_epoch <= $1 LIMIT $2",
+    )
+    .bind(now_epoch)
+    .bind(limit)
+    .fetch_all(&db.pool)
+    .await?;
+    for (organization_id, key, body, pointer) in &due {
+        let redacted = redacted_body(body.as_deref().unwrap_or_default(), pointer.as_deref());
+        sqlx::query(
+            "UPDATE idempotency_records SET response_body = $1, redact_pointer = NULL, redact_after_epoch = NULL
+             WHERE organization_id = $2 AND idempotency_key = $3",
+        )
+        .bind(redacted)
+        .bind(organization_id)
+        .bind(key)
+        .execute(&db.pool)
+        .await?;
+    }
+    Ok(due.len())
+}
+
+/// `body` without the member at `pointer` (e.g. `/data/secret`). A body that is not JSON
+/// is dropped whole: a secret must not outlive its time because its container was odd.
+fn redacted_body(body: &str, pointer: Option<&str>) -> String {
+    let (Ok(mut value), Some(pointer)) = (serde_json::from_str::<serde_json::Value>(body), pointer)
+    else {
+        return String::new();
+    };
+    if let Some((parent, member)) = pointer.rsplit_once('/')
+        && let Some(object) = value.pointer_mut(parent).and_then(|v| v.as_object_mut())
+    {
+        object.remove(member);
+    }
+    value.to_string()
+}
+
+/// Forget the records past their retention; returns how many went.
+pub async fn delete_expired(db: &Db, now_epoch: i64) -> Result<u64> {
+    let deleted = sqlx::query("DELETE FROM idempotency_records WHERE created_at_epoch < $1")
+        .bind(now_epoch - RETENTION_SECS)
+        .execute(&db.pool)
+        .await?;
+    Ok(deleted.rows_affected())
 }
 
 /// Give a key back after a request that must not be replayed (a failure worth retrying).

@@ -361,3 +361,53 @@ async fn notify_derives_a_key_so_a_blind_retry_does_not_contact_the_debtor_twice
         key.as_str()
     );
 }
+
+#[tokio::test]
+async fn a_replayed_webhook_create_shows_its_secret_for_ten_minutes_then_never_again() {
+    let server = TestServer::start().await;
+    let admin = server.token(0, "admin", "api");
+    let body = json!({ "url": "https://erp.example.com.br/hooks", "events": ["charge.paid"] });
+    let key = [("idempotency-key", "hook-once")];
+    let first = server
+        .rest_with("POST", "/v1/webhooks", &admin, &key, Some(body.clone()))
+        .await;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.text);
+    let secret = first.body["data"]["secret"]
+        .as_str()
+        .expect("secret shown")
+        .to_string();
+    let soon = server
+        .rest_with("POST", "/v1/webhooks", &admin, &key, Some(body.clone()))
+        .await;
+    assert_eq!(soon.header("idempotent-replayed"), Some("true"));
+    assert_eq!(
+        soon.body["data"]["secret"],
+        secret.as_str(),
+        "a quick retry still learns it"
+    );
+
+    let later = time::OffsetDateTime::now_utc() + time::Duration::minutes(11);
+    let report = kobana_dunning::engine::housekeeping::tick(&server.state, later)
+        .await
+        .expect("housekeeping");
+    assert_eq!(report.secrets_redacted, 1);
+    let stored: Vec<String> = sqlx::query_scalar("SELECT response_body FROM idempotency_records")
+        .fetch_all(&server.state.db.pool)
+        .await
+        .expect("records");
+    assert!(
+        stored.iter().all(|body| !body.contains(&secret)),
+        "the secret is no longer at rest in replays"
+    );
+    let replay = server
+        .rest_with("POST", "/v1/webhooks", &admin, &key, Some(body))
+        .await;
+    assert_eq!(replay.status, StatusCode::CREATED);
+    assert_eq!(replay.header("idempotent-replayed"), Some("true"));
+    assert_eq!(replay.body["data"]["id"], first.body["data"]["id"]);
+    assert!(
+        replay.body["data"].get("secret").is_none(),
+        "{}",
+        replay.text
+    );
+}

@@ -352,3 +352,151 @@ async fn kill_9_of_one_replica_under_load_loses_nothing_and_the_survivor_finishe
     );
     drop(b);
 }
+
+/// A webhook receiver that never answers its first POST (the sender is stuck in it) and
+/// answers 200 to the others; it keeps every body it read.
+async fn stalling_receiver() -> (String, std::sync::Arc<std::sync::Mutex<Vec<Value>>>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let url = format!("http://{}/hook", listener.local_addr().expect("address"));
+    let bodies: std::sync::Arc<std::sync::Mutex<Vec<Value>>> = Default::default();
+    let seen = bodies.clone();
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let mut request = Vec::new();
+            let mut buffer = [0u8; 8192];
+            // Read the head and the body (Content-Length) of one POST.
+            let body = loop {
+                let Ok(n) = socket.read(&mut buffer).await else {
+                    break None;
+                };
+                if n == 0 {
+                    break None;
+                }
+                request.extend_from_slice(&buffer[..n]);
+                let text = String::from_utf8_lossy(&request).to_string();
+                if let Some((head, body)) = text.split_once("\r\n\r\n") {
+                    let length = head
+                        .lines()
+                        .find_map(|l| {
+                            l.to_ascii_lowercase()
+                                .strip_prefix("content-length:")
+                                .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                        })
+                        .unwrap_or(0);
+                    if body.len() >= length {
+                        break Some(body.to_string());
+                    }
+                }
+            };
+            let Some(body) = body else { continue };
+            let first = {
+                let mut bodies = seen.lock().expect("lock");
+                bodies.push(serde_json::from_str(&body).unwrap_or(Value::Null));
+                bodies.len() == 1
+            };
+            if first {
+                held.push(socket); // never answered
+            } else {
+                let _ = socket
+                    .write_all(
+                        b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok",
+                    )
+                    .await;
+            }
+        }
+    });
+    (url, bodies)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn work_a_killed_replica_had_claimed_is_finished_by_another_after_the_lease() {
+    let Some(url) = fresh_postgres_url().await else {
+        return;
+    };
+    let args = [
+        "--database-url",
+        url.as_str(),
+        "--engine-lease",
+        "5",
+        "--allow-private-webhook-targets",
+    ];
+    let folder = tempfile::tempdir().expect("temp dir");
+    let a = ServerProcess::start(folder.path(), &args, &[]);
+    let api = issue_token(
+        folder.path(),
+        &["--database-url", &url],
+        "api",
+        "1000/minute",
+    );
+    let client = reqwest::Client::new();
+    let (receiver, bodies) = stalling_receiver().await;
+    let hook: Value = client
+        .post(a.url("/v1/webhooks"))
+        .bearer_auth(&api)
+        .json(&json!({ "url": receiver, "events": ["customer.created"] }))
+        .send()
+        .await
+        .expect("create webhook")
+        .json()
+        .await
+        .expect("JSON");
+    let hook_id = hook["data"]["id"].as_str().expect("webhook id").to_string();
+    let created = client
+        .post(a.url("/v1/customers"))
+        .bearer_auth(&api)
+        .json(&customer(900))
+        .send()
+        .await
+        .expect("create customer");
+    assert_eq!(created.status(), 201);
+
+    // Replica a claims the delivery and is stuck sending it when it dies.
+    for _ in 0..100 {
+        if !bodies.lock().expect("lock").is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        bodies.lock().expect("lock").len(),
+        1,
+        "replica a was sending"
+    );
+    a.kill_hard();
+
+    // Replica b finds the delivery leased by the dead one, waits out the lease, and sends it.
+    let other = tempfile::tempdir().expect("temp dir");
+    let b = ServerProcess::start(other.path(), &args, &[]);
+    let mut status = Value::Null;
+    for _ in 0..150 {
+        let list: Value = client
+            .get(b.url(&format!("/v1/webhooks/{hook_id}/deliveries")))
+            .bearer_auth(&api)
+            .send()
+            .await
+            .expect("deliveries")
+            .json()
+            .await
+            .expect("JSON");
+        status = list["data"][0]["status"].clone();
+        if status == "succeeded" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        status, "succeeded",
+        "the survivor delivered the dead replica's work"
+    );
+    let bodies = bodies.lock().expect("lock").clone();
+    assert_eq!(
+        bodies.len(),
+        2,
+        "sent by the dead replica, then once by the survivor"
+    );
+    assert_eq!(bodies[0]["id"], bodies[1]["id"], "the same event");
+}
