@@ -6,6 +6,7 @@ use axum::extract::{Path, RawQuery, State};
 use http::HeaderMap;
 use serde_json::json;
 
+use super::collection::locked_charge;
 use super::idempotency::{commit, commit_attempt};
 use super::input::{Input, Patch};
 use super::problem::{ApiError, ApiResult};
@@ -15,7 +16,6 @@ use crate::domain::charge_math::MAX_FINE_BP;
 use crate::domain::money::Cents;
 use crate::state::AppState;
 use crate::store::charges::{self as store, Charge, ChargeFields, ChargeFilter, STATUSES};
-use crate::store::locks::{self, Table};
 use crate::store::retry::{self, Failure};
 use crate::store::{customers, events, ids, now_text};
 
@@ -226,11 +226,7 @@ pub async fn update(
         let now = now_text();
         let mut transaction = db.begin().await?;
         let tx = &mut *transaction;
-        locks::lock(tx, Table::Charges, org, id).await?;
-        let current = store::get_in(tx, org, id)
-            .await?
-            .ok_or_else(|| Failure::Refused(ApiError::not_found("charge", id)))?;
-        check_if_match(headers, current.version).map_err(Failure::Refused)?;
+        let current = locked_charge(tx, org, id, headers).await?;
         if !current.is_open() {
             return Err(Failure::Refused(ApiError::conflict(
                 "charge_not_open",

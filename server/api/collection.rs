@@ -48,6 +48,22 @@ pub(super) fn read_instant(input: &mut Input, name: &str) -> Option<OffsetDateTi
     input.instant(name)
 }
 
+/// Lock charge `id` and read it inside the transaction; 404 when there is none, 412 when
+/// `If-Match` names another version than the one stored.
+pub(super) async fn locked_charge(
+    tx: &mut AnyConnection,
+    org: &str,
+    id: &str,
+    headers: &HeaderMap,
+) -> Result<Charge, Failure<ApiError>> {
+    locks::lock(tx, Table::Charges, org, id).await?;
+    let charge = charges::get_in(tx, org, id)
+        .await?
+        .ok_or_else(|| Failure::Refused(ApiError::not_found("charge", id)))?;
+    check_if_match(headers, charge.version).map_err(Failure::Refused)?;
+    Ok(charge)
+}
+
 /// The charge an action just changed, read inside its transaction.
 async fn charge_reply(conn: &mut AnyConnection, p: &Principal, id: &str) -> ApiResult<Reply> {
     let charge = written(
@@ -96,11 +112,7 @@ pub async fn pay(
     retry::run(|| async move {
         let mut transaction = db.begin().await?;
         let tx = &mut *transaction;
-        locks::lock(tx, Table::Charges, org, id).await?;
-        let current = charges::get_in(tx, org, id)
-            .await?
-            .ok_or_else(|| Failure::Refused(ApiError::not_found("charge", id)))?;
-        check_if_match(headers, current.version).map_err(Failure::Refused)?;
+        let current = locked_charge(tx, org, id, headers).await?;
         if !current.is_open() {
             return Err(Failure::Refused(ApiError::conflict(
                 "charge_not_open",
