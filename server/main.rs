@@ -1,5 +1,6 @@
 //! `kobana-dunning`: run the server (`serve`, the default) or issue tokens (`token create`).
 
+use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -36,9 +37,9 @@ enum Command {
 
 #[derive(Args, Clone)]
 struct ServeArgs {
-    /// Address to listen on.
+    /// Address to listen on: `HOST:PORT`, the host an IP address or a name (`localhost:8081`).
     #[arg(long, env = "DUNNING_BIND", default_value = "127.0.0.1:8080")]
-    bind: SocketAddr,
+    bind: String,
     #[command(flatten)]
     database: DatabaseArgs,
     /// Do not seed demo organizations into a new database.
@@ -175,6 +176,8 @@ struct TokenCreateArgs {
 #[tokio::main]
 async fn main() {
     tracing_subscriber::fmt()
+        // Colours only for a person at a terminal, never in a file or a container log.
+        .with_ansi(std::io::stdout().is_terminal())
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| "info,sqlx=warn".into()),
@@ -193,8 +196,12 @@ async fn main() {
 }
 
 async fn serve(args: ServeArgs) -> Result<(), String> {
+    // Listen first: a busy port must fail before a new database is created (a retry on
+    // another port would find it migrated but never seeded).
+    let listener = bind(&args.bind).await?;
+    let address = listener.local_addr().map_err(|e| e.to_string())?;
     let config = Config {
-        bind: args.bind,
+        bind: address,
         database_url: args.database.database_url.clone(),
         seed_demo: !args.no_demo,
         demo_credentials_path: Some(PathBuf::from("data/demo-credentials.json")),
@@ -227,10 +234,6 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         None => config,
     };
     let (db, fresh) = args.database.open().await?;
-    let listener = tokio::net::TcpListener::bind(config.bind)
-        .await
-        .map_err(|e| format!("cannot listen on {}: {e}", config.bind))?;
-    let address = listener.local_addr().map_err(|e| e.to_string())?;
     let base_url = format!("http://{address}");
     if fresh && config.seed_demo {
         let credentials = demo::seed(&db, &base_url)
@@ -267,6 +270,23 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     served
 }
 
+/// Listen on `HOST:PORT`, resolving a host name (the first address it resolves to).
+async fn bind(text: &str) -> Result<tokio::net::TcpListener, String> {
+    let address: SocketAddr = match text.parse() {
+        Ok(address) => address,
+        Err(_) => tokio::net::lookup_host(text)
+            .await
+            .map_err(|e| format!("cannot listen on {text}: {e} (give HOST:PORT)"))?
+            .next()
+            .ok_or(format!(
+                "cannot listen on {text}: the name resolves to no address"
+            ))?,
+    };
+    tokio::net::TcpListener::bind(address)
+        .await
+        .map_err(|e| format!("cannot listen on {text} ({address}): {e}"))
+}
+
 fn print_welcome(base_url: &str, config: &Config, credentials: Option<&demo::Credentials>) {
     println!();
     println!("Kobana Dunning is listening on {base_url}");
@@ -278,7 +298,18 @@ fn print_welcome(base_url: &str, config: &Config, credentials: Option<&demo::Cre
             "  Webhooks:     may reach loopback and private networks (--allow-private-webhook-targets; never in production)"
         );
     }
+    let credentials_file = config
+        .demo_credentials_path
+        .as_ref()
+        .filter(|path| path.exists());
     match credentials {
+        // Tokens go to a person at a terminal; a log file or a container log only learns
+        // where they are.
+        Some(_) if !std::io::stdout().is_terminal() => {
+            if let Some(path) = credentials_file {
+                println!("  Tokens:       see {}", path.display());
+            }
+        }
         Some(credentials) => {
             println!();
             println!(
@@ -306,9 +337,13 @@ fn print_welcome(base_url: &str, config: &Config, credentials: Option<&demo::Cre
                 );
             }
         }
-        None => println!(
-            "  Tokens:       see data/demo-credentials.json, or issue one with `kobana-dunning token create`"
-        ),
+        None => match credentials_file {
+            Some(path) => println!(
+                "  Tokens:       see {}, or issue one with `kobana-dunning token create`",
+                path.display()
+            ),
+            None => println!("  Tokens:       issue one with `kobana-dunning token create`"),
+        },
     }
     println!();
 }

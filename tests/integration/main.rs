@@ -32,5 +32,6 @@ mod mcp_transport;
 mod plans;
 mod postgres;
 mod rest_limits;
+mod startup;
 mod webhook_security;
 mod webhooks;

@@ -4,6 +4,6 @@
 //! say they skipped.
 
 mod crash;
-mod process;
+pub(crate) mod process;
 mod replicas;
 mod storage;

@@ -44,7 +44,11 @@ impl ServerProcess {
     /// Start the server in `folder` (its `data/` lives there) with `args` after
     /// `--bind 127.0.0.1:0`, and wait until it says where it listens.
     pub fn start(folder: &Path, args: &[&str], env: &[(&str, &str)]) -> ServerProcess {
-        let mut all = vec!["--bind", "127.0.0.1:0"];
+        let mut all = if args.contains(&"--bind") {
+            Vec::new()
+        } else {
+            vec!["--bind", "127.0.0.1:0"]
+        };
         all.extend_from_slice(args);
         let mut child = command(folder, &all, env)
             .spawn()

@@ -1,0 +1,65 @@
+//! The first start, as a newcomer meets it: the real binary, its output read as a log file
+//! would be (not a terminal).
+
+use std::time::Duration;
+
+use crate::faults::process::ServerProcess;
+
+#[tokio::test]
+async fn a_busy_port_on_the_first_start_leaves_nothing_behind_and_the_retry_is_seeded() {
+    let folder = tempfile::tempdir().expect("temp dir");
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = taken.local_addr().expect("address").port();
+    let bind = format!("127.0.0.1:{port}");
+    let (exited, _) =
+        ServerProcess::run_to_exit(folder.path(), &["--bind", &bind], Duration::from_secs(30));
+    assert_eq!(exited.code, Some(1), "{}", exited.output);
+    assert!(
+        exited.output.contains("cannot listen on"),
+        "{}",
+        exited.output
+    );
+    assert!(
+        !folder.path().join("data/dunning.db").exists(),
+        "no database is created before the port is ours"
+    );
+    drop(taken);
+
+    // The retry (on another port) is a real first start: demo data and tokens.
+    let mut server = ServerProcess::start(folder.path(), &[], &[]);
+    let printed = server.printed();
+    assert!(folder.path().join("data/demo-credentials.json").exists());
+    assert!(
+        printed.contains("Tokens:       see data/demo-credentials.json"),
+        "{printed}"
+    );
+    assert!(
+        !printed.contains("kd_api_") && !printed.contains("kd_mcp_"),
+        "no token in a log:\n{printed}"
+    );
+    assert!(
+        !printed.contains('\u{1b}'),
+        "no colour codes in a log:\n{printed}"
+    );
+}
+
+#[tokio::test]
+async fn bind_takes_a_host_name() {
+    let folder = tempfile::tempdir().expect("temp dir");
+    let server = ServerProcess::start(folder.path(), &["--bind", "localhost:0", "--no-demo"], &[]);
+    let answer = reqwest::get(server.url("/v1/openapi.json"))
+        .await
+        .expect("served");
+    assert_eq!(answer.status(), 200);
+}
+
+#[tokio::test]
+async fn a_second_start_without_tokens_points_only_at_what_exists() {
+    let folder = tempfile::tempdir().expect("temp dir");
+    let server = ServerProcess::start(folder.path(), &["--no-demo"], &[]);
+    server.stop();
+    let mut again = ServerProcess::start(folder.path(), &["--no-demo"], &[]);
+    let printed = again.printed();
+    assert!(!printed.contains("demo-credentials.json"), "{printed}");
+    assert!(printed.contains("token create"), "{printed}");
+}
