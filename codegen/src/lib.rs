@@ -21,6 +21,7 @@
 mod annotations;
 mod catalog;
 mod diagnostics;
+pub mod diff;
 mod emit;
 pub mod ir;
 mod lower;

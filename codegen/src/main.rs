@@ -5,6 +5,9 @@
 //! codegen catalog <spec> [--stats]   the catalog JSON (pretty) on stdout;
 //!                                    with --stats, counts and timings on stdout instead
 //! codegen source <spec>              the generated Rust tables on stdout
+//! codegen diff <old> <new>           what changes for an assistant between two catalogs (or
+//!                                    documents): each change breaking or compatible; exit
+//!                                    status 1 when one is breaking
 //! ```
 //!
 //! Warnings go to stderr. Errors: the whole report on stderr and exit status 1.
@@ -14,10 +17,15 @@ use std::time::Instant;
 
 use codegen::{Settings, count_operations, generate, load_document};
 
-const USAGE: &str = "usage: codegen catalog <spec> [--stats]\n       codegen source <spec>";
+const USAGE: &str = "usage: codegen catalog <spec> [--stats]\n       codegen source <spec>\n       codegen diff <old> <new>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [command, old, new] = args.as_slice()
+        && command == "diff"
+    {
+        return diff(old, new);
+    }
     let (command, spec, stats) = match args.as_slice() {
         [cmd, spec] => (cmd.as_str(), spec, false),
         [cmd, spec, flag] if flag == "--stats" => (cmd.as_str(), spec, true),
@@ -88,4 +96,46 @@ fn main() -> ExitCode {
         },
     }
     ExitCode::SUCCESS
+}
+
+/// `codegen diff OLD NEW`: each change on a line, breaking ones first; exit 1 when any is
+/// breaking, 2 when a file cannot be read.
+fn diff(old: &str, new: &str) -> ExitCode {
+    let (old, new) = match (catalog_of(old), catalog_of(new)) {
+        (Ok(old), Ok(new)) => (old, new),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("codegen: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let changes = codegen::diff::diff(&old, &new);
+    for change in &changes {
+        println!("{change}");
+    }
+    let breaking = changes
+        .iter()
+        .filter(|c| c.impact == codegen::diff::Impact::Breaking)
+        .count();
+    eprintln!(
+        "{} changes for an assistant, {breaking} breaking",
+        changes.len()
+    );
+    if breaking > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// The catalog in `path`: a catalog as it is (it has `tools`), or the one an OpenAPI
+/// document generates (without the prompts and instructions a build adds).
+fn catalog_of(path: &str) -> Result<serde_json::Value, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let value = load_document(&text).map_err(|report| format!("{path}: {report}"))?;
+    if value.get("tools").is_some() {
+        return Ok(value);
+    }
+    generate(&value, &Settings::default())
+        .map(|output| output.catalog)
+        .map_err(|report| format!("{path}: {report}"))
 }

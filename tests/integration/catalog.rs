@@ -1,6 +1,7 @@
 //! The MCP catalog of `openapi/v1.yaml`, reviewed: every spec change shows its MCP diff in
 //! `openapi/v1.catalog.json`. After a deliberate change, refresh it with
-//! `EXPECTORATE=overwrite cargo test --test integration catalog` and review the diff.
+//! `EXPECTORATE=overwrite cargo test --test integration catalog` and review the diff. A
+//! mismatch first prints what changes for an assistant (`codegen diff`), breaking ones first.
 
 use serde_json::Value;
 
@@ -9,6 +10,19 @@ fn the_v1_catalog_matches_the_reviewed_snapshot() {
     let catalog: Value =
         serde_json::from_str(kobana_dunning::generated::CATALOG_JSON).expect("catalog JSON");
     let pretty = serde_json::to_string_pretty(&catalog).expect("serialise") + "\n";
+    // What the change means for an assistant comes first, breaking changes at the top; the
+    // text diff follows.
+    if let Ok(reviewed) = std::fs::read_to_string("openapi/v1.catalog.json")
+        && let Ok(reviewed) = serde_json::from_str::<Value>(&reviewed)
+    {
+        let changes = codegen::diff::diff(&reviewed, &catalog);
+        if !changes.is_empty() {
+            eprintln!("The catalog changed for assistants (codegen diff):");
+            for change in &changes {
+                eprintln!("  {change}");
+            }
+        }
+    }
     expectorate::assert_contents("openapi/v1.catalog.json", &pretty);
 }
 

@@ -1,0 +1,689 @@
+//! What a change of catalog means **for an assistant**: tools added, removed or renamed,
+//! arguments added, removed, renamed or newly required, types narrowed, enums shrunk,
+//! annotations changed, output fields removed — each classified breaking or compatible.
+//!
+//! A change is *breaking* when an assistant (or a host) that learned the old catalog can now
+//! fail or be surprised: a call it used to make is refused, an answer lacks a field it read,
+//! or an action it ran without confirmation now destroys something. Pure: two catalogs in,
+//! a list of changes out.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+/// Whether a change can break a client of the old catalog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Impact {
+    /// A client of the old catalog may fail or act differently.
+    Breaking,
+    /// Old clients keep working.
+    Compatible,
+}
+
+/// One change, with where it is and what it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    /// Breaking or compatible.
+    pub impact: Impact,
+    /// `tool dunning_x`, `tool dunning_x argument a.b`, `prompt p`, ...
+    pub place: String,
+    /// What changed, in words.
+    pub what: String,
+}
+
+impl fmt::Display for Change {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let label = match self.impact {
+            Impact::Breaking => "BREAKING  ",
+            Impact::Compatible => "compatible",
+        };
+        write!(f, "{label} {}: {}", self.place, self.what)
+    }
+}
+
+/// Every change from catalog `old` to catalog `new`, breaking ones first.
+pub fn diff(old: &Value, new: &Value) -> Vec<Change> {
+    let mut changes = Vec::new();
+    diff_tools(old, new, &mut changes);
+    diff_named(old, new, "prompts", "name", "prompt", &mut changes);
+    diff_named(
+        old,
+        new,
+        "resourceTemplates",
+        "uriTemplate",
+        "resource template",
+        &mut changes,
+    );
+    diff_named(old, new, "resources", "uri", "resource", &mut changes);
+    changes.sort_by_key(|c| c.impact);
+    changes
+}
+
+/// Whether any change is breaking.
+pub fn has_breaking(changes: &[Change]) -> bool {
+    changes.iter().any(|c| c.impact == Impact::Breaking)
+}
+
+fn push(changes: &mut Vec<Change>, impact: Impact, place: &str, what: String) {
+    changes.push(Change {
+        impact,
+        place: place.to_string(),
+        what,
+    });
+}
+
+fn entries<'a>(catalog: &'a Value, list: &str) -> Vec<&'a Map<String, Value>> {
+    catalog[list]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_object).collect())
+        .unwrap_or_default()
+}
+
+fn find<'a>(
+    items: &[&'a Map<String, Value>],
+    key: &str,
+    value: &str,
+) -> Option<&'a Map<String, Value>> {
+    items
+        .iter()
+        .copied()
+        .find(|m| m.get(key).and_then(Value::as_str) == Some(value))
+}
+
+fn names(items: &[&Map<String, Value>], key: &str) -> BTreeSet<String> {
+    items
+        .iter()
+        .filter_map(|m| m.get(key).and_then(Value::as_str).map(str::to_string))
+        .collect()
+}
+
+fn diff_tools(old: &Value, new: &Value, changes: &mut Vec<Change>) {
+    let (old_tools, new_tools) = (entries(old, "tools"), entries(new, "tools"));
+    let (old_names, new_names) = (names(&old_tools, "name"), names(&new_tools, "name"));
+    let mut added: Vec<&String> = new_names.difference(&old_names).collect();
+    for name in old_names.difference(&new_names) {
+        let tool = find(&old_tools, "name", name).expect("listed");
+        // A tool under another name with the same title is the same operation renamed.
+        let renamed = added.iter().position(|candidate| {
+            let other = find(&new_tools, "name", candidate).expect("listed");
+            tool.get("title").is_some() && other.get("title") == tool.get("title")
+        });
+        match renamed {
+            Some(index) => {
+                let to = added.remove(index);
+                push(
+                    changes,
+                    Impact::Breaking,
+                    &format!("tool {name}"),
+                    format!("renamed to {to}"),
+                );
+                let other = find(&new_tools, "name", to).expect("listed");
+                diff_tool(&format!("tool {to}"), tool, other, changes);
+            }
+            None => push(
+                changes,
+                Impact::Breaking,
+                &format!("tool {name}"),
+                "removed".into(),
+            ),
+        }
+    }
+    for name in added {
+        push(
+            changes,
+            Impact::Compatible,
+            &format!("tool {name}"),
+            "added".into(),
+        );
+    }
+    for name in old_names.intersection(&new_names) {
+        let (a, b) = (
+            find(&old_tools, "name", name).expect("listed"),
+            find(&new_tools, "name", name).expect("listed"),
+        );
+        diff_tool(&format!("tool {name}"), a, b, changes);
+    }
+}
+
+fn diff_tool(
+    place: &str,
+    old: &Map<String, Value>,
+    new: &Map<String, Value>,
+    changes: &mut Vec<Change>,
+) {
+    diff_annotations(
+        place,
+        &old["annotations"],
+        new.get("annotations").unwrap_or(&Value::Null),
+        changes,
+    );
+    if old.get("description") != new.get("description") {
+        push(
+            changes,
+            Impact::Compatible,
+            place,
+            "description changed".into(),
+        );
+    }
+    let empty = Value::Null;
+    diff_input(
+        &format!("{place} argument"),
+        "",
+        old.get("inputSchema").unwrap_or(&empty),
+        new.get("inputSchema").unwrap_or(&empty),
+        changes,
+    );
+    diff_output(
+        &format!("{place} output"),
+        "",
+        old.get("outputSchema").unwrap_or(&empty),
+        new.get("outputSchema").unwrap_or(&empty),
+        changes,
+    );
+}
+
+fn diff_annotations(place: &str, old: &Value, new: &Value, changes: &mut Vec<Change>) {
+    let flag = |v: &Value, key: &str| v.get(key).and_then(Value::as_bool);
+    // A host decides from these whether to ask the user first: a tool that becomes
+    // destructive (or stops being read-only) runs where it used to be waved through.
+    for (key, dangerous) in [
+        ("destructiveHint", true),
+        ("readOnlyHint", false),
+        ("openWorldHint", true),
+        ("idempotentHint", false),
+    ] {
+        let (before, after) = (flag(old, key), flag(new, key));
+        if before != after {
+            let impact = if after == Some(dangerous) {
+                Impact::Breaking
+            } else {
+                Impact::Compatible
+            };
+            push(
+                changes,
+                impact,
+                place,
+                format!("annotation {key} {} → {}", show(before), show(after)),
+            );
+        }
+    }
+}
+
+fn show(flag: Option<bool>) -> &'static str {
+    match flag {
+        Some(true) => "true",
+        Some(false) => "false",
+        None => "unset",
+    }
+}
+
+fn properties(schema: &Value) -> Map<String, Value> {
+    schema["properties"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn required(schema: &Value) -> BTreeSet<String> {
+    schema["required"]
+        .as_array()
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn join(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() {
+        name.to_string()
+    } else {
+        format!("{prefix}.{name}")
+    }
+}
+
+/// Arguments: what a client sends. Removing or requiring is breaking, adding an optional
+/// one is not; narrowing a type or an enum refuses values that used to pass.
+fn diff_input(place: &str, prefix: &str, old: &Value, new: &Value, changes: &mut Vec<Change>) {
+    let (old_props, new_props) = (properties(old), properties(new));
+    let (old_required, new_required) = (required(old), required(new));
+    let mut added: Vec<&String> = new_props
+        .keys()
+        .filter(|k| !old_props.contains_key(*k))
+        .collect();
+    for (name, schema) in &old_props {
+        if new_props.contains_key(name) {
+            continue;
+        }
+        let renamed = added
+            .iter()
+            .position(|candidate| &new_props[*candidate] == schema);
+        let at = format!("{place} {}", join(prefix, name));
+        match renamed {
+            Some(index) => {
+                let to = added.remove(index);
+                push(
+                    changes,
+                    Impact::Breaking,
+                    &at,
+                    format!("renamed to {}", join(prefix, to)),
+                );
+            }
+            None => push(changes, Impact::Breaking, &at, "removed".into()),
+        }
+    }
+    for name in added {
+        let at = format!("{place} {}", join(prefix, name));
+        if new_required.contains(name) {
+            push(changes, Impact::Breaking, &at, "added, required".into());
+        } else {
+            push(changes, Impact::Compatible, &at, "added, optional".into());
+        }
+    }
+    for (name, before) in &old_props {
+        let Some(after) = new_props.get(name) else {
+            continue;
+        };
+        let at = format!("{place} {}", join(prefix, name));
+        match (old_required.contains(name), new_required.contains(name)) {
+            (false, true) => push(changes, Impact::Breaking, &at, "now required".into()),
+            (true, false) => push(changes, Impact::Compatible, &at, "now optional".into()),
+            _ => {}
+        }
+        diff_constraints(&at, before, after, Direction::Input, changes);
+        diff_input(place, &join(prefix, name), before, after, changes);
+    }
+    if old.get("additionalProperties") != Some(&Value::Bool(false))
+        && new.get("additionalProperties") == Some(&Value::Bool(false))
+        && !prefix.is_empty()
+    {
+        push(
+            changes,
+            Impact::Breaking,
+            &format!("{place} {prefix}"),
+            "no longer takes other members".into(),
+        );
+    }
+}
+
+/// Outputs: what a client reads. Removing a field, or making it optional, is breaking;
+/// adding one is not; widening a type or an enum hands the client values it never saw.
+fn diff_output(place: &str, prefix: &str, old: &Value, new: &Value, changes: &mut Vec<Change>) {
+    let (old_props, new_props) = (properties(old), properties(new));
+    let (old_required, new_required) = (required(old), required(new));
+    for (name, before) in &old_props {
+        let at = format!("{place} {}", join(prefix, name));
+        let Some(after) = new_props.get(name) else {
+            push(changes, Impact::Breaking, &at, "field removed".into());
+            continue;
+        };
+        if old_required.contains(name) && !new_required.contains(name) {
+            push(changes, Impact::Breaking, &at, "may now be absent".into());
+        }
+        diff_constraints(&at, before, after, Direction::Output, changes);
+        diff_output(place, &join(prefix, name), before, after, changes);
+    }
+    for name in new_props.keys().filter(|k| !old_props.contains_key(*k)) {
+        push(
+            changes,
+            Impact::Compatible,
+            &format!("{place} {}", join(prefix, name)),
+            "field added".into(),
+        );
+    }
+    if let (Some(a), Some(b)) = (old.get("items"), new.get("items")) {
+        diff_output(place, &join(prefix, "[]"), a, b, changes);
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    Input,
+    Output,
+}
+
+fn types(schema: &Value) -> BTreeSet<String> {
+    let mut set: BTreeSet<String> = match &schema["type"] {
+        Value::String(t) => [t.clone()].into(),
+        Value::Array(list) => list
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
+        _ => BTreeSet::new(),
+    };
+    if schema.get("nullable") == Some(&Value::Bool(true)) {
+        set.insert("null".into());
+    }
+    // An integer is a number: "number" → "integer" narrows, the other way widens.
+    if set.contains("number") {
+        set.insert("integer".into());
+    }
+    set
+}
+
+fn enum_values(schema: &Value) -> Option<BTreeSet<String>> {
+    schema["enum"]
+        .as_array()
+        .map(|v| v.iter().map(Value::to_string).collect())
+}
+
+/// Type, enum and bounds of one value. For an input a narrower set of accepted values is
+/// breaking; for an output a wider set of possible values is.
+fn diff_constraints(
+    at: &str,
+    old: &Value,
+    new: &Value,
+    direction: Direction,
+    changes: &mut Vec<Change>,
+) {
+    let narrowing_breaks = direction == Direction::Input;
+    let impact = |narrowed: bool| {
+        if narrowed == narrowing_breaks {
+            Impact::Breaking
+        } else {
+            Impact::Compatible
+        }
+    };
+    let (before, after) = (types(old), types(new));
+    if !before.is_empty() && !after.is_empty() && before != after {
+        let narrowed = !after.is_superset(&before);
+        let widened = !before.is_superset(&after);
+        let what = format!("type {} → {}", list(&before), list(&after));
+        if narrowed && widened {
+            push(changes, Impact::Breaking, at, what);
+        } else {
+            push(changes, impact(narrowed), at, what);
+        }
+    }
+    match (enum_values(old), enum_values(new)) {
+        (Some(a), Some(b)) if a != b => {
+            let lost: Vec<&String> = a.difference(&b).collect();
+            let gained: Vec<&String> = b.difference(&a).collect();
+            if !lost.is_empty() {
+                push(
+                    changes,
+                    impact(true),
+                    at,
+                    format!(
+                        "enum loses {}",
+                        lost.iter()
+                            .map(|s| s.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                );
+            }
+            if !gained.is_empty() {
+                push(
+                    changes,
+                    impact(false),
+                    at,
+                    format!(
+                        "enum gains {}",
+                        gained
+                            .iter()
+                            .map(|s| s.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                );
+            }
+        }
+        (None, Some(_)) => push(changes, impact(true), at, "now limited to an enum".into()),
+        (Some(_), None) => push(
+            changes,
+            impact(false),
+            at,
+            "no longer limited to an enum".into(),
+        ),
+        _ => {}
+    }
+    // Upper bounds that drop, lower bounds that rise, a new or changed pattern: narrower.
+    for (key, upper) in [
+        ("maxLength", true),
+        ("maximum", true),
+        ("maxItems", true),
+        ("minLength", false),
+        ("minimum", false),
+        ("minItems", false),
+    ] {
+        let (a, b) = (
+            old.get(key).and_then(Value::as_f64),
+            new.get(key).and_then(Value::as_f64),
+        );
+        let narrowed = match (a, b) {
+            (Some(a), Some(b)) if a != b => Some(if upper { b < a } else { b > a }),
+            (None, Some(_)) => Some(true),
+            (Some(_), None) => Some(false),
+            _ => None,
+        };
+        if let Some(narrowed) = narrowed {
+            push(
+                changes,
+                impact(narrowed),
+                at,
+                format!("{key} {} → {}", bound(a), bound(b)),
+            );
+        }
+    }
+    if old.get("pattern") != new.get("pattern") && new.get("pattern").is_some() {
+        push(changes, impact(true), at, "pattern changed".into());
+    }
+}
+
+fn list(set: &BTreeSet<String>) -> String {
+    set.iter()
+        .filter(|t| !(t.as_str() == "integer" && set.contains("number")))
+        .cloned()
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
+fn bound(value: Option<f64>) -> String {
+    value.map_or("unset".into(), |v| v.to_string())
+}
+
+fn diff_named(
+    old: &Value,
+    new: &Value,
+    list_name: &str,
+    key: &str,
+    what: &str,
+    changes: &mut Vec<Change>,
+) {
+    let (a, b) = (entries(old, list_name), entries(new, list_name));
+    let (before, after) = (names(&a, key), names(&b, key));
+    for name in before.difference(&after) {
+        push(
+            changes,
+            Impact::Breaking,
+            &format!("{what} {name}"),
+            "removed".into(),
+        );
+    }
+    for name in after.difference(&before) {
+        push(
+            changes,
+            Impact::Compatible,
+            &format!("{what} {name}"),
+            "added".into(),
+        );
+    }
+    if list_name == "prompts" {
+        for name in before.intersection(&after) {
+            let (p, q) = (
+                find(&a, key, name).expect("listed"),
+                find(&b, key, name).expect("listed"),
+            );
+            let arguments = |m: &Map<String, Value>| -> Vec<(String, bool)> {
+                m.get("arguments")
+                    .and_then(Value::as_array)
+                    .map(|args| {
+                        args.iter()
+                            .map(|x| {
+                                (
+                                    x["name"].as_str().unwrap_or_default().to_string(),
+                                    x["required"].as_bool().unwrap_or(false),
+                                )
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            };
+            let (old_args, new_args) = (arguments(p), arguments(q));
+            for (arg, _) in &old_args {
+                if !new_args.iter().any(|(n, _)| n == arg) {
+                    push(
+                        changes,
+                        Impact::Breaking,
+                        &format!("{what} {name} argument {arg}"),
+                        "removed".into(),
+                    );
+                }
+            }
+            for (arg, req) in &new_args {
+                match old_args.iter().find(|(n, _)| n == arg) {
+                    None if *req => push(
+                        changes,
+                        Impact::Breaking,
+                        &format!("{what} {name} argument {arg}"),
+                        "added, required".into(),
+                    ),
+                    None => push(
+                        changes,
+                        Impact::Compatible,
+                        &format!("{what} {name} argument {arg}"),
+                        "added, optional".into(),
+                    ),
+                    Some((_, false)) if *req => push(
+                        changes,
+                        Impact::Breaking,
+                        &format!("{what} {name} argument {arg}"),
+                        "now required".into(),
+                    ),
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn catalog(tools: Value) -> Value {
+        json!({ "tools": tools, "resourceTemplates": [], "resources": [] })
+    }
+
+    fn tool(name: &str, input: Value, output: Value, destructive: bool) -> Value {
+        json!({
+            "name": name, "title": format!("Title of {name}"), "description": "d",
+            "inputSchema": input, "outputSchema": output,
+            "annotations": { "readOnlyHint": !destructive, "destructiveHint": destructive }
+        })
+    }
+
+    fn object(props: Value, required: &[&str]) -> Value {
+        json!({ "type": "object", "properties": props, "required": required, "additionalProperties": false })
+    }
+
+    fn lines(changes: &[Change]) -> Vec<String> {
+        changes.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn the_same_catalog_has_no_change() {
+        let c = catalog(json!([tool("a", object(json!({}), &[]), json!({}), false)]));
+        assert!(diff(&c, &c).is_empty());
+    }
+
+    #[test]
+    fn each_kind_of_change_is_classified() {
+        let old = catalog(json!([
+            tool(
+                "get",
+                object(
+                    json!({
+                        "id": {"type": "string"},
+                        "status": {"type": "string", "enum": ["a", "b"]},
+                        "note": {"type": "string", "maxLength": 100},
+                        "old_name": {"type": "integer"}
+                    }),
+                    &["id"]
+                ),
+                object(
+                    json!({"id": {"type": "string"}, "gone": {"type": "string"}}),
+                    &["id", "gone"]
+                ),
+                false
+            ),
+            tool("cancel", object(json!({}), &[]), json!({}), false),
+            tool("old_tool", object(json!({}), &[]), json!({}), false),
+        ]));
+        let new = catalog(json!([
+            tool("get", object(json!({
+                "id": {"type": "string"},
+                "status": {"type": "string", "enum": ["a"]},
+                "note": {"type": "string", "maxLength": 50},
+                "new_name": {"type": "integer"},
+                "extra": {"type": "string"},
+                "must": {"type": "string"}
+            }), &["id", "must"]), object(json!({"id": {"type": "string"}, "more": {"type": "string"}}), &["id"]), false),
+            tool("cancel", object(json!({}), &[]), json!({}), true),
+            {"name": "new_tool", "title": "Title of old_tool", "description": "d", "inputSchema": object(json!({}), &[]), "outputSchema": {}, "annotations": {"readOnlyHint": true, "destructiveHint": false}},
+            tool("brand_new", object(json!({}), &[]), json!({}), false),
+        ]));
+        let changes = diff(&old, &new);
+        let text = lines(&changes).join("\n");
+        for expected in [
+            "BREAKING   tool get argument status: enum loses \"b\"",
+            "BREAKING   tool get argument note: maxLength 100 → 50",
+            "BREAKING   tool get argument old_name: renamed to new_name",
+            "BREAKING   tool get argument must: added, required",
+            "compatible tool get argument extra: added, optional",
+            "BREAKING   tool get output gone: field removed",
+            "compatible tool get output more: field added",
+            "BREAKING   tool cancel: annotation destructiveHint false → true",
+            "BREAKING   tool cancel: annotation readOnlyHint true → false",
+            "BREAKING   tool old_tool: renamed to new_tool",
+            "compatible tool brand_new: added",
+        ] {
+            assert!(
+                text.contains(expected.trim_end()) || text.contains(expected),
+                "missing `{expected}` in\n{text}"
+            );
+        }
+        assert!(has_breaking(&changes));
+        assert_eq!(
+            changes[0].impact,
+            Impact::Breaking,
+            "breaking changes come first"
+        );
+    }
+
+    #[test]
+    fn widening_an_input_and_narrowing_an_output_are_compatible() {
+        let old = catalog(json!([tool(
+            "t",
+            object(json!({"n": {"type": "integer", "maximum": 10}}), &[]),
+            object(json!({"s": {"type": ["string", "null"]}}), &["s"]),
+            false
+        )]));
+        let new = catalog(json!([tool(
+            "t",
+            object(json!({"n": {"type": "number", "maximum": 20}}), &[]),
+            object(json!({"s": {"type": "string"}}), &["s"]),
+            false
+        )]));
+        let changes = diff(&old, &new);
+        assert!(!has_breaking(&changes), "{}", lines(&changes).join("\n"));
+        assert_eq!(changes.len(), 3, "{}", lines(&changes).join("\n"));
+    }
+}
