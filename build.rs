@@ -16,6 +16,8 @@ fn main() {
         instructions,
         strict_clashes: None,
         prompts,
+        // The defaults (lean output schemas, no input examples): see codegen/src/budget.rs.
+        budget: None,
     };
     let output = codegen::generate(&document, &settings)
         .unwrap_or_else(|report| panic!("openapi/v1.yaml and templates/:\n{report}"));

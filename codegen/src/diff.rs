@@ -313,6 +313,21 @@ fn diff_input(place: &str, prefix: &str, old: &Value, new: &Value, changes: &mut
 /// adding one is not; widening a type or an enum hands the client values it never saw.
 fn diff_output(place: &str, prefix: &str, old: &Value, new: &Value, changes: &mut Vec<Change>) {
     let (old_props, new_props) = (properties(old), properties(new));
+    // An object whose members are no longer described (a depth budget) still carries them:
+    // the promise is looser, not broken.
+    if !old_props.is_empty() && new.get("properties").is_none() && new.is_object() {
+        let at = format!(
+            "{place} {}",
+            if prefix.is_empty() { "(top)" } else { prefix }
+        );
+        push(
+            changes,
+            Impact::Compatible,
+            &at,
+            "members no longer described".into(),
+        );
+        return;
+    }
     let (old_required, new_required) = (required(old), required(new));
     for (name, before) in &old_props {
         let at = format!("{place} {}", join(prefix, name));

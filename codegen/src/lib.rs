@@ -19,6 +19,7 @@
 #![deny(missing_docs)]
 
 mod annotations;
+pub mod budget;
 mod catalog;
 mod diagnostics;
 pub mod diff;
@@ -51,6 +52,9 @@ pub struct Settings {
     /// Prompt files (Markdown with a YAML front matter), checked against the catalog and
     /// embedded as `PROMPTS`.
     pub prompts: Vec<PromptSource>,
+    /// What a tool may carry; `None`: [`budget::Budget::default`]. The document's
+    /// `x-mcp.budget` overrides it key by key.
+    pub budget: Option<budget::Budget>,
 }
 
 /// The result of a successful generation.
@@ -165,7 +169,13 @@ pub fn generate(doc: &Value, settings: &Settings) -> Result<Output> {
     let root = xmcp::root(&normalised, &mut diags);
     let strict = settings.strict_clashes.unwrap_or(root.present);
     let parsed = parse::parse(&normalised, &mut diags);
-    let operations = lower::build(&parsed, doc, &root, strict, &mut diags);
+    let mut operations = lower::build(&parsed, doc, &root, strict, &mut diags);
+    let budget = budget::Budget::from_document(
+        &normalised,
+        settings.budget.clone().unwrap_or_default(),
+        &mut diags,
+    );
+    budget::apply(&mut operations, &budget, &mut diags);
     let mut prompts = prompts::build(&settings.prompts, &operations, &mut diags);
     let served = prompts::from_operations(&operations);
     prompts::check_unique(&prompts, &served, &mut diags);

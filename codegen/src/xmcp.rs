@@ -97,7 +97,14 @@ pub(crate) fn root(doc: &Value, diags: &mut Diagnostics) -> RootExt {
                 // Informative only: resource URIs are written out in full on operations.
                 string(value, &kp, diags);
             }
-            _ => unknown(key, &kp, &["tool_prefix", "resource_scheme"], diags),
+            // Read by `budget`, which checks its keys.
+            "budget" => {}
+            _ => unknown(
+                key,
+                &kp,
+                &["tool_prefix", "resource_scheme", "budget"],
+                diags,
+            ),
         }
     }
     out

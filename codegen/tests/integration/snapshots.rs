@@ -118,3 +118,18 @@ fn param_headers_mark_arguments_with_x_mcp_header() {
 fn misused_result_prompt_arguments_and_param_headers_keys_are_errors() {
     snapshot_errors("x_mcp_misuse.yaml", None, "x_mcp_misuse");
 }
+
+#[test]
+fn the_default_budget_keeps_output_shapes_and_drops_what_models_do_not_need() {
+    let settings = codegen::Settings {
+        instructions: crate::common::INSTRUCTIONS.to_owned(),
+        ..codegen::Settings::default()
+    };
+    let output = codegen::generate(&crate::common::fixture("bodies.yaml"), &settings)
+        .unwrap_or_else(|r| panic!("{r}"));
+    let catalog = serde_json::to_string_pretty(&output.catalog).expect("JSON");
+    assert_contents(
+        "tests/snapshots/budget_defaults.catalog.json",
+        &format!("{catalog}\n"),
+    );
+}

@@ -83,12 +83,16 @@ impl ServerProcess {
             seen: Vec::new(),
         };
         let deadline = std::time::Instant::now() + Duration::from_secs(60);
-        while server.base_url.is_empty() {
+        // The banner starts with where it listens and ends with an empty line.
+        let mut banner_done = false;
+        while !banner_done {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             match server.output.recv_timeout(left) {
                 Ok(line) => {
                     if let Some(url) = line.strip_prefix("Kobana Dunning is listening on ") {
                         server.base_url = url.trim().to_string();
+                    } else if !server.base_url.is_empty() && line.trim().is_empty() {
+                        banner_done = true;
                     }
                     server.seen.push(line);
                 }
