@@ -83,6 +83,7 @@ fn main() -> ExitCode {
         println!("source bytes:       {}", output.source.len());
         println!("load ms:            {}", loaded.as_millis());
         println!("generate ms:        {}", generated.as_millis());
+        print_tool_sizes(&output.catalog);
         return ExitCode::SUCCESS;
     }
     match command {
@@ -138,4 +139,33 @@ fn catalog_of(path: &str) -> Result<serde_json::Value, String> {
     generate(&value, &Settings::default())
         .map(|output| output.catalog)
         .map_err(|report| format!("{path}: {report}"))
+}
+
+/// Per tool: bytes of the description, the input and the output schema, and roughly how many
+/// tokens a model reads for it (name, description and input schema; ~4 bytes a token).
+fn print_tool_sizes(catalog: &serde_json::Value) {
+    let tools = catalog["tools"].as_array().cloned().unwrap_or_default();
+    let bytes = |v: Option<&serde_json::Value>| v.map_or(0, |v| v.to_string().len());
+    println!();
+    println!(
+        "{:<48} {:>11} {:>11} {:>12} {:>8}",
+        "tool", "description", "inputSchema", "outputSchema", "~tokens"
+    );
+    let mut totals = [0usize; 4];
+    for tool in &tools {
+        let name = tool["name"].as_str().unwrap_or_default();
+        let description = tool["description"].as_str().map_or(0, str::len);
+        let input = bytes(tool.get("inputSchema"));
+        let output = bytes(tool.get("outputSchema"));
+        let tokens = (name.len() + description + input).div_ceil(4);
+        for (total, n) in totals.iter_mut().zip([description, input, output, tokens]) {
+            *total += n;
+        }
+        println!("{name:<48} {description:>11} {input:>11} {output:>12} {tokens:>8}");
+    }
+    let [description, input, output, tokens] = totals;
+    println!(
+        "{:<48} {description:>11} {input:>11} {output:>12} {tokens:>8}",
+        format!("total ({} tools)", tools.len())
+    );
 }

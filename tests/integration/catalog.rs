@@ -44,3 +44,44 @@ fn every_operation_of_the_document_is_a_tool() {
         .sum();
     assert_eq!(kobana_dunning::generated::TOOLS.len(), operations);
 }
+
+/// What each role's assistant reads in `tools/list`, against the budget: the admin's whole
+/// catalog is at most half of what it was before the size budget (197 219 bytes of tools).
+#[tokio::test]
+async fn tools_list_per_role_fits_the_size_budget() {
+    let server = crate::common::TestServer::start().await;
+    let mut admin_bytes = 0;
+    for role in ["admin", "manager", "collector", "viewer"] {
+        let answer = server
+            .mcp(
+                &server.token(0, role, "mcp"),
+                "tools/list",
+                serde_json::json!({}),
+            )
+            .await;
+        let tools = answer.body["result"]["tools"]
+            .as_array()
+            .expect("tools")
+            .clone();
+        let bytes: usize = tools.iter().map(|t| t.to_string().len()).sum();
+        let tokens: usize = tools
+            .iter()
+            .map(|t| {
+                let text = |k: &str| t[k].as_str().map_or(0, str::len);
+                (text("name") + text("description") + t["inputSchema"].to_string().len())
+                    .div_ceil(4)
+            })
+            .sum();
+        eprintln!(
+            "{role:<10} {:>3} tools {bytes:>7} bytes ~{tokens:>6} tokens",
+            tools.len()
+        );
+        if role == "admin" {
+            admin_bytes = bytes;
+        }
+    }
+    assert!(
+        admin_bytes <= 197_219 / 2,
+        "admin catalog is {admin_bytes} bytes"
+    );
+}
