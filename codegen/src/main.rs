@@ -2,8 +2,10 @@
 //! changes for MCP if I merge this spec change?").
 //!
 //! ```text
-//! codegen catalog <spec> [--stats]   the catalog JSON (pretty) on stdout;
-//!                                    with --stats, counts and timings on stdout instead
+//! codegen catalog <spec> [--stats] [--no-budget]
+//!                                    the catalog JSON (pretty) on stdout; with --stats,
+//!                                    counts, timings and sizes per tool instead; with
+//!                                    --no-budget, every schema as the document writes it
 //! codegen source <spec>              the generated Rust tables on stdout
 //! codegen diff <old> <new>           what changes for an assistant between two catalogs (or
 //!                                    documents): each change breaking or compatible; exit
@@ -17,7 +19,7 @@ use std::time::Instant;
 
 use codegen::{Settings, count_operations, generate, load_document};
 
-const USAGE: &str = "usage: codegen catalog <spec> [--stats]\n       codegen source <spec>\n       codegen diff <old> <new>";
+const USAGE: &str = "usage: codegen catalog <spec> [--stats] [--no-budget]\n       codegen source <spec>\n       codegen diff <old> <new>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -26,15 +28,24 @@ fn main() -> ExitCode {
     {
         return diff(old, new);
     }
-    let (command, spec, stats) = match args.as_slice() {
-        [cmd, spec] => (cmd.as_str(), spec, false),
-        [cmd, spec, flag] if flag == "--stats" => (cmd.as_str(), spec, true),
-        [cmd, flag, spec] if flag == "--stats" => (cmd.as_str(), spec, true),
-        _ => {
-            eprintln!("{USAGE}");
-            return ExitCode::from(2);
-        }
+    let [command, rest @ ..] = args.as_slice() else {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
     };
+    let stats = rest.iter().any(|a| a == "--stats");
+    let unlimited = rest.iter().any(|a| a == "--no-budget");
+    let specs: Vec<&String> = rest.iter().filter(|a| !a.starts_with("--")).collect();
+    let (command, [spec]) = (command.as_str(), specs.as_slice()) else {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    if let Some(flag) = rest
+        .iter()
+        .find(|a| a.starts_with("--") && !["--stats", "--no-budget"].contains(&a.as_str()))
+    {
+        eprintln!("codegen: unknown option {flag}\n{USAGE}");
+        return ExitCode::from(2);
+    }
     if command != "catalog" && command != "source" {
         eprintln!("{USAGE}");
         return ExitCode::from(2);
@@ -56,7 +67,11 @@ fn main() -> ExitCode {
     };
     let loaded = started.elapsed();
     let started = Instant::now();
-    let output = match generate(&doc, &Settings::default()) {
+    let settings = Settings {
+        budget: unlimited.then(codegen::budget::Budget::unlimited),
+        ..Settings::default()
+    };
+    let output = match generate(&doc, &settings) {
         Ok(o) => o,
         Err(report) => {
             eprintln!("{report}");
