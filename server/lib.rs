@@ -3,6 +3,7 @@
 //! `app` assembles the whole HTTP surface from a [`state::AppState`]; `main.rs` only parses
 //! the command line and binds a socket, so tests drive exactly what production runs.
 
+pub mod access_log;
 pub mod api;
 pub mod auth;
 pub mod config;
@@ -13,6 +14,7 @@ pub mod engine;
 pub mod generated;
 pub mod mcp;
 pub mod net;
+pub mod probes;
 pub mod serve;
 pub mod state;
 pub mod store;
@@ -32,8 +34,10 @@ pub fn app(state: AppState) -> Router {
     Router::new()
         .merge(v1)
         .merge(mcp)
+        .merge(probes::router(state.clone()))
         .method_not_allowed_fallback(api::problem::wrong_method)
         .fallback(api::problem::no_route)
+        .layer(axum::middleware::from_fn(access_log::access_log))
 }
 
 fn mcp_host(state: &AppState) -> std::sync::Arc<dyn mcp::Host> {

@@ -79,6 +79,13 @@ struct ServeArgs {
     #[arg(long, env = "DUNNING_IDEMPOTENCY_LEASE", default_value_t = 30,
           value_parser = clap::value_parser!(u64).range(1..=60))]
     idempotency_lease: u64,
+    /// Log lines as `text` (for people) or `json` (one object per line, for collectors).
+    #[arg(long, env = "DUNNING_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
+    /// On SIGTERM or SIGINT: how long requests under way and the workers' current steps may
+    /// take to finish before the process exits anyway. A second signal exits at once.
+    #[arg(long, env = "DUNNING_SHUTDOWN_GRACE", default_value = "30s", value_parser = parse_duration)]
+    shutdown_grace: Duration,
     /// Seconds every engine worker holds a piece of due work it claimed (default: each
     /// worker's own, 5 to 10 minutes); a replica that died mid-work leaves it after this.
     #[arg(long, env = "DUNNING_ENGINE_LEASE",
@@ -173,17 +180,34 @@ struct TokenCreateArgs {
     database: DatabaseArgs,
 }
 
+/// How log lines are written.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum LogFormat {
+    /// For people: one line of text per event (coloured only on a terminal).
+    Text,
+    /// For log collectors: one JSON object per line.
+    Json,
+}
+
+fn init_logging(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| "info,sqlx=warn".into());
+    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    match format {
+        LogFormat::Json => builder.json().with_current_span(false).init(),
+        // Colours only for a person at a terminal, never in a file or a container log.
+        LogFormat::Text => builder.with_ansi(std::io::stdout().is_terminal()).init(),
+    }
+}
+
 #[tokio::main]
 async fn main() {
-    tracing_subscriber::fmt()
-        // Colours only for a person at a terminal, never in a file or a container log.
-        .with_ansi(std::io::stdout().is_terminal())
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "info,sqlx=warn".into()),
-        )
-        .init();
     let cli = Cli::parse();
+    init_logging(match &cli.command {
+        None => cli.serve.log_format,
+        Some(Command::Serve(args)) => args.log_format,
+        Some(Command::Token(_)) => LogFormat::Text,
+    });
     let outcome = match cli.command {
         None => serve(cli.serve).await,
         Some(Command::Serve(args)) => serve(args).await,
@@ -258,16 +282,67 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         Vec::new()
     };
     let limits = state.config.http.clone();
-    let served = serve::serve(listener, app(state), limits, async {
-        let _ = tokio::signal::ctrl_c().await;
-    })
-    .await
-    .map_err(|e| e.to_string());
-    // Pending work is in the database: stopping the workers mid-step loses nothing.
-    for worker in workers {
-        worker.abort();
+    let grace = args.shutdown_grace;
+    let (stop, stopping) = tokio::sync::watch::channel(false);
+    tokio::spawn(signals(stop));
+    let mut asked = stopping.clone();
+    let serving = serve::serve(listener, app(state.clone()), limits, async move {
+        let _ = asked.wait_for(|stop| *stop).await;
+    });
+    tokio::pin!(serving);
+    // Serve until a signal; then stop accepting and give requests under way the grace.
+    let mut asked = stopping;
+    let served = tokio::select! {
+        served = &mut serving => served.map_err(|e| e.to_string()),
+        _ = asked.wait_for(|stop| *stop) => {
+            tracing::info!(grace_ms = grace.as_millis() as u64, "shutting down: finishing requests under way");
+            match tokio::time::timeout(grace, &mut serving).await {
+                Ok(served) => served.map_err(|e| e.to_string()),
+                Err(_) => {
+                    tracing::warn!("requests still running after the grace period; leaving them");
+                    Ok(())
+                }
+            }
+        }
+    };
+    // The workers finish the step they are in (so they leave no lease held), then stop.
+    state.engine.stop();
+    let all_stopped = async {
+        for worker in workers {
+            let _ = worker.await;
+        }
+    };
+    if tokio::time::timeout(grace, all_stopped).await.is_err() {
+        tracing::warn!("engine workers still busy after the grace period; their leases expire");
     }
+    state.db.pool.close().await;
+    tracing::info!("stopped");
     served
+}
+
+/// The first SIGTERM or SIGINT asks for a graceful stop; a second one exits at once.
+async fn signals(stop: tokio::sync::watch::Sender<bool>) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut terminate = signal(SignalKind::terminate()).ok();
+    next_signal(&mut terminate).await;
+    stop.send_replace(true);
+    next_signal(&mut terminate).await;
+    eprintln!("second signal: exiting now");
+    std::process::exit(130);
+}
+
+async fn next_signal(terminate: &mut Option<tokio::signal::unix::Signal>) {
+    match terminate {
+        Some(terminate) => {
+            tokio::select! {
+                _ = terminate.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            }
+        }
+        None => {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    }
 }
 
 /// Listen on `HOST:PORT`, resolving a host name (the first address it resolves to).

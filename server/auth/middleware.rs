@@ -54,10 +54,12 @@ pub async fn authenticate_v1(
             true,
         );
     }
-    request
-        .extensions_mut()
-        .insert(Principal::from_record(record, Audience::Api));
-    next.run(request).await
+    let principal = Principal::from_record(record, Audience::Api);
+    let organization = crate::access_log::OrganizationId(principal.organization_id.clone());
+    request.extensions_mut().insert(principal);
+    let mut response = next.run(request).await;
+    response.extensions_mut().insert(organization);
+    response
 }
 
 fn unauthorized(error: ApiError, invalid_token: bool) -> Response {

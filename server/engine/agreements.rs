@@ -44,7 +44,7 @@ fn system() -> Actor {
 
 /// Run [`tick`] every [`INTERVAL`] until the process stops.
 pub async fn run(state: AppState) {
-    super::run_worker("agreements", INTERVAL, || async {
+    super::run_worker(&state, "agreements", INTERVAL, || async {
         tick(&state, OffsetDateTime::now_utc()).await.map(drop)
     })
     .await

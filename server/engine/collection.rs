@@ -85,7 +85,7 @@ fn parse_timestamp(text: &str) -> Result<OffsetDateTime> {
 
 /// The worker's loop; errors are logged and the next tick tries again.
 pub async fn run(state: AppState) {
-    super::run_worker("collection", INTERVAL, || async {
+    super::run_worker(&state, "collection", INTERVAL, || async {
         let report = tick(&state, OffsetDateTime::now_utc()).await?;
         if report != TickReport::default() {
             tracing::info!(?report, "collection tick");

@@ -31,7 +31,7 @@ const LEASE: Duration = Duration::from_secs(10 * 60);
 
 /// Run forever: a tick every two seconds. Errors are logged and the next tick tries again.
 pub async fn run(state: AppState) {
-    super::run_worker("exports", Duration::from_secs(2), || async {
+    super::run_worker(&state, "exports", Duration::from_secs(2), || async {
         tick(&state, OffsetDateTime::now_utc()).await.map(drop)
     })
     .await

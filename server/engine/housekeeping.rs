@@ -20,7 +20,7 @@ pub struct TickReport {
 
 /// Run [`tick`] every minute.
 pub async fn run(state: AppState) {
-    super::run_worker("housekeeping", INTERVAL, || async {
+    super::run_worker(&state, "housekeeping", INTERVAL, || async {
         tick(&state, OffsetDateTime::now_utc()).await.map(drop)
     })
     .await

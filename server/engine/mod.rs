@@ -9,6 +9,7 @@ pub mod exports;
 pub mod housekeeping;
 pub mod providers;
 pub mod smtp;
+pub mod status;
 pub mod webhooks;
 
 use std::future::Future;
@@ -32,16 +33,30 @@ const MAX_BACKOFF: Duration = Duration::from_secs(60);
 /// read-only) the worker waits twice as long each time, up to [`MAX_BACKOFF`], logging each
 /// failure, and goes back to its pace after the first success: it
 /// does not hammer a sick database, and resumes by itself.
-pub async fn run_worker<F, Fut, E>(name: &'static str, interval: Duration, mut step: F)
-where
+///
+/// A stop (`EngineStatus::stop`) ends the loop between steps, never inside one.
+pub async fn run_worker<F, Fut, E>(
+    state: &AppState,
+    name: &'static str,
+    interval: Duration,
+    mut step: F,
+) where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<(), E>>,
     E: std::fmt::Display,
 {
+    let status = &state.engine;
+    let _running = status.register(name);
     let mut wait = interval;
     let mut failures = 0u32;
     loop {
-        tokio::time::sleep(wait).await;
+        tokio::select! {
+            () = tokio::time::sleep(wait) => {}
+            () = status.stopped() => return,
+        }
+        if status.stopping() {
+            return;
+        }
         match step().await {
             Ok(()) => {
                 if failures > 0 {

@@ -209,7 +209,7 @@ pub struct TickReport {
 
 /// Run forever: a tick a second. Errors are logged and the next tick tries again.
 pub async fn run(state: AppState) {
-    super::run_worker("webhooks", Duration::from_secs(1), || async {
+    super::run_worker(&state, "webhooks", Duration::from_secs(1), || async {
         tick(&state, OffsetDateTime::now_utc()).await.map(drop)
     })
     .await

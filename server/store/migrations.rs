@@ -165,6 +165,15 @@ const MIGRATIONS: &[(i64, &str, &[&str])] = &[
     // Areas add their migration here, one tuple each: (version, description, statements).
 ];
 
+/// Whether every migration this build knows has been applied (a replica of an older build
+/// beside a newer database, or the reverse, is not ready).
+pub async fn current(db: &Db) -> Result<bool> {
+    let applied: Vec<i64> = sqlx::query_scalar("SELECT version FROM schema_migrations")
+        .fetch_all(&db.pool)
+        .await?;
+    Ok(MIGRATIONS.iter().all(|m| applied.contains(&m.0)))
+}
+
 /// Apply what is pending. Returns true when the database had no migration before (new).
 pub async fn run(db: &Db) -> Result<bool> {
     db.pool

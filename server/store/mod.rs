@@ -44,6 +44,9 @@ pub enum StoreError {
     /// The database could not be reached at start-up; the text says where and why.
     #[error("{0}")]
     Connect(String),
+    /// The database's schema is not the one this build expects.
+    #[error("{0}")]
+    Schema(String),
 }
 
 impl StoreError {
@@ -53,7 +56,7 @@ impl StoreError {
             StoreError::Sql(e) => faults::classify(e),
             StoreError::Fault(fault) => Some(*fault),
             StoreError::Connect(_) => Some(StorageFault::Unavailable),
-            StoreError::Corrupt(_) => None,
+            StoreError::Corrupt(_) | StoreError::Schema(_) => None,
         }
     }
 }
@@ -171,6 +174,17 @@ impl Db {
         }
         let fresh = migrations::run(&db).await?;
         Ok((db, fresh))
+    }
+
+    /// Whether the database answers and has every migration this build knows.
+    pub async fn check(&self) -> Result<()> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        if !migrations::current(self).await? {
+            return Err(StoreError::Schema(
+                "migrations pending: the database is older than this build".into(),
+            ));
+        }
+        Ok(())
     }
 
     /// Start a transaction that will write. On SQLite it takes the write lock at once

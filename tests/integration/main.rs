@@ -29,6 +29,7 @@ mod mcp_resources;
 mod mcp_stateless;
 mod mcp_tools;
 mod mcp_transport;
+mod operations;
 mod plans;
 mod postgres;
 mod rest_limits;

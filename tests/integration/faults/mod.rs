@@ -6,4 +6,4 @@
 mod crash;
 pub(crate) mod process;
 mod replicas;
-mod storage;
+pub(crate) mod storage;

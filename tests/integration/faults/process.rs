@@ -155,6 +155,25 @@ impl ServerProcess {
         panic!("the server did not stop on SIGINT");
     }
 
+    /// Send a signal (`TERM`, `INT`, ...) without waiting.
+    pub fn signal(&self, name: &str) {
+        let _ = Command::new("kill")
+            .args([&format!("-{name}"), &self.child.id().to_string()])
+            .status();
+    }
+
+    /// Wait at most `limit` for the process to exit; its exit code, if it did.
+    pub fn wait_exit(&mut self, limit: Duration) -> Option<Option<i32>> {
+        let started = std::time::Instant::now();
+        while started.elapsed() < limit {
+            if let Some(status) = self.child.try_wait().ok().flatten() {
+                return Some(status.code());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+
     /// What the process printed so far.
     pub fn printed(&mut self) -> String {
         while let Ok(line) = self.output.try_recv() {

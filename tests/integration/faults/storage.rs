@@ -193,14 +193,14 @@ async fn postgres_that_never_answers_fails_start_up_after_the_connect_timeout() 
 
 /// A TCP relay to PostgreSQL that the test can cut and restore, standing for a database
 /// server that goes away and comes back.
-struct Relay {
-    port: u16,
+pub(crate) struct Relay {
+    pub(crate) port: u16,
     accept: Option<JoinHandle<()>>,
     links: std::sync::Arc<std::sync::Mutex<Vec<JoinHandle<()>>>>,
 }
 
 impl Relay {
-    async fn start(port: u16) -> Relay {
+    pub(crate) async fn start(port: u16) -> Relay {
         let listener = TcpListener::bind(("127.0.0.1", port))
             .await
             .expect("bind relay");
@@ -225,7 +225,7 @@ impl Relay {
     }
 
     /// Close the port and every open connection.
-    fn cut(&mut self) {
+    pub(crate) fn cut(&mut self) {
         if let Some(accept) = self.accept.take() {
             accept.abort();
         }

@@ -1,0 +1,62 @@
+//! One log line per request: request id (taken from `X-Request-Id` or `Request-Id` when the
+//! client sends one, else made here, and returned in both headers), method, path without
+//! its query (queries may carry a CPF), status, duration and the organization when a token
+//! named one. Never a token, a secret or a body.
+
+use std::time::Instant;
+
+use axum::extract::Request;
+use axum::middleware::Next;
+use axum::response::Response;
+use http::HeaderValue;
+
+use crate::store::ids;
+
+/// The organization a request acted for, set on the response by authentication so that the
+/// access log can name it.
+#[derive(Debug, Clone)]
+pub struct OrganizationId(pub String);
+
+/// The id a request is known by in logs and in its answer.
+#[derive(Debug, Clone)]
+pub struct RequestId(pub String);
+
+/// The middleware: outermost, so it sees every request, routed or not.
+pub async fn access_log(mut request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let id = ["x-request-id", "request-id"]
+        .iter()
+        .find_map(|name| request.headers().get(*name))
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.is_empty() && v.len() <= 128 && v.bytes().all(|b| b.is_ascii_graphic()))
+        .map(str::to_string)
+        .unwrap_or_else(|| ids::new_id("req"));
+    if let Ok(value) = HeaderValue::from_str(&id) {
+        // Handlers below (the `/v1` request-id layer) read the same id.
+        request.headers_mut().insert("request-id", value);
+    }
+    request.extensions_mut().insert(RequestId(id.clone()));
+    let method = request.method().clone();
+    let path = request.uri().path().to_string();
+    let mut response = next.run(request).await;
+    if let Ok(value) = HeaderValue::from_str(&id) {
+        response.headers_mut().insert("request-id", value.clone());
+        response.headers_mut().insert("x-request-id", value);
+    }
+    let organization = response
+        .extensions()
+        .get::<OrganizationId>()
+        .map_or("-", |o| o.0.as_str())
+        .to_string();
+    tracing::info!(
+        target: "access",
+        request_id = %id,
+        method = %method,
+        path = %path,
+        status = response.status().as_u16(),
+        duration_ms = started.elapsed().as_secs_f64() * 1000.0,
+        organization = %organization,
+        "request"
+    );
+    response
+}
