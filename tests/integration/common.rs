@@ -296,31 +296,20 @@ pub fn tool_problem(result: &Value) -> Value {
     serde_json::from_str(text).expect("problem JSON in the text")
 }
 
-/// `../shared`, beside the repository, where CI puts the MCP schemas and fixtures.
-pub fn shared_dir() -> Option<std::path::PathBuf> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
-    dir.is_dir().then_some(dir)
-}
-
-/// Check `value` against the definition `name` of the MCP `schema.json` of `revision`.
-/// Without `../shared` the check says so and passes: the folder is CI's, not the repo's.
+/// Check `value` against the definition `name` of the MCP `schema.json` of `revision`, as
+/// published (copies in `tests/mcp-schema/`, kept in the repository so that the check always
+/// runs).
 pub fn assert_mcp_schema(revision: &str, name: &str, value: &Value) {
     use std::collections::HashMap;
     use std::sync::{Mutex, OnceLock};
     static CACHE: OnceLock<Mutex<HashMap<String, Value>>> = OnceLock::new();
-    let Some(shared) = shared_dir() else {
-        eprintln!("skipped MCP schema check of {name}: ../shared/mcp-spec is absent");
-        return;
-    };
+    let schemas = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp-schema");
     let mut cache = CACHE
         .get_or_init(Default::default)
         .lock()
         .expect("schema cache");
     let document = cache.entry(revision.to_string()).or_insert_with(|| {
-        let path = shared
-            .join("mcp-spec/schema")
-            .join(revision)
-            .join("schema.json");
+        let path = schemas.join(revision).join("schema.json");
         serde_json::from_str(&std::fs::read_to_string(&path).expect("schema.json"))
             .expect("schema JSON")
     });
