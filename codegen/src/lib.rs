@@ -23,6 +23,7 @@ mod catalog;
 mod diagnostics;
 mod emit;
 pub mod ir;
+mod load;
 mod lower;
 pub mod names;
 mod normalise;
@@ -36,6 +37,7 @@ use serde_json::Value;
 
 pub use annotations::{MAX_RESULT_SIZE_CHARS, REQUIRES_USER_INTERACTION};
 pub use diagnostics::{Diagnostic, Report};
+pub use load::{LoadedDocument, load};
 pub use prompts::{Prompt, PromptArgument, PromptSource, placeholders};
 
 /// What the caller decides beyond the document.

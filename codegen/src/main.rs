@@ -7,17 +7,21 @@
 //! codegen source <spec>              the generated Rust tables on stdout
 //! ```
 //!
-//! Warnings go to stderr. Errors: the whole report on stderr and exit status 1.
+//! `<spec>` may `$ref` other files (relative to the file that refers to them): they are
+//! bundled in. Warnings go to stderr; `--deny-warnings` makes them errors. Errors: the whole
+//! report on stderr and exit status 1.
 
 use std::process::ExitCode;
 use std::time::Instant;
 
-use codegen::{Settings, count_operations, generate, load_document};
+use codegen::{Settings, count_operations, deny_warnings, generate, load};
 
-const USAGE: &str = "usage: codegen catalog <spec> [--stats]\n       codegen source <spec>";
+const USAGE: &str = "usage: codegen catalog <spec> [--stats] [--deny-warnings]\n       codegen source <spec> [--deny-warnings]";
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let strict = args.iter().any(|a| a == "--deny-warnings");
+    args.retain(|a| a != "--deny-warnings");
     let (command, spec, stats) = match args.as_slice() {
         [cmd, spec] => (cmd.as_str(), spec, false),
         [cmd, spec, flag] if flag == "--stats" => (cmd.as_str(), spec, true),
@@ -31,16 +35,9 @@ fn main() -> ExitCode {
         eprintln!("{USAGE}");
         return ExitCode::from(2);
     }
-    let text = match std::fs::read_to_string(spec) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("codegen: cannot read {spec}: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
     let started = Instant::now();
-    let doc = match load_document(&text) {
-        Ok(d) => d,
+    let doc = match load(std::path::Path::new(spec)) {
+        Ok(d) => d.document,
         Err(report) => {
             eprintln!("{report}");
             return ExitCode::FAILURE;
@@ -48,7 +45,12 @@ fn main() -> ExitCode {
     };
     let loaded = started.elapsed();
     let started = Instant::now();
-    let output = match generate(&doc, &Settings::default()) {
+    let generated = generate(&doc, &Settings::default());
+    let output = match if strict {
+        generated.and_then(deny_warnings)
+    } else {
+        generated
+    } {
         Ok(o) => o,
         Err(report) => {
             eprintln!("{report}");

@@ -30,6 +30,8 @@ generated! {
     prompt_operation => "../snapshots/prompt_operation.rs",
     arguments_body => "../snapshots/arguments_body.rs",
     param_headers => "../snapshots/param_headers.rs",
+    multi => "../snapshots/multi.rs",
+    big_int => "../snapshots/big_int.rs",
 }
 
 #[test]

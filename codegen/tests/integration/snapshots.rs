@@ -118,3 +118,43 @@ fn param_headers_mark_arguments_with_x_mcp_header() {
 fn misused_result_prompt_arguments_and_param_headers_keys_are_errors() {
     snapshot_errors("x_mcp_misuse.yaml", None, "x_mcp_misuse");
 }
+
+#[test]
+fn multi_file_documents_are_bundled_across_folders() {
+    snapshot("multi/openapi.yaml", None, "multi");
+}
+
+#[test]
+fn unresolvable_references_name_the_file_the_pointer_and_the_place() {
+    snapshot_errors("multi_broken/openapi.yaml", None, "multi_broken");
+}
+
+#[test]
+fn swagger_2_is_refused_with_what_is_accepted() {
+    snapshot_errors("swagger2.yaml", None, "swagger2");
+}
+
+#[test]
+fn other_openapi_versions_are_refused() {
+    snapshot_errors("version_4.yaml", None, "version_4");
+}
+
+#[test]
+fn an_empty_file_is_an_empty_document() {
+    snapshot_errors("empty.yaml", None, "empty");
+}
+
+#[test]
+fn non_utf8_input_names_the_byte_offset_and_line() {
+    snapshot_errors("not_utf8.yaml", None, "not_utf8");
+}
+
+#[test]
+fn path_variables_and_path_parameters_must_match() {
+    snapshot_errors("path_template.yaml", None, "path_template");
+}
+
+#[test]
+fn yaml_integers_beyond_64_bits_are_json_numbers() {
+    snapshot("big_int.yaml", None, "big_int");
+}
