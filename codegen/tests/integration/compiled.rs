@@ -32,6 +32,8 @@ generated! {
     param_headers => "../snapshots/param_headers.rs",
     multi => "../snapshots/multi.rs",
     big_int => "../snapshots/big_int.rs",
+    allof_cut => "../snapshots/allof_cut.rs",
+    required_undeclared => "../snapshots/required_undeclared.rs",
 }
 
 #[test]

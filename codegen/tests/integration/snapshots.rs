@@ -158,3 +158,23 @@ fn path_variables_and_path_parameters_must_match() {
 fn yaml_integers_beyond_64_bits_are_json_numbers() {
     snapshot("big_int.yaml", None, "big_int");
 }
+
+#[test]
+fn an_all_of_branch_at_the_nesting_limit_keeps_its_properties() {
+    snapshot("allof_cut.yaml", None, "allof_cut");
+    let output = generate_fixture("allof_cut.yaml", None).unwrap_or_else(|r| panic!("{r}"));
+    let d = &output.catalog["tools"][0]["outputSchema"]["properties"]["b"]["properties"]["c"]
+        ["properties"]["d"];
+    assert_eq!(d["properties"]["id"]["type"], "string", "{d}");
+    assert_eq!(d["required"], serde_json::json!(["id", "own"]), "{d}");
+}
+
+#[test]
+fn required_names_an_undeclared_property_which_is_added_with_a_warning() {
+    snapshot("required_undeclared.yaml", None, "required_undeclared");
+}
+
+#[test]
+fn an_alias_loop_is_an_error() {
+    snapshot_errors("alias_loop.yaml", None, "alias_loop");
+}
