@@ -254,7 +254,21 @@ impl<'a> Converter<'a, '_> {
                     let list = self.at(Seg::Key(key_str), |cx| cx.all_of(value));
                     out.insert(key.clone(), list);
                 }
-                "anyOf" | "oneOf" | "prefixItems" => {
+                "oneOf" | "anyOf" => {
+                    let (list, cut) = self.at(Seg::Key(key_str), |cx| cx.alternatives(value));
+                    // A cut branch accepts what its full schema may refuse, so a value valid
+                    // for another branch would match two and fail `oneOf`: `anyOf` instead.
+                    let key = if cut { "anyOf" } else { key_str };
+                    match out.get_mut(key) {
+                        Some(Value::Array(existing)) if key != key_str => {
+                            existing.extend(list.as_array().cloned().unwrap_or_default());
+                        }
+                        _ => {
+                            out.insert(key.to_owned(), list);
+                        }
+                    }
+                }
+                "prefixItems" => {
                     let list = self.at(Seg::Key(key_str), |cx| cx.schema_list(value));
                     out.insert(key.clone(), list);
                 }
@@ -377,6 +391,34 @@ impl<'a> Converter<'a, '_> {
             }
         }
         Value::Array(out)
+    }
+
+    /// `oneOf`/`anyOf` branches, each on its own (no merging, so a cut never loses a
+    /// sibling's properties); a `$ref` branch cut is reported with its pointer. Returns the
+    /// branches and whether one was cut.
+    fn alternatives(&mut self, value: &'a Value) -> (Value, bool) {
+        let Some(list) = value.as_array() else {
+            return (json!([]), false);
+        };
+        let mut out = Vec::with_capacity(list.len());
+        let mut any_cut = false;
+        for (i, sub) in list.iter().enumerate() {
+            let is_ref = sub.get("$ref").is_some();
+            let converted = self.at(Seg::Index(i), |cx| {
+                cx.cut_here = false;
+                cx.schema(sub)
+            });
+            if is_ref && self.cut_here {
+                any_cut = true;
+                let at = join(&self.pointer(), &i.to_string());
+                self.diags.warn(
+                    at,
+                    "a branch is cut here (recursion or nesting limit): it accepts any value of its type; a `oneOf` holding it becomes `anyOf`",
+                );
+            }
+            out.push(converted);
+        }
+        (Value::Array(out), any_cut)
     }
 
     /// `required` naming a property the schema does not declare (common in real documents):

@@ -34,6 +34,7 @@ generated! {
     big_int => "../snapshots/big_int.rs",
     allof_cut => "../snapshots/allof_cut.rs",
     required_undeclared => "../snapshots/required_undeclared.rs",
+    oneof_cut => "../snapshots/oneof_cut.rs",
 }
 
 #[test]

@@ -178,3 +178,13 @@ fn required_names_an_undeclared_property_which_is_added_with_a_warning() {
 fn an_alias_loop_is_an_error() {
     snapshot_errors("alias_loop.yaml", None, "alias_loop");
 }
+
+#[test]
+fn a_one_of_with_a_cut_branch_becomes_any_of_with_a_warning() {
+    snapshot("oneof_cut.yaml", None, "oneof_cut");
+    let output = generate_fixture("oneof_cut.yaml", None).unwrap_or_else(|r| panic!("{r}"));
+    let schema = &output.catalog["tools"][0]["outputSchema"];
+    let validator = jsonschema::validator_for(schema).expect("compiles");
+    let value = serde_json::json!({"b": {"c": {"d": {"number": "4111"}}}});
+    assert!(validator.is_valid(&value), "{schema}");
+}
