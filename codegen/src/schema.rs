@@ -255,7 +255,9 @@ impl<'a> Converter<'a, '_> {
                     out.insert(key.clone(), list);
                 }
                 "oneOf" | "anyOf" => {
-                    let (list, cut) = self.at(Seg::Key(key_str), |cx| cx.alternatives(value));
+                    let (list, cut) = self.at(Seg::Key(key_str), |cx| {
+                        cx.alternatives(value, key_str == "oneOf")
+                    });
                     // A cut branch accepts what its full schema may refuse, so a value valid
                     // for another branch would match two and fail `oneOf`: `anyOf` instead.
                     let key = if cut { "anyOf" } else { key_str };
@@ -394,14 +396,16 @@ impl<'a> Converter<'a, '_> {
     }
 
     /// `oneOf`/`anyOf` branches, each on its own (no merging, so a cut never loses a
-    /// sibling's properties); a `$ref` branch cut is reported with its pointer. Returns the
-    /// branches and whether one was cut.
-    fn alternatives(&mut self, value: &'a Value) -> (Value, bool) {
+    /// sibling's properties). Returns the branches and whether a `$ref` branch was cut; a
+    /// `oneOf` (which then changes to `anyOf`) says which, with its pointer. An `anyOf` with a
+    /// cut branch stays correct, and the cut branch's description already says why it is
+    /// short: no warning (Stripe's expandable fields would give hundreds).
+    fn alternatives(&mut self, value: &'a Value, one_of: bool) -> (Value, bool) {
         let Some(list) = value.as_array() else {
             return (json!([]), false);
         };
         let mut out = Vec::with_capacity(list.len());
-        let mut any_cut = false;
+        let mut cut = Vec::new();
         for (i, sub) in list.iter().enumerate() {
             let is_ref = sub.get("$ref").is_some();
             let converted = self.at(Seg::Index(i), |cx| {
@@ -409,16 +413,25 @@ impl<'a> Converter<'a, '_> {
                 cx.schema(sub)
             });
             if is_ref && self.cut_here {
-                any_cut = true;
-                let at = join(&self.pointer(), &i.to_string());
-                self.diags.warn(
-                    at,
-                    "a branch is cut here (recursion or nesting limit): it accepts any value of its type; a `oneOf` holding it becomes `anyOf`",
-                );
+                cut.push(i.to_string());
             }
             out.push(converted);
         }
-        (Value::Array(out), any_cut)
+        if one_of && !cut.is_empty() {
+            let at = self.pointer();
+            self.diags.warn(
+                at,
+                format!(
+                    "`oneOf` branch{} {} {} cut here (recursion or nesting limit) and accept{} any value of {} type: read as `anyOf`, so a valid value is not refused for matching two branches",
+                    if cut.len() == 1 { "" } else { "es" },
+                    cut.join(", "),
+                    if cut.len() == 1 { "is" } else { "are" },
+                    if cut.len() == 1 { "s" } else { "" },
+                    if cut.len() == 1 { "its" } else { "their" },
+                ),
+            );
+        }
+        (Value::Array(out), !cut.is_empty())
     }
 
     /// `required` naming a property the schema does not declare (common in real documents):
