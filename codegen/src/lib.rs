@@ -2,9 +2,13 @@
 //! source for the static tables the server dispatches from.
 //!
 //! The crate is a pure transformation: [`load_document`] and [`generate`] take text and
-//! values and return values, with no file IO and no environment; `build.rs`, the CLI and the
-//! tests do the reading and writing. The pipeline, a module per stage:
+//! values and return values, with no file IO and no environment. The one exception is kept
+//! apart, in its own module: [`load`] reads a document from disk with every file its `$ref`s
+//! reach, bundled into one value (and says which files it read, for `rerun-if-changed`);
+//! `build.rs`, the CLI and the tests call it and write the results. The pipeline, a module
+//! per stage:
 //!
+//! 0. `load` (IO, before `generate`): multi-file documents bundled into one;
 //! 1. `normalise`: OpenAPI 3.1 constructs rewritten into the 3.0 shape, real-world faults
 //!    repaired with a warning;
 //! 2. `parse`: typed reading with `openapiv3`, one operation at a time;
@@ -88,9 +92,15 @@ pub fn load_document_bytes(bytes: &[u8]) -> Result<Value> {
             let at = e.valid_up_to();
             let before = &bytes[..at];
             let line = before.iter().filter(|b| **b == b'\n').count() + 1;
-            let line_start = before.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+            let line_start = before
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .map_or(0, |i| i + 1);
             // The column counts characters, as an editor shows them.
-            let column = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
+            let column = String::from_utf8_lossy(&before[line_start..])
+                .chars()
+                .count()
+                + 1;
             Err(Report::single(
                 "",
                 format!(
@@ -200,7 +210,9 @@ fn check_version(doc: &Value) -> Result<()> {
         )),
         Some(Value::String(v)) if accepted(v) => Ok(()),
         Some(other) => {
-            let version = other.as_str().map_or_else(|| other.to_string(), str::to_owned);
+            let version = other
+                .as_str()
+                .map_or_else(|| other.to_string(), str::to_owned);
             Err(Report::single(
                 "/openapi",
                 format!("OpenAPI version `{version}` is not supported: {ACCEPTED}"),

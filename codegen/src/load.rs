@@ -199,8 +199,7 @@ impl Bundler {
                 for (key, child) in obj.iter_mut() {
                     // Example values and enumerations are data, not schema: a `$ref` in them
                     // is text.
-                    if !names && matches!(key.as_str(), "example" | "default" | "enum" | "const")
-                    {
+                    if !names && matches!(key.as_str(), "example" | "default" | "enum" | "const") {
                         continue;
                     }
                     loc.push(key.clone());
@@ -460,14 +459,15 @@ fn kind_of(loc: &[String]) -> Kind {
     let parent = if n >= 2 { loc[n - 2].as_str() } else { "" };
     let grandparent = if n >= 3 { loc[n - 3].as_str() } else { "" };
     // `/components/<section>/<name>` itself.
-    if n == 3 && loc[0] == "components" {
-        if let Some(s) = SECTIONS.iter().find(|s| **s == parent) {
-            return if *s == "pathItems" {
-                Kind::Inline
-            } else {
-                Kind::Component(s)
-            };
-        }
+    if n == 3
+        && loc[0] == "components"
+        && let Some(s) = SECTIONS.iter().find(|s| **s == parent)
+    {
+        return if *s == "pathItems" {
+            Kind::Inline
+        } else {
+            Kind::Component(s)
+        };
     }
     if n == 2 && (parent == "paths" || parent == "webhooks") {
         return Kind::Inline;
@@ -534,7 +534,13 @@ mod tests {
             kind("/components/schemas/A/properties/parameters"),
             Kind::Component("schemas")
         );
-        assert_eq!(kind("/components/schemas/A/allOf/0"), Kind::Component("schemas"));
-        assert_eq!(kind("/components/responses/NotFound"), Kind::Component("responses"));
+        assert_eq!(
+            kind("/components/schemas/A/allOf/0"),
+            Kind::Component("schemas")
+        );
+        assert_eq!(
+            kind("/components/responses/NotFound"),
+            Kind::Component("responses")
+        );
     }
 }

@@ -117,7 +117,9 @@ impl<'de> Visitor<'de> for JsonVisitor {
             };
             for source in sources {
                 let Value::Object(source) = source else {
-                    return Err(de::Error::custom("`<<` must merge a mapping or a list of mappings"));
+                    return Err(de::Error::custom(
+                        "`<<` must merge a mapping or a list of mappings",
+                    ));
                 };
                 for (k, v) in source {
                     out.entry(k).or_insert(v);
@@ -152,7 +154,8 @@ mod tests {
 
     #[test]
     fn keys_become_text_and_merge_keys_apply() {
-        let v = from_str("base: &b {x: 1, y: 2}\nthing:\n  <<: *b\n  y: 3\n200: ok\ntrue: yes\n").unwrap();
+        let v = from_str("base: &b {x: 1, y: 2}\nthing:\n  <<: *b\n  y: 3\n200: ok\ntrue: yes\n")
+            .unwrap();
         assert_eq!(v["thing"], json!({"y": 3, "x": 1}));
         assert_eq!(v["200"], "ok");
         assert_eq!(v["true"], "yes");

@@ -12,13 +12,6 @@ pub fn fixture_path(name: &str) -> std::path::PathBuf {
     std::path::Path::new("tests/fixtures").join(name)
 }
 
-/// Loads `tests/fixtures/<name>` (and the files it refers to).
-pub fn fixture(name: &str) -> Value {
-    load(&fixture_path(name))
-        .unwrap_or_else(|r| panic!("{name}: {r}"))
-        .document
-}
-
 /// Loads and generates a fixture with the given clash mode: the errors of either step.
 pub fn generate_fixture(name: &str, strict_clashes: Option<bool>) -> Result<Output, Report> {
     let settings = Settings {

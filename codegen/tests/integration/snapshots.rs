@@ -163,8 +163,8 @@ fn yaml_integers_beyond_64_bits_are_json_numbers() {
 fn an_all_of_branch_at_the_nesting_limit_keeps_its_properties() {
     snapshot("allof_cut.yaml", None, "allof_cut");
     let output = generate_fixture("allof_cut.yaml", None).unwrap_or_else(|r| panic!("{r}"));
-    let d = &output.catalog["tools"][0]["outputSchema"]["properties"]["b"]["properties"]["c"]
-        ["properties"]["d"];
+    let d = &output.catalog["tools"][0]["outputSchema"]["properties"]["b"]["properties"]["c"]["properties"]
+        ["d"];
     assert_eq!(d["properties"]["id"]["type"], "string", "{d}");
     assert_eq!(d["required"], serde_json::json!(["id", "own"]), "{d}");
 }
