@@ -22,10 +22,12 @@ fn main() {
         prompts,
     };
     let output = codegen::generate(&loaded.document, &settings)
-        .and_then(|output| match env::var("CODEGEN_DENY_WARNINGS").as_deref() {
-            Ok("1") => codegen::deny_warnings(output),
-            _ => Ok(output),
-        })
+        .and_then(
+            |output| match env::var("CODEGEN_DENY_WARNINGS").as_deref() {
+                Ok("1") => codegen::deny_warnings(output),
+                _ => Ok(output),
+            },
+        )
         .unwrap_or_else(|report| panic!("openapi/v1.yaml and templates/:\n{report}"));
     for warning in &output.warnings {
         println!("cargo::warning={warning}");
