@@ -53,6 +53,7 @@ pub fn load(path: &Path) -> Result<LoadedDocument> {
         components: taken_names(&root),
         diags: Diagnostics::default(),
         inlining: Vec::new(),
+        from: canonical.clone(),
     };
     bundler.cache.insert(canonical.clone(), Ok(root.clone()));
     bundler.walk(&mut root, &canonical, &mut Vec::new());
@@ -167,6 +168,8 @@ struct Bundler {
     diags: Diagnostics,
     /// Inline targets being written out, against `$ref` loops between path items.
     inlining: Vec<(PathBuf, String)>,
+    /// The file holding the reference being resolved, for messages.
+    from: PathBuf,
 }
 
 impl Bundler {
@@ -233,6 +236,7 @@ impl Bundler {
             // Local to the root document: the generator resolves it.
             let kind = kind_of(loc);
             if kind == Kind::Inline {
+                self.from = file.to_owned();
                 self.inline(obj, &self.root_file.clone(), fragment, reference, loc);
             }
             return;
@@ -265,6 +269,7 @@ impl Bundler {
                 }
             }
         };
+        self.from = file.to_owned();
         let kind = kind_of(loc);
         match kind {
             // Another file pointing back into the root document: a local reference.
@@ -303,8 +308,9 @@ impl Bundler {
                 self.diags.error(
                     at(loc),
                     format!(
-                        "`$ref: {reference}` does not resolve: {}: {e}",
-                        self.name(file)
+                        "`$ref: {reference}` does not resolve: {}: {e} (referred to from {})",
+                        self.name(file),
+                        self.name(&self.from)
                     ),
                 );
                 None
@@ -315,8 +321,9 @@ impl Bundler {
                     self.diags.error(
                         at(loc),
                         format!(
-                            "`$ref: {reference}` does not resolve: {} has nothing at the pointer `{pointer}`",
-                            self.name(file)
+                            "`$ref: {reference}` does not resolve: {} has nothing at the pointer `{pointer}` (referred to from {})",
+                            self.name(file),
+                            self.name(&self.from)
                         ),
                     );
                     None
