@@ -81,6 +81,7 @@ pub(crate) fn convert(
             refs: Vec::new(),
             nested: 0,
             cut_here: false,
+            all_of_branch: false,
             loc: vec![Seg::Root(ptr.to_owned())],
             max_depth: depth,
             nodes_left: Some(MAX_NODES),
@@ -98,6 +99,7 @@ pub(crate) fn convert(
         refs: Vec::new(),
         nested: 0,
         cut_here: false,
+        all_of_branch: false,
         loc: vec![Seg::Root(ptr.to_owned())],
         max_depth: 1,
         nodes_left: None,
@@ -126,6 +128,9 @@ struct Converter<'a, 'd> {
     nested: usize,
     /// Whether the reference just converted was cut (read right after `schema` returns).
     cut_here: bool,
+    /// The schema about to be converted is a branch of an `allOf`: its `required` may name
+    /// properties another branch declares.
+    all_of_branch: bool,
     loc: Vec<Seg<'a>>,
     /// References nested deeper than this are cut.
     max_depth: usize,
@@ -172,7 +177,10 @@ impl<'a> Converter<'a, '_> {
             // Normalisation turned boolean schemas into objects; anything else was reported.
             return json!({});
         };
+        let all_of_branch = std::mem::take(&mut self.all_of_branch);
         if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
+            // The referenced schema is the branch.
+            self.all_of_branch = all_of_branch;
             return self.reference(reference);
         }
 
@@ -299,7 +307,9 @@ impl<'a> Converter<'a, '_> {
             out.insert("description".into(), Value::String(description));
         }
         let mut out = merge_all_of(out);
-        self.undeclared_required(&mut out);
+        if !all_of_branch {
+            self.undeclared_required(&mut out);
+        }
         if nullable {
             make_nullable(&mut out);
         }
@@ -367,7 +377,9 @@ impl<'a> Converter<'a, '_> {
                 if is_ref {
                     cx.nested = saved.saturating_sub(1);
                 }
+                cx.all_of_branch = true;
                 let v = cx.schema(sub);
+                cx.all_of_branch = false;
                 cx.nested = saved;
                 v
             });
@@ -424,7 +436,11 @@ impl<'a> Converter<'a, '_> {
                 format!(
                     "`oneOf` branch{} {} {} cut here (recursion or nesting limit) and accept{} any value of {} type: read as `anyOf`, so a valid value is not refused for matching two branches",
                     if cut.len() == 1 { "" } else { "es" },
-                    cut.join(", "),
+                    if cut.len() > 6 {
+                        format!("{}, ... ({} of {})", cut[..3].join(", "), cut.len(), list.len())
+                    } else {
+                        cut.join(", ")
+                    },
                     if cut.len() == 1 { "is" } else { "are" },
                     if cut.len() == 1 { "s" } else { "" },
                     if cut.len() == 1 { "its" } else { "their" },
