@@ -1,16 +1,20 @@
 //! Generates the MCP catalog and dispatch tables from `openapi/v1.yaml` into `$OUT_DIR`.
 //! All the work is in the `codegen` crate; this only reads and writes files.
+//! `CODEGEN_DENY_WARNINGS=1` makes the generator's warnings errors.
 
 use std::{env, fs, path::Path};
 
 fn main() {
-    println!("cargo::rerun-if-changed=openapi");
     println!("cargo::rerun-if-changed=templates");
-    let spec = fs::read_to_string("openapi/v1.yaml").expect("read openapi/v1.yaml");
+    println!("cargo::rerun-if-env-changed=CODEGEN_DENY_WARNINGS");
+    let loaded = codegen::load(Path::new("openapi/v1.yaml"))
+        .unwrap_or_else(|report| panic!("openapi/v1.yaml:\n{report}"));
+    // The document and every file its `$ref`s reach.
+    for file in &loaded.files {
+        println!("cargo::rerun-if-changed={}", file.display());
+    }
     let instructions =
         fs::read_to_string("templates/instructions.md").expect("read templates/instructions.md");
-    let document =
-        codegen::load_document(&spec).unwrap_or_else(|report| panic!("openapi/v1.yaml:\n{report}"));
     let prompts = read_prompts(Path::new("templates/prompts"));
     let settings = codegen::Settings {
         instructions,
@@ -19,7 +23,13 @@ fn main() {
         // The defaults (lean output schemas, no input examples): see codegen/src/budget.rs.
         budget: None,
     };
-    let output = codegen::generate(&document, &settings)
+    let output = codegen::generate(&loaded.document, &settings)
+        .and_then(
+            |output| match env::var("CODEGEN_DENY_WARNINGS").as_deref() {
+                Ok("1") => codegen::deny_warnings(output),
+                _ => Ok(output),
+            },
+        )
         .unwrap_or_else(|report| panic!("openapi/v1.yaml and templates/:\n{report}"));
     for warning in &output.warnings {
         println!("cargo::warning={warning}");

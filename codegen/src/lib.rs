@@ -2,9 +2,13 @@
 //! source for the static tables the server dispatches from.
 //!
 //! The crate is a pure transformation: [`load_document`] and [`generate`] take text and
-//! values and return values, with no file IO and no environment; `build.rs`, the CLI and the
-//! tests do the reading and writing. The pipeline, a module per stage:
+//! values and return values, with no file IO and no environment. The one exception is kept
+//! apart, in its own module: [`load`] reads a document from disk with every file its `$ref`s
+//! reach, bundled into one value (and says which files it read, for `rerun-if-changed`);
+//! `build.rs`, the CLI and the tests call it and write the results. The pipeline, a module
+//! per stage:
 //!
+//! 0. `load` (IO, before `generate`): multi-file documents bundled into one;
 //! 1. `normalise`: OpenAPI 3.1 constructs rewritten into the 3.0 shape, real-world faults
 //!    repaired with a warning;
 //! 2. `parse`: typed reading with `openapiv3`, one operation at a time;
@@ -25,6 +29,7 @@ mod diagnostics;
 pub mod diff;
 mod emit;
 pub mod ir;
+mod load;
 mod lower;
 pub mod names;
 mod normalise;
@@ -32,11 +37,13 @@ mod parse;
 mod prompts;
 mod schema;
 mod xmcp;
+mod yaml;
 
 use serde_json::Value;
 
 pub use annotations::{MAX_RESULT_SIZE_CHARS, REQUIRES_USER_INTERACTION};
 pub use diagnostics::{Diagnostic, Report};
+pub use load::{LoadedDocument, load};
 pub use prompts::{Prompt, PromptArgument, PromptSource, placeholders};
 
 /// What the caller decides beyond the document.
@@ -81,80 +88,59 @@ pub struct Output {
 /// Shorthand for results whose error is a [`Report`].
 pub type Result<T> = std::result::Result<T, Report>;
 
+/// Reads an OpenAPI document written as JSON or YAML, from bytes: text that is not UTF-8
+/// is an error naming the byte offset, line and column of the first bad byte.
+pub fn load_document_bytes(bytes: &[u8]) -> Result<Value> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => load_document(text),
+        Err(e) => {
+            let at = e.valid_up_to();
+            let before = &bytes[..at];
+            let line = before.iter().filter(|b| **b == b'\n').count() + 1;
+            let line_start = before
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .map_or(0, |i| i + 1);
+            // The column counts characters, as an editor shows them.
+            let column = String::from_utf8_lossy(&before[line_start..])
+                .chars()
+                .count()
+                + 1;
+            Err(Report::single(
+                "",
+                format!(
+                    "not UTF-8 text: invalid byte 0x{:02x} at byte offset {at} (line {line}, column {column})",
+                    bytes[at]
+                ),
+            ))
+        }
+    }
+}
+
 /// Reads an OpenAPI document written as JSON or YAML.
 pub fn load_document(text: &str) -> Result<Value> {
-    let trimmed = text.trim_start();
+    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+    if is_blank(trimmed) {
+        return Err(Report::single("", "empty document"));
+    }
     if trimmed.starts_with('{') {
         return serde_json::from_str(text)
             .map_err(|e| Report::single("", format!("not valid JSON: {e}")));
     }
-    let yaml: serde_yaml::Value = serde_yaml::from_str(text)
-        .map_err(|e| Report::single("", format!("not valid YAML: {e}")))?;
-    yaml_to_json(yaml, "").map_err(|(pointer, message)| Report::single(pointer, message))
+    let doc =
+        yaml::from_str(text).map_err(|e| Report::single("", format!("not valid YAML: {e}")))?;
+    if doc.is_null() {
+        // Only comments, `---` or `~`: nothing a reader could call a document.
+        return Err(Report::single("", "empty document"));
+    }
+    Ok(doc)
 }
 
-/// YAML to JSON by hand: `serde_json::Value` cannot take YAML's non-string keys (`200:` in
-/// `responses` is an integer), so scalar keys are turned into their text here.
-fn yaml_to_json(
-    yaml: serde_yaml::Value,
-    pointer: &str,
-) -> std::result::Result<Value, (String, String)> {
-    use serde_yaml::Value as Y;
-    Ok(match yaml {
-        Y::Null => Value::Null,
-        Y::Bool(b) => Value::Bool(b),
-        Y::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                Value::from(i)
-            } else if let Some(u) = n.as_u64() {
-                Value::from(u)
-            } else {
-                let f = n.as_f64().unwrap_or(f64::NAN);
-                serde_json::Number::from_f64(f)
-                    .map(Value::Number)
-                    .ok_or_else(|| (pointer.to_owned(), format!("{f} is not a JSON number")))?
-            }
-        }
-        Y::String(s) => Value::String(s),
-        Y::Sequence(items) => {
-            let mut out = Vec::with_capacity(items.len());
-            for (i, item) in items.into_iter().enumerate() {
-                out.push(yaml_to_json(
-                    item,
-                    &diagnostics::join(pointer, &i.to_string()),
-                )?);
-            }
-            Value::Array(out)
-        }
-        Y::Mapping(mut map) => {
-            // `<<` merge keys are YAML's way to share blocks; resolve them first.
-            if map.contains_key("<<") {
-                let mut v = Y::Mapping(map);
-                v.apply_merge()
-                    .map_err(|e| (pointer.to_owned(), e.to_string()))?;
-                let Y::Mapping(m) = v else { unreachable!() };
-                map = m;
-            }
-            let mut out = serde_json::Map::with_capacity(map.len());
-            for (key, value) in map {
-                let key = match key {
-                    Y::String(s) => s,
-                    Y::Number(n) => n.to_string(),
-                    Y::Bool(b) => b.to_string(),
-                    Y::Null => "null".to_owned(),
-                    other => {
-                        return Err((
-                            pointer.to_owned(),
-                            format!("a mapping key must be a scalar, found {other:?}"),
-                        ));
-                    }
-                };
-                let value = yaml_to_json(value, &diagnostics::join(pointer, &key))?;
-                out.insert(key, value);
-            }
-            Value::Object(out)
-        }
-        Y::Tagged(tagged) => yaml_to_json(tagged.value, pointer)?,
+/// Whether `text` holds nothing but white space and YAML comments.
+fn is_blank(text: &str) -> bool {
+    text.lines().all(|l| {
+        let l = l.trim();
+        l.is_empty() || l.starts_with('#')
     })
 }
 
@@ -164,6 +150,7 @@ pub fn generate(doc: &Value, settings: &Settings) -> Result<Output> {
     if !doc.is_object() {
         return Err(Report::single("", "the document is not a JSON object"));
     }
+    check_version(doc)?;
     let mut diags = diagnostics::Diagnostics::default();
     let normalised = normalise::normalise(doc, &mut diags);
     let root = xmcp::root(&normalised, &mut diags);
@@ -204,6 +191,57 @@ pub fn generate(doc: &Value, settings: &Settings) -> Result<Output> {
         warnings,
         source,
     })
+}
+
+/// What the generator reads: OpenAPI 3.0.x and 3.1.x. Anything else would be read as if it were
+/// one of them and give hollow tools (a Swagger 2.0 document has no `requestBody` and no
+/// `content`), so it stops here with a message saying what is accepted.
+fn check_version(doc: &Value) -> Result<()> {
+    const ACCEPTED: &str = "this tool reads OpenAPI 3.0.x and 3.1.x documents";
+    if let Some(swagger) = doc.get("swagger") {
+        let version = swagger
+            .as_str()
+            .map_or_else(|| swagger.to_string(), str::to_owned);
+        return Err(Report::single(
+            "/swagger",
+            format!(
+                "Swagger {version} is not supported: convert it to OpenAPI 3.0 or 3.1 (e.g. with swagger2openapi); {ACCEPTED}"
+            ),
+        ));
+    }
+    let accepted = |v: &str| {
+        ["3.0.", "3.1."]
+            .iter()
+            .any(|p| v.strip_prefix(p).is_some_and(|rest| !rest.is_empty()))
+    };
+    match doc.get("openapi") {
+        None => Err(Report::single(
+            "",
+            format!("no `openapi` version field: {ACCEPTED}"),
+        )),
+        Some(Value::String(v)) if accepted(v) => Ok(()),
+        Some(other) => {
+            let version = other
+                .as_str()
+                .map_or_else(|| other.to_string(), str::to_owned);
+            Err(Report::single(
+                "/openapi",
+                format!("OpenAPI version `{version}` is not supported: {ACCEPTED}"),
+            ))
+        }
+    }
+}
+
+/// Turns the warnings of `output` into errors, for teams that want a document without any
+/// (`codegen --deny-warnings`, `CODEGEN_DENY_WARNINGS=1` in `build.rs`).
+pub fn deny_warnings(output: Output) -> Result<Output> {
+    if output.warnings.is_empty() {
+        Ok(output)
+    } else {
+        Err(Report {
+            errors: output.warnings,
+        })
+    }
 }
 
 /// The number of operations a document declares (every method of every path item, excluded

@@ -188,6 +188,7 @@ impl Builder<'_, '_> {
                 None => params.push((param, at)),
             }
         }
+        self.check_path_template(&params);
         let mut args: Vec<Arg> = Vec::new();
         for (param, at) in &params {
             if let Some(arg) = self.parameter(param, at) {
@@ -197,6 +198,36 @@ impl Builder<'_, '_> {
         // Path, query, header: the order a reader expects; stable within a location.
         args.sort_by_key(|a| a.location as u8);
         args
+    }
+
+    /// Every `{variable}` of the path needs a path parameter and every path parameter a
+    /// variable: without them the tool cannot build its URL, so either is an error.
+    fn check_path_template(&mut self, params: &[(Parameter, String)]) {
+        let path = &self.raw.path;
+        let vars = placeholders(path);
+        let declared: Vec<(&str, &str)> = params
+            .iter()
+            .filter(|(p, _)| matches!(p, Parameter::Path { .. }))
+            .map(|(p, at)| (p.parameter_data_ref().name.as_str(), at.as_str()))
+            .collect();
+        for var in &vars {
+            if !declared.iter().any(|(name, _)| name == var) {
+                self.diags.error(
+                    self.raw.pointer.clone(),
+                    format!(
+                        "path `{path}` has the variable `{{{var}}}` but no path parameter `{var}`: the tool could not build its URL"
+                    ),
+                );
+            }
+        }
+        for (name, at) in declared {
+            if !vars.iter().any(|v| v == name) {
+                self.diags.error(
+                    at,
+                    format!("path parameter `{name}` is not a variable of the path `{path}`"),
+                );
+            }
+        }
     }
 
     fn parameter(&mut self, param: &Parameter, at: &str) -> Option<Arg> {

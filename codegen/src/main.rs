@@ -12,14 +12,16 @@
 //!                                    status 1 when one is breaking
 //! ```
 //!
-//! Warnings go to stderr. Errors: the whole report on stderr and exit status 1.
+//! `<spec>` may `$ref` other files (relative to the file that refers to them): they are
+//! bundled in. Warnings go to stderr; `--deny-warnings` makes them errors. Errors: the whole
+//! report on stderr and exit status 1.
 
 use std::process::ExitCode;
 use std::time::Instant;
 
-use codegen::{Settings, count_operations, generate, load_document};
+use codegen::{Settings, count_operations, deny_warnings, generate, load};
 
-const USAGE: &str = "usage: codegen catalog <spec> [--stats] [--no-budget]\n       codegen source <spec>\n       codegen diff <old> <new>";
+const USAGE: &str = "usage: codegen catalog <spec> [--stats] [--no-budget] [--deny-warnings]\n       codegen source <spec> [--deny-warnings]\n       codegen diff <old> <new>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -34,15 +36,15 @@ fn main() -> ExitCode {
     };
     let stats = rest.iter().any(|a| a == "--stats");
     let unlimited = rest.iter().any(|a| a == "--no-budget");
+    let strict = rest.iter().any(|a| a == "--deny-warnings");
     let specs: Vec<&String> = rest.iter().filter(|a| !a.starts_with("--")).collect();
     let (command, [spec]) = (command.as_str(), specs.as_slice()) else {
         eprintln!("{USAGE}");
         return ExitCode::from(2);
     };
-    if let Some(flag) = rest
-        .iter()
-        .find(|a| a.starts_with("--") && !["--stats", "--no-budget"].contains(&a.as_str()))
-    {
+    if let Some(flag) = rest.iter().find(|a| {
+        a.starts_with("--") && !["--stats", "--no-budget", "--deny-warnings"].contains(&a.as_str())
+    }) {
         eprintln!("codegen: unknown option {flag}\n{USAGE}");
         return ExitCode::from(2);
     }
@@ -50,16 +52,9 @@ fn main() -> ExitCode {
         eprintln!("{USAGE}");
         return ExitCode::from(2);
     }
-    let text = match std::fs::read_to_string(spec) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("codegen: cannot read {spec}: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
     let started = Instant::now();
-    let doc = match load_document(&text) {
-        Ok(d) => d,
+    let doc = match load(std::path::Path::new(spec)) {
+        Ok(d) => d.document,
         Err(report) => {
             eprintln!("{report}");
             return ExitCode::FAILURE;
@@ -71,7 +66,12 @@ fn main() -> ExitCode {
         budget: unlimited.then(codegen::budget::Budget::unlimited),
         ..Settings::default()
     };
-    let output = match generate(&doc, &settings) {
+    let generated = generate(&doc, &settings);
+    let output = match if strict {
+        generated.and_then(deny_warnings)
+    } else {
+        generated
+    } {
         Ok(o) => o,
         Err(report) => {
             eprintln!("{report}");
@@ -147,11 +147,15 @@ fn diff(old: &str, new: &str) -> ExitCode {
 /// document generates (without the prompts and instructions a build adds).
 fn catalog_of(path: &str) -> Result<serde_json::Value, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-    let value = load_document(&text).map_err(|report| format!("{path}: {report}"))?;
-    if value.get("tools").is_some() {
-        return Ok(value);
+    if let Ok(catalog) = serde_json::from_str::<serde_json::Value>(&text)
+        && catalog.get("tools").is_some()
+    {
+        return Ok(catalog);
     }
-    generate(&value, &Settings::default())
+    let document = load(std::path::Path::new(path))
+        .map_err(|report| format!("{path}: {report}"))?
+        .document;
+    generate(&document, &Settings::default())
         .map(|output| output.catalog)
         .map_err(|report| format!("{path}: {report}"))
 }

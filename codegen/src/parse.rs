@@ -59,7 +59,7 @@ pub(crate) fn parse<'a>(json: &'a Value, diags: &mut Diagnostics) -> Document<'a
                     continue;
                 }
                 let ptr = join("/paths", path);
-                operations.extend(path_item(path, item, &ptr, diags));
+                operations.extend(path_item(json, path, item, &ptr, diags));
             }
         }
         _ => diags.error("/paths", "`paths` must be an object"),
@@ -75,18 +75,21 @@ pub(crate) fn parse<'a>(json: &'a Value, diags: &mut Diagnostics) -> Document<'a
     }
 }
 
-fn path_item(path: &str, item: &Value, ptr: &str, diags: &mut Diagnostics) -> Vec<RawOperation> {
+fn path_item(
+    json: &Value,
+    path: &str,
+    item: &Value,
+    ptr: &str,
+    diags: &mut Diagnostics,
+) -> Vec<RawOperation> {
     let Some(item) = item.as_object() else {
         diags.error(ptr, "a path item must be an object");
         return Vec::new();
     };
-    if item.contains_key("$ref") {
-        diags.error(
-            join(ptr, "$ref"),
-            "path items by `$ref` are not supported: write the operations out",
-        );
+    let Some(item) = follow_object(json, item, &join(ptr, "$ref"), diags) else {
         return Vec::new();
-    }
+    };
+    let item = &item;
     if item.contains_key("x-mcp") {
         diags.error(
             join(ptr, "x-mcp"),
@@ -108,7 +111,17 @@ fn path_item(path: &str, item: &Value, ptr: &str, diags: &mut Diagnostics) -> Ve
     for (key, method) in METHOD_ORDER {
         let Some(op) = item.get(key) else { continue };
         let op_ptr = join(ptr, key);
-        if let Some(op) = typed::<Operation>(op, &op_ptr, diags) {
+        // Not in the specification, but written by real documents: an operation by `$ref`.
+        let op = match op.as_object() {
+            Some(obj) if obj.contains_key("$ref") => {
+                match follow_object(json, obj, &join(&op_ptr, "$ref"), diags) {
+                    Some(resolved) => Value::Object(resolved),
+                    None => continue,
+                }
+            }
+            _ => op.clone(),
+        };
+        if let Some(op) = typed::<Operation>(&op, &op_ptr, diags) {
             out.push(RawOperation {
                 path: path.to_owned(),
                 method,
@@ -119,6 +132,44 @@ fn path_item(path: &str, item: &Value, ptr: &str, diags: &mut Diagnostics) -> Ve
         }
     }
     out
+}
+
+/// `obj` with its local `$ref` (if any) written out: the target's keys, then `obj`'s own
+/// siblings over them, following references to references; a loop is an error at `at`.
+fn follow_object(
+    json: &Value,
+    obj: &serde_json::Map<String, Value>,
+    at: &str,
+    diags: &mut Diagnostics,
+) -> Option<serde_json::Map<String, Value>> {
+    let mut out = obj.clone();
+    let mut seen: Vec<String> = Vec::new();
+    while let Some(Value::String(reference)) = out.remove("$ref") {
+        if seen.contains(&reference) {
+            seen.push(reference);
+            diags.error(at, format!("a loop of references: {}", seen.join(" → ")));
+            return None;
+        }
+        let target = match ref_pointer(&reference) {
+            Ok(p) => p,
+            Err(message) => {
+                diags.error(at, message);
+                return None;
+            }
+        };
+        let Some(Value::Object(target)) = json.pointer(&target) else {
+            diags.error(
+                at,
+                format!("`$ref: {reference}` does not resolve to an object"),
+            );
+            return None;
+        };
+        seen.push(reference);
+        for (k, v) in target {
+            out.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+    }
+    Some(out)
 }
 
 /// Deserialises `value` as `T`, recording an error at `ptr` when it does not fit.
@@ -184,7 +235,7 @@ pub(crate) fn resolve<T: DeserializeOwned + Clone>(
 }
 
 /// `$ref` values are URI fragments: `%7B` and friends may appear in them.
-fn percent_decode(s: &str) -> String {
+pub(crate) fn percent_decode(s: &str) -> String {
     if !s.contains('%') {
         return s.to_owned();
     }

@@ -79,6 +79,9 @@ pub(crate) fn convert(
             dir,
             diags,
             refs: Vec::new(),
+            nested: 0,
+            cut_here: false,
+            all_of_branch: false,
             loc: vec![Seg::Root(ptr.to_owned())],
             max_depth: depth,
             nodes_left: Some(MAX_NODES),
@@ -94,6 +97,9 @@ pub(crate) fn convert(
         dir,
         diags,
         refs: Vec::new(),
+        nested: 0,
+        cut_here: false,
+        all_of_branch: false,
         loc: vec![Seg::Root(ptr.to_owned())],
         max_depth: 1,
         nodes_left: None,
@@ -116,6 +122,15 @@ struct Converter<'a, 'd> {
     diags: &'d mut Diagnostics,
     /// The `$ref`s being expanded, outermost first.
     refs: Vec<&'a str>,
+    /// How many of them add a level of nesting: an `allOf` branch does not (its properties
+    /// are the enclosing schema's own), so a depth cut never falls on one and never drops
+    /// properties a sibling branch's merge would keep.
+    nested: usize,
+    /// Whether the reference just converted was cut (read right after `schema` returns).
+    cut_here: bool,
+    /// The schema about to be converted is a branch of an `allOf`: its `required` may name
+    /// properties another branch declares.
+    all_of_branch: bool,
     loc: Vec<Seg<'a>>,
     /// References nested deeper than this are cut.
     max_depth: usize,
@@ -162,7 +177,10 @@ impl<'a> Converter<'a, '_> {
             // Normalisation turned boolean schemas into objects; anything else was reported.
             return json!({});
         };
+        let all_of_branch = std::mem::take(&mut self.all_of_branch);
         if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
+            // The referenced schema is the branch.
+            self.all_of_branch = all_of_branch;
             return self.reference(reference);
         }
 
@@ -240,7 +258,27 @@ impl<'a> Converter<'a, '_> {
                     let s = self.at(Seg::Key(key_str), |cx| cx.schema(value));
                     out.insert(key.clone(), s);
                 }
-                "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
+                "allOf" => {
+                    let list = self.at(Seg::Key(key_str), |cx| cx.all_of(value));
+                    out.insert(key.clone(), list);
+                }
+                "oneOf" | "anyOf" => {
+                    let (list, cut) = self.at(Seg::Key(key_str), |cx| {
+                        cx.alternatives(value, key_str == "oneOf")
+                    });
+                    // A cut branch accepts what its full schema may refuse, so a value valid
+                    // for another branch would match two and fail `oneOf`: `anyOf` instead.
+                    let key = if cut { "anyOf" } else { key_str };
+                    match out.get_mut(key) {
+                        Some(Value::Array(existing)) if key != key_str => {
+                            existing.extend(list.as_array().cloned().unwrap_or_default());
+                        }
+                        _ => {
+                            out.insert(key.to_owned(), list);
+                        }
+                    }
+                }
+                "prefixItems" => {
                     let list = self.at(Seg::Key(key_str), |cx| cx.schema_list(value));
                     out.insert(key.clone(), list);
                 }
@@ -269,6 +307,9 @@ impl<'a> Converter<'a, '_> {
             out.insert("description".into(), Value::String(description));
         }
         let mut out = merge_all_of(out);
+        if !all_of_branch {
+            self.undeclared_required(&mut out);
+        }
         if nullable {
             make_nullable(&mut out);
         }
@@ -318,6 +359,138 @@ impl<'a> Converter<'a, '_> {
         Value::Array(out)
     }
 
+    /// `allOf` branches: a `$ref` branch is expanded whatever the nesting depth (only a
+    /// cycle cuts it). A branch cut for recursion cannot say which properties it adds, so the
+    /// other branches stop forbidding unknown properties (they would refuse valid values)
+    /// and a warning says where the cut is.
+    fn all_of(&mut self, value: &'a Value) -> Value {
+        let Some(list) = value.as_array() else {
+            return json!([]);
+        };
+        let mut out = Vec::with_capacity(list.len());
+        let mut any_cut = false;
+        for (i, sub) in list.iter().enumerate() {
+            let is_ref = sub.get("$ref").is_some();
+            let converted = self.at(Seg::Index(i), |cx| {
+                cx.cut_here = false;
+                let saved = cx.nested;
+                if is_ref {
+                    cx.nested = saved.saturating_sub(1);
+                }
+                cx.all_of_branch = true;
+                let v = cx.schema(sub);
+                cx.all_of_branch = false;
+                cx.nested = saved;
+                v
+            });
+            if is_ref && self.cut_here {
+                any_cut = true;
+                let at = join(&self.pointer(), &i.to_string());
+                self.diags.warn(
+                    at,
+                    "an `allOf` branch refers back to a schema being expanded: cut here, so the result does not list that branch's properties and allows any others",
+                );
+            }
+            out.push(converted);
+        }
+        if any_cut {
+            for part in &mut out {
+                if let Some(obj) = part.as_object_mut() {
+                    for key in ["additionalProperties", "unevaluatedProperties"] {
+                        if obj.get(key) == Some(&Value::Bool(false)) {
+                            obj.remove(key);
+                        }
+                    }
+                }
+            }
+        }
+        Value::Array(out)
+    }
+
+    /// `oneOf`/`anyOf` branches, each on its own (no merging, so a cut never loses a
+    /// sibling's properties). Returns the branches and whether a `$ref` branch was cut; a
+    /// `oneOf` (which then changes to `anyOf`) says which, with its pointer. An `anyOf` with a
+    /// cut branch stays correct, and the cut branch's description already says why it is
+    /// short: no warning (Stripe's expandable fields would give hundreds).
+    fn alternatives(&mut self, value: &'a Value, one_of: bool) -> (Value, bool) {
+        let Some(list) = value.as_array() else {
+            return (json!([]), false);
+        };
+        let mut out = Vec::with_capacity(list.len());
+        let mut cut = Vec::new();
+        for (i, sub) in list.iter().enumerate() {
+            let is_ref = sub.get("$ref").is_some();
+            let converted = self.at(Seg::Index(i), |cx| {
+                cx.cut_here = false;
+                cx.schema(sub)
+            });
+            if is_ref && self.cut_here {
+                cut.push(i.to_string());
+            }
+            out.push(converted);
+        }
+        if one_of && !cut.is_empty() {
+            let at = self.pointer();
+            self.diags.warn(
+                at,
+                format!(
+                    "`oneOf` branch{} {} {} cut here (recursion or nesting limit) and accept{} any value of {} type: read as `anyOf`, so a valid value is not refused for matching two branches",
+                    if cut.len() == 1 { "" } else { "es" },
+                    if cut.len() > 6 {
+                        format!("{}, ... ({} of {})", cut[..3].join(", "), cut.len(), list.len())
+                    } else {
+                        cut.join(", ")
+                    },
+                    if cut.len() == 1 { "is" } else { "are" },
+                    if cut.len() == 1 { "s" } else { "" },
+                    if cut.len() == 1 { "its" } else { "their" },
+                ),
+            );
+        }
+        (Value::Array(out), !cut.is_empty())
+    }
+
+    /// `required` naming a property the schema does not declare (common in real documents):
+    /// the property is added, unconstrained, with a warning. Dropping the requirement would
+    /// let a model omit what the API insists on; adding it keeps the requirement and keeps
+    /// the schema satisfiable under `additionalProperties: false`.
+    fn undeclared_required(&mut self, out: &mut Map<String, Value>) {
+        if ["allOf", "anyOf", "oneOf", "patternProperties"]
+            .iter()
+            .any(|k| out.contains_key(*k))
+        {
+            return;
+        }
+        let Some(Value::Array(required)) = out.get("required") else {
+            return;
+        };
+        let Some(Value::Object(props)) = out.get("properties") else {
+            return;
+        };
+        let missing: Vec<String> = required
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|r| !props.contains_key(*r))
+            .map(str::to_owned)
+            .collect();
+        if missing.is_empty() {
+            return;
+        }
+        let at = join(&self.pointer(), "required");
+        for name in missing {
+            self.diags.warn(
+                at.clone(),
+                format!("`required` names `{name}`, which `properties` does not declare: added as a property that accepts any value"),
+            );
+            if let Some(Value::Object(props)) = out.get_mut("properties") {
+                props.insert(
+                    name,
+                    json!({"description": "Required by the API; its schema does not describe it."}),
+                );
+            }
+        }
+    }
+
     fn reference(&mut self, reference: &'a str) -> Value {
         let target_ptr = match ref_pointer(reference) {
             Ok(p) => p,
@@ -333,8 +506,20 @@ impl<'a> Converter<'a, '_> {
                 .error(at, format!("`$ref: {reference}` does not resolve"));
             return json!({});
         };
+        if let Some(chain) = alias_loop(self.doc, reference) {
+            let at = self.pointer();
+            self.diags.error(
+                at,
+                format!(
+                    "a loop of schemas that only refer to each other ({}): they describe no value",
+                    chain.join(" → ")
+                ),
+            );
+            return json!({});
+        }
         let name = reference.rsplit('/').next().unwrap_or(reference);
         if self.refs.contains(&reference) {
+            self.cut_here = true;
             return cut(
                 target,
                 format!(
@@ -342,16 +527,40 @@ impl<'a> Converter<'a, '_> {
                 ),
             );
         }
-        if self.refs.len() >= self.max_depth {
+        if self.nested >= self.max_depth {
+            self.cut_here = true;
             return cut(
                 target,
                 format!("A `{name}`: not expanded here (nesting limit reached)."),
             );
         }
         self.refs.push(reference);
+        self.nested += 1;
         let out = self.at(Seg::Root(target_ptr), |cx| cx.schema(target));
+        self.nested -= 1;
         self.refs.pop();
+        self.cut_here = false;
         out
+    }
+}
+
+/// The chain of references, when `reference` starts a loop of schemas that are nothing but
+/// a `$ref` (`A: {$ref: B}`, `B: {$ref: A}`).
+fn alias_loop(doc: &Value, reference: &str) -> Option<Vec<String>> {
+    let mut chain = vec![reference.to_owned()];
+    let mut current = reference.to_owned();
+    loop {
+        let target = doc.pointer(&ref_pointer(&current).ok()?)?.as_object()?;
+        if target.len() != 1 {
+            return None;
+        }
+        let next = target.get("$ref")?.as_str()?.to_owned();
+        let looped = chain.contains(&next);
+        chain.push(next.clone());
+        if looped {
+            return Some(chain);
+        }
+        current = next;
     }
 }
 

@@ -1,20 +1,19 @@
 //! Helpers shared by the test modules.
 
-use codegen::{Output, Report, Settings, generate, load_document};
+use codegen::{Output, Report, Settings, generate, load};
 use serde_json::Value;
 
 /// The instructions text the fixtures are generated with.
 pub const INSTRUCTIONS: &str = "Test instructions: the organization comes from the token.";
 
-/// Loads `tests/fixtures/<name>`.
-pub fn fixture(name: &str) -> Value {
-    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    load_document(&text).unwrap_or_else(|r| panic!("{path}: {r}"))
+/// The path of `tests/fixtures/<name>`, relative (tests run in the crate's folder) so that
+/// error snapshots do not depend on where the checkout is.
+pub fn fixture_path(name: &str) -> std::path::PathBuf {
+    std::path::Path::new("tests/fixtures").join(name)
 }
 
-/// Generates a fixture with the given clash mode, every schema kept as written (the size
-/// budget has its own snapshot).
+/// Loads and generates a fixture with the given clash mode, every schema kept as written
+/// (the size budget has its own snapshot): the errors of either step.
 pub fn generate_fixture(name: &str, strict_clashes: Option<bool>) -> Result<Output, Report> {
     let settings = Settings {
         instructions: INSTRUCTIONS.to_owned(),
@@ -22,7 +21,7 @@ pub fn generate_fixture(name: &str, strict_clashes: Option<bool>) -> Result<Outp
         budget: Some(codegen::budget::Budget::unlimited()),
         ..Settings::default()
     };
-    generate(&fixture(name), &settings)
+    generate(&load(&fixture_path(name))?.document, &settings)
 }
 
 /// Whether `$ref` appears as a key anywhere in `value`.

@@ -30,6 +30,11 @@ generated! {
     prompt_operation => "../snapshots/prompt_operation.rs",
     arguments_body => "../snapshots/arguments_body.rs",
     param_headers => "../snapshots/param_headers.rs",
+    multi => "../snapshots/multi.rs",
+    big_int => "../snapshots/big_int.rs",
+    allof_cut => "../snapshots/allof_cut.rs",
+    required_undeclared => "../snapshots/required_undeclared.rs",
+    oneof_cut => "../snapshots/oneof_cut.rs",
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Integration tests of the generator, one binary with a module per area (link time matters
 //! on small machines).
 
+mod cli;
 mod common;
 mod compiled;
 mod errors;

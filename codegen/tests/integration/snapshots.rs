@@ -125,11 +125,83 @@ fn the_default_budget_keeps_output_shapes_and_drops_what_models_do_not_need() {
         instructions: crate::common::INSTRUCTIONS.to_owned(),
         ..codegen::Settings::default()
     };
-    let output = codegen::generate(&crate::common::fixture("bodies.yaml"), &settings)
-        .unwrap_or_else(|r| panic!("{r}"));
+    let document = codegen::load(&crate::common::fixture_path("bodies.yaml"))
+        .unwrap_or_else(|r| panic!("{r}"))
+        .document;
+    let output = codegen::generate(&document, &settings).unwrap_or_else(|r| panic!("{r}"));
     let catalog = serde_json::to_string_pretty(&output.catalog).expect("JSON");
     assert_contents(
         "tests/snapshots/budget_defaults.catalog.json",
         &format!("{catalog}\n"),
     );
+}
+
+#[test]
+fn multi_file_documents_are_bundled_across_folders() {
+    snapshot("multi/openapi.yaml", None, "multi");
+}
+
+#[test]
+fn unresolvable_references_name_the_file_the_pointer_and_the_place() {
+    snapshot_errors("multi_broken/openapi.yaml", None, "multi_broken");
+}
+
+#[test]
+fn swagger_2_is_refused_with_what_is_accepted() {
+    snapshot_errors("swagger2.yaml", None, "swagger2");
+}
+
+#[test]
+fn other_openapi_versions_are_refused() {
+    snapshot_errors("version_4.yaml", None, "version_4");
+}
+
+#[test]
+fn an_empty_file_is_an_empty_document() {
+    snapshot_errors("empty.yaml", None, "empty");
+}
+
+#[test]
+fn non_utf8_input_names_the_byte_offset_and_line() {
+    snapshot_errors("not_utf8.yaml", None, "not_utf8");
+}
+
+#[test]
+fn path_variables_and_path_parameters_must_match() {
+    snapshot_errors("path_template.yaml", None, "path_template");
+}
+
+#[test]
+fn yaml_integers_beyond_64_bits_are_json_numbers() {
+    snapshot("big_int.yaml", None, "big_int");
+}
+
+#[test]
+fn an_all_of_branch_at_the_nesting_limit_keeps_its_properties() {
+    snapshot("allof_cut.yaml", None, "allof_cut");
+    let output = generate_fixture("allof_cut.yaml", None).unwrap_or_else(|r| panic!("{r}"));
+    let d = &output.catalog["tools"][0]["outputSchema"]["properties"]["b"]["properties"]["c"]["properties"]
+        ["d"];
+    assert_eq!(d["properties"]["id"]["type"], "string", "{d}");
+    assert_eq!(d["required"], serde_json::json!(["id", "own"]), "{d}");
+}
+
+#[test]
+fn required_names_an_undeclared_property_which_is_added_with_a_warning() {
+    snapshot("required_undeclared.yaml", None, "required_undeclared");
+}
+
+#[test]
+fn an_alias_loop_is_an_error() {
+    snapshot_errors("alias_loop.yaml", None, "alias_loop");
+}
+
+#[test]
+fn a_one_of_with_a_cut_branch_becomes_any_of_with_a_warning() {
+    snapshot("oneof_cut.yaml", None, "oneof_cut");
+    let output = generate_fixture("oneof_cut.yaml", None).unwrap_or_else(|r| panic!("{r}"));
+    let schema = &output.catalog["tools"][0]["outputSchema"];
+    let validator = jsonschema::validator_for(schema).expect("compiles");
+    let value = serde_json::json!({"b": {"c": {"d": {"number": "4111"}}}});
+    assert!(validator.is_valid(&value), "{schema}");
 }
