@@ -68,12 +68,15 @@ fn visible(catalog: &Catalog, caller: Option<&Caller>) -> Box<[u64]> {
 /// any subset of scopes, so the number of distinct sets has no bound of its own.
 const MAX_LISTINGS: usize = 64;
 
+/// A set of visible tools (one bit per catalog index) and whether the era is stateless.
+type ListingKey = (Box<[u64]>, bool);
+
 /// `tools/list` results serialised once per set of visible tools and era. The admin's listing
 /// is some 200 KB of JSON: parsing and writing it again on every call cost more than the
 /// rest of the request.
 #[derive(Default)]
 pub struct Listings {
-    prepared: RwLock<HashMap<(Box<[u64]>, bool), Arc<RawValue>>>,
+    prepared: RwLock<HashMap<ListingKey, Arc<RawValue>>>,
 }
 
 impl Listings {
@@ -98,13 +101,13 @@ impl Listings {
         Ok(self.keep(key, Arc::from(text)))
     }
 
-    fn find(&self, key: &(Box<[u64]>, bool)) -> Option<Arc<RawValue>> {
+    fn find(&self, key: &ListingKey) -> Option<Arc<RawValue>> {
         let prepared = self.prepared.read().unwrap_or_else(|e| e.into_inner());
         prepared.get(key).cloned()
     }
 
     /// Keep `text` for `key` (when full, in place of some other set) and hand it back.
-    fn keep(&self, key: (Box<[u64]>, bool), text: Arc<RawValue>) -> Arc<RawValue> {
+    fn keep(&self, key: ListingKey, text: Arc<RawValue>) -> Arc<RawValue> {
         let mut prepared = self.prepared.write().unwrap_or_else(|e| e.into_inner());
         if prepared.len() >= MAX_LISTINGS && !prepared.contains_key(&key) {
             let evicted = prepared.keys().next().cloned();
