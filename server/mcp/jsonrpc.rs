@@ -4,6 +4,8 @@
 //! `99999999999999999999` into a float and answer `1e20`, and the client would never match
 //! the answer to its request. Answers are therefore serialised text, not `Value`s.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -263,6 +265,32 @@ pub fn success(id: &Id, result: &Value) -> Box<RawValue> {
         result: Some(result),
         error: None,
     })
+}
+
+/// What a method answers: a value to serialise, or a result serialised once and kept (the
+/// `tools/list` listings, see `tools::Listings`).
+#[derive(Debug)]
+pub enum Outcome {
+    Value(Value),
+    Prepared(Arc<RawValue>),
+}
+
+/// The text of the success answer carrying `outcome`. A prepared result is copied in as it
+/// is, between the same bytes the serialiser writes around a value, so both give the same
+/// text; it is not parsed again (a listing is some hundred kilobytes).
+pub fn answer(id: &Id, outcome: &Outcome) -> String {
+    let result = match outcome {
+        Outcome::Value(value) => return String::from(Box::<str>::from(success(id, value))),
+        Outcome::Prepared(result) => result.get(),
+    };
+    let id = id.0.get();
+    let mut text = String::with_capacity(result.len() + id.len() + 32);
+    text.push_str(r#"{"jsonrpc":"2.0","id":"#);
+    text.push_str(id);
+    text.push_str(r#","result":"#);
+    text.push_str(result);
+    text.push('}');
+    text
 }
 
 /// `{"jsonrpc":"2.0","id":..,"error":..}`; `id` is null when the request's could not be read.

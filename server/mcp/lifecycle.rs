@@ -2,12 +2,11 @@
 
 use serde_json::{Value, json};
 
-use super::Endpoint;
 use super::jsonrpc::RpcError;
 use super::protocol::{self, SERVER_INFO_META, SUPPORTED_VERSIONS};
+use super::{Endpoint, Settings};
 
-fn server_info(endpoint: &Endpoint) -> Value {
-    let s = &endpoint.settings;
+fn server_info(s: &Settings) -> Value {
     json!({ "name": s.server_name, "title": s.server_title, "version": s.server_version })
 }
 
@@ -25,7 +24,7 @@ pub fn initialize(endpoint: &Endpoint, params: &Value) -> Result<Value, RpcError
     Ok(json!({
         "protocolVersion": protocol::negotiate(params),
         "capabilities": capabilities(),
-        "serverInfo": server_info(endpoint),
+        "serverInfo": server_info(&endpoint.settings),
         "instructions": endpoint.catalog.instructions,
     }))
 }
@@ -53,14 +52,14 @@ fn is_private_listing(method: &str) -> bool {
 }
 
 /// Add what the 2026-07-28 revision requires on every result.
-pub fn stateless_result(endpoint: &Endpoint, method: &str, mut result: Value) -> Value {
+pub fn stateless_result(settings: &Settings, method: &str, mut result: Value) -> Value {
     let Some(object) = result.as_object_mut() else {
         return result;
     };
     object.entry("resultType").or_insert(json!("complete"));
     let meta = object.entry("_meta").or_insert_with(|| json!({}));
     if let Some(meta) = meta.as_object_mut() {
-        meta.insert(SERVER_INFO_META.to_string(), server_info(endpoint));
+        meta.insert(SERVER_INFO_META.to_string(), server_info(settings));
     }
     if is_private_listing(method) {
         object.insert("ttlMs".into(), json!(0));

@@ -58,7 +58,7 @@ pub fn refusal(
         "retry_after": retry_after,
     }));
     Ok(if context.version.is_stateless() {
-        lifecycle::stateless_result(endpoint, method, result)
+        lifecycle::stateless_result(&endpoint.settings, method, result)
     } else {
         result
     })

@@ -11,6 +11,7 @@ pub mod catalog;
 mod completions;
 mod confirm;
 mod dispatch;
+mod fault;
 mod guard;
 mod input;
 mod jsonrpc;
@@ -176,6 +177,8 @@ pub(crate) struct Endpoint {
     pub catalog: Catalog,
     /// Per-tool argument checks, compiled once per catalog.
     pub checks: Arc<dispatch::Checks>,
+    /// `tools/list` results, prepared once per set of visible tools and era.
+    pub listings: Arc<tools::Listings>,
     pub host: Arc<dyn Host>,
     /// The API router tools are dispatched to, in-process.
     pub api: Router,
@@ -189,6 +192,7 @@ pub fn router(catalog: Catalog, host: Arc<dyn Host>, api: Router, settings: Sett
     let endpoint = Endpoint {
         catalog,
         checks: dispatch::checks(&catalog),
+        listings: Arc::default(),
         host,
         api,
         settings: Arc::new(settings),

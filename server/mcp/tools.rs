@@ -1,5 +1,9 @@
 //! `tools/list` and `tools/call`.
 
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::catalog::{ArgLocation, Catalog, ResponseKind, ToolSpec};
@@ -7,22 +11,120 @@ use super::confirm::{self, Decision};
 use super::input::{self, Reply, Round};
 use super::jsonrpc::{ErrorCode, RpcError};
 use super::protocol::{self, Context};
-use super::{Caller, Endpoint, Settings, bounds, dispatch, results};
+use super::{Caller, Endpoint, Settings, bounds, dispatch, lifecycle, results};
 
-/// The tools this caller can use (all of them for an anonymous public-catalog listing), in
-/// the generator's order.
-pub fn list(catalog: &Catalog, caller: Option<&Caller>, params: &Value) -> Result<Value, RpcError> {
+/// The `tools/list` result for this caller, stateless-era fields included when `stateless`:
+/// the tools it can use (all of them for an anonymous public-catalog listing), in the
+/// generator's order, as text prepared on the first request of its kind (see [`Listings`]).
+pub fn list(
+    endpoint: &Endpoint,
+    caller: Option<&Caller>,
+    stateless: bool,
+    params: &Value,
+) -> Result<Arc<RawValue>, RpcError> {
     reject_cursor(params)?;
+    let (catalog, settings) = (&endpoint.catalog, &endpoint.settings);
+    endpoint.listings.get(catalog, settings, caller, stateless)
+}
+
+/// The `tools/list` result built from the catalog, as every call once did: the reference the
+/// prepared text must equal, byte for byte.
+fn fresh_list(
+    catalog: &Catalog,
+    settings: &Settings,
+    caller: Option<&Caller>,
+    stateless: bool,
+) -> Result<Value, RpcError> {
     let mut tools = Vec::new();
-    for tool in catalog
-        .tools
-        .iter()
-        .filter(|t| t.is_tool() && caller.is_none_or(|c| c.may_use(t.scopes)))
-    {
+    for tool in catalog.tools.iter().filter(|t| listed(t, caller)) {
         let json: Value = serde_json::from_str(tool.tool_json).map_err(|e| internal(tool, e))?;
         tools.push(json);
     }
-    Ok(json!({ "tools": tools }))
+    let result = json!({ "tools": tools });
+    Ok(if stateless {
+        lifecycle::stateless_result(settings, "tools/list", result)
+    } else {
+        result
+    })
+}
+
+fn listed(tool: &ToolSpec, caller: Option<&Caller>) -> bool {
+    tool.is_tool() && caller.is_none_or(|c| c.may_use(tool.scopes))
+}
+
+/// Which tools of the catalog `caller` sees, one bit per index: all a listing depends on
+/// besides the era.
+fn visible(catalog: &Catalog, caller: Option<&Caller>) -> Box<[u64]> {
+    let mut bits = vec![0u64; catalog.tools.len().div_ceil(64)];
+    for (index, tool) in catalog.tools.iter().enumerate() {
+        if listed(tool, caller) {
+            bits[index / 64] |= 1 << (index % 64);
+        }
+    }
+    bits.into_boxed_slice()
+}
+
+/// Most listings kept: a server has a handful of roles and scope sets, but tokens may carry
+/// any subset of scopes, so the number of distinct sets has no bound of its own.
+const MAX_LISTINGS: usize = 64;
+
+/// A set of visible tools (one bit per catalog index) and whether the era is stateless.
+type ListingKey = (Box<[u64]>, bool);
+
+/// `tools/list` results serialised once per set of visible tools and era. The admin's listing
+/// is some 200 KB of JSON: parsing and writing it again on every call cost more than the
+/// rest of the request.
+#[derive(Default)]
+pub struct Listings {
+    prepared: RwLock<HashMap<ListingKey, Arc<RawValue>>>,
+}
+
+impl Listings {
+    /// The `tools/list` result for `caller` in this era, built on the first request of its
+    /// kind.
+    fn get(
+        &self,
+        catalog: &Catalog,
+        settings: &Settings,
+        caller: Option<&Caller>,
+        stateless: bool,
+    ) -> Result<Arc<RawValue>, RpcError> {
+        let key = (visible(catalog, caller), stateless);
+        if let Some(found) = self.find(&key) {
+            return Ok(found);
+        }
+        let value = fresh_list(catalog, settings, caller, stateless)?;
+        let text = serde_json::value::to_raw_value(&value).map_err(|e| {
+            tracing::error!("cannot serialise the tools/list result: {e}");
+            RpcError::new(ErrorCode::INTERNAL_ERROR, "Internal error").with_status(500)
+        })?;
+        Ok(self.keep(key, Arc::from(text)))
+    }
+
+    fn find(&self, key: &ListingKey) -> Option<Arc<RawValue>> {
+        let prepared = self.prepared.read().unwrap_or_else(|e| e.into_inner());
+        prepared.get(key).cloned()
+    }
+
+    /// Keep `text` for `key` (when full, in place of some other set) and hand it back.
+    fn keep(&self, key: ListingKey, text: Arc<RawValue>) -> Arc<RawValue> {
+        let mut prepared = self.prepared.write().unwrap_or_else(|e| e.into_inner());
+        if prepared.len() >= MAX_LISTINGS && !prepared.contains_key(&key) {
+            let evicted = prepared.keys().next().cloned();
+            if let Some(evicted) = evicted {
+                prepared.remove(&evicted);
+            }
+        }
+        prepared.entry(key).or_insert(text).clone()
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.prepared
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .len()
+    }
 }
 
 /// Lists come in one page; a cursor can only be one we never issued.
@@ -232,4 +334,95 @@ pub fn find(catalog: &Catalog, name: &str) -> Option<&'static ToolSpec> {
 /// The operation called `name`, tool or not.
 pub fn operation(catalog: &Catalog, name: &str) -> Option<&'static ToolSpec> {
     catalog.tools.iter().find(|t| t.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::mcp::jsonrpc::{self, Id, Message, Messages, Outcome};
+
+    fn id(text: &str) -> Id {
+        let body = format!(r#"{{"jsonrpc":"2.0","id":{text},"method":"tools/list"}}"#);
+        let Ok(Messages::Single(message)) = jsonrpc::parse(body.as_bytes()) else {
+            panic!("not one message: {body}");
+        };
+        match jsonrpc::classify(&message) {
+            Ok(Message::Request(incoming)) => incoming.id,
+            other => panic!("not a request: {other:?}"),
+        }
+    }
+
+    fn caller(scopes: impl IntoIterator<Item = &'static str>) -> Caller {
+        Caller {
+            subject: "test".into(),
+            scopes: scopes.into_iter().map(str::to_string).collect(),
+            extensions: http::Extensions::new(),
+        }
+    }
+
+    /// The permission sets of the demo roles (admin, a reader, one scope, none) and the
+    /// anonymous public-catalog listing.
+    fn callers() -> Vec<Option<Caller>> {
+        let catalog = crate::generated::CATALOG;
+        let all: BTreeSet<&'static str> = catalog
+            .tools
+            .iter()
+            .flat_map(|t| t.scopes.iter().copied())
+            .collect();
+        let reads = all.iter().copied().filter(|s| s.ends_with(":read"));
+        vec![
+            Some(caller(all.iter().copied())),
+            Some(caller(reads)),
+            Some(caller(["charges:read"])),
+            Some(caller([])),
+            None,
+        ]
+    }
+
+    #[test]
+    fn a_prepared_listing_answers_the_same_bytes_as_one_built_afresh() {
+        let catalog = crate::generated::CATALOG;
+        let settings = crate::Config::local().mcp_settings();
+        let listings = Listings::default();
+        let ids = ["1", r#""a \"quoted\" id""#, "99999999999999999999", "-7"];
+        // Twice: the first round fills the cache, the second answers from it.
+        for round in 0..2 {
+            for stateless in [false, true] {
+                for caller in callers() {
+                    let prepared = listings
+                        .get(&catalog, &settings, caller.as_ref(), stateless)
+                        .unwrap();
+                    let fresh =
+                        fresh_list(&catalog, &settings, caller.as_ref(), stateless).unwrap();
+                    for text in ids {
+                        let id = id(text);
+                        let expected: Box<str> = jsonrpc::success(&id, &fresh).into();
+                        let answered = jsonrpc::answer(&id, &Outcome::Prepared(prepared.clone()));
+                        assert_eq!(
+                            answered,
+                            &*expected,
+                            "round {round}, stateless {stateless}, id {text}, scopes {:?}",
+                            caller.as_ref().map(|c| &c.scopes)
+                        );
+                    }
+                }
+            }
+        }
+        // Every scope and the anonymous listing see the same tools: one entry per era for
+        // both. The others differ.
+        assert_eq!(listings.len(), 2 * 4);
+    }
+
+    #[test]
+    fn the_listings_kept_are_bounded() {
+        let listings = Listings::default();
+        let text: Arc<RawValue> = Arc::from(RawValue::from_string("{}".into()).unwrap());
+        for n in 0..(3 * MAX_LISTINGS as u64) {
+            listings.keep((vec![n].into_boxed_slice(), false), text.clone());
+            assert!(listings.len() <= MAX_LISTINGS);
+        }
+        assert_eq!(listings.len(), MAX_LISTINGS);
+    }
 }

@@ -8,13 +8,14 @@ use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
+use serde_json::json;
 use serde_json::value::RawValue;
-use serde_json::{Value, json};
 
-use super::jsonrpc::{self, ErrorCode, Incoming, Message, Messages, Received, RpcError};
+use super::jsonrpc::{self, ErrorCode, Incoming, Message, Messages, Outcome, Received, RpcError};
 use super::protocol::{self, Context};
 use super::{
-    AuthFailure, Caller, Endpoint, completions, guard, lifecycle, limits, prompts, resources, tools,
+    AuthFailure, Caller, Endpoint, completions, fault, guard, lifecycle, limits, prompts,
+    resources, tools,
 };
 
 /// Largest request body accepted (the same ceiling as the REST API).
@@ -85,9 +86,8 @@ pub async fn handle(
         }
     };
     // A fault anywhere below (authentication, batching, a method) must cost one request, not
-    // the server: run it on its own task and answer 500 if that task dies.
-    let fallback = version.to_string();
-    let work = tokio::spawn(async move {
+    // the server: it becomes a 500 here, on this task (see `fault`).
+    let work = fault::catching(async {
         match messages {
             Messages::Batch(items) => handle_batch(&endpoint, &headers, items).await,
             Messages::Single(single) => handle_single(&endpoint, &headers, &single).await,
@@ -100,7 +100,7 @@ pub async fn handle(
             let error = RpcError::new(ErrorCode::INTERNAL_ERROR, "Internal error");
             rpc_response(
                 StatusCode::INTERNAL_SERVER_ERROR,
-                &fallback,
+                version,
                 jsonrpc::failure(None, &error),
             )
         }
@@ -141,14 +141,16 @@ async fn handle_single(endpoint: &Endpoint, headers: &HeaderMap, message: &Recei
         return error_response(version, &incoming, &internal().with_status(500));
     };
     let outcome = match limited {
-        Some(seconds) => limits::refusal(endpoint, &context, &incoming.method, seconds),
-        None => run(endpoint.clone(), context, caller, incoming.clone()).await,
+        Some(seconds) => {
+            limits::refusal(endpoint, &context, &incoming.method, seconds).map(Outcome::Value)
+        }
+        None => run(endpoint, context, caller, &incoming).await,
     };
     let mut response = match outcome {
-        Ok(result) => rpc_response(
+        Ok(result) => text_response(
             StatusCode::OK,
             version,
-            jsonrpc::success(&incoming.id, &result),
+            jsonrpc::answer(&incoming.id, &result),
         ),
         Err(error) => error_response(version, &incoming, &error),
     };
@@ -238,12 +240,20 @@ async fn handle_batch(endpoint: &Endpoint, headers: &HeaderMap, items: Vec<Recei
         let outcome = match limited {
             Some(seconds) => {
                 retry_after = retry_after.max(Some(seconds));
-                limits::refusal(endpoint, &context, &method, seconds)
+                limits::refusal(endpoint, &context, &method, seconds).map(Outcome::Value)
             }
-            None => run(endpoint.clone(), context, who, incoming).await,
+            None => run(endpoint, context, who, &incoming).await,
         };
         match outcome {
-            Ok(result) => responses.push(jsonrpc::success(&id, &result)),
+            Ok(Outcome::Value(result)) => responses.push(jsonrpc::success(&id, &result)),
+            // Batches are rare and small: checking the joined text again costs little.
+            Ok(prepared) => match RawValue::from_string(jsonrpc::answer(&id, &prepared)) {
+                Ok(answer) => responses.push(answer),
+                Err(e) => {
+                    tracing::error!("a prepared answer is not JSON: {e}");
+                    responses.push(jsonrpc::failure(Some(&id), &internal()));
+                }
+            },
             Err(error) => responses.push(jsonrpc::failure(Some(&id), &error)),
         }
     }
@@ -345,20 +355,16 @@ pub fn base_url(headers: &HeaderMap) -> String {
     format!("http://{host}")
 }
 
-/// Run one message on its own task, so that a panic becomes a 500 and the server lives on.
-/// Besides the request-wide task in `handle`, this one keeps a fault in one message of a batch
-/// from costing the others, and lets the error carry the message's id.
+/// Run one message so that a panic becomes a 500 with the message's id and the server lives
+/// on. Besides the request-wide guard in `handle`, this one keeps a fault in one message of a
+/// batch from costing the others. Both run on the request's task (see `fault`).
 async fn run(
-    endpoint: Endpoint,
+    endpoint: &Endpoint,
     context: Context,
     caller: Option<Caller>,
-    incoming: Incoming,
-) -> Result<Value, RpcError> {
-    let task =
-        tokio::spawn(
-            async move { dispatch(&endpoint, &context, caller.as_ref(), &incoming).await },
-        );
-    match task.await {
+    incoming: &Incoming,
+) -> Result<Outcome, RpcError> {
+    match fault::catching(dispatch(endpoint, &context, caller.as_ref(), incoming)).await {
         Ok(outcome) => outcome,
         Err(e) => {
             tracing::error!("MCP request handler failed: {e}");
@@ -372,14 +378,18 @@ async fn dispatch(
     context: &Context,
     caller: Option<&Caller>,
     incoming: &Incoming,
-) -> Result<Value, RpcError> {
+) -> Result<Outcome, RpcError> {
     let stateless = context.version.is_stateless();
     let method = incoming.method.as_str();
     let result = match method {
         "initialize" if !stateless => lifecycle::initialize(endpoint, &incoming.params),
         "ping" if !stateless => Ok(json!({})),
         "server/discover" if stateless => lifecycle::discover(endpoint),
-        "tools/list" => tools::list(&endpoint.catalog, caller, &incoming.params),
+        // Prepared once per set of visible tools and era, stateless fields included.
+        "tools/list" => {
+            return tools::list(endpoint, caller, stateless, &incoming.params)
+                .map(Outcome::Prepared);
+        }
         "tools/call" => tools::call(endpoint, context, caller, &incoming.params).await,
         "resources/list" => resources::list(endpoint, caller, &incoming.params),
         "resources/templates/list" => {
@@ -402,11 +412,11 @@ async fn dispatch(
             });
         }
     }?;
-    Ok(if stateless {
-        lifecycle::stateless_result(endpoint, method, result)
+    Ok(Outcome::Value(if stateless {
+        lifecycle::stateless_result(&endpoint.settings, method, result)
     } else {
         result
-    })
+    }))
 }
 
 fn error_response(version: &str, incoming: &Incoming, error: &RpcError) -> Response {
@@ -430,7 +440,12 @@ fn internal() -> RpcError {
 
 fn rpc_response(status: StatusCode, version: &str, body: Box<RawValue>) -> Response {
     let text: Box<str> = body.into();
-    let mut response = (status, Bytes::from(String::from(text))).into_response();
+    text_response(status, version, String::from(text))
+}
+
+/// `rpc_response` for an answer already written out as text.
+fn text_response(status: StatusCode, version: &str, text: String) -> Response {
+    let mut response = (status, Bytes::from(text)).into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
