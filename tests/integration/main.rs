@@ -31,6 +31,7 @@ mod mcp_tools;
 mod mcp_transport;
 mod plans;
 mod postgres;
+mod query_plans;
 mod rest_limits;
 mod webhook_security;
 mod webhooks;
