@@ -729,3 +729,40 @@ async fn a_list_counts_up_to_its_cap_and_says_when_the_total_is_a_lower_bound() 
     assert_eq!(page.total, (store::COUNT_CAP + 500) / 5);
     assert!(page.total_exact);
 }
+
+#[tokio::test]
+async fn the_sqlite_pool_is_sized_for_the_machine_and_takes_its_settings() {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get()) as u32;
+    let defaults = DbSettings::default();
+    assert_eq!(defaults.pool_size(Backend::Sqlite), (2 * cores).max(4));
+    assert_eq!(defaults.pool_size(Backend::Postgres), 16);
+    let settings = DbSettings {
+        pool_size: Some(3),
+        busy_timeout: std::time::Duration::from_millis(1234),
+        ..DbSettings::default()
+    };
+    assert_eq!(settings.pool_size(Backend::Postgres), 3);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let url = format!("sqlite://{}/pool.db?mode=rwc", dir.path().display());
+    let (db, _) = Db::open_with(&url, &settings).await.expect("open");
+    let busy: i64 = sqlx::query_scalar("PRAGMA busy_timeout")
+        .fetch_one(&db.pool)
+        .await
+        .expect("pragma");
+    assert_eq!(busy, 1234);
+    // Holding every connection, a fourth acquire waits: the pool has exactly three.
+    let held = [
+        db.pool.acquire().await.expect("1"),
+        db.pool.acquire().await.expect("2"),
+        db.pool.acquire().await.expect("3"),
+    ];
+    assert!(db.pool.try_acquire().is_none());
+    drop(held);
+    // The statistics were made at start: SQLite's `optimize` leaves its table behind.
+    let analysed: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM sqlite_schema WHERE name = 'sqlite_stat1'")
+            .fetch_one(&db.pool)
+            .await
+            .expect("schema");
+    assert_eq!(analysed, 1);
+}
