@@ -192,6 +192,10 @@ const LIST_INDEXES: &[&str] = &[
     "CREATE INDEX charges_org_customer_amount ON charges (organization_id, customer_id, amount_cents, id)",
     "CREATE INDEX charges_org_customer_created ON charges (organization_id, customer_id, created_at, id)",
     "CREATE INDEX charges_org_state_due ON charges (organization_id, state, due_date, id)",
+    // A status in the other orders: overdue charges by amount otherwise sort every open
+    // charge of the organization to show the first page.
+    "CREATE INDEX charges_org_state_amount ON charges (organization_id, state, amount_cents, id)",
+    "CREATE INDEX charges_org_state_created ON charges (organization_id, state, created_at, id)",
     // customers: by creation or name; document is already unique per organization.
     "DROP INDEX customers_org_created",
     "CREATE INDEX customers_org_created_id ON customers (organization_id, created_at, id)",
