@@ -196,7 +196,11 @@ impl Db {
             db.pool.execute("PRAGMA journal_mode = WAL").await?;
         }
         let fresh = migrations::run(&db).await?;
-        db.refresh_statistics(Statistics::AtStart).await?;
+        // Statistics only speed reads up: a disk too full to store them must not stop a
+        // server that can still serve.
+        if let Err(e) = db.refresh_statistics(Statistics::AtStart).await {
+            tracing::warn!("cannot refresh the planner statistics: {e}");
+        }
         Ok((db, fresh))
     }
 
@@ -230,7 +234,9 @@ impl Db {
                 conn.execute(pragma).await?;
             }
             (Backend::Postgres, Statistics::AtStart | Statistics::Full) => {
-                self.pool.execute("ANALYZE").await?;
+                // Our tables by name: a bare ANALYZE also visits the system catalogs, and warns
+                // about each one a non-superuser may not analyse.
+                self.pool.execute(LISTED_TABLES).await?;
             }
             (Backend::Postgres, Statistics::Periodic) => {}
         }
@@ -250,6 +256,10 @@ impl Db {
         })
     }
 }
+
+/// The tables the API lists, whose statistics decide which index a list uses.
+const LISTED_TABLES: &str = "ANALYZE customers, charges, deliveries, agreements, disputes, \
+     collection_plans, collection_plan_steps, webhooks, webhook_deliveries, events";
 
 /// When [`Db::refresh_statistics`] runs, which decides how much it does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
