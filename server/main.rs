@@ -123,12 +123,25 @@ struct DatabaseArgs {
     #[arg(long, env = "DUNNING_DATABASE_CONNECT_TIMEOUT", default_value_t = 5,
           value_parser = clap::value_parser!(u64).range(1..=120))]
     database_connect_timeout: u64,
+    /// Connections in the database pool (default: SQLite two per core and at least 4;
+    /// PostgreSQL 16). On PostgreSQL, replicas × this must stay under the server's
+    /// `max_connections`.
+    #[arg(long, env = "DUNNING_DATABASE_POOL_SIZE",
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    database_pool_size: Option<u32>,
+    /// SQLite only: milliseconds a statement waits for another connection's lock (a writer
+    /// waits for the one before it) before failing with 503.
+    #[arg(long, env = "DUNNING_DATABASE_BUSY_TIMEOUT", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u64).range(0..=600_000))]
+    database_busy_timeout: u64,
 }
 
 impl DatabaseArgs {
     async fn open(&self) -> Result<(Db, bool), String> {
         let settings = DbSettings {
             connect_timeout: Duration::from_secs(self.database_connect_timeout),
+            pool_size: self.database_pool_size,
+            busy_timeout: Duration::from_millis(self.database_busy_timeout),
         };
         Db::open_with(&self.database_url, &settings)
             .await

@@ -35,6 +35,8 @@ const LEAN_OUTPUT_DROPS: &[&str] = &[
     "multipleOf",
     "minItems",
     "maxItems",
+    // The server always sends its fields; `required` in an answer tells a model nothing.
+    "required",
 ];
 
 /// How much a tool may carry.
@@ -43,7 +45,7 @@ pub struct Budget {
     /// Object levels of an output schema kept whole; deeper objects become
     /// `{"type": "object"}`. `None`: no limit.
     pub output_depth: Option<usize>,
-    /// Drop [`LEAN_OUTPUT_DROPS`] from output schemas, and `required` below their top level.
+    /// Drop [`LEAN_OUTPUT_DROPS`] from output schemas.
     pub lean_output: bool,
     /// Keep `examples` in input schemas.
     pub input_examples: bool,
@@ -122,7 +124,7 @@ impl Budget {
 pub(crate) fn apply(operations: &mut [Operation], budget: &Budget, diags: &mut Diagnostics) {
     for op in operations.iter_mut() {
         if let Some(output) = op.output_schema.take() {
-            op.output_schema = Some(trim_output(output, budget, 0, true));
+            op.output_schema = Some(trim_output(output, budget, 0));
         }
         if !budget.input_examples {
             drop_examples(&mut op.input_schema);
@@ -151,12 +153,12 @@ pub fn tool_bytes(op: &Operation) -> usize {
         + op.output_schema.as_ref().map_or(0, compact)
 }
 
-fn trim_output(schema: Value, budget: &Budget, depth: usize, top: bool) -> Value {
+fn trim_output(schema: Value, budget: &Budget, depth: usize) -> Value {
     match schema {
         Value::Array(items) => Value::Array(
             items
                 .into_iter()
-                .map(|s| trim_output(s, budget, depth, top))
+                .map(|s| trim_output(s, budget, depth))
                 .collect(),
         ),
         Value::Object(map) => {
@@ -167,9 +169,7 @@ fn trim_output(schema: Value, budget: &Budget, depth: usize, top: bool) -> Value
             }
             let mut out = Map::with_capacity(map.len());
             for (key, value) in map {
-                if budget.lean_output
-                    && (LEAN_OUTPUT_DROPS.contains(&key.as_str()) || (key == "required" && !top))
-                {
+                if budget.lean_output && LEAN_OUTPUT_DROPS.contains(&key.as_str()) {
                     continue;
                 }
                 let value = match key.as_str() {
@@ -177,15 +177,15 @@ fn trim_output(schema: Value, budget: &Budget, depth: usize, top: bool) -> Value
                         Value::Object(props) => Value::Object(
                             props
                                 .into_iter()
-                                .map(|(name, s)| (name, trim_output(s, budget, depth + 1, false)))
+                                .map(|(name, s)| (name, trim_output(s, budget, depth + 1)))
                                 .collect(),
                         ),
                         other => other,
                     },
                     // `enum` and `const` are data, not schemas.
                     "enum" | "const" => value,
-                    "items" | "additionalProperties" => trim_output(value, budget, depth, false),
-                    _ => trim_output(value, budget, depth, top),
+                    "items" | "additionalProperties" => trim_output(value, budget, depth),
+                    _ => trim_output(value, budget, depth),
                 };
                 out.insert(key, value);
             }
@@ -228,7 +228,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_lean_output_keeps_names_types_enums_and_top_level_required() {
+    fn a_lean_output_keeps_names_types_and_enums() {
         let schema = json!({
             "type": "object", "required": ["data"],
             "properties": {"data": {"type": "object", "required": ["id"], "description": "d",
@@ -238,11 +238,11 @@ mod tests {
                     "address": {"type": ["object", "null"], "properties": {"city": {"type": "string"}}}
                 }}}
         });
-        let trimmed = trim_output(schema, &Budget::default(), 0, true);
+        let trimmed = trim_output(schema, &Budget::default(), 0);
         assert_eq!(
             trimmed,
             json!({
-                "type": "object", "required": ["data"],
+                "type": "object",
                 "properties": {"data": {"type": "object", "properties": {
                     "id": {"type": "string"},
                     "status": {"type": "string", "enum": ["a", "b"]},
@@ -256,10 +256,7 @@ mod tests {
     fn unlimited_keeps_everything() {
         let schema = json!({"type": "object", "properties": {"a": {"type": "object", "description": "x",
             "properties": {"b": {"type": "object", "properties": {"c": {"type": "string", "examples": ["q"]}}}}}}});
-        assert_eq!(
-            trim_output(schema.clone(), &Budget::unlimited(), 0, true),
-            schema
-        );
+        assert_eq!(trim_output(schema.clone(), &Budget::unlimited(), 0), schema);
     }
 
     #[test]

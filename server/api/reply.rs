@@ -46,19 +46,21 @@ pub fn object_with_status(value: impl Serialize, version: i64, status: StatusCod
     response
 }
 
-/// 200 with `{"data": [...], "meta": {total, page, per_page, total_pages}}`.
+/// 200 with `{"data": [...], "meta": {total, page, per_page, total_pages}}`, plus
+/// `total_exact: false` when the count stopped at its cap.
 pub fn list<T: Serialize>(page: Page<T>, request: PageRequest) -> Reply {
     let total_pages = (page.total + request.per_page - 1) / request.per_page;
-    Json(json!({
-        "data": page.items,
-        "meta": {
-            "total": page.total,
-            "page": request.page,
-            "per_page": request.per_page,
-            "total_pages": total_pages,
-        }
-    }))
-    .into_response()
+    let mut meta = json!({
+        "total": page.total,
+        "page": request.page,
+        "per_page": request.per_page,
+        "total_pages": total_pages,
+    });
+    if !page.total_exact {
+        // Counting stopped at the cap: `total` (and `total_pages`) are lower bounds.
+        meta["total_exact"] = json!(false);
+    }
+    Json(json!({ "data": page.items, "meta": meta })).into_response()
 }
 
 /// The object a write just made or changed, read back inside its transaction: missing means

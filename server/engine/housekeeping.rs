@@ -1,13 +1,15 @@
 //! Housekeeping: what the database must forget. Secrets shown once are removed from stored
 //! idempotent replays after their short time, and idempotency records past their 24-hour
-//! retention are deleted (until now they went only when their key was used again).
+//! retention are deleted (until now they went only when their key was used again). And the
+//! planner's statistics are refreshed (`Db::refresh_statistics`), so that lists keep using the
+//! index of their filter as tables grow.
 
 use std::time::Duration;
 
 use time::OffsetDateTime;
 
 use crate::state::AppState;
-use crate::store::{Result, idempotency};
+use crate::store::{Result, Statistics, idempotency};
 
 const INTERVAL: Duration = Duration::from_secs(60);
 
@@ -38,5 +40,6 @@ pub async fn tick(state: &AppState, now: OffsetDateTime) -> Result<TickReport> {
         }
     }
     report.records_deleted = idempotency::delete_expired(&state.db, now).await?;
+    state.db.refresh_statistics(Statistics::Periodic).await?;
     Ok(report)
 }

@@ -18,7 +18,7 @@ use time::Date;
 
 use super::charges::{self, Charge};
 use super::events::{self, Actor};
-use super::{Bind, Conditions, Db, Page, PageRequest, Result, StoreError};
+use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result, StoreError};
 use crate::domain::charge_math::{ChargeTerms, amount_due};
 use crate::domain::installments::pro_rata;
 use crate::domain::money::Cents;
@@ -290,6 +290,16 @@ pub async fn list(
     filter: &AgreementFilter,
     page: PageRequest,
 ) -> Result<Page<Agreement>> {
+    let mut found = list_query(organization_id, filter)
+        .fetch(db, page, from_row)
+        .await?;
+    let mut conn = db.pool.acquire().await?;
+    attach_details(&mut conn, organization_id, &mut found.items).await?;
+    Ok(found)
+}
+
+/// The query behind [`list`].
+pub fn list_query(organization_id: &str, filter: &AgreementFilter) -> ListQuery {
     let mut c = Conditions::for_organization(organization_id);
     if let Some(customer) = &filter.customer_id {
         c.push("customer_id = {}", Bind::Text(customer.clone()));
@@ -297,19 +307,7 @@ pub async fn list(
     if let Some(status) = &filter.status {
         c.push("state = {}", Bind::Text(status.clone()));
     }
-    let mut found = c
-        .fetch_page(
-            db,
-            COLUMNS,
-            "FROM agreements",
-            "created_at DESC, id DESC",
-            page,
-            from_row,
-        )
-        .await?;
-    let mut conn = db.pool.acquire().await?;
-    attach_details(&mut conn, organization_id, &mut found.items).await?;
-    Ok(found)
+    ListQuery::new(c, COLUMNS, "FROM agreements", "created_at DESC, id DESC")
 }
 
 pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Agreement>> {

@@ -8,7 +8,7 @@ use serde::Serialize;
 use sqlx::{AnyConnection, AssertSqlSafe, Row, any::AnyRow};
 use time::Date;
 
-use super::{Bind, Conditions, Db, Page, PageRequest, Result, StoreError, json_column};
+use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result, StoreError, json_column};
 use crate::domain::charge_math::{ChargeTerms, amount_due};
 use crate::domain::money::Cents;
 
@@ -167,6 +167,13 @@ pub async fn list(
     page: PageRequest,
 ) -> Result<Page<Charge>> {
     let today = super::today();
+    list_query(organization_id, filter, today)
+        .fetch(db, page, |r| from_row(r, today))
+        .await
+}
+
+/// The query behind [`list`] on day `today` (pending and overdue depend on it).
+pub fn list_query(organization_id: &str, filter: &ChargeFilter, today: Date) -> ListQuery {
     let today_text = today.to_string();
     let mut c = Conditions::for_organization(organization_id);
     if !filter.statuses.is_empty() {
@@ -208,10 +215,7 @@ pub async fn list(
     }
     let direction = if filter.descending { "DESC" } else { "ASC" };
     let order = format!("{} {direction}, id {direction}", filter.sort_column);
-    c.fetch_page(db, COLUMNS, "FROM charges", &order, page, |r| {
-        from_row(r, today)
-    })
-    .await
+    ListQuery::new(c, COLUMNS, "FROM charges", &order)
 }
 
 pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Charge>> {

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use sqlx::{AnyConnection, AssertSqlSafe, Row, any::AnyRow};
 
-use super::{Bind, Conditions, Db, Page, PageRequest, Result, json_column};
+use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result, json_column};
 
 /// A postal address, stored as JSON.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -107,6 +107,13 @@ pub async fn list(
     filter: &CustomerFilter,
     page: PageRequest,
 ) -> Result<Page<Customer>> {
+    list_query(organization_id, filter)
+        .fetch(db, page, from_row)
+        .await
+}
+
+/// The query behind [`list`].
+pub fn list_query(organization_id: &str, filter: &CustomerFilter) -> ListQuery {
     let mut c = Conditions::for_organization(organization_id);
     if let Some(q) = &filter.q {
         let pattern = format!("{}%", super::like_escape(&search_key(q)));
@@ -135,8 +142,7 @@ pub async fn list(
         (false, false) => "created_at ASC, id ASC",
         (false, true) => "created_at DESC, id DESC",
     };
-    c.fetch_page(db, COLUMNS, "FROM customers", order, page, from_row)
-        .await
+    ListQuery::new(c, COLUMNS, "FROM customers", order)
 }
 
 pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Customer>> {

@@ -7,7 +7,7 @@
 use serde::Serialize;
 use sqlx::{AnyConnection, AssertSqlSafe, Row, any::AnyRow};
 
-use super::{Bind, Conditions, Db, Page, PageRequest, Result};
+use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
 
 /// Statuses as the API names them.
 pub const STATUSES: &[&str] = &["queued", "sent", "delivered", "failed", "bounced"];
@@ -138,6 +138,13 @@ pub async fn list(
     filter: &DeliveryFilter,
     page: PageRequest,
 ) -> Result<Page<Delivery>> {
+    list_query(organization_id, filter)
+        .fetch(db, page, from_row)
+        .await
+}
+
+/// The query behind [`list`].
+pub fn list_query(organization_id: &str, filter: &DeliveryFilter) -> ListQuery {
     let mut c = Conditions::for_organization(organization_id);
     for (column, value) in [
         ("charge_id", &filter.charge_id),
@@ -149,15 +156,7 @@ pub async fn list(
             c.push(&format!("{column} = {{}}"), Bind::Text(value.clone()));
         }
     }
-    c.fetch_page(
-        db,
-        COLUMNS,
-        "FROM deliveries",
-        "created_at DESC, id DESC",
-        page,
-        from_row,
-    )
-    .await
+    ListQuery::new(c, COLUMNS, "FROM deliveries", "created_at DESC, id DESC")
 }
 
 /// When the oldest notice of a charge that reached the debtor was sent (stored timestamp).

@@ -6,7 +6,7 @@
 use serde::Serialize;
 use sqlx::{AnyConnection, AssertSqlSafe, Row, any::AnyRow};
 
-use super::{Bind, Conditions, Db, Page, PageRequest, Result, StoreError};
+use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result, StoreError};
 
 /// Reasons a debtor gives, as the API names them.
 pub const REASONS: &[&str] = &[
@@ -69,6 +69,13 @@ pub async fn list(
     filter: &DisputeFilter,
     page: PageRequest,
 ) -> Result<Page<Dispute>> {
+    list_query(organization_id, filter)
+        .fetch(db, page, from_row)
+        .await
+}
+
+/// The query behind [`list`].
+pub fn list_query(organization_id: &str, filter: &DisputeFilter) -> ListQuery {
     let mut c = Conditions::for_organization(organization_id);
     if let Some(charge) = &filter.charge_id {
         c.push("charge_id = {}", Bind::Text(charge.clone()));
@@ -79,15 +86,7 @@ pub async fn list(
     if let Some(status) = &filter.status {
         c.push("state = {}", Bind::Text(status.clone()));
     }
-    c.fetch_page(
-        db,
-        COLUMNS,
-        "FROM disputes",
-        "created_at DESC, id DESC",
-        page,
-        from_row,
-    )
-    .await
+    ListQuery::new(c, COLUMNS, "FROM disputes", "created_at DESC, id DESC")
 }
 
 pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Dispute>> {

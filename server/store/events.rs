@@ -150,6 +150,13 @@ pub async fn list(
     filter: &EventFilter,
     page: super::PageRequest,
 ) -> Result<super::Page<Event>> {
+    list_query(organization_id, filter)
+        .fetch(db, page, event_from_row)
+        .await
+}
+
+/// The query behind [`list`].
+pub fn list_query(organization_id: &str, filter: &EventFilter) -> super::ListQuery {
     use super::{Bind, Conditions};
     let mut c = Conditions::for_organization(organization_id);
     if let Some(kind) = &filter.kind {
@@ -164,15 +171,7 @@ pub async fn list(
     if let Some(to) = &filter.created_to {
         c.push("created_at <= {}", Bind::Text(to.clone()));
     }
-    c.fetch_page(
-        db,
-        EVENT_COLUMNS,
-        "FROM events",
-        "created_at DESC, id DESC",
-        page,
-        event_from_row,
-    )
-    .await
+    super::ListQuery::new(c, EVENT_COLUMNS, "FROM events", "created_at DESC, id DESC")
 }
 
 /// The timeline of one charge, oldest first: events about it, and events about other objects
@@ -183,6 +182,13 @@ pub async fn charge_timeline(
     charge_id: &str,
     page: super::PageRequest,
 ) -> Result<super::Page<Event>> {
+    timeline_query(organization_id, charge_id)
+        .fetch(db, page, event_from_row)
+        .await
+}
+
+/// The query behind [`charge_timeline`].
+pub fn timeline_query(organization_id: &str, charge_id: &str) -> super::ListQuery {
     let mention = format!("%\"{}\"%", super::like_escape(charge_id));
     let mut c = super::Conditions::for_organization(organization_id);
     c.push_many(
@@ -192,13 +198,5 @@ pub async fn charge_timeline(
             super::Bind::Text(mention),
         ],
     );
-    c.fetch_page(
-        db,
-        EVENT_COLUMNS,
-        "FROM events",
-        "created_at, id",
-        page,
-        event_from_row,
-    )
-    .await
+    super::ListQuery::new(c, EVENT_COLUMNS, "FROM events", "created_at, id")
 }

@@ -27,7 +27,7 @@ pub mod webhooks;
 use std::time::Duration;
 
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
-use sqlx::{AnyPool, Connection, Executor};
+use sqlx::{AnyPool, Connection, Executor, Row};
 
 pub use faults::StorageFault;
 
@@ -86,13 +86,38 @@ pub struct DbSettings {
     /// How long to wait for a connection (a new one, or a free one from the pool) before
     /// answering "unavailable": a dead database fails fast instead of hanging requests.
     pub connect_timeout: Duration,
+    /// Connections in the pool; `None` sizes it for the engine and the machine (see
+    /// [`DbSettings::pool_size`]).
+    pub pool_size: Option<u32>,
+    /// SQLite: how long a statement waits for another connection's lock before failing with
+    /// "database is locked". Writers queue on SQLite's one write lock; this is their queue.
+    pub busy_timeout: Duration,
 }
 
 impl Default for DbSettings {
     fn default() -> Self {
         DbSettings {
             connect_timeout: Duration::from_secs(5),
+            pool_size: None,
+            busy_timeout: Duration::from_secs(10),
         }
+    }
+}
+
+impl DbSettings {
+    /// The pool size for `backend`: the configured one, or else, for SQLite (in WAL mode
+    /// readers never wait for each other and one writer at a time is SQLite's own rule),
+    /// two connections per core and at least 4, so that reads are not queued behind the
+    /// pool at a few dozen clients; for PostgreSQL, 16 (the server's own
+    /// `max_connections`, shared by every replica, is the real limit).
+    pub fn pool_size(&self, backend: Backend) -> u32 {
+        self.pool_size.unwrap_or_else(|| match backend {
+            Backend::Sqlite => {
+                let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+                u32::try_from(cores * 2).unwrap_or(u32::MAX).max(4)
+            }
+            Backend::Postgres => 16,
+        })
     }
 }
 
@@ -129,11 +154,7 @@ impl Db {
             Backend::Postgres => check_postgres_reachable(&url, settings.connect_timeout).await?,
         }
         let options = AnyPoolOptions::new()
-            .max_connections(match backend {
-                // One writer at a time is what SQLite does anyway; a few readers help.
-                Backend::Sqlite => 4,
-                Backend::Postgres => 16,
-            })
+            .max_connections(settings.pool_size(backend))
             .acquire_timeout(settings.connect_timeout)
             .after_release(|conn, _meta| {
                 Box::pin(async move {
@@ -147,10 +168,15 @@ impl Db {
                     Ok(!conn.is_in_transaction())
                 })
             });
+        let busy_timeout = format!(
+            "PRAGMA busy_timeout = {}",
+            settings.busy_timeout.as_millis().min(i32::MAX as u128)
+        );
         let options = options.after_connect(move |conn, _meta| {
+            let busy_timeout = busy_timeout.clone();
             Box::pin(async move {
                 if backend == Backend::Sqlite {
-                    conn.execute("PRAGMA busy_timeout = 10000").await?;
+                    conn.execute(sqlx::AssertSqlSafe(busy_timeout)).await?;
                     conn.execute("PRAGMA foreign_keys = ON").await?;
                     if !read_only {
                         conn.execute("PRAGMA synchronous = NORMAL").await?;
@@ -173,6 +199,11 @@ impl Db {
             db.pool.execute("PRAGMA journal_mode = WAL").await?;
         }
         let fresh = migrations::run(&db).await?;
+        // Statistics only speed reads up: a disk too full to store them must not stop a
+        // server that can still serve.
+        if let Err(e) = db.refresh_statistics(Statistics::AtStart).await {
+            tracing::warn!("cannot refresh the planner statistics: {e}");
+        }
         Ok((db, fresh))
     }
 
@@ -183,6 +214,45 @@ impl Db {
             return Err(StoreError::Schema(
                 "migrations pending: the database is older than this build".into(),
             ));
+        }
+        Ok(())
+    }
+
+    /// Keep the planner's statistics current, so that a list picks the index of its filter
+    /// rather than the first one that matches `organization_id` (without them SQLite cannot
+    /// tell a customer's 20 charges from the organization's 20 000).
+    ///
+    /// SQLite: `PRAGMA optimize`, which analyses only the tables whose size changed a lot
+    /// since their last analysis, each on a bounded sample (`analysis_limit`): cheap enough
+    /// for every minute. At start it also looks at tables never analysed (`0x10002`).
+    /// PostgreSQL: `ANALYZE` at start; afterwards its autovacuum daemon keeps them current.
+    pub async fn refresh_statistics(&self, when: Statistics) -> Result<()> {
+        if self.read_only {
+            return Ok(());
+        }
+        match (self.backend, when) {
+            (Backend::Sqlite, _) => {
+                let mut conn = self.pool.acquire().await?;
+                // A sample of 1 000 rows per index is enough to tell a selective filter from
+                // the whole organization, and keeps a periodic run short at any size.
+                let limit = if when == Statistics::Full { 0 } else { 1000 };
+                conn.execute(sqlx::AssertSqlSafe(format!(
+                    "PRAGMA analysis_limit = {limit}"
+                )))
+                .await?;
+                let pragma = match when {
+                    Statistics::AtStart => "PRAGMA optimize = 0x10002",
+                    Statistics::Periodic => "PRAGMA optimize",
+                    Statistics::Full => "ANALYZE",
+                };
+                conn.execute(pragma).await?;
+            }
+            (Backend::Postgres, Statistics::AtStart | Statistics::Full) => {
+                // Our tables by name: a bare ANALYZE also visits the system catalogs, and warns
+                // about each one a non-superuser may not analyse.
+                self.pool.execute(LISTED_TABLES).await?;
+            }
+            (Backend::Postgres, Statistics::Periodic) => {}
         }
         Ok(())
     }
@@ -199,6 +269,21 @@ impl Db {
             Backend::Postgres => self.pool.begin().await?,
         })
     }
+}
+
+/// The tables the API lists, whose statistics decide which index a list uses.
+const LISTED_TABLES: &str = "ANALYZE customers, charges, deliveries, agreements, disputes, \
+     collection_plans, collection_plan_steps, webhooks, webhook_deliveries, events";
+
+/// When [`Db::refresh_statistics`] runs, which decides how much it does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Statistics {
+    /// After migrations, when the server starts.
+    AtStart,
+    /// From housekeeping, every minute.
+    Periodic,
+    /// Every table, now (after loading data in bulk, and in tests).
+    Full,
 }
 
 /// Why an existing SQLite database cannot be written, if it cannot: the file or its folder
@@ -429,48 +514,139 @@ impl PageRequest {
     pub fn offset(&self) -> i64 {
         (self.page - 1) * self.per_page
     }
+
+    /// How many matching rows a list counts at most before it stops: at least
+    /// [`COUNT_CAP`], and always past the end of the page asked for, so that the page
+    /// after it is known to exist.
+    pub fn count_cap(&self) -> i64 {
+        COUNT_CAP.max(self.offset() + self.per_page)
+    }
 }
 
-/// One page of rows and the total count.
+/// Counting every matching row costs as much as reading them: a list counts up to this
+/// many (more when the page asked for lies further) and then says the total is a lower
+/// bound (`total_exact: false` in `meta`).
+pub const COUNT_CAP: i64 = 10_000;
+
+/// One page of rows and how many match in all.
 #[derive(Debug)]
 pub struct Page<T> {
     pub items: Vec<T>,
+    /// The number of matching rows, or, when `total_exact` is false, a lower bound of it
+    /// (counting stopped one past the cap).
     pub total: i64,
+    pub total_exact: bool,
 }
 
-impl Conditions {
-    /// One page of `SELECT {columns} {from} WHERE ... ORDER BY {order}`, read row by row with
-    /// `read`, and how many rows match in all: every list of the API is this query.
-    pub async fn fetch_page<T>(
+/// A list query before it runs: `SELECT {columns} {from} WHERE ... ORDER BY {order}`, read
+/// a page at a time. Every list of the API is one; building it apart from running it lets
+/// the query-plan tests check the very SQL the server sends.
+#[derive(Debug)]
+pub struct ListQuery {
+    pub conditions: Conditions,
+    pub columns: String,
+    pub from: String,
+    pub order: String,
+}
+
+impl ListQuery {
+    pub fn new(conditions: Conditions, columns: &str, from: &str, order: &str) -> Self {
+        ListQuery {
+            conditions,
+            columns: columns.to_string(),
+            from: from.to_string(),
+            order: order.to_string(),
+        }
+    }
+
+    /// The values of the `$n` placeholders, in order.
+    pub fn binds(&self) -> &[Bind] {
+        &self.conditions.binds
+    }
+
+    /// The count of matching rows, stopped one past `page.count_cap()`: the subquery reads
+    /// at most that many index entries instead of every match.
+    pub fn count_sql(&self, page: PageRequest) -> String {
+        format!(
+            "SELECT COUNT(*) FROM (SELECT 1 AS one {} {} LIMIT {}) AS counted",
+            self.from,
+            self.conditions.sql(),
+            page.count_cap() + 1
+        )
+    }
+
+    /// The rows of one page.
+    pub fn page_sql(&self, page: PageRequest) -> String {
+        format!(
+            "SELECT {} {} {} ORDER BY {} LIMIT {} OFFSET {}",
+            self.columns,
+            self.from,
+            self.conditions.sql(),
+            self.order,
+            page.per_page,
+            page.offset()
+        )
+    }
+
+    /// One page, read row by row with `read`, and how many rows match (bounded, see
+    /// [`ListQuery::count_sql`]).
+    pub async fn fetch<T>(
         &self,
         db: &Db,
-        columns: &str,
-        from: &str,
-        order: &str,
         page: PageRequest,
         read: impl Fn(&sqlx::any::AnyRow) -> Result<T>,
     ) -> Result<Page<T>> {
-        let count = format!("SELECT COUNT(*) {from} {}", self.sql());
-        let total: i64 = self
-            .bind_all_scalar(sqlx::query_scalar(sqlx::AssertSqlSafe(count)))
+        let counted: i64 = self
+            .conditions
+            .bind_all_scalar(sqlx::query_scalar(sqlx::AssertSqlSafe(
+                self.count_sql(page),
+            )))
             .fetch_one(&db.pool)
             .await?;
-        let sql = format!(
-            "SELECT {columns} {from} {} ORDER BY {order} LIMIT {} OFFSET {}",
-            self.sql(),
-            page.per_page,
-            page.offset()
-        );
         let rows = self
-            .bind_all(sqlx::query(sqlx::AssertSqlSafe(sql)))
+            .conditions
+            .bind_all(sqlx::query(sqlx::AssertSqlSafe(self.page_sql(page))))
             .fetch_all(&db.pool)
             .await?;
         let items = rows.iter().map(read).collect::<Result<Vec<_>>>()?;
-        Ok(Page { items, total })
+        Ok(Page {
+            items,
+            total: counted,
+            total_exact: counted <= page.count_cap(),
+        })
     }
 
+    /// How the engine runs the count and the page query: one text per statement, the lines
+    /// of `EXPLAIN QUERY PLAN` (SQLite) or `EXPLAIN` (PostgreSQL) joined by newlines.
+    pub async fn plans(&self, db: &Db, page: PageRequest) -> Result<Vec<String>> {
+        let explain = match db.backend {
+            Backend::Sqlite => "EXPLAIN QUERY PLAN",
+            Backend::Postgres => "EXPLAIN",
+        };
+        let mut plans = Vec::new();
+        for sql in [self.count_sql(page), self.page_sql(page)] {
+            let rows = self
+                .conditions
+                .bind_all(sqlx::query(sqlx::AssertSqlSafe(format!("{explain} {sql}"))))
+                .fetch_all(&db.pool)
+                .await?;
+            let column = match db.backend {
+                Backend::Sqlite => "detail",
+                Backend::Postgres => "QUERY PLAN",
+            };
+            let lines = rows
+                .iter()
+                .map(|r| r.try_get::<String, _>(column))
+                .collect::<std::result::Result<Vec<_>, _>>()?;
+            plans.push(lines.join("\n"));
+        }
+        Ok(plans)
+    }
+}
+
+impl Conditions {
     /// The first `limit` values of `id_column` in `{from} WHERE ... ORDER BY {order}`, and how
-    /// many match in all: what completions answer.
+    /// many match (counted up to [`COUNT_CAP`] and one more): what completions answer.
     pub async fn fetch_ids(
         &self,
         db: &Db,
@@ -479,7 +655,11 @@ impl Conditions {
         order: &str,
         limit: i64,
     ) -> Result<(Vec<String>, i64)> {
-        let count = format!("SELECT COUNT(*) {from} {}", self.sql());
+        let count = format!(
+            "SELECT COUNT(*) FROM (SELECT 1 AS one {from} {} LIMIT {}) AS counted",
+            self.sql(),
+            COUNT_CAP + 1
+        );
         let total: i64 = self
             .bind_all_scalar(sqlx::query_scalar(sqlx::AssertSqlSafe(count)))
             .fetch_one(&db.pool)

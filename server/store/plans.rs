@@ -7,7 +7,7 @@
 use serde::Serialize;
 use sqlx::{AnyConnection, AssertSqlSafe, Row, any::AnyRow};
 
-use super::{Db, Page, PageRequest, Result};
+use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
 use crate::store::customers::search_key;
 
 /// A plan as the API returns it, steps in order.
@@ -89,29 +89,10 @@ pub async fn list(
     q: Option<&str>,
     page: PageRequest,
 ) -> Result<Page<Plan>> {
-    let pattern = q.map(|q| format!("{}%", super::like_escape(&search_key(q))));
-    let filter = if pattern.is_some() {
-        "WHERE organization_id = $1 AND search_name LIKE $2 ESCAPE '\\'"
-    } else {
-        "WHERE organization_id = $1"
-    };
-    let count_sql = format!("SELECT COUNT(*) FROM collection_plans {filter}");
-    let mut count = sqlx::query_scalar(AssertSqlSafe(count_sql)).bind(organization_id);
-    if let Some(p) = &pattern {
-        count = count.bind(p.as_str());
-    }
-    let total: i64 = count.fetch_one(&db.pool).await?;
-    let sql = format!(
-        "SELECT {PLAN_COLUMNS} FROM collection_plans {filter} ORDER BY created_at, id LIMIT {} OFFSET {}",
-        page.per_page,
-        page.offset()
-    );
-    let mut query = sqlx::query(AssertSqlSafe(sql)).bind(organization_id);
-    if let Some(p) = &pattern {
-        query = query.bind(p.as_str());
-    }
-    let rows = query.fetch_all(&db.pool).await?;
-    let mut items = rows.iter().map(plan_from_row).collect::<Result<Vec<_>>>()?;
+    let found = list_query(organization_id, q)
+        .fetch(db, page, plan_from_row)
+        .await?;
+    let mut items = found.items;
     if !items.is_empty() {
         let placeholders = (0..items.len())
             .map(|i| format!("${}", i + 2))
@@ -132,7 +113,17 @@ pub async fn list(
             }
         }
     }
-    Ok(Page { items, total })
+    Ok(Page { items, ..found })
+}
+
+/// The query behind [`list`] (the steps are read after it, by plan id).
+pub fn list_query(organization_id: &str, q: Option<&str>) -> ListQuery {
+    let mut c = Conditions::for_organization(organization_id);
+    if let Some(q) = q {
+        let pattern = format!("{}%", super::like_escape(&search_key(q)));
+        c.push("search_name LIKE {} ESCAPE '\\'", Bind::Text(pattern));
+    }
+    ListQuery::new(c, PLAN_COLUMNS, "FROM collection_plans", "created_at, id")
 }
 
 /// One plan with its steps.
@@ -311,26 +302,21 @@ pub async fn list_steps(
     plan_id: &str,
     page: PageRequest,
 ) -> Result<Page<Step>> {
-    let total: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM collection_plan_steps WHERE organization_id = $1 AND collection_plan_id = $2",
+    steps_query(organization_id, plan_id)
+        .fetch(db, page, step_from_row)
+        .await
+}
+
+/// The query behind [`list_steps`].
+pub fn steps_query(organization_id: &str, plan_id: &str) -> ListQuery {
+    let mut c = Conditions::for_organization(organization_id);
+    c.push("collection_plan_id = {}", Bind::Text(plan_id.to_string()));
+    ListQuery::new(
+        c,
+        STEP_COLUMNS,
+        "FROM collection_plan_steps",
+        "position, id",
     )
-    .bind(organization_id)
-    .bind(plan_id)
-    .fetch_one(&db.pool)
-    .await?;
-    let sql = format!(
-        "SELECT {STEP_COLUMNS} FROM collection_plan_steps
-         WHERE organization_id = $1 AND collection_plan_id = $2 ORDER BY position, id LIMIT {} OFFSET {}",
-        page.per_page,
-        page.offset()
-    );
-    let rows = sqlx::query(AssertSqlSafe(sql))
-        .bind(organization_id)
-        .bind(plan_id)
-        .fetch_all(&db.pool)
-        .await?;
-    let items = rows.iter().map(step_from_row).collect::<Result<Vec<_>>>()?;
-    Ok(Page { items, total })
 }
 
 /// One step of a plan.

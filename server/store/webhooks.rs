@@ -10,7 +10,7 @@
 use serde::Serialize;
 use sqlx::{AnyConnection, AssertSqlSafe, Row, any::AnyRow};
 
-use super::{Bind, Conditions, Db, Page, PageRequest, Result, json_column};
+use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result, json_column};
 
 /// Migration 6: webhooks, their deliveries and attempts, the dispatch flag on events, and
 /// exports (see [`super::exports`]).
@@ -122,21 +122,17 @@ fn from_row(row: &AnyRow) -> Result<Webhook> {
 }
 
 pub async fn list(db: &Db, organization_id: &str, page: PageRequest) -> Result<Page<Webhook>> {
-    let total: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM webhooks WHERE organization_id = $1")
-        .bind(organization_id)
-        .fetch_one(&db.pool)
-        .await?;
-    let sql = format!(
-        "SELECT {COLUMNS} FROM webhooks WHERE organization_id = $1 ORDER BY created_at DESC, id DESC LIMIT {} OFFSET {}",
-        page.per_page,
-        page.offset()
-    );
-    let rows = sqlx::query(AssertSqlSafe(sql))
-        .bind(organization_id)
-        .fetch_all(&db.pool)
-        .await?;
-    let items = rows.iter().map(from_row).collect::<Result<Vec<_>>>()?;
-    Ok(Page { items, total })
+    list_query(organization_id).fetch(db, page, from_row).await
+}
+
+/// The query behind [`list`].
+pub fn list_query(organization_id: &str) -> ListQuery {
+    ListQuery::new(
+        Conditions::for_organization(organization_id),
+        COLUMNS,
+        "FROM webhooks",
+        "created_at DESC, id DESC",
+    )
 }
 
 pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Webhook>> {
@@ -330,6 +326,17 @@ pub async fn list_deliveries(
     filter: &DeliveryFilter,
     page: PageRequest,
 ) -> Result<Page<Delivery>> {
+    deliveries_query(organization_id, webhook_id, filter)
+        .fetch(db, page, delivery_from_row)
+        .await
+}
+
+/// The query behind [`list_deliveries`].
+pub fn deliveries_query(
+    organization_id: &str,
+    webhook_id: &str,
+    filter: &DeliveryFilter,
+) -> ListQuery {
     let mut c = Conditions::for_organization(organization_id);
     c.push("webhook_id = {}", Bind::Text(webhook_id.to_string()));
     if let Some(status) = &filter.status {
@@ -338,15 +345,12 @@ pub async fn list_deliveries(
     if let Some(event_type) = &filter.event_type {
         c.push("event_type = {}", Bind::Text(event_type.clone()));
     }
-    c.fetch_page(
-        db,
+    ListQuery::new(
+        c,
         DELIVERY_COLUMNS,
         "FROM webhook_deliveries",
         "created_at DESC, id DESC",
-        page,
-        delivery_from_row,
     )
-    .await
 }
 
 pub async fn get_delivery(

@@ -32,6 +32,7 @@ mod mcp_transport;
 mod operations;
 mod plans;
 mod postgres;
+mod query_plans;
 mod rest_limits;
 mod startup;
 mod webhook_security;
