@@ -109,7 +109,7 @@ mcp() { # key name token body [url]
   TOKEN=$3 BODY=$4 run "$key" "$name" -s bench/mcp_call.lua "${5:-http://127.0.0.1:$PORT/mcp}"
 }
 call() { printf '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"%s","arguments":%s}}' "$1" "$2"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a >= 1e12) print "no answer"; else if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 bytes_of() { # token body [url] -> answer size
   curl -s -o /dev/null -w '%{size_download}' "${3:-http://127.0.0.1:$PORT/mcp}" -H "Authorization: Bearer $1" \
     -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
