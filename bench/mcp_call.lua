@@ -5,3 +5,5 @@ wrk.body = os.getenv("BODY")
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Authorization"] = "Bearer " .. os.getenv("TOKEN")
 wrk.headers["MCP-Protocol-Version"] = "2025-06-18"
+-- Streamable HTTP servers (the proxies) refuse a POST that does not accept both.
+wrk.headers["Accept"] = "application/json, text/event-stream"

@@ -8,6 +8,7 @@ pub mod api;
 pub mod auth;
 pub mod config;
 pub mod demo;
+pub mod demo_bulk;
 pub mod documents;
 pub mod domain;
 pub mod engine;

@@ -1,4 +1,5 @@
-//! `kobana-dunning`: run the server (`serve`, the default) or issue tokens (`token create`).
+//! `kobana-dunning`: run the server (`serve`, the default), issue tokens (`token create`) or
+//! fill a demo organization with bulk data (`demo`).
 
 use std::io::IsTerminal;
 use std::net::SocketAddr;
@@ -33,6 +34,23 @@ enum Command {
     /// Manage access tokens.
     #[command(subcommand)]
     Token(TokenCommand),
+    /// Fill a demo organization with many customers and charges (for benchmarks).
+    Demo(DemoArgs),
+}
+
+#[derive(Args)]
+struct DemoArgs {
+    /// Customers to add.
+    #[arg(long, default_value_t = 0)]
+    customers: usize,
+    /// Charges to add, spread over the new customers (the existing ones when none is added).
+    #[arg(long, default_value_t = 0)]
+    charges: usize,
+    /// Organization id or exact name; default: the first demo organization.
+    #[arg(long, default_value = "Padaria Pão Dourado Ltda")]
+    organization: String,
+    #[command(flatten)]
+    database: DatabaseArgs,
 }
 
 #[derive(Args, Clone)]
@@ -225,6 +243,7 @@ async fn main() {
         None => serve(cli.serve).await,
         Some(Command::Serve(args)) => serve(args).await,
         Some(Command::Token(TokenCommand::Create(args))) => create_token(args).await,
+        Some(Command::Demo(args)) => demo_bulk(args).await,
     };
     if let Err(message) = outcome {
         eprintln!("error: {message}");
@@ -483,6 +502,53 @@ fn parse_rate_limit(text: &str) -> Result<(i64, i64), String> {
         return Err("rate limit and period must be positive".into());
     }
     Ok((count, seconds))
+}
+
+/// `demo`: seed the demo organizations into a new database (writing the credentials file as
+/// the server would), then add the bulk rows to one of them.
+async fn demo_bulk(args: DemoArgs) -> Result<(), String> {
+    let (db, fresh) = args.database.open().await?;
+    if fresh {
+        let credentials = demo::seed(&db, "http://127.0.0.1:8080")
+            .await
+            .map_err(|e| format!("cannot seed the demo data: {e}"))?;
+        demo::write_credentials(
+            std::path::Path::new("data/demo-credentials.json"),
+            &credentials,
+        )?;
+        eprintln!("Seeded the demo organizations; tokens in data/demo-credentials.json");
+    }
+    let org = orgs::find_organization(&db, &args.organization)
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or(format!(
+            "no organization with id or name '{}'",
+            args.organization
+        ))?;
+    let started = std::time::Instant::now();
+    let generated = kobana_dunning::demo_bulk::generate(
+        &db,
+        &org.id,
+        args.customers,
+        args.charges,
+        |what, done, total| {
+            eprintln!(
+                "{what}: {done}/{total} ({:.1} s)",
+                started.elapsed().as_secs_f64()
+            )
+        },
+    )
+    .await
+    .map_err(|e| e.to_string())?;
+    eprintln!(
+        "Added {} customers and {} charges to {} ({}) in {:.1} s",
+        generated.customers,
+        generated.charges,
+        org.name,
+        org.id,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
 }
 
 async fn create_token(args: TokenCreateArgs) -> Result<(), String> {

@@ -13,6 +13,7 @@ mod collection;
 mod collection_engine;
 mod concurrency;
 mod customers;
+mod demo_bulk;
 mod disputes;
 mod exports;
 mod faults;
