@@ -237,7 +237,7 @@ async fn main() {
     init_logging(match &cli.command {
         None => cli.serve.log_format,
         Some(Command::Serve(args)) => args.log_format,
-        Some(Command::Token(_)) => LogFormat::Text,
+        Some(Command::Token(_) | Command::Demo(_)) => LogFormat::Text,
     });
     let outcome = match cli.command {
         None => serve(cli.serve).await,
