@@ -10,6 +10,7 @@ pub mod demo;
 pub mod documents;
 pub mod domain;
 pub mod engine;
+pub mod limits;
 pub mod generated;
 pub mod mcp;
 pub mod net;

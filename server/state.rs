@@ -2,19 +2,26 @@
 
 use std::sync::Arc;
 
+use crate::auth::TokenCache;
 use crate::config::Config;
+use crate::limits::Limiter;
 use crate::store::Db;
 
-/// Cheap to clone: the database pool and the configuration behind `Arc`s.
+/// Cheap to clone: the database pool, the configuration, and what the process keeps in
+/// memory between requests (token lookups, rate-limit windows) behind `Arc`s.
 #[derive(Clone)]
 pub struct AppState {
     pub db: Db,
     pub config: Arc<Config>,
+    pub tokens: Arc<TokenCache>,
+    pub limits: Arc<Limiter>,
 }
 
 impl AppState {
     pub fn new(db: Db, config: Config) -> Self {
         AppState {
+            tokens: Arc::new(TokenCache::new(config.token_cache_ttl)),
+            limits: Arc::new(Limiter::new(db.clone(), config.rate_limit_flush)),
             db,
             config: Arc::new(config),
         }

@@ -6,11 +6,13 @@
 mod mcp_host;
 mod middleware;
 pub mod roles;
+mod token_cache;
 pub mod tokens;
 
 use std::collections::BTreeSet;
 
 pub use mcp_host::McpAuthenticator;
+pub use token_cache::TokenCache;
 pub use middleware::{authenticate_v1, require_operation_scopes};
 
 use crate::store::events::Actor;
