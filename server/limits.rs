@@ -267,7 +267,8 @@ impl Limiter {
                     tracing::debug!("unused rate-limit budget not given back: {e}");
                 }
             } else if change > 0 {
-                match store::claim(&self.db, &token_id, start, limit, change, Claimant::Flush).await {
+                match store::claim(&self.db, &token_id, start, limit, change, Claimant::Flush).await
+                {
                     // Nothing granted here says nothing about the window being spent.
                     Ok(claim) if claim.granted > 0 => {
                         let mut window = slot.window.lock().expect("window lock");

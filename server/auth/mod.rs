@@ -12,8 +12,8 @@ pub mod tokens;
 use std::collections::BTreeSet;
 
 pub use mcp_host::McpAuthenticator;
-pub use token_cache::TokenCache;
 pub use middleware::{authenticate_v1, require_operation_scopes};
+pub use token_cache::TokenCache;
 
 use crate::store::events::Actor;
 use crate::store::orgs::TokenRecord;
