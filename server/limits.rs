@@ -102,7 +102,9 @@ impl Window {
 
     /// Admit or refuse from memory when the claim held here decides it.
     fn step(&mut self, now: i64, at: Instant) -> Step {
-        if self.used < self.claimed {
+        // A limit lowered mid-window (the token cache expired) stops what was claimed under
+        // the old one.
+        if self.used < self.claimed && self.others + self.used < self.limit {
             self.used += 1;
             return Step::Done(self.state(now, self.others + self.used));
         }
@@ -215,7 +217,7 @@ impl Limiter {
                 };
                 limiter.flush_once().await;
                 ticks = ticks.wrapping_add(1);
-                if ticks % FORGET_EVERY == 0 {
+                if ticks.is_multiple_of(FORGET_EVERY) {
                     let now = time::OffsetDateTime::now_utc().unix_timestamp();
                     if let Err(e) = store::forget_before(&limiter.db, now - 86_400).await {
                         tracing::debug!("old rate-limit windows not deleted: {e}");
