@@ -52,6 +52,13 @@ pub struct Config {
     /// (`DUNNING_ALLOW_PRIVATE_WEBHOOK_TARGETS`): for development and tests only. Cloud
     /// metadata, unspecified and multicast addresses stay refused even then.
     pub allow_private_webhook_targets: bool,
+    /// How long a token found in the database is believed without reading it again
+    /// (`DUNNING_TOKEN_CACHE_TTL`): the longest a revoked token keeps working on a replica.
+    pub token_cache_ttl: std::time::Duration,
+    /// How often each replica gives back the rate-limit budget it holds unused and tops up
+    /// busy windows (`DUNNING_RATE_LIMIT_FLUSH`); also how long a replica that found a window
+    /// spent refuses before asking the database again.
+    pub rate_limit_flush: std::time::Duration,
 }
 
 impl Config {
@@ -77,6 +84,8 @@ impl Config {
             engine_lease: None,
             http: crate::serve::HttpLimits::default(),
             allow_private_webhook_targets: false,
+            token_cache_ttl: std::time::Duration::from_secs(2),
+            rate_limit_flush: std::time::Duration::from_secs(1),
         }
     }
 

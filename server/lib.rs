@@ -13,6 +13,7 @@ pub mod documents;
 pub mod domain;
 pub mod engine;
 pub mod generated;
+pub mod limits;
 pub mod mcp;
 pub mod net;
 pub mod probes;

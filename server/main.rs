@@ -125,6 +125,14 @@ struct ServeArgs {
     /// cloud metadata addresses stay refused).
     #[arg(long, env = "DUNNING_ALLOW_PRIVATE_WEBHOOK_TARGETS")]
     allow_private_webhook_targets: bool,
+    /// How long a token found in the database is believed without reading it again, at most
+    /// 5s: the longest a revoked token keeps working on this replica (`0`: read every time).
+    #[arg(long, env = "DUNNING_TOKEN_CACHE_TTL", default_value = "2s", value_parser = parse_token_cache_ttl)]
+    token_cache_ttl: Duration,
+    /// How often this replica gives back rate-limit budget it holds unused and tops up busy
+    /// windows; a replica may refuse early for about this long while another holds budget.
+    #[arg(long, env = "DUNNING_RATE_LIMIT_FLUSH", default_value = "1s", value_parser = parse_duration)]
+    rate_limit_flush: Duration,
 }
 
 #[derive(Args, Clone)]
@@ -277,6 +285,8 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
             max_connections: args.max_connections as usize,
         },
         allow_private_webhook_targets: args.allow_private_webhook_targets,
+        token_cache_ttl: args.token_cache_ttl,
+        rate_limit_flush: args.rate_limit_flush,
         ..Config::local()
     };
     let config = match &args.confirmation_secret {
@@ -476,6 +486,19 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
         return Err("a timeout must be longer than zero".into());
     }
     Ok(duration)
+}
+
+/// At most 5 seconds, since revoked tokens must stop working within that; zero turns the
+/// cache off.
+fn parse_token_cache_ttl(text: &str) -> Result<Duration, String> {
+    let ttl = match text.trim().trim_end_matches('s') {
+        "0" | "0m" => Duration::ZERO,
+        _ => parse_duration(text)?,
+    };
+    if ttl > Duration::from_secs(5) {
+        return Err("the token cache keeps tokens at most 5s".into());
+    }
+    Ok(ttl)
 }
 
 fn parse_rate_limit(text: &str) -> Result<(i64, i64), String> {

@@ -2,11 +2,14 @@
 
 use std::sync::Arc;
 
+use crate::auth::TokenCache;
 use crate::config::Config;
 use crate::engine::status::EngineStatus;
+use crate::limits::Limiter;
 use crate::store::Db;
 
-/// Cheap to clone: the database pool, the configuration and the engine's status behind
+/// Cheap to clone: the database pool, the configuration, what the process keeps in memory
+/// between requests (token lookups, rate-limit windows) and the engine's status behind
 /// `Arc`s.
 #[derive(Clone)]
 pub struct AppState {
@@ -14,11 +17,15 @@ pub struct AppState {
     pub config: Arc<Config>,
     /// Which background workers run, and the signal that stops them.
     pub engine: Arc<EngineStatus>,
+    pub tokens: Arc<TokenCache>,
+    pub limits: Arc<Limiter>,
 }
 
 impl AppState {
     pub fn new(db: Db, config: Config) -> Self {
         AppState {
+            tokens: Arc::new(TokenCache::new(config.token_cache_ttl)),
+            limits: Arc::new(Limiter::new(db.clone(), config.rate_limit_flush)),
             db,
             config: Arc::new(config),
             engine: Arc::default(),

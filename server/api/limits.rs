@@ -9,7 +9,7 @@ use http::{HeaderValue, StatusCode};
 use super::problem::ApiError;
 use crate::auth::Principal;
 use crate::state::AppState;
-use crate::store::limits::{self, WindowState};
+use crate::store::limits::WindowState;
 
 /// A request already counted against its token's window — by the MCP endpoint, which counts
 /// every MCP request before dispatching tools in-process. Extensions cannot come from the
@@ -18,26 +18,13 @@ use crate::store::limits::{self, WindowState};
 #[derive(Debug, Clone, Copy)]
 pub struct Counted(pub WindowState);
 
-/// Count one request of `principal` in its token's current window.
+/// Count one request of `principal` in its token's current window: in memory, against the
+/// budget this replica claimed (see [`crate::limits`]), so a read does not write.
 pub async fn count(state: &AppState, principal: &Principal) -> crate::store::Result<WindowState> {
     let (limit, period) = principal
         .rate_limit
         .unwrap_or(state.config.default_rate_limit);
-    let now = time::OffsetDateTime::now_utc().unix_timestamp();
-    match limits::hit(&state.db, &principal.token_id, limit, period, now).await {
-        // Storage that cannot count now (read-only, full, gone) may still serve the request
-        // (reads on a read-only database): it goes through uncounted, and the storage itself
-        // refuses what it cannot do, with its own 503.
-        Err(e) if e.storage_fault().is_some() => {
-            tracing::debug!("rate limit not counted: {e}");
-            Ok(WindowState {
-                limit,
-                hits: 0,
-                reset: period,
-            })
-        }
-        counted => counted,
-    }
+    state.limits.hit(&principal.token_id, limit, period).await
 }
 
 /// Count the request against its token's window (unless it was [`Counted`] already); refuse

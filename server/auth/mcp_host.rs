@@ -10,7 +10,7 @@ use super::{Audience, Principal, tokens};
 use crate::api::limits::{self, Counted};
 use crate::mcp::{Admission, AuthFailure, Caller, Completion, CompletionRequest, Host};
 use crate::state::AppState;
-use crate::store::{agreements, charges, customers, disputes, exports, orgs};
+use crate::store::{agreements, charges, customers, disputes, exports};
 
 /// The [`Host`] for Kobana Dunning: checks tokens against the database.
 pub struct McpAuthenticator {
@@ -28,7 +28,10 @@ type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 impl Host for McpAuthenticator {
     fn authenticate<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Caller, AuthFailure>> {
         Box::pin(async move {
-            let record = orgs::find_token(&self.state.db, &tokens::hash(token))
+            let record = self
+                .state
+                .tokens
+                .find(&self.state.db, &tokens::hash(token))
                 .await
                 .map_err(|e| AuthFailure::Internal(e.to_string()))?
                 .ok_or(AuthFailure::InvalidToken("The token is unknown or revoked"))?;

@@ -9,7 +9,6 @@ use super::{Audience, Principal, tokens};
 use crate::api::operations;
 use crate::api::problem::ApiError;
 use crate::state::AppState;
-use crate::store::orgs;
 
 /// Attach a [`Principal`] to the request or answer 401.
 ///
@@ -36,7 +35,7 @@ pub async fn authenticate_v1(
             false,
         );
     };
-    let record = match orgs::find_token(&state.db, &tokens::hash(token)).await {
+    let record = match state.tokens.find(&state.db, &tokens::hash(token)).await {
         Ok(Some(record)) => record,
         Ok(None) => {
             return unauthorized(

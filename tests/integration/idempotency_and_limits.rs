@@ -1,4 +1,5 @@
-//! `Idempotency-Key` replay and rate limits, over REST and surfaced in MCP `meta`.
+//! `Idempotency-Key` replay, rate limits (over REST and surfaced in MCP `meta`, counted in
+//! memory, shared by replicas) and how long a revoked token keeps working.
 
 use http::StatusCode;
 use serde_json::json;
@@ -409,5 +410,242 @@ async fn a_replayed_webhook_create_shows_its_secret_for_ten_minutes_then_never_a
         replay.body["data"].get("secret").is_none(),
         "{}",
         replay.text
+    );
+}
+
+/// The day (as an epoch-day number) a daily window belongs to: tests that count writes or
+/// claims in one window start again when a day boundary falls inside them.
+fn epoch_day() -> i64 {
+    time::OffsetDateTime::now_utc().unix_timestamp() / 86_400
+}
+
+#[tokio::test]
+async fn reads_are_counted_in_memory_and_do_not_write_to_the_database() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let url = format!("sqlite://{}?mode=rwc", dir.path().join("test.db").display());
+    // No background flush during the test: only requests could write.
+    let config = kobana_dunning::Config {
+        rate_limit_flush: std::time::Duration::from_secs(3600),
+        ..kobana_dunning::Config::local()
+    };
+    let server = TestServer::start_configured(url.clone(), dir, config).await;
+    kobana_dunning::store::orgs::set_organization_rate_limit(
+        &server.state.db,
+        server.org_id(0),
+        Some((1_000_000, 86_400)),
+    )
+    .await
+    .unwrap();
+    let (api, mcp) = (
+        server.token(0, "admin", "api"),
+        server.token(0, "admin", "mcp"),
+    );
+    // Another connection sees `data_version` change whenever someone else commits.
+    let (observer, _) = kobana_dunning::store::Db::open(&url).await.unwrap();
+    let mut connection = observer.pool.acquire().await.unwrap();
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        let day = epoch_day();
+        // The first request of a window claims a block of it: that is a write.
+        server.rest("GET", "/v1/me", &api, None).await;
+        server.call_tool(&mcp, "dunning_me", json!({})).await;
+        let before: i64 = sqlx::query_scalar("PRAGMA data_version")
+            .fetch_one(&mut *connection)
+            .await
+            .unwrap();
+        for _ in 0..50 {
+            let me = server.rest("GET", "/v1/me", &api, None).await;
+            assert_eq!(me.status, StatusCode::OK);
+            let listed = server.rest("GET", "/v1/charges", &api, None).await;
+            assert_eq!(listed.status, StatusCode::OK);
+        }
+        for _ in 0..10 {
+            let me = server.call_tool(&mcp, "dunning_me", json!({})).await;
+            assert!(me.get("isError").is_none(), "{me}");
+        }
+        let after: i64 = sqlx::query_scalar("PRAGMA data_version")
+            .fetch_one(&mut *connection)
+            .await
+            .unwrap();
+        if epoch_day() == day {
+            assert_eq!(before, after, "a read wrote to the database");
+            break;
+        }
+        assert!(attempts < 3, "the day changed three times");
+    }
+    if attempts == 1 {
+        // Still counted, exactly: this is the 102nd REST request and the 12th MCP one.
+        let me = server.rest("GET", "/v1/me", &api, None).await;
+        assert_eq!(me.header("ratelimit-remaining"), Some("999898"));
+        let me = server.call_tool(&mcp, "dunning_me", json!({})).await;
+        assert_eq!(
+            me["structuredContent"]["meta"]["rate_limit"]["remaining"],
+            999_988
+        );
+    }
+}
+
+#[tokio::test]
+async fn one_process_admits_exactly_the_limit_under_concurrent_requests() {
+    let server = std::sync::Arc::new(TestServer::start().await);
+    kobana_dunning::store::orgs::set_organization_rate_limit(
+        &server.state.db,
+        server.org_id(1),
+        Some((10, 86_400)),
+    )
+    .await
+    .unwrap();
+    let token = server.token(1, "admin", "api");
+    let day = epoch_day();
+    let mut tasks = Vec::new();
+    for _ in 0..30 {
+        let (server, token) = (server.clone(), token.clone());
+        tasks.push(tokio::spawn(async move {
+            server.rest("GET", "/v1/me", &token, None).await
+        }));
+    }
+    let mut remaining = Vec::new();
+    let mut refused = 0;
+    for task in tasks {
+        let answer = task.await.unwrap();
+        match answer.status {
+            StatusCode::OK => remaining.push(
+                answer
+                    .header("ratelimit-remaining")
+                    .unwrap()
+                    .parse::<i64>()
+                    .unwrap(),
+            ),
+            StatusCode::TOO_MANY_REQUESTS => {
+                assert_eq!(answer.header("ratelimit-remaining"), Some("0"));
+                assert!(answer.header("retry-after").is_some());
+                refused += 1;
+            }
+            other => panic!("unexpected {other}: {}", answer.text),
+        }
+    }
+    if epoch_day() != day {
+        return; // Two windows: nothing exact to say.
+    }
+    remaining.sort();
+    assert_eq!(remaining, (0..10).collect::<Vec<i64>>());
+    assert_eq!(refused, 20);
+}
+
+#[tokio::test]
+async fn replicas_never_admit_more_than_the_limit_and_give_back_what_they_do_not_use() {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use kobana_dunning::limits::Limiter;
+
+    let server = TestServer::start().await;
+    let db = server.state.db.clone();
+    // Two replicas over one database; only `a` is flushed, by hand.
+    let a = Arc::new(Limiter::new(db.clone(), Duration::from_secs(3600)));
+    let b = Arc::new(Limiter::new(db, Duration::from_millis(20)));
+    for attempt in 0..3 {
+        let token = format!("tok_replicas_{attempt}");
+        let day = epoch_day();
+        let admitted = |state: kobana_dunning::store::limits::WindowState| !state.exceeded();
+        // `a` admits 3 and, claiming in growing blocks, holds a fourth it has not used.
+        for _ in 0..3 {
+            assert!(admitted(a.hit(&token, 8, 86_400).await.unwrap()));
+        }
+        // `b` gets the rest of the claimable budget, then is refused early: 7 of 8 admitted.
+        let mut by_b = 0;
+        while admitted(b.hit(&token, 8, 86_400).await.unwrap()) {
+            by_b += 1;
+            assert!(by_b <= 5, "more than the limit admitted");
+        }
+        assert_eq!(by_b, 4);
+        // Once `a` is idle for a flush interval it gives its unused request back, and `b`,
+        // asking again after its own interval, is admitted once more: 8 in all, then none.
+        a.flush_once().await;
+        a.flush_once().await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(admitted(b.hit(&token, 8, 86_400).await.unwrap()));
+        assert!(!admitted(b.hit(&token, 8, 86_400).await.unwrap()));
+        assert!(!admitted(a.hit(&token, 8, 86_400).await.unwrap()));
+        if epoch_day() == day {
+            return;
+        }
+    }
+    panic!("the day changed three times");
+}
+
+/// Revoke a token the way an operator does: in the database, by hash.
+async fn revoke(server: &TestServer, token: &str) {
+    let revoked = sqlx::query("UPDATE tokens SET revoked_at = $1 WHERE token_hash = $2")
+        .bind("2026-01-01T00:00:00Z")
+        .bind(kobana_dunning::auth::tokens::hash(token))
+        .execute(&server.state.db.pool)
+        .await
+        .unwrap();
+    assert_eq!(revoked.rows_affected(), 1);
+}
+
+async fn server_with_token_cache(ttl: std::time::Duration) -> TestServer {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let url = format!("sqlite://{}?mode=rwc", dir.path().join("test.db").display());
+    let config = kobana_dunning::Config {
+        token_cache_ttl: ttl,
+        ..kobana_dunning::Config::local()
+    };
+    TestServer::start_configured(url, dir, config).await
+}
+
+#[tokio::test]
+async fn a_revoked_token_is_refused_on_rest_and_mcp_once_the_token_cache_forgets_it() {
+    let ttl = std::time::Duration::from_millis(200);
+    let server = server_with_token_cache(ttl).await;
+    let (api, mcp) = (
+        server.token(0, "admin", "api"),
+        server.token(0, "admin", "mcp"),
+    );
+    // Both are looked up, and remembered.
+    assert_eq!(
+        server.rest("GET", "/v1/me", &api, None).await.status,
+        StatusCode::OK
+    );
+    let me = server.call_tool(&mcp, "dunning_me", json!({})).await;
+    assert!(me.get("isError").is_none(), "{me}");
+    revoke(&server, &api).await;
+    revoke(&server, &mcp).await;
+    tokio::time::sleep(ttl + std::time::Duration::from_millis(50)).await;
+    let refused = server.rest("GET", "/v1/me", &api, None).await;
+    assert_eq!(refused.status, StatusCode::UNAUTHORIZED, "{}", refused.text);
+    assert_eq!(refused.body["detail"], "The token is unknown or revoked");
+    let refused = server
+        .mcp_raw(
+            &[
+                ("content-type", "application/json"),
+                ("authorization", &format!("Bearer {mcp}")),
+                ("mcp-protocol-version", "2025-06-18"),
+            ],
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                    "params": {"name": "dunning_me", "arguments": {}}})
+            .to_string(),
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::UNAUTHORIZED, "{}", refused.text);
+    assert_eq!(refused.body["detail"], "The token is unknown or revoked");
+}
+
+#[tokio::test]
+async fn within_the_token_cache_ttl_a_revoked_token_still_works() {
+    // A TTL far longer than the test: what the cache remembers is what answers.
+    let server = server_with_token_cache(std::time::Duration::from_secs(3600)).await;
+    let api = server.token(0, "admin", "api");
+    assert_eq!(
+        server.rest("GET", "/v1/me", &api, None).await.status,
+        StatusCode::OK
+    );
+    revoke(&server, &api).await;
+    assert_eq!(
+        server.rest("GET", "/v1/me", &api, None).await.status,
+        StatusCode::OK,
+        "remembered for the TTL"
     );
 }

@@ -1,0 +1,66 @@
+//! Token lookups remembered for a few seconds, so that a request does not read the token,
+//! person and organization rows each time.
+//!
+//! Only tokens found are remembered, keyed by the hash of the secret: an unknown or revoked
+//! token is looked up every time. A token revoked in the database (`revoked_at`) keeps working
+//! at most the cache's time to live (`--token-cache-ttl`, 2 s by default, at most 5 s) on
+//! each replica; so do changes to its scopes, role or rate limit.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::store::orgs::{self, TokenRecord};
+use crate::store::{Db, Result};
+
+/// Most tokens remembered; beyond it the expired ones are dropped, then all of them.
+const MOST_ENTRIES: usize = 10_000;
+
+/// Recently found tokens by hash.
+pub struct TokenCache {
+    ttl: Duration,
+    entries: Mutex<HashMap<String, (Instant, TokenRecord)>>,
+}
+
+impl TokenCache {
+    /// A cache keeping tokens for `ttl` (zero: no caching).
+    pub fn new(ttl: Duration) -> TokenCache {
+        TokenCache {
+            ttl,
+            entries: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The live token with this hash, from memory if it was found less than the TTL ago.
+    pub async fn find(&self, db: &Db, token_hash: &str) -> Result<Option<TokenRecord>> {
+        if self.ttl.is_zero() {
+            return orgs::find_token(db, token_hash).await;
+        }
+        {
+            let entries = self.entries.lock().expect("token cache lock");
+            if let Some((found_at, record)) = entries.get(token_hash)
+                && found_at.elapsed() < self.ttl
+            {
+                return Ok(Some(record.clone()));
+            }
+        }
+        let found_at = Instant::now();
+        let found = orgs::find_token(db, token_hash).await?;
+        let mut entries = self.entries.lock().expect("token cache lock");
+        match &found {
+            Some(record) => {
+                if entries.len() >= MOST_ENTRIES {
+                    entries.retain(|_, (at, _)| at.elapsed() < self.ttl);
+                    if entries.len() >= MOST_ENTRIES {
+                        entries.clear();
+                    }
+                }
+                entries.insert(token_hash.to_string(), (found_at, record.clone()));
+            }
+            None => {
+                entries.remove(token_hash);
+            }
+        }
+        Ok(found)
+    }
+}
