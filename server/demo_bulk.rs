@@ -259,18 +259,7 @@ async fn insert_customers(
         "INSERT INTO customers (organization_id, created_at, updated_at, version, notes, document_type,
              id, name, search_name, document, email, phone, address, channel_opt_outs, tags) VALUES ",
     );
-    let mut n = 3;
-    for (i, _) in rows.iter().enumerate() {
-        if i > 0 {
-            sql.push(',');
-        }
-        sql.push_str("($1, $2, $2, 1, NULL, 'cpf'");
-        for _ in 0..9 {
-            sql.push_str(&format!(", ${n}"));
-            n += 1;
-        }
-        sql.push(')');
-    }
+    push_rows(&mut sql, rows.len(), "$1, $2, $2, 1, NULL, 'cpf'", 9);
     // Only placeholders are spliced into the text; every value is bound.
     let mut query = sqlx::query(sqlx::AssertSqlSafe(sql))
         .bind(organization_id)
@@ -347,18 +336,12 @@ async fn insert_charges(
              agreement_id, negativation_status, protest_status, version,
              id, customer_id, description, amount_cents, paid_cents, due_date, state, tags, paid_at, canceled_at) VALUES ",
     );
-    let mut n = 3;
-    for (i, _) in rows.iter().enumerate() {
-        if i > 0 {
-            sql.push(',');
-        }
-        sql.push_str("($1, $2, $2, 200, 100, NULL, NULL, 'none', 'none', 1");
-        for _ in 0..10 {
-            sql.push_str(&format!(", ${n}"));
-            n += 1;
-        }
-        sql.push(')');
-    }
+    push_rows(
+        &mut sql,
+        rows.len(),
+        "$1, $2, $2, 200, 100, NULL, NULL, 'none', 'none', 1",
+        10,
+    );
     // Only placeholders are spliced into the text; every value is bound.
     let mut query = sqlx::query(sqlx::AssertSqlSafe(sql))
         .bind(organization_id)
@@ -378,6 +361,25 @@ async fn insert_charges(
     }
     query.execute(conn).await?;
     Ok(())
+}
+
+/// Append `rows` tuples to a multi-row `INSERT ... VALUES`: each starts with `fixed` (the
+/// columns every row shares, `$1` and `$2` among them) and then takes `per_row` placeholders
+/// of its own, numbered on from `$3`.
+fn push_rows(sql: &mut String, rows: usize, fixed: &str, per_row: usize) {
+    let mut n = 3;
+    for i in 0..rows {
+        if i > 0 {
+            sql.push(',');
+        }
+        sql.push('(');
+        sql.push_str(fixed);
+        for _ in 0..per_row {
+            sql.push_str(&format!(", ${n}"));
+            n += 1;
+        }
+        sql.push(')');
+    }
 }
 
 #[cfg(test)]
