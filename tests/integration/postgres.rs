@@ -1,5 +1,6 @@
 //! The same flows against PostgreSQL (127.0.0.1:5432, trust auth). Where no server answers,
-//! each test says it skipped and passes: the embedded SQLite path is covered everywhere.
+//! each test says it skipped (under `CI=true` it fails): the embedded SQLite path is covered
+//! everywhere.
 
 use http::StatusCode;
 use serde_json::json;
@@ -27,6 +28,12 @@ pub async fn fresh_postgres_url() -> Option<String> {
     let pool = match connect {
         Ok(Ok(pool)) => pool,
         _ => {
+            // CI starts PostgreSQL before every run: there a missing server is a failure,
+            // not a silent pass.
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "no PostgreSQL at {admin_url}, and CI must have one"
+            );
             eprintln!("skipped: no PostgreSQL at {admin_url}");
             return None;
         }
