@@ -12,6 +12,12 @@ use kobana_dunning::serve::HttpLimits;
 use kobana_dunning::store::{Db, DbSettings, orgs};
 use kobana_dunning::{AppState, Config, app, demo, serve};
 
+// Many small, short-lived allocations per request (JSON values, headers, rows) cross the
+// runtime's worker threads; glibc's allocator spent about 13 % of the server's samples
+// under load (bench/RESULTS.md), mimalloc's thread-local pages make that cheap.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "kobana-dunning",

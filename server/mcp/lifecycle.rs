@@ -51,6 +51,17 @@ fn is_private_listing(method: &str) -> bool {
     )
 }
 
+/// What [`stateless_result`] adds to a result without `resultType` and `_meta` of its own and
+/// outside the private listings, as text to write after the result's last member.
+pub fn stateless_tail(settings: &Settings) -> String {
+    let mut meta = serde_json::Map::new();
+    meta.insert(SERVER_INFO_META.to_string(), server_info(settings));
+    format!(
+        r#","resultType":"complete","_meta":{}"#,
+        Value::Object(meta)
+    )
+}
+
 /// Add what the 2026-07-28 revision requires on every result.
 pub fn stateless_result(settings: &Settings, method: &str, mut result: Value) -> Value {
     let Some(object) = result.as_object_mut() else {

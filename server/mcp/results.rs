@@ -3,7 +3,15 @@
 //! Success: the JSON body as indented text plus `structuredContent`, with `meta` enriched by
 //! what the headers said (rate limit, ETag, idempotency). Errors the caller can act on: an
 //! `isError` result whose text is the problem document. Files: a description, never bytes.
+//!
+//! The common case, a JSON object answered with success, is written by [`prepared`] straight
+//! from the body's text: the body is not turned into a `Value` and back twice (indented text,
+//! then `structuredContent`). [`from_response`] is the general path; both give the same text.
 
+use std::fmt;
+
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::catalog::{ResponseKind, ToolSpec};
@@ -64,6 +72,19 @@ fn enrich(mut structured: Value, answer: &Answer) -> Value {
     let Some(object) = structured.as_object_mut() else {
         return structured;
     };
+    let additions = meta_additions(answer);
+    if additions.is_empty() {
+        return structured;
+    }
+    let meta = object.entry("meta").or_insert_with(|| json!({}));
+    if let Some(meta) = meta.as_object_mut() {
+        meta.extend(additions);
+    }
+    structured
+}
+
+/// What the response headers add to `meta`: rate limit, ETag, idempotency.
+fn meta_additions(answer: &Answer) -> Map<String, Value> {
     let mut additions = Map::new();
     let number = |name: &str| header(answer, name).and_then(|v| v.parse::<u64>().ok());
     if let (Some(limit), Some(remaining), Some(reset)) = (
@@ -86,14 +107,133 @@ fn enrich(mut structured: Value, answer: &Answer) -> Value {
             json!(header(answer, "idempotent-replayed") == Some("true")),
         );
     }
-    if additions.is_empty() {
-        return structured;
+    additions
+}
+
+/// The result of a JSON object answered with success, as text: what [`from_response`] gives
+/// for it, written without building the body as a `Value`. Only the top level of the body is
+/// read (its members stay text) and only `meta` is parsed, to be enriched. `tail` is written
+/// after the result's own members (the stateless era's fields, `,"resultType":...`). `None`
+/// for every other answer, which the general path shapes.
+pub fn prepared(tool: &ToolSpec, answer: &Answer, tail: &str) -> Option<Box<RawValue>> {
+    if tool.response != ResponseKind::Json
+        || !answer.status.is_success()
+        || answer.status == http::StatusCode::NO_CONTENT
+    {
+        return None;
     }
-    let meta = object.entry("meta").or_insert_with(|| json!({}));
-    if let Some(meta) = meta.as_object_mut() {
-        meta.extend(additions);
+    let Members(mut members) = serde_json::from_slice(&answer.body).ok()?;
+    let additions = meta_additions(answer);
+    if !additions.is_empty() {
+        let meta = match members.iter().position(|(key, _)| key == "meta") {
+            Some(at) => &mut members[at].1,
+            None => {
+                members.push(("meta".to_string(), RawValue::from_string("{}".into()).ok()?));
+                &mut members.last_mut()?.1
+            }
+        };
+        // A `meta` that is not an object is left as it is, as `enrich` does.
+        if let Ok(mut object) = serde_json::from_str::<Map<String, Value>>(meta.get()) {
+            object.extend(additions);
+            *meta = serde_json::value::to_raw_value(&object).ok()?;
+        }
     }
-    structured
+    let mut structured = String::with_capacity(answer.body.len() + 128);
+    structured.push('{');
+    for (i, (key, value)) in members.iter().enumerate() {
+        if i > 0 {
+            structured.push(',');
+        }
+        structured.push_str(&serde_json::to_string(key).ok()?);
+        structured.push(':');
+        structured.push_str(value.get());
+    }
+    structured.push('}');
+    let text = serde_json::to_string(&indented(&structured)?).ok()?;
+    let mut result = String::with_capacity(text.len() + structured.len() + tail.len() + 64);
+    result.push_str(r#"{"content":[{"type":"text","text":"#);
+    result.push_str(&text);
+    result.push_str(r#"}],"structuredContent":"#);
+    result.push_str(&structured);
+    result.push_str(tail);
+    result.push('}');
+    RawValue::from_string(result).ok()
+}
+
+/// The members of a JSON object in their order, each value kept as its text.
+struct Members(Vec<(String, Box<RawValue>)>);
+
+impl<'de> Deserialize<'de> for Members {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Members, D::Error> {
+        struct Object;
+        impl<'de> Visitor<'de> for Object {
+            type Value = Members;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members, A::Error> {
+                let mut members = Vec::with_capacity(map.size_hint().unwrap_or(8));
+                while let Some(member) = map.next_entry::<String, Box<RawValue>>()? {
+                    members.push(member);
+                }
+                Ok(Members(members))
+            }
+        }
+        deserializer.deserialize_map(Object)
+    }
+}
+
+/// `json`, indented as `serde_json::to_string_pretty` writes it (two spaces, `": "`, empty
+/// containers as `{}` and `[]`). Strings are copied as they are written; whitespace between
+/// tokens is dropped first. `None` if `json` is not well nested.
+fn indented(json: &str) -> Option<String> {
+    let bytes = json.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len() * 2);
+    let mut depth = 0usize;
+    let newline = |out: &mut Vec<u8>, depth: usize| {
+        out.push(b'\n');
+        out.resize(out.len() + 2 * depth, b' ');
+    };
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match b {
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                out.extend_from_slice(bytes.get(start..=i)?);
+            }
+            b'{' | b'[' => {
+                let close = if b == b'{' { b'}' } else { b']' };
+                let next = bytes[i + 1..].iter().position(|c| !c.is_ascii_whitespace());
+                if next.map(|n| bytes[i + 1 + n]) == Some(close) {
+                    out.extend_from_slice(&[b, close]);
+                    i += 1 + next?;
+                } else {
+                    out.push(b);
+                    depth += 1;
+                    newline(&mut out, depth);
+                }
+            }
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                newline(&mut out, depth);
+                out.push(b);
+            }
+            b',' => {
+                out.push(b);
+                newline(&mut out, depth);
+            }
+            b':' => out.extend_from_slice(b": "),
+            b' ' | b'\n' | b'\r' | b'\t' => {}
+            _ => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8(out).ok()
 }
 
 /// The problem document of an error answer, or one made up when the body is not one.
@@ -177,4 +317,114 @@ pub fn fill_template(template: &str, arguments: &Map<String, Value>) -> String {
         out = out.replace(&format!("{{{key}}}"), &text);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use http::{HeaderMap, HeaderValue, StatusCode};
+
+    use super::*;
+
+    /// A tool of the real catalog answering a JSON object.
+    fn json_tool() -> &'static ToolSpec {
+        crate::generated::CATALOG
+            .tools
+            .iter()
+            .find(|t| t.response == ResponseKind::Json)
+            .expect("a JSON tool")
+    }
+
+    fn answer(status: StatusCode, headers: &[(&'static str, &'static str)], body: &str) -> Answer {
+        let mut map = HeaderMap::new();
+        for (name, value) in headers {
+            map.insert(*name, HeaderValue::from_static(value));
+        }
+        Answer {
+            status,
+            headers: map,
+            body: body.to_string().into(),
+            path: "/v1/things/1".into(),
+        }
+    }
+
+    const RATE: &[(&str, &str)] = &[
+        ("ratelimit-limit", "600"),
+        ("ratelimit-remaining", "599"),
+        ("ratelimit-reset", "42"),
+    ];
+
+    #[test]
+    fn a_prepared_result_is_the_text_of_the_general_one() {
+        let idempotent: &[(&str, &str)] = &[
+            ("ratelimit-limit", "600"),
+            ("ratelimit-remaining", "7"),
+            ("ratelimit-reset", "1"),
+            ("etag", "\"v3\""),
+            ("idempotency-key", "k-1"),
+            ("idempotent-replayed", "true"),
+        ];
+        let bodies = [
+            r#"{"data":{"id":"chg_1","amount":389.9,"paid_amount":0.0,"tags":["varejo"],"agreement_id":null,"n":-3,"big":12345678901234}}"#,
+            r#"{"data":[],"meta":{"page":1,"per_page":25,"total":0}}"#,
+            r#"{"data":[{"a":{}},{"b":[[]]}],"meta":{"total":10000,"total_exact":false,"etag":"old"}}"#,
+            r#"{"text":"quote \" backslash \\ line\nfeed tab\t unicode ç 💸 \u0001 /","":"empty key"}"#,
+            r#"{"meta":7,"x":1}"#,
+            "{\n  \"spaced\" : [ 1 , 2 ] ,\n  \"o\" : { }\n}",
+            r#"{}"#,
+        ];
+        let tool = json_tool();
+        for body in bodies {
+            for headers in [&[][..], RATE, idempotent] {
+                let expected = serde_json::to_string(&from_response(
+                    tool,
+                    &Map::new(),
+                    answer(StatusCode::OK, headers, body),
+                ))
+                .unwrap();
+                let prepared = prepared(tool, &answer(StatusCode::OK, headers, body), "")
+                    .unwrap_or_else(|| panic!("not prepared: {body}"));
+                if body.contains('\n') {
+                    // A body written with spaces keeps them inside `structuredContent`: the
+                    // same JSON, another text (the API writes compact bodies).
+                    let same: Value = serde_json::from_str(prepared.get()).unwrap();
+                    assert_eq!(same, serde_json::from_str::<Value>(&expected).unwrap());
+                } else {
+                    assert_eq!(prepared.get(), expected, "body {body}, headers {headers:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn answers_the_general_path_shapes_are_not_prepared() {
+        let tool = json_tool();
+        for (status, body) in [
+            (StatusCode::NOT_FOUND, r#"{"status":404}"#),
+            (StatusCode::NO_CONTENT, ""),
+            (StatusCode::OK, "[1,2]"),
+            (StatusCode::OK, "not json"),
+            (StatusCode::OK, ""),
+        ] {
+            assert!(
+                prepared(tool, &answer(status, RATE, body), "").is_none(),
+                "{body}"
+            );
+        }
+    }
+
+    #[test]
+    fn indenting_matches_serde_json_pretty() {
+        for text in [
+            r#"{"a":[1,{"b":[]},{}],"c":"x\"y,{}[]:","d":{"e":null}}"#,
+            "[]",
+            r#"[[],[[]],{"k":[{}]}]"#,
+        ] {
+            let value: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(
+                indented(text).unwrap(),
+                serde_json::to_string_pretty(&value).unwrap()
+            );
+        }
+        assert_eq!(indented(r#"{"a":1}}"#), None);
+    }
 }

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use super::catalog::{ArgLocation, Catalog, ResponseKind, ToolSpec};
 use super::confirm::{self, Decision};
 use super::input::{self, Reply, Round};
-use super::jsonrpc::{ErrorCode, RpcError};
+use super::jsonrpc::{ErrorCode, Outcome, RpcError};
 use super::protocol::{self, Context};
 use super::{Caller, Endpoint, Settings, bounds, dispatch, lifecycle, results};
 
@@ -161,7 +161,7 @@ pub async fn call(
     context: &Context,
     caller: Option<&Caller>,
     params: &Value,
-) -> Result<Value, RpcError> {
+) -> Result<Outcome, RpcError> {
     let name = params
         .get("name")
         .and_then(Value::as_str)
@@ -184,17 +184,19 @@ pub async fn call(
     // Authorization comes first: a caller who may not run the tool learns that and nothing
     // else — not which arguments are missing, not a confirmation form to fill in for nothing.
     if let Some(scope) = caller.missing_scope(tool.scopes) {
-        return Ok(results::error(&insufficient_scope(
+        return Ok(Outcome::Value(results::error(&insufficient_scope(
             &endpoint.settings,
             scope,
-        )));
+        ))));
     }
     check_param_headers(endpoint, context, tool, &arguments)?;
     if let Err(problem) = dispatch::check_arguments(endpoint, tool, &arguments) {
-        return Ok(results::error(&problem));
+        return Ok(Outcome::Value(results::error(&problem)));
     }
     if tool.response == ResponseKind::McpResult {
-        return call_mcp(endpoint, context, caller, tool, &arguments, params).await;
+        return call_mcp(endpoint, context, caller, tool, &arguments, params)
+            .await
+            .map(Outcome::Value);
     }
     if let Decision::Answer(answer) = confirm::decide(
         &endpoint.settings,
@@ -204,7 +206,7 @@ pub async fn call(
         &arguments,
         params,
     )? {
-        return Ok(answer);
+        return Ok(Outcome::Value(answer));
     }
     if tool.server_idempotency_key
         && let Some(arg) = idempotency_argument(tool).filter(|a| !arguments.contains_key(*a))
@@ -213,7 +215,17 @@ pub async fn call(
         arguments.insert(arg.to_string(), Value::String(key));
     }
     let response = dispatch::run(endpoint, caller, tool, &arguments, Vec::new()).await;
-    Ok(results::from_response(tool, &arguments, response))
+    let tail = if context.version.is_stateless() {
+        lifecycle::stateless_tail(&endpoint.settings)
+    } else {
+        String::new()
+    };
+    if let Some(prepared) = results::prepared(tool, &response, &tail) {
+        return Ok(Outcome::Prepared(prepared.into()));
+    }
+    Ok(Outcome::Value(results::from_response(
+        tool, &arguments, response,
+    )))
 }
 
 /// A tool whose operation answers MCP results: its `CallToolResult` goes through as it is,

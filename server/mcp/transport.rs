@@ -390,7 +390,11 @@ async fn dispatch(
             return tools::list(endpoint, caller, stateless, &incoming.params)
                 .map(Outcome::Prepared);
         }
-        "tools/call" => tools::call(endpoint, context, caller, &incoming.params).await,
+        // A JSON answer comes back prepared, the stateless era's fields included.
+        "tools/call" => match tools::call(endpoint, context, caller, &incoming.params).await? {
+            Outcome::Value(value) => Ok(value),
+            prepared => return Ok(prepared),
+        },
         "resources/list" => resources::list(endpoint, caller, &incoming.params),
         "resources/templates/list" => {
             resources::templates(&endpoint.catalog, caller, &incoming.params)
