@@ -525,8 +525,9 @@ impl PageRequest {
 
 /// Counting every matching row costs as much as reading them: a list counts up to this
 /// many (more when the page asked for lies further) and then says the total is a lower
-/// bound (`total_exact: false` in `meta`).
-pub const COUNT_CAP: i64 = 10_000;
+/// bound (`total_exact: false` in `meta`). At 10 000 the count was most of a list read on a
+/// large organization (1.4 ms of SQLite time against 0.06 ms at 1 000, 1 000 000 charges).
+pub const COUNT_CAP: i64 = 1_000;
 
 /// One page of rows and how many match in all.
 #[derive(Debug)]
