@@ -11,7 +11,9 @@
 # Prints every case and the target ratios, and rewrites bench/RESULTS.md.
 #
 # Environment: DURATION seconds per case (10), CONNECTIONS (32), SIZES, PROXIES ("rmcp fastmcp";
-# empty to skip them), LABEL (a line written at the top of RESULTS.md, e.g. "before" or "after").
+# empty to skip them), LABEL (a line written at the top of RESULTS.md, e.g. "before" or "after"),
+# KEEP_DATA=1 to keep each generated size in the git-ignored bench/.data/<size>/ and reuse it in
+# later runs (a million charges take minutes to generate; RESULTS.md then says "reused").
 # Loopback only; wrk runs 2 threads.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -72,7 +74,7 @@ tokens() {
   done
 }
 token() { # dir role audience
-  (cd "$1" && "$BIN" token create --organization "$ORG" --person "${PERSON[$2]}" --audience "$3" --rate-limit 100000000/minute --database-url "sqlite://$1/bench.db?mode=rwc" 2>/dev/null)
+  (cd "$1" && "$BIN" token create --organization "$ORG" --person "${PERSON[$2]}" --audience "$3" --rate-limit 100000000/minute --database-url "sqlite://$1/bench.db?mode=rwc" 2>/dev/null | tail -1)
 }
 
 declare -A RPS P50
@@ -193,9 +195,20 @@ stop_server
 declare -A GEN_SECONDS SIZE_RSS
 for size in $SIZES; do
   DIR=$WORK/size$size; mkdir -p "$DIR"
-  t0=$(date +%s)
-  (cd "$DIR" && "$BIN" demo --customers $((size / 20)) --charges "$size" --database-url "sqlite://$DIR/bench.db?mode=rwc" 2>&1 | tail -1)
-  GEN_SECONDS[$size]=$(($(date +%s) - t0))
+  KEPT=$ROOT/bench/.data/$size
+  if [ "${KEEP_DATA:-}" = 1 ] && [ -f "$KEPT/bench.db" ]; then
+    cp -r "$KEPT/." "$DIR/"
+    GEN_SECONDS[$size]="$(cat "$KEPT/generated-seconds") (reused from an earlier run)"
+  else
+    t0=$(date +%s)
+    (cd "$DIR" && "$BIN" demo --customers $((size / 20)) --charges "$size" --database-url "sqlite://$DIR/bench.db?mode=rwc" 2>&1 | tail -1)
+    GEN_SECONDS[$size]=$(($(date +%s) - t0))
+    if [ "${KEEP_DATA:-}" = 1 ]; then
+      rm -rf "$KEPT"; mkdir -p "$KEPT"
+      sqlite3 "$DIR/bench.db" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null 2>&1 || true
+      cp -r "$DIR/." "$KEPT/"; echo "${GEN_SECONDS[$size]}" > "$KEPT/generated-seconds"
+    fi
+  fi
   PEAK_RSS_KB=0
   start_server "$DIR"
   echo "$size charges: generated in ${GEN_SECONDS[$size]} s; server start-up ${STARTUP_MS} ms"
