@@ -35,6 +35,11 @@ impl Host for McpAuthenticator {
                 .await
                 .map_err(|e| AuthFailure::Internal(e.to_string()))?
                 .ok_or(AuthFailure::InvalidToken("The token is unknown or revoked"))?;
+            if super::expired(&record) {
+                return Err(AuthFailure::InvalidToken(
+                    "The token has expired; use the refresh token for a new one",
+                ));
+            }
             if Audience::parse(&record.audience) != Some(Audience::Mcp) {
                 return Err(AuthFailure::InvalidToken(
                     "This token was issued for the REST API; the MCP endpoint needs a token with audience 'mcp'",

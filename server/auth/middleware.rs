@@ -45,6 +45,9 @@ pub async fn authenticate_v1(
         }
         Err(e) => return ApiError::from(e).into_response(),
     };
+    if super::expired(&record) {
+        return unauthorized(ApiError::unauthorized("The token has expired"), true);
+    }
     if Audience::parse(&record.audience) != Some(Audience::Api) {
         return unauthorized(
             ApiError::unauthorized(

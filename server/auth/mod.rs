@@ -62,6 +62,14 @@ pub struct Principal {
     pub rate_limit: Option<(i64, i64)>,
 }
 
+/// Whether a token's expiry (OAuth access tokens have one) has passed. Checked on every
+/// request, cached lookups included, so the token cache never stretches a lifetime.
+pub fn expired(record: &TokenRecord) -> bool {
+    record
+        .expires_at_epoch
+        .is_some_and(|at| at <= crate::store::oauth::now_epoch())
+}
+
 impl Principal {
     pub fn from_record(record: TokenRecord, audience: Audience) -> Principal {
         let permitted = roles::permissions(&record.person.role);

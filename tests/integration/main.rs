@@ -30,6 +30,7 @@ mod mcp_resources;
 mod mcp_stateless;
 mod mcp_tools;
 mod mcp_transport;
+mod oauth;
 mod operations;
 mod plans;
 mod postgres;
