@@ -731,3 +731,24 @@ async fn a_client_metadata_url_on_a_private_address_is_not_fetched() {
         assert!(page.text.contains("cannot be fetched"), "{}", page.text);
     }
 }
+
+#[tokio::test]
+async fn a_call_refused_for_a_scope_names_it_in_the_bearer_challenge() {
+    let (server, _base) = start().await;
+    let viewer = server.token(0, "viewer", "api");
+    let answer = server
+        .rest(
+            "POST",
+            "/v1/customers",
+            &viewer,
+            Some(json!({"name": "Fulano", "document": "11144477735"})),
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::FORBIDDEN);
+    assert_eq!(
+        answer.header("www-authenticate"),
+        Some(
+            r#"Bearer realm="kobana-dunning", error="insufficient_scope", scope="customers:write""#
+        )
+    );
+}
