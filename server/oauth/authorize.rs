@@ -246,7 +246,7 @@ async fn consent_page(
         .ok()
         .and_then(|u| u.host_str().map(str::to_string))
         .unwrap_or_else(|| checked.redirect_uri.clone());
-    pages::page(
+    let mut response = pages::page(
         StatusCode::OK,
         "Autorizar aplicativo",
         &pages::consent(&pages::Consent {
@@ -260,7 +260,9 @@ async fn consent_page(
             refused: &refused,
         }),
         set_cookie,
-    )
+    );
+    pages::allow_form_target(&mut response, &checked.redirect_uri);
+    response
 }
 
 /// Where a sign-in may send the browser afterwards: only our own OAuth pages.

@@ -37,7 +37,7 @@ button.danger{background:#a4161a;border-color:#a4161a}
 :focus-visible{outline:3px solid #c2410c;outline-offset:2px}
 .alert{border-left:4px solid #a4161a;background:#fdecec;padding:.75rem;margin:1rem 0;color:#5c0a0d}
 .scope{display:flex;gap:.6rem;align-items:flex-start;margin:.5rem 0;padding:.5rem;border:1px solid #d1d5db;border-radius:4px}
-.scope input{margin-top:.3rem;width:1.2rem;height:1.2rem}
+.scope input{flex:none;margin-top:.3rem;width:1.2rem;height:1.2rem}
 .scope label{display:inline;font-weight:400;margin:0}
 .badge{display:inline-block;font-size:.8rem;font-weight:700;color:#7a1f00;background:#fff4e5;border:1px solid #7a1f00;border-radius:3px;padding:0 .3rem;margin-left:.3rem}
 .muted{color:#4b5563;font-size:.9rem}
@@ -45,6 +45,29 @@ ul.apps{list-style:none;padding:0}
 ul.apps li{border:1px solid #d1d5db;border-radius:4px;padding:.75rem;margin:.75rem 0}
 @media (max-width:36rem){main{margin:0;border-radius:0;min-height:100vh}}
 ";
+
+const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/// Let the page's forms end at `target` too: browsers apply `form-action` to the redirect
+/// that follows a submission, and the consent form's answer redirects to the application.
+pub fn allow_form_target(response: &mut Response, target: &str) {
+    let Ok(url) = reqwest::Url::parse(target) else {
+        return;
+    };
+    let source = match url.host_str() {
+        Some(_) => url.origin().ascii_serialization(),
+        None => format!("{}:", url.scheme()),
+    };
+    let policy = CSP.replace(
+        "form-action 'self'",
+        &format!("form-action 'self' {source}"),
+    );
+    if let Ok(value) = HeaderValue::from_str(&policy) {
+        response
+            .headers_mut()
+            .insert(header::CONTENT_SECURITY_POLICY, value);
+    }
+}
 
 /// A whole page; `set_cookie` gives the browser its CSRF cookie when it had none.
 pub fn page(
@@ -66,9 +89,7 @@ pub fn page(
     // No framing (clickjacking of the consent button), no scripts, forms only to us.
     headers.insert(
         header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(
-            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-        ),
+        HeaderValue::from_static(CSP),
     );
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     headers.insert(
@@ -135,7 +156,7 @@ pub fn consent(c: &Consent<'_>) -> String {
     let mut items = String::new();
     for (i, scope) in c.scopes.iter().enumerate() {
         let badge = if scopes::destructive(scope) {
-            "<span class=\"badge\">altera dados</span>"
+            " <span class=\"badge\">altera dados</span>"
         } else {
             ""
         };
