@@ -460,6 +460,9 @@ fn print_welcome(base_url: &str, config: &Config, credentials: Option<&demo::Cre
     println!("Kobana Dunning is listening on {base_url}");
     println!("  REST API:     {base_url}/v1   (OpenAPI document: {base_url}/v1/openapi.json)");
     println!("  MCP endpoint: {base_url}{}", config.mcp_path);
+    println!(
+        "  OAuth:        {base_url}/.well-known/oauth-authorization-server (people sign in at {base_url}/oauth/apps)"
+    );
     println!("  Database:     {}", redact_password(&config.database_url));
     if config.allow_private_webhook_targets {
         println!(

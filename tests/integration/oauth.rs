@@ -19,6 +19,10 @@ const REDIRECT: &str = "http://127.0.0.1:4999/callback";
 async fn start_with(config: Config) -> (TestServer, String) {
     let dir = tempfile::tempdir().expect("temp dir");
     let url = format!("sqlite://{}?mode=rwc", dir.path().join("test.db").display());
+    start_on(url, dir, config).await
+}
+
+async fn start_on(url: String, dir: tempfile::TempDir, config: Config) -> (TestServer, String) {
     let config = Config {
         token_cache_ttl: std::time::Duration::ZERO,
         ..config
@@ -751,4 +755,60 @@ async fn a_call_refused_for_a_scope_names_it_in_the_bearer_challenge() {
             r#"Bearer realm="kobana-dunning", error="insufficient_scope", scope="customers:write""#
         )
     );
+}
+
+#[tokio::test]
+async fn postgres_runs_the_flow_the_refresh_reuse_detection_and_the_failure_count() {
+    let Some(url) = crate::postgres::fresh_postgres_url().await else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (server, base) = start_on(url, dir, Config::local()).await;
+    let (client_id, code, verifier) = authorized(&server, &base, "manager", &[]).await;
+    let (status, tokens) = exchange(&base, &client_id, &code, &verifier).await;
+    assert_eq!(status, StatusCode::OK, "{tokens}");
+    let access = tokens["access_token"].as_str().unwrap();
+    let me = server.call_tool(access, "dunning_me", json!({})).await;
+    assert_ne!(me["isError"], json!(true), "{me}");
+    let old = tokens["refresh_token"].as_str().unwrap();
+    let refresh = [
+        ("grant_type", "refresh_token"),
+        ("client_id", client_id.as_str()),
+        ("refresh_token", old),
+    ];
+    assert_eq!(token(&base, &refresh).await.0, StatusCode::OK);
+    assert_eq!(token(&base, &refresh).await.0, StatusCode::BAD_REQUEST);
+    assert_eq!(mcp_status(&server, access).await, StatusCode::UNAUTHORIZED);
+    // A wrong password is counted (and the lock column written) on PostgreSQL too.
+    let (email, password) = person(&server, "manager");
+    let mut browser = Browser::new();
+    let page = browser.get(&format!("{base}/oauth/apps")).await;
+    let csrf = hidden(&page.text, "csrf");
+    for _ in 0..5 {
+        let wrong = format!("{password}x");
+        let refused = browser
+            .post(
+                &format!("{base}/oauth/sign-in"),
+                &[
+                    ("csrf", csrf.as_str()),
+                    ("return_to", "/oauth/apps"),
+                    ("email", &email),
+                    ("password", &wrong),
+                ],
+            )
+            .await;
+        assert_eq!(refused.status, StatusCode::BAD_REQUEST);
+    }
+    let locked = browser
+        .post(
+            &format!("{base}/oauth/sign-in"),
+            &[
+                ("csrf", csrf.as_str()),
+                ("return_to", "/oauth/apps"),
+                ("email", &email),
+                ("password", &password),
+            ],
+        )
+        .await;
+    assert_eq!(locked.status, StatusCode::TOO_MANY_REQUESTS);
 }
