@@ -39,6 +39,9 @@ enum Command {
     /// Manage people's sign-in (for the OAuth pages).
     #[command(subcommand)]
     Person(PersonCommand),
+    /// Organization settings.
+    #[command(subcommand)]
+    Organization(OrganizationCommand),
     /// Manage OAuth client applications.
     #[command(name = "oauth-client", subcommand)]
     OauthClient(OauthClientCommand),
@@ -58,6 +61,33 @@ struct SetPasswordArgs {
     /// Person id or email.
     #[arg(long)]
     person: String,
+    #[command(flatten)]
+    database: DatabaseArgs,
+}
+
+#[derive(Subcommand)]
+enum OrganizationCommand {
+    /// Accept ES256 JWT access tokens on /mcp from the organization's own identity provider.
+    TrustIssuer(TrustIssuerArgs),
+}
+
+#[derive(Args)]
+struct TrustIssuerArgs {
+    /// Organization id or exact name.
+    #[arg(long)]
+    organization: String,
+    /// The `iss` its tokens carry.
+    #[arg(long)]
+    issuer: String,
+    /// Where its public keys are (JWKS, fetched through the outbound guard).
+    #[arg(long)]
+    jwks_uri: String,
+    /// The `aud` a token must carry (e.g. this server's MCP URL).
+    #[arg(long)]
+    audience: String,
+    /// The claim naming the person (their e-mail or id in the organization).
+    #[arg(long, default_value = "email")]
+    person_claim: String,
     #[command(flatten)]
     database: DatabaseArgs,
 }
@@ -299,6 +329,9 @@ async fn main() {
         Some(Command::Token(TokenCommand::Create(args))) => create_token(args).await,
         Some(Command::Demo(args)) => demo_bulk(args).await,
         Some(Command::Person(PersonCommand::SetPassword(args))) => set_password(args).await,
+        Some(Command::Organization(OrganizationCommand::TrustIssuer(args))) => {
+            trust_issuer(args).await
+        }
         Some(Command::OauthClient(OauthClientCommand::Create(args))) => {
             create_oauth_client(args).await
         }
@@ -732,6 +765,34 @@ async fn set_password(args: SetPasswordArgs) -> Result<(), String> {
     eprintln!(
         "Password set for {} ({}) in {}",
         person.name, person.email, org.name
+    );
+    Ok(())
+}
+
+async fn trust_issuer(args: TrustIssuerArgs) -> Result<(), String> {
+    let (db, _) = args.database.open().await?;
+    let org = orgs::find_organization(&db, &args.organization)
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or(format!(
+            "no organization with id or name '{}'",
+            args.organization
+        ))?;
+    kobana_dunning::store::oauth::set_external_issuer(
+        &db,
+        &kobana_dunning::store::oauth::ExternalIssuer {
+            organization_id: org.id.clone(),
+            issuer: args.issuer.clone(),
+            jwks_uri: args.jwks_uri.clone(),
+            audience: args.audience.clone(),
+            person_claim: args.person_claim.clone(),
+        },
+    )
+    .await
+    .map_err(|e| e.to_string())?;
+    eprintln!(
+        "{} now accepts JWTs from {} (keys at {})",
+        org.name, args.issuer, args.jwks_uri
     );
     Ok(())
 }

@@ -3,6 +3,7 @@
 //! A call needs both the token's scope and the role's permission for it, so the effective
 //! grants of a caller are the intersection of the two ([`Principal::scopes`]).
 
+pub mod external;
 mod mcp_host;
 mod middleware;
 pub mod roles;

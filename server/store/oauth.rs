@@ -54,7 +54,71 @@ pub const MIGRATION: &[&str] = &[
         created_at TEXT NOT NULL
     )",
     "CREATE INDEX oauth_refresh_tokens_grant ON oauth_refresh_tokens (grant_id)",
+    // An organization's own identity provider: JWTs it signs are accepted (`auth::external`).
+    "CREATE TABLE external_issuers (
+        organization_id TEXT PRIMARY KEY REFERENCES organizations(id),
+        issuer TEXT NOT NULL UNIQUE,
+        jwks_uri TEXT NOT NULL,
+        audience TEXT NOT NULL,
+        person_claim TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    )",
 ];
+
+/// An identity provider an organization trusts.
+#[derive(Debug, Clone)]
+pub struct ExternalIssuer {
+    pub organization_id: String,
+    pub issuer: String,
+    pub jwks_uri: String,
+    /// The `aud` a token must carry.
+    pub audience: String,
+    /// The claim naming the person: their e-mail or id in the organization.
+    pub person_claim: String,
+}
+
+/// Trust `issuer` for its organization (replacing the organization's earlier one).
+pub async fn set_external_issuer(db: &Db, issuer: &ExternalIssuer) -> Result<()> {
+    let mut tx = db.begin().await?;
+    sqlx::query("DELETE FROM external_issuers WHERE organization_id = $1")
+        .bind(&issuer.organization_id)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query(
+        "INSERT INTO external_issuers (organization_id, issuer, jwks_uri, audience, person_claim, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6)",
+    )
+    .bind(&issuer.organization_id)
+    .bind(&issuer.issuer)
+    .bind(&issuer.jwks_uri)
+    .bind(&issuer.audience)
+    .bind(&issuer.person_claim)
+    .bind(now_text())
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// The organization trusting `issuer`, if one does.
+pub async fn find_external_issuer(db: &Db, issuer: &str) -> Result<Option<ExternalIssuer>> {
+    let row = sqlx::query(
+        "SELECT organization_id, issuer, jwks_uri, audience, person_claim FROM external_issuers WHERE issuer = $1",
+    )
+    .bind(issuer)
+    .fetch_optional(&db.pool)
+    .await?;
+    row.map(|r| {
+        Ok(ExternalIssuer {
+            organization_id: r.try_get("organization_id")?,
+            issuer: r.try_get("issuer")?,
+            jwks_uri: r.try_get("jwks_uri")?,
+            audience: r.try_get("audience")?,
+            person_claim: r.try_get("person_claim")?,
+        })
+    })
+    .transpose()
+}
 
 /// Seconds since the epoch, the unit of every expiry column.
 pub fn now_epoch() -> i64 {

@@ -16,6 +16,7 @@ mod customers;
 mod demo_bulk;
 mod disputes;
 mod exports;
+mod external_issuer;
 mod faults;
 mod http_server;
 mod idempotency_and_limits;
