@@ -29,8 +29,12 @@ pub struct Config {
     pub confirmation_secret: Vec<u8>,
     /// Refuse destructive tools to handshake-era clients, which cannot be asked to confirm.
     pub reject_unconfirmed_in_handshake_era: bool,
-    /// OAuth authorization servers announced in the protected resource metadata.
+    /// OAuth authorization servers announced in the protected resource metadata; empty:
+    /// this server's own (`server/oauth`).
     pub authorization_servers: Vec<String>,
+    /// How long an access token issued by the built-in OAuth server works
+    /// (`DUNNING_OAUTH_ACCESS_TOKEN_TTL`, 10 minutes by default); refresh tokens renew it.
+    pub oauth_access_token_ttl: std::time::Duration,
     /// Run the background workers (collection plans, deliveries, webhooks, exports). Tests
     /// turn them off and step them explicitly.
     pub run_engine: bool,
@@ -77,6 +81,7 @@ impl Config {
             confirmation_secret: random_secret(),
             reject_unconfirmed_in_handshake_era: false,
             authorization_servers: Vec::new(),
+            oauth_access_token_ttl: std::time::Duration::from_secs(600),
             run_engine: true,
             smtp_url: None,
             idempotency_lease: std::time::Duration::from_secs(30),
@@ -103,7 +108,13 @@ impl Config {
             confirmation_secret: self.confirmation_secret.clone(),
             reject_unconfirmed_in_handshake_era: self.reject_unconfirmed_in_handshake_era,
             openapi_resource_uri: "kobana://dunning/openapi".to_string(),
-            authorization_servers: self.authorization_servers.clone(),
+            // "/" stands for this server itself, resolved against the URL the metadata is
+            // served at.
+            authorization_servers: if self.authorization_servers.is_empty() {
+                vec!["/".to_string()]
+            } else {
+                self.authorization_servers.clone()
+            },
             problem_type_base: "https://docs.kobana.com.br/dunning/problems/".to_string(),
         }
     }

@@ -36,6 +36,8 @@ pub struct PersonCredentials {
     pub role: String,
     pub api_token: String,
     pub mcp_token: String,
+    /// For the OAuth sign-in page.
+    pub password: String,
 }
 
 struct DemoOrganization {
@@ -190,6 +192,14 @@ pub async fn seed(db: &Db, base_url: &str) -> Result<Credentials> {
         for (name, role) in demo.people.iter().zip(roles::ROLES) {
             let email = format!("{}@{}", email_local(name), demo.domain);
             let person = orgs::create_person(db, &org.id, name, &email, role).await?;
+            let password = format!("demo-{}", ids::new_secret(12));
+            let hashed = {
+                let password = password.clone();
+                tokio::task::spawn_blocking(move || crate::oauth::passwords::hash(&password))
+                    .await
+                    .map_err(|e| crate::store::StoreError::Corrupt(e.to_string()))?
+            };
+            crate::store::oauth::set_password(db, &person.id, &hashed).await?;
             let scopes: Vec<String> = roles::permissions(role)
                 .iter()
                 .map(|s| s.to_string())
@@ -220,6 +230,7 @@ pub async fn seed(db: &Db, base_url: &str) -> Result<Credentials> {
                 role: role.to_string(),
                 api_token,
                 mcp_token,
+                password,
             });
         }
         seed_customers(db, &org.id, demo.customers).await?;

@@ -16,6 +16,7 @@ pub mod generated;
 pub mod limits;
 pub mod mcp;
 pub mod net;
+pub mod oauth;
 pub mod probes;
 pub mod serve;
 pub mod state;
@@ -36,6 +37,7 @@ pub fn app(state: AppState) -> Router {
     Router::new()
         .merge(v1)
         .merge(mcp)
+        .merge(oauth::router(state.clone()))
         .merge(probes::router(state.clone()))
         .method_not_allowed_fallback(api::problem::wrong_method)
         .fallback(api::problem::no_route)

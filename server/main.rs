@@ -10,7 +10,7 @@ use clap::{Args, Parser, Subcommand};
 use kobana_dunning::auth::{Audience, roles, tokens};
 use kobana_dunning::serve::HttpLimits;
 use kobana_dunning::store::{Db, DbSettings, orgs};
-use kobana_dunning::{AppState, Config, app, demo, serve};
+use kobana_dunning::{AppState, Config, app, demo, oauth, serve};
 
 // Many small, short-lived allocations per request (JSON values, headers, rows) cross the
 // runtime's worker threads; glibc's allocator spent about 13 % of the server's samples
@@ -42,6 +42,79 @@ enum Command {
     Token(TokenCommand),
     /// Fill a demo organization with many customers and charges (for benchmarks).
     Demo(DemoArgs),
+    /// Manage people's sign-in (for the OAuth pages).
+    #[command(subcommand)]
+    Person(PersonCommand),
+    /// Organization settings.
+    #[command(subcommand)]
+    Organization(OrganizationCommand),
+    /// Manage OAuth client applications.
+    #[command(name = "oauth-client", subcommand)]
+    OauthClient(OauthClientCommand),
+}
+
+#[derive(Subcommand)]
+enum PersonCommand {
+    /// Set a person's password, read from the first line of standard input.
+    SetPassword(SetPasswordArgs),
+}
+
+#[derive(Args)]
+struct SetPasswordArgs {
+    /// Organization id or exact name.
+    #[arg(long)]
+    organization: String,
+    /// Person id or email.
+    #[arg(long)]
+    person: String,
+    #[command(flatten)]
+    database: DatabaseArgs,
+}
+
+#[derive(Subcommand)]
+enum OrganizationCommand {
+    /// Accept ES256 JWT access tokens on /mcp from the organization's own identity provider.
+    TrustIssuer(TrustIssuerArgs),
+}
+
+#[derive(Args)]
+struct TrustIssuerArgs {
+    /// Organization id or exact name.
+    #[arg(long)]
+    organization: String,
+    /// The `iss` its tokens carry.
+    #[arg(long)]
+    issuer: String,
+    /// Where its public keys are (JWKS, fetched through the outbound guard).
+    #[arg(long)]
+    jwks_uri: String,
+    /// The `aud` a token must carry (e.g. this server's MCP URL).
+    #[arg(long)]
+    audience: String,
+    /// The claim naming the person (their e-mail or id in the organization).
+    #[arg(long, default_value = "email")]
+    person_claim: String,
+    #[command(flatten)]
+    database: DatabaseArgs,
+}
+
+#[derive(Subcommand)]
+enum OauthClientCommand {
+    /// Pre-register a public client; prints its client_id.
+    Create(OauthClientCreateArgs),
+}
+
+#[derive(Args)]
+struct OauthClientCreateArgs {
+    /// Name shown on the consent page.
+    #[arg(long)]
+    name: String,
+    /// Redirect URI (repeat for several): https, http on loopback (any port), or a
+    /// private-use scheme.
+    #[arg(long = "redirect-uri", required = true)]
+    redirect_uris: Vec<String>,
+    #[command(flatten)]
+    database: DatabaseArgs,
 }
 
 #[derive(Args)]
@@ -98,6 +171,9 @@ struct ServeArgs {
         value_delimiter = ','
     )]
     authorization_servers: Vec<String>,
+    /// How long an access token issued by the built-in OAuth server works, e.g. `10m`.
+    #[arg(long, env = "DUNNING_OAUTH_ACCESS_TOKEN_TTL", default_value = "10m", value_parser = parse_duration)]
+    oauth_access_token_ttl: Duration,
     /// Seconds a request holds its Idempotency-Key without renewing it: the longest a retry
     /// waits after the process that ran the first attempt died.
     #[arg(long, env = "DUNNING_IDEMPOTENCY_LEASE", default_value_t = 30,
@@ -251,13 +327,20 @@ async fn main() {
     init_logging(match &cli.command {
         None => cli.serve.log_format,
         Some(Command::Serve(args)) => args.log_format,
-        Some(Command::Token(_) | Command::Demo(_)) => LogFormat::Text,
+        Some(_) => LogFormat::Text,
     });
     let outcome = match cli.command {
         None => serve(cli.serve).await,
         Some(Command::Serve(args)) => serve(args).await,
         Some(Command::Token(TokenCommand::Create(args))) => create_token(args).await,
         Some(Command::Demo(args)) => demo_bulk(args).await,
+        Some(Command::Person(PersonCommand::SetPassword(args))) => set_password(args).await,
+        Some(Command::Organization(OrganizationCommand::TrustIssuer(args))) => {
+            trust_issuer(args).await
+        }
+        Some(Command::OauthClient(OauthClientCommand::Create(args))) => {
+            create_oauth_client(args).await
+        }
     };
     if let Err(message) = outcome {
         eprintln!("error: {message}");
@@ -281,6 +364,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         allowed_origins: args.allowed_origins.clone(),
         reject_unconfirmed_in_handshake_era: args.reject_unconfirmed,
         authorization_servers: args.authorization_servers.clone(),
+        oauth_access_token_ttl: args.oauth_access_token_ttl,
         idempotency_lease: Duration::from_secs(args.idempotency_lease),
         database_connect_timeout: Duration::from_secs(args.database.database_connect_timeout),
         engine_lease: args.engine_lease.map(Duration::from_secs),
@@ -415,6 +499,9 @@ fn print_welcome(base_url: &str, config: &Config, credentials: Option<&demo::Cre
     println!("Kobana Dunning is listening on {base_url}");
     println!("  REST API:     {base_url}/v1   (OpenAPI document: {base_url}/v1/openapi.json)");
     println!("  MCP endpoint: {base_url}{}", config.mcp_path);
+    println!(
+        "  OAuth:        {base_url}/.well-known/oauth-authorization-server (people sign in at {base_url}/oauth/apps)"
+    );
     println!("  Database:     {}", redact_password(&config.database_url));
     if config.allow_private_webhook_targets {
         println!(
@@ -646,6 +733,97 @@ async fn create_token(args: TokenCreateArgs) -> Result<(), String> {
         scopes.join(" ")
     );
     println!("{token}");
+    Ok(())
+}
+
+async fn set_password(args: SetPasswordArgs) -> Result<(), String> {
+    let mut password = String::new();
+    std::io::stdin()
+        .read_line(&mut password)
+        .map_err(|e| format!("cannot read the password from standard input: {e}"))?;
+    let password = password.trim_end_matches(['\r', '\n']);
+    let chars = password.chars().count();
+    if !oauth::passwords::PASSWORD_CHARS.contains(&chars) {
+        return Err(format!(
+            "a password has {} to {} characters",
+            oauth::passwords::PASSWORD_CHARS.start(),
+            oauth::passwords::PASSWORD_CHARS.end()
+        ));
+    }
+    let (db, _) = args.database.open().await?;
+    let org = orgs::find_organization(&db, &args.organization)
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or(format!(
+            "no organization with id or name '{}'",
+            args.organization
+        ))?;
+    let person = orgs::find_person(&db, &org.id, &args.person)
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or(format!(
+            "no person with id or email '{}' in {}",
+            args.person, org.name
+        ))?;
+    kobana_dunning::store::oauth::set_password(&db, &person.id, &oauth::passwords::hash(password))
+        .await
+        .map_err(|e| e.to_string())?;
+    eprintln!(
+        "Password set for {} ({}) in {}",
+        person.name, person.email, org.name
+    );
+    Ok(())
+}
+
+async fn trust_issuer(args: TrustIssuerArgs) -> Result<(), String> {
+    let (db, _) = args.database.open().await?;
+    let org = orgs::find_organization(&db, &args.organization)
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or(format!(
+            "no organization with id or name '{}'",
+            args.organization
+        ))?;
+    kobana_dunning::store::oauth::set_external_issuer(
+        &db,
+        &kobana_dunning::store::oauth::ExternalIssuer {
+            organization_id: org.id.clone(),
+            issuer: args.issuer.clone(),
+            jwks_uri: args.jwks_uri.clone(),
+            audience: args.audience.clone(),
+            person_claim: args.person_claim.clone(),
+        },
+    )
+    .await
+    .map_err(|e| e.to_string())?;
+    eprintln!(
+        "{} now accepts JWTs from {} (keys at {})",
+        org.name, args.issuer, args.jwks_uri
+    );
+    Ok(())
+}
+
+async fn create_oauth_client(args: OauthClientCreateArgs) -> Result<(), String> {
+    for uri in &args.redirect_uris {
+        oauth::clients::check_redirect_uri(uri)?;
+    }
+    let (db, _) = args.database.open().await?;
+    let client = kobana_dunning::store::oauth::Client {
+        id: kobana_dunning::store::ids::new_id("cli"),
+        name: args.name.clone(),
+        redirect_uris: args.redirect_uris.clone(),
+        kind: "preregistered".into(),
+        fetched_at_epoch: None,
+    };
+    kobana_dunning::store::oauth::save_client(&db, &client)
+        .await
+        .map_err(|e| e.to_string())?;
+    eprintln!(
+        "Registered {} with redirect URIs {}",
+        client.name,
+        client.redirect_uris.join(" ")
+    );
+    println!("{}", client.id);
     Ok(())
 }
 

@@ -28,6 +28,12 @@ type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 impl Host for McpAuthenticator {
     fn authenticate<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Caller, AuthFailure>> {
         Box::pin(async move {
+            if super::external::looks_like_jwt(token) {
+                let record = super::external::authenticate(&self.state, token)
+                    .await
+                    .map_err(AuthFailure::InvalidToken)?;
+                return Ok(caller(Principal::from_record(record, Audience::Mcp)));
+            }
             let record = self
                 .state
                 .tokens
@@ -35,21 +41,17 @@ impl Host for McpAuthenticator {
                 .await
                 .map_err(|e| AuthFailure::Internal(e.to_string()))?
                 .ok_or(AuthFailure::InvalidToken("The token is unknown or revoked"))?;
+            if super::expired(&record) {
+                return Err(AuthFailure::InvalidToken(
+                    "The token has expired; use the refresh token for a new one",
+                ));
+            }
             if Audience::parse(&record.audience) != Some(Audience::Mcp) {
                 return Err(AuthFailure::InvalidToken(
                     "This token was issued for the REST API; the MCP endpoint needs a token with audience 'mcp'",
                 ));
             }
-            let principal = Principal::from_record(record, Audience::Mcp);
-            let mut extensions = http::Extensions::new();
-            let subject = principal.token_id.clone();
-            let scopes = principal.scopes.clone();
-            extensions.insert(principal);
-            Ok(Caller {
-                subject,
-                scopes,
-                extensions,
-            })
+            Ok(caller(Principal::from_record(record, Audience::Mcp)))
         })
     }
 
@@ -118,6 +120,19 @@ impl Host for McpAuthenticator {
                 total: usize::try_from(total).unwrap_or(0),
             })
         })
+    }
+}
+
+/// The MCP layer's caller for a principal, which travels in its extensions.
+fn caller(principal: Principal) -> Caller {
+    let mut extensions = http::Extensions::new();
+    let subject = principal.token_id.clone();
+    let scopes = principal.scopes.clone();
+    extensions.insert(principal);
+    Caller {
+        subject,
+        scopes,
+        extensions,
     }
 }
 

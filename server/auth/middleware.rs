@@ -45,6 +45,9 @@ pub async fn authenticate_v1(
         }
         Err(e) => return ApiError::from(e).into_response(),
     };
+    if super::expired(&record) {
+        return unauthorized(ApiError::unauthorized("The token has expired"), true);
+    }
     if Audience::parse(&record.audience) != Some(Audience::Api) {
         return unauthorized(
             ApiError::unauthorized(
@@ -89,7 +92,16 @@ pub async fn require_operation_scopes(request: Request, next: Next) -> Response 
         return next.run(request).await;
     };
     if let Some(missing) = principal.missing_scope(operation.scopes) {
-        return ApiError::insufficient_scope(missing).into_response();
+        // RFC 6750 §3.1: the challenge names the scope, so a client can ask for it (step up).
+        let mut response = ApiError::insufficient_scope(missing).into_response();
+        if let Ok(challenge) = HeaderValue::from_str(&format!(
+            r#"Bearer realm="kobana-dunning", error="insufficient_scope", scope="{missing}""#
+        )) {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, challenge);
+        }
+        return response;
     }
     next.run(request).await
 }

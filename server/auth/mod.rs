@@ -3,6 +3,7 @@
 //! A call needs both the token's scope and the role's permission for it, so the effective
 //! grants of a caller are the intersection of the two ([`Principal::scopes`]).
 
+pub mod external;
 mod mcp_host;
 mod middleware;
 pub mod roles;
@@ -60,6 +61,14 @@ pub struct Principal {
     /// Token scopes that the role also permits: what this caller can actually do.
     pub scopes: BTreeSet<String>,
     pub rate_limit: Option<(i64, i64)>,
+}
+
+/// Whether a token's expiry (OAuth access tokens have one) has passed. Checked on every
+/// request, cached lookups included, so the token cache never stretches a lifetime.
+pub fn expired(record: &TokenRecord) -> bool {
+    record
+        .expires_at_epoch
+        .is_some_and(|at| at <= crate::store::oauth::now_epoch())
 }
 
 impl Principal {

@@ -27,9 +27,19 @@ pub async fn protected_resource(
         "scopes_supported": endpoint.host.all_scopes(),
     });
     // Tokens may be issued by the operator rather than an OAuth server; only name servers
-    // that exist.
+    // that exist. A server written as a path ("/") is on this host: the application serves
+    // one itself.
     if !settings.authorization_servers.is_empty() {
-        document["authorization_servers"] = json!(settings.authorization_servers);
+        let servers: Vec<String> = settings
+            .authorization_servers
+            .iter()
+            .map(|s| match s.strip_prefix('/') {
+                Some("") => base.clone(),
+                Some(_) => format!("{base}{s}"),
+                None => s.clone(),
+            })
+            .collect();
+        document["authorization_servers"] = json!(servers);
     }
     let mut response = Json(document).into_response();
     response

@@ -62,7 +62,8 @@ pub struct Settings {
     /// URI of the resource serving the OpenAPI document the catalog was generated from.
     pub openapi_resource_uri: String,
     /// OAuth authorization servers that issue tokens for this resource (RFC 9728); empty when
-    /// tokens are issued by the operator.
+    /// tokens are issued by the operator. An entry that is a path (`/`) is on this server's
+    /// own URL.
     pub authorization_servers: Vec<String>,
     /// Where the problem documents the layer writes itself are described: their `type` is
     /// this base followed by a slug (`validation-error`, `unauthorized`, ...); empty gives

@@ -167,6 +167,11 @@ const MIGRATIONS: &[(i64, &str, &[&str])] = &[
         "list indexes: each filter and sort of the API, after organization_id",
         LIST_INDEXES,
     ),
+    (
+        10,
+        "OAuth: password hashes, clients, grants, codes, refresh tokens, expiring tokens",
+        crate::store::oauth::MIGRATION,
+    ),
     // Areas add their migration here, one tuple each: (version, description, statements).
 ];
 

@@ -19,6 +19,7 @@ pub mod ids;
 pub mod limits;
 pub mod locks;
 mod migrations;
+pub mod oauth;
 pub mod orgs;
 pub mod plans;
 pub mod retry;

@@ -32,6 +32,9 @@ pub struct TokenRecord {
     pub rate_limit: Option<(i64, i64)>,
     pub person: Person,
     pub organization: Organization,
+    /// When an OAuth access token stops working (seconds since the epoch); command-line
+    /// tokens do not expire.
+    pub expires_at_epoch: Option<i64>,
 }
 
 /// What `token create` and the demo seeding ask for.
@@ -119,7 +122,7 @@ pub async fn create_token(db: &Db, new: NewToken<'_>) -> Result<String> {
 /// Look a live token up by the hash of its secret.
 pub async fn find_token(db: &Db, token_hash: &str) -> Result<Option<TokenRecord>> {
     let row = sqlx::query(
-        "SELECT t.id, t.audience, t.scopes, t.rate_limit, t.rate_period_secs,
+        "SELECT t.id, t.audience, t.scopes, t.rate_limit, t.rate_period_secs, t.expires_at_epoch,
                 p.id AS person_id, p.name AS person_name, p.email, p.role,
                 o.id AS org_id, o.name AS org_name, o.legal_document,
                 o.rate_limit AS org_rate_limit, o.rate_period_secs AS org_rate_period_secs
@@ -156,6 +159,7 @@ pub async fn find_token(db: &Db, token_hash: &str) -> Result<Option<TokenRecord>
             name: row.try_get("org_name")?,
             legal_document: row.try_get("legal_document")?,
         },
+        expires_at_epoch: row.try_get("expires_at_epoch")?,
     }))
 }
 

@@ -105,6 +105,7 @@ class Server:
     port: int = field(default_factory=free_port)
     proc: subprocess.Popen | None = None
     creds: dict = field(default_factory=dict)
+    extra_args: list = field(default_factory=list)
 
     @property
     def base(self) -> str:
@@ -124,7 +125,7 @@ class Server:
             raise RuntimeError(f"server binary not found: {binary} (run `cargo build` or set KOBANA_DUNNING_BIN)")
         self.log = open(self.dir / "server.log", "wb")
         self.proc = subprocess.Popen(
-            [str(binary), "--bind", f"127.0.0.1:{self.port}", "--database-url", self.db_url],
+            [str(binary), "--bind", f"127.0.0.1:{self.port}", "--database-url", self.db_url, *self.extra_args],
             cwd=self.dir, stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
         )
         creds = self.dir / "data" / "demo-credentials.json"

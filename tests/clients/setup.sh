@@ -18,6 +18,12 @@ npm_ok() {
     [ -f "node_modules/$p/package.json" ] || return 1
   done
 }
+# Headless Chromium (Debian package) for the sign-in and consent pages' browser test.
+if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "tests/clients: apt-get install chromium"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
+
 want=$(stamp package-lock.json)
 if ! npm_ok "$want"; then
   echo "tests/clients: npm ci"

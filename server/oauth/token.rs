@@ -1,0 +1,252 @@
+//! The token endpoint: an authorization code (with its PKCE verifier) or a refresh token
+//! becomes a short-lived access token for the MCP endpoint and a new refresh token.
+//!
+//! Codes are single-use; a code or refresh token presented a second time means someone else
+//! holds it, so the whole grant (the family: every access and refresh token from that consent)
+//! is revoked (OAuth 2.1 §4.1.2, §4.3.1).
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::response::{IntoResponse, Response};
+use base64::Engine;
+use http::{HeaderMap, StatusCode};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use super::{error, form, form_first, no_store, resource, server_error};
+use crate::auth::{Audience, tokens};
+use crate::state::AppState;
+use crate::store::ids::new_secret;
+use crate::store::oauth::{self as store, Grant, NewTokens, now_epoch};
+
+/// How long a refresh token lives (each use replaces it).
+pub const REFRESH_SECS: i64 = 30 * 24 * 3600;
+
+fn invalid_grant(why: &str) -> Response {
+    error(StatusCode::BAD_REQUEST, "invalid_grant", why)
+}
+
+/// Whether `verifier` (RFC 7636 §4.1: 43–128 unreserved characters) hashes to `challenge`.
+pub fn pkce_matches(verifier: &str, challenge: &str) -> bool {
+    let well_formed = (43..=128).contains(&verifier.len())
+        && verifier
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'));
+    let computed = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .encode(Sha256::digest(verifier.as_bytes()));
+    well_formed && computed == challenge
+}
+
+/// `POST /oauth/token`.
+pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+    let fields = form(&body);
+    let field = |key| form_first(&fields, key).unwrap_or_default();
+    let Some(client_id) = form_first(&fields, "client_id") else {
+        return error(
+            StatusCode::UNAUTHORIZED,
+            "invalid_client",
+            "client_id is required (clients here are public: no secret)",
+        );
+    };
+    let ours = resource(&state.config, &headers);
+    if let Some(asked) = form_first(&fields, "resource")
+        && asked.trim_end_matches('/') != ours
+    {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "invalid_target",
+            &format!("this server issues tokens only for {ours}"),
+        );
+    }
+    let outcome = match field("grant_type") {
+        "authorization_code" => {
+            exchange_code(
+                &state,
+                client_id,
+                field("code"),
+                field("redirect_uri"),
+                field("code_verifier"),
+            )
+            .await
+        }
+        "refresh_token" => {
+            refresh(
+                &state,
+                client_id,
+                field("refresh_token"),
+                form_first(&fields, "scope"),
+            )
+            .await
+        }
+        "" => Err(error(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            "grant_type is required",
+        )),
+        _ => Err(error(
+            StatusCode::BAD_REQUEST,
+            "unsupported_grant_type",
+            "grant_type is authorization_code or refresh_token",
+        )),
+    };
+    match outcome {
+        Ok(response) | Err(response) => response,
+    }
+}
+
+async fn exchange_code(
+    state: &AppState,
+    client_id: &str,
+    code: &str,
+    redirect_uri: &str,
+    verifier: &str,
+) -> Result<Response, Response> {
+    let hash = tokens::hash(code);
+    let found = store::find_code(&state.db, &hash)
+        .await
+        .map_err(server_error)?;
+    let Some(found) = found else {
+        return Err(invalid_grant("the code is unknown"));
+    };
+    if found.used
+        || !store::use_code(&state.db, &hash)
+            .await
+            .map_err(server_error)?
+    {
+        tracing::warn!(grant = %found.grant.id, "authorization code used twice: grant revoked");
+        store::revoke_grant(&state.db, &found.grant.id)
+            .await
+            .map_err(server_error)?;
+        return Err(invalid_grant(
+            "the code was already used; the tokens issued with it are revoked",
+        ));
+    }
+    if found.expires_at_epoch <= now_epoch() {
+        return Err(invalid_grant("the code has expired"));
+    }
+    if found.grant.client_id != client_id {
+        return Err(invalid_grant("the code was issued to another client"));
+    }
+    if found.redirect_uri != redirect_uri {
+        return Err(invalid_grant(
+            "redirect_uri differs from the authorization request's",
+        ));
+    }
+    if !pkce_matches(verifier, &found.code_challenge) {
+        return Err(invalid_grant(
+            "code_verifier does not match the code_challenge",
+        ));
+    }
+    if found.grant.revoked {
+        return Err(invalid_grant("the grant was revoked"));
+    }
+    issue(state, &found.grant, &found.grant.scopes).await
+}
+
+async fn refresh(
+    state: &AppState,
+    client_id: &str,
+    refresh_token: &str,
+    scope: Option<&str>,
+) -> Result<Response, Response> {
+    let hash = tokens::hash(refresh_token);
+    let found = store::find_refresh(&state.db, &hash)
+        .await
+        .map_err(server_error)?;
+    let Some(found) = found else {
+        return Err(invalid_grant("the refresh token is unknown"));
+    };
+    if found.grant.client_id != client_id {
+        return Err(invalid_grant(
+            "the refresh token was issued to another client",
+        ));
+    }
+    if found.grant.revoked {
+        return Err(invalid_grant("the grant was revoked"));
+    }
+    if found.used
+        || !store::use_refresh(&state.db, &hash)
+            .await
+            .map_err(server_error)?
+    {
+        tracing::warn!(grant = %found.grant.id, "refresh token reused: grant revoked");
+        store::revoke_grant(&state.db, &found.grant.id)
+            .await
+            .map_err(server_error)?;
+        return Err(invalid_grant(
+            "the refresh token was already used; every token of this grant is revoked",
+        ));
+    }
+    if found.expires_at_epoch <= now_epoch() {
+        return Err(invalid_grant("the refresh token has expired"));
+    }
+    // A refresh may ask for fewer scopes than were granted, never more.
+    let scopes: Vec<String> = match scope {
+        None => found.grant.scopes.clone(),
+        Some(asked) => {
+            let asked: Vec<String> = asked.split_whitespace().map(str::to_string).collect();
+            if let Some(extra) = asked.iter().find(|s| !found.grant.scopes.contains(s)) {
+                return Err(error(
+                    StatusCode::BAD_REQUEST,
+                    "invalid_scope",
+                    &format!("'{extra}' was not granted"),
+                ));
+            }
+            asked
+        }
+    };
+    issue(state, &found.grant, &scopes).await
+}
+
+async fn issue(state: &AppState, grant: &Grant, scopes: &[String]) -> Result<Response, Response> {
+    let access = tokens::generate(Audience::Mcp);
+    let refresh = format!("kd_rt_{}", new_secret(32));
+    let ttl = i64::try_from(state.config.oauth_access_token_ttl.as_secs()).unwrap_or(600);
+    let client = store::find_client(&state.db, &grant.client_id)
+        .await
+        .map_err(server_error)?
+        .map_or_else(|| grant.client_id.clone(), |c| c.name);
+    store::issue_tokens(
+        &state.db,
+        NewTokens {
+            grant,
+            scopes,
+            label: &format!("oauth: {}", client.chars().take(80).collect::<String>()),
+            access_hash: &tokens::hash(&access),
+            access_expires_at_epoch: now_epoch() + ttl,
+            refresh_hash: &tokens::hash(&refresh),
+            refresh_expires_at_epoch: now_epoch() + REFRESH_SECS,
+        },
+    )
+    .await
+    .map_err(server_error)?;
+    let mut response = Json(json!({
+        "access_token": access,
+        "token_type": "Bearer",
+        "expires_in": ttl,
+        "refresh_token": refresh,
+        "scope": scopes.join(" "),
+    }))
+    .into_response();
+    no_store(&mut response);
+    Ok(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pkce_s256_follows_the_rfc_7636_example() {
+        // RFC 7636 Appendix B.
+        let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+        let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+        assert!(pkce_matches(verifier, challenge));
+        assert!(!pkce_matches(
+            "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXK",
+            challenge
+        ));
+        assert!(!pkce_matches("short", challenge));
+    }
+}

@@ -1,0 +1,544 @@
+//! OAuth storage: people's password hashes and sign-in failures, registered clients,
+//! authorization codes, grants (a person's consent to one application: the refresh-token
+//! family and the "connected application" people see) and refresh tokens. Secrets (codes,
+//! refresh tokens, access tokens) are stored only as SHA-256 hashes.
+//!
+//! Access tokens are rows of `tokens` (audience `mcp`) with an expiry and the grant they came
+//! from, so that authentication reads one table whatever issued the token.
+
+use sqlx::Row;
+
+use super::{Db, Result, ids, now_text};
+
+/// Migration 10.
+pub const MIGRATION: &[&str] = &[
+    "ALTER TABLE people ADD COLUMN password_hash TEXT",
+    "ALTER TABLE people ADD COLUMN failed_sign_ins BIGINT NOT NULL DEFAULT 0",
+    "ALTER TABLE people ADD COLUMN locked_until_epoch BIGINT",
+    "CREATE INDEX people_email ON people (email)",
+    "ALTER TABLE tokens ADD COLUMN expires_at_epoch BIGINT",
+    "ALTER TABLE tokens ADD COLUMN grant_id TEXT",
+    "CREATE INDEX tokens_grant ON tokens (grant_id)",
+    "CREATE TABLE oauth_clients (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        redirect_uris TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        fetched_at_epoch BIGINT,
+        created_at TEXT NOT NULL
+    )",
+    "CREATE TABLE oauth_grants (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations(id),
+        person_id TEXT NOT NULL REFERENCES people(id),
+        client_id TEXT NOT NULL,
+        scopes TEXT NOT NULL,
+        resource TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        revoked_at TEXT
+    )",
+    "CREATE INDEX oauth_grants_person ON oauth_grants (organization_id, person_id, created_at)",
+    "CREATE TABLE oauth_codes (
+        code_hash TEXT PRIMARY KEY,
+        grant_id TEXT NOT NULL REFERENCES oauth_grants(id),
+        redirect_uri TEXT NOT NULL,
+        code_challenge TEXT NOT NULL,
+        expires_at_epoch BIGINT NOT NULL,
+        used_at TEXT
+    )",
+    "CREATE TABLE oauth_refresh_tokens (
+        token_hash TEXT PRIMARY KEY,
+        grant_id TEXT NOT NULL REFERENCES oauth_grants(id),
+        expires_at_epoch BIGINT NOT NULL,
+        used_at TEXT,
+        created_at TEXT NOT NULL
+    )",
+    "CREATE INDEX oauth_refresh_tokens_grant ON oauth_refresh_tokens (grant_id)",
+    // An organization's own identity provider: JWTs it signs are accepted (`auth::external`).
+    "CREATE TABLE external_issuers (
+        organization_id TEXT PRIMARY KEY REFERENCES organizations(id),
+        issuer TEXT NOT NULL UNIQUE,
+        jwks_uri TEXT NOT NULL,
+        audience TEXT NOT NULL,
+        person_claim TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    )",
+];
+
+/// An identity provider an organization trusts.
+#[derive(Debug, Clone)]
+pub struct ExternalIssuer {
+    pub organization_id: String,
+    pub issuer: String,
+    pub jwks_uri: String,
+    /// The `aud` a token must carry.
+    pub audience: String,
+    /// The claim naming the person: their e-mail or id in the organization.
+    pub person_claim: String,
+}
+
+/// Trust `issuer` for its organization (replacing the organization's earlier one).
+pub async fn set_external_issuer(db: &Db, issuer: &ExternalIssuer) -> Result<()> {
+    let mut tx = db.begin().await?;
+    sqlx::query("DELETE FROM external_issuers WHERE organization_id = $1")
+        .bind(&issuer.organization_id)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query(
+        "INSERT INTO external_issuers (organization_id, issuer, jwks_uri, audience, person_claim, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6)",
+    )
+    .bind(&issuer.organization_id)
+    .bind(&issuer.issuer)
+    .bind(&issuer.jwks_uri)
+    .bind(&issuer.audience)
+    .bind(&issuer.person_claim)
+    .bind(now_text())
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// The organization trusting `issuer`, if one does.
+pub async fn find_external_issuer(db: &Db, issuer: &str) -> Result<Option<ExternalIssuer>> {
+    let row = sqlx::query(
+        "SELECT organization_id, issuer, jwks_uri, audience, person_claim FROM external_issuers WHERE issuer = $1",
+    )
+    .bind(issuer)
+    .fetch_optional(&db.pool)
+    .await?;
+    row.map(|r| {
+        Ok(ExternalIssuer {
+            organization_id: r.try_get("organization_id")?,
+            issuer: r.try_get("issuer")?,
+            jwks_uri: r.try_get("jwks_uri")?,
+            audience: r.try_get("audience")?,
+            person_claim: r.try_get("person_claim")?,
+        })
+    })
+    .transpose()
+}
+
+/// Seconds since the epoch, the unit of every expiry column.
+pub fn now_epoch() -> i64 {
+    time::OffsetDateTime::now_utc().unix_timestamp()
+}
+
+/// A person who may sign in, with what the sign-in page needs to decide.
+#[derive(Debug, Clone)]
+pub struct SignInCandidate {
+    pub person_id: String,
+    pub organization_id: String,
+    pub password_hash: Option<String>,
+    pub failed_sign_ins: i64,
+    pub locked_until_epoch: Option<i64>,
+}
+
+/// Everyone with this e-mail address, in organization-id order (an address may belong to
+/// people of several organizations).
+pub async fn sign_in_candidates(db: &Db, email: &str) -> Result<Vec<SignInCandidate>> {
+    let rows = sqlx::query(
+        "SELECT id, organization_id, password_hash, failed_sign_ins, locked_until_epoch
+         FROM people WHERE email = $1 ORDER BY organization_id LIMIT 10",
+    )
+    .bind(email)
+    .fetch_all(&db.pool)
+    .await?;
+    rows.iter()
+        .map(|r| {
+            Ok(SignInCandidate {
+                person_id: r.try_get("id")?,
+                organization_id: r.try_get("organization_id")?,
+                password_hash: r.try_get("password_hash")?,
+                failed_sign_ins: r.try_get("failed_sign_ins")?,
+                locked_until_epoch: r.try_get("locked_until_epoch")?,
+            })
+        })
+        .collect()
+}
+
+/// Store a person's new password hash and clear their failures.
+pub async fn set_password(db: &Db, person_id: &str, password_hash: &str) -> Result<()> {
+    sqlx::query(
+        "UPDATE people SET password_hash = $1, failed_sign_ins = 0, locked_until_epoch = NULL WHERE id = $2",
+    )
+    .bind(password_hash)
+    .bind(person_id)
+    .execute(&db.pool)
+    .await?;
+    Ok(())
+}
+
+/// Count a failed sign-in; `locked_until` is set when the policy locks the account.
+pub async fn record_failure(db: &Db, person_id: &str, locked_until: Option<i64>) -> Result<()> {
+    sqlx::query(
+        "UPDATE people SET failed_sign_ins = failed_sign_ins + 1,
+                locked_until_epoch = COALESCE($1, locked_until_epoch)
+         WHERE id = $2",
+    )
+    .bind(locked_until)
+    .bind(person_id)
+    .execute(&db.pool)
+    .await?;
+    Ok(())
+}
+
+/// A successful sign-in forgets earlier failures.
+pub async fn clear_failures(db: &Db, person_id: &str) -> Result<()> {
+    sqlx::query(
+        "UPDATE people SET failed_sign_ins = 0, locked_until_epoch = NULL WHERE id = $1 AND failed_sign_ins > 0",
+    )
+    .bind(person_id)
+    .execute(&db.pool)
+    .await?;
+    Ok(())
+}
+
+/// A client application: registered (RFC 7591), pre-registered on the command line, or known
+/// by its metadata document URL.
+#[derive(Debug, Clone)]
+pub struct Client {
+    pub id: String,
+    pub name: String,
+    pub redirect_uris: Vec<String>,
+    /// `registered`, `preregistered` or `metadata`.
+    pub kind: String,
+    pub fetched_at_epoch: Option<i64>,
+}
+
+pub async fn find_client(db: &Db, id: &str) -> Result<Option<Client>> {
+    let row = sqlx::query(
+        "SELECT id, name, redirect_uris, kind, fetched_at_epoch FROM oauth_clients WHERE id = $1",
+    )
+    .bind(id)
+    .fetch_optional(&db.pool)
+    .await?;
+    let Some(r) = row else { return Ok(None) };
+    let uris: String = r.try_get("redirect_uris")?;
+    Ok(Some(Client {
+        id: r.try_get("id")?,
+        name: r.try_get("name")?,
+        redirect_uris: super::json_column(&uris, "redirect_uris")?,
+        kind: r.try_get("kind")?,
+        fetched_at_epoch: r.try_get("fetched_at_epoch")?,
+    }))
+}
+
+/// Insert a client, or replace a metadata-document client's cached copy.
+pub async fn save_client(db: &Db, client: &Client) -> Result<()> {
+    let uris = serde_json::to_string(&client.redirect_uris).unwrap_or_else(|_| "[]".into());
+    sqlx::query("DELETE FROM oauth_clients WHERE id = $1 AND kind = 'metadata'")
+        .bind(&client.id)
+        .execute(&db.pool)
+        .await?;
+    sqlx::query(
+        "INSERT INTO oauth_clients (id, name, redirect_uris, kind, fetched_at_epoch, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6)",
+    )
+    .bind(&client.id)
+    .bind(&client.name)
+    .bind(uris)
+    .bind(&client.kind)
+    .bind(client.fetched_at_epoch)
+    .bind(now_text())
+    .execute(&db.pool)
+    .await?;
+    Ok(())
+}
+
+/// A person's consent to one client: the scopes granted and the resource they are for.
+#[derive(Debug, Clone)]
+pub struct Grant {
+    pub id: String,
+    pub organization_id: String,
+    pub person_id: String,
+    pub client_id: String,
+    pub scopes: Vec<String>,
+    pub resource: String,
+    pub created_at: String,
+    pub revoked: bool,
+}
+
+fn grant_from(r: &sqlx::any::AnyRow) -> Result<Grant> {
+    let scopes: String = r.try_get("scopes")?;
+    let revoked_at: Option<String> = r.try_get("revoked_at")?;
+    Ok(Grant {
+        id: r.try_get("id")?,
+        organization_id: r.try_get("organization_id")?,
+        person_id: r.try_get("person_id")?,
+        client_id: r.try_get("client_id")?,
+        scopes: scopes.split_whitespace().map(str::to_string).collect(),
+        resource: r.try_get("resource")?,
+        created_at: r.try_get("created_at")?,
+        revoked: revoked_at.is_some(),
+    })
+}
+
+/// What the consent page stores: a new grant and its authorization code, together.
+#[derive(Debug)]
+pub struct NewAuthorization<'a> {
+    pub organization_id: &'a str,
+    pub person_id: &'a str,
+    pub client_id: &'a str,
+    pub scopes: &'a [String],
+    pub resource: &'a str,
+    pub code_hash: &'a str,
+    pub redirect_uri: &'a str,
+    pub code_challenge: &'a str,
+    pub code_expires_at_epoch: i64,
+}
+
+/// Store a grant and its code in one transaction; returns the grant id.
+pub async fn create_authorization(db: &Db, new: NewAuthorization<'_>) -> Result<String> {
+    let id = ids::new_id("grt");
+    let mut tx = db.begin().await?;
+    sqlx::query(
+        "INSERT INTO oauth_grants (id, organization_id, person_id, client_id, scopes, resource, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+    )
+    .bind(&id)
+    .bind(new.organization_id)
+    .bind(new.person_id)
+    .bind(new.client_id)
+    .bind(new.scopes.join(" "))
+    .bind(new.resource)
+    .bind(now_text())
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query(
+        "INSERT INTO oauth_codes (code_hash, grant_id, redirect_uri, code_challenge, expires_at_epoch)
+         VALUES ($1, $2, $3, $4, $5)",
+    )
+    .bind(new.code_hash)
+    .bind(&id)
+    .bind(new.redirect_uri)
+    .bind(new.code_challenge)
+    .bind(new.code_expires_at_epoch)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(id)
+}
+
+/// An authorization code as the token endpoint checks it.
+#[derive(Debug, Clone)]
+pub struct Code {
+    pub grant: Grant,
+    pub redirect_uri: String,
+    pub code_challenge: String,
+    pub expires_at_epoch: i64,
+    pub used: bool,
+}
+
+pub async fn find_code(db: &Db, code_hash: &str) -> Result<Option<Code>> {
+    let row = sqlx::query(
+        "SELECT c.redirect_uri, c.code_challenge, c.expires_at_epoch, c.used_at,
+                g.id, g.organization_id, g.person_id, g.client_id, g.scopes, g.resource,
+                g.created_at, g.revoked_at
+         FROM oauth_codes c JOIN oauth_grants g ON g.id = c.grant_id
+         WHERE c.code_hash = $1",
+    )
+    .bind(code_hash)
+    .fetch_optional(&db.pool)
+    .await?;
+    let Some(r) = row else { return Ok(None) };
+    let used_at: Option<String> = r.try_get("used_at")?;
+    Ok(Some(Code {
+        grant: grant_from(&r)?,
+        redirect_uri: r.try_get("redirect_uri")?,
+        code_challenge: r.try_get("code_challenge")?,
+        expires_at_epoch: r.try_get("expires_at_epoch")?,
+        used: used_at.is_some(),
+    }))
+}
+
+/// Mark a code used; false when another request used it first (the database decides, so
+/// two concurrent exchanges cannot both win).
+pub async fn use_code(db: &Db, code_hash: &str) -> Result<bool> {
+    let done =
+        sqlx::query("UPDATE oauth_codes SET used_at = $1 WHERE code_hash = $2 AND used_at IS NULL")
+            .bind(now_text())
+            .bind(code_hash)
+            .execute(&db.pool)
+            .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// What one token answer stores: an access token (a `tokens` row) and a refresh token.
+#[derive(Debug)]
+pub struct NewTokens<'a> {
+    pub grant: &'a Grant,
+    /// The access token's scopes: the grant's, or fewer when a refresh asked for fewer.
+    pub scopes: &'a [String],
+    pub label: &'a str,
+    pub access_hash: &'a str,
+    pub access_expires_at_epoch: i64,
+    pub refresh_hash: &'a str,
+    pub refresh_expires_at_epoch: i64,
+}
+
+pub async fn issue_tokens(db: &Db, new: NewTokens<'_>) -> Result<()> {
+    let mut tx = db.begin().await?;
+    sqlx::query(
+        "INSERT INTO tokens (id, organization_id, person_id, audience, scopes, token_hash, label, created_at, expires_at_epoch, grant_id)
+         VALUES ($1, $2, $3, 'mcp', $4, $5, $6, $7, $8, $9)",
+    )
+    .bind(ids::new_id("tok"))
+    .bind(&new.grant.organization_id)
+    .bind(&new.grant.person_id)
+    .bind(new.scopes.join(" "))
+    .bind(new.access_hash)
+    .bind(new.label)
+    .bind(now_text())
+    .bind(new.access_expires_at_epoch)
+    .bind(&new.grant.id)
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query(
+        "INSERT INTO oauth_refresh_tokens (token_hash, grant_id, expires_at_epoch, created_at)
+         VALUES ($1, $2, $3, $4)",
+    )
+    .bind(new.refresh_hash)
+    .bind(&new.grant.id)
+    .bind(new.refresh_expires_at_epoch)
+    .bind(now_text())
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// A refresh token and the grant (family) it belongs to.
+#[derive(Debug, Clone)]
+pub struct Refresh {
+    pub grant: Grant,
+    pub expires_at_epoch: i64,
+    pub used: bool,
+}
+
+pub async fn find_refresh(db: &Db, token_hash: &str) -> Result<Option<Refresh>> {
+    let row = sqlx::query(
+        "SELECT r.expires_at_epoch, r.used_at,
+                g.id, g.organization_id, g.person_id, g.client_id, g.scopes, g.resource,
+                g.created_at, g.revoked_at
+         FROM oauth_refresh_tokens r JOIN oauth_grants g ON g.id = r.grant_id
+         WHERE r.token_hash = $1",
+    )
+    .bind(token_hash)
+    .fetch_optional(&db.pool)
+    .await?;
+    let Some(r) = row else { return Ok(None) };
+    let used_at: Option<String> = r.try_get("used_at")?;
+    Ok(Some(Refresh {
+        grant: grant_from(&r)?,
+        expires_at_epoch: r.try_get("expires_at_epoch")?,
+        used: used_at.is_some(),
+    }))
+}
+
+/// Mark a refresh token used (rotation); false when it already was.
+pub async fn use_refresh(db: &Db, token_hash: &str) -> Result<bool> {
+    let done = sqlx::query(
+        "UPDATE oauth_refresh_tokens SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL",
+    )
+    .bind(now_text())
+    .bind(token_hash)
+    .execute(&db.pool)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Revoke a grant: the grant itself, so no refresh token of its family works, and every
+/// access token issued from it.
+pub async fn revoke_grant(db: &Db, grant_id: &str) -> Result<()> {
+    let now = now_text();
+    let mut tx = db.begin().await?;
+    sqlx::query("UPDATE oauth_grants SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL")
+        .bind(&now)
+        .bind(grant_id)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query("UPDATE tokens SET revoked_at = $1 WHERE grant_id = $2 AND revoked_at IS NULL")
+        .bind(&now)
+        .bind(grant_id)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Revoke one access token issued by OAuth (RFC 7009); tokens made on the command line are
+/// not revoked by this endpoint. Returns whether one was.
+pub async fn revoke_access_token(db: &Db, token_hash: &str) -> Result<bool> {
+    let done = sqlx::query(
+        "UPDATE tokens SET revoked_at = $1 WHERE token_hash = $2 AND grant_id IS NOT NULL AND revoked_at IS NULL",
+    )
+    .bind(now_text())
+    .bind(token_hash)
+    .execute(&db.pool)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// A person's live grants with their clients' names, newest first.
+pub async fn live_grants(
+    db: &Db,
+    organization_id: &str,
+    person_id: &str,
+) -> Result<Vec<(Grant, String)>> {
+    let rows = sqlx::query(
+        "SELECT g.id, g.organization_id, g.person_id, g.client_id, g.scopes, g.resource,
+                g.created_at, g.revoked_at, c.name AS client_name
+         FROM oauth_grants g LEFT JOIN oauth_clients c ON c.id = g.client_id
+         WHERE g.organization_id = $1 AND g.person_id = $2 AND g.revoked_at IS NULL
+         ORDER BY g.created_at DESC LIMIT 200",
+    )
+    .bind(organization_id)
+    .bind(person_id)
+    .fetch_all(&db.pool)
+    .await?;
+    rows.iter()
+        .map(|r| {
+            let name: Option<String> = r.try_get("client_name")?;
+            Ok((grant_from(r)?, name.unwrap_or_default()))
+        })
+        .collect()
+}
+
+/// One grant of this person, if it is theirs.
+pub async fn find_grant(
+    db: &Db,
+    organization_id: &str,
+    person_id: &str,
+    grant_id: &str,
+) -> Result<Option<Grant>> {
+    let row = sqlx::query(
+        "SELECT id, organization_id, person_id, client_id, scopes, resource, created_at, revoked_at
+         FROM oauth_grants WHERE organization_id = $1 AND person_id = $2 AND id = $3",
+    )
+    .bind(organization_id)
+    .bind(person_id)
+    .bind(grant_id)
+    .fetch_optional(&db.pool)
+    .await?;
+    row.as_ref().map(grant_from).transpose()
+}
+
+/// The person and organization names the pages show.
+pub async fn person_names(db: &Db, person_id: &str) -> Result<Option<(String, String, String)>> {
+    let row = sqlx::query(
+        "SELECT p.name, p.role, o.name AS org_name FROM people p JOIN organizations o ON o.id = p.organization_id WHERE p.id = $1",
+    )
+    .bind(person_id)
+    .fetch_optional(&db.pool)
+    .await?;
+    row.map(|r| {
+        Ok((
+            r.try_get("name")?,
+            r.try_get("role")?,
+            r.try_get("org_name")?,
+        ))
+    })
+    .transpose()
+}

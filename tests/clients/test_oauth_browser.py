@@ -1,0 +1,198 @@
+"""Headless Chromium (the Debian package) signs in and consents on the real pages, once per run,
+through the DevTools protocol: it types into the fields and presses the buttons. Screenshots go
+to tests/clients/screenshots/ (git-ignored); the assertions read the rendered text."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import http.server
+import json
+import secrets
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from harness import HERE, free_port
+
+SCREENSHOTS = HERE / "screenshots"
+
+
+def chromium() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    pytest.fail("chromium is not installed (tests/clients/setup.sh installs it as root)", pytrace=False)
+
+
+class Callback(http.server.BaseHTTPRequestHandler):
+    """The application's redirect URI: a page saying the connection is done."""
+
+    def do_GET(self):  # noqa: N802
+        body = "<!doctype html><html lang=pt-BR><body><h1>Aplicativo conectado</h1></body></html>".encode()
+        self.send_response(200)
+        self.send_header("content-type", "text/html; charset=utf-8")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+class Browser:
+    """One Chromium page driven over the DevTools protocol."""
+
+    def __init__(self) -> None:
+        import websocket  # websocket-client
+
+        self.profile = Path(tempfile.mkdtemp(prefix="kd-chromium-"))
+        self.proc = subprocess.Popen(
+            [chromium(), "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+             "--disable-dev-shm-usage", "--remote-debugging-port=0", "--window-size=1000,1100",
+             "--lang=pt-BR", f"--user-data-dir={self.profile}", "about:blank"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        port_file = self.profile / "DevToolsActivePort"
+        deadline = time.monotonic() + 30
+        while not port_file.exists() or not port_file.read_text().strip():
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                raise RuntimeError("chromium did not open its DevTools port")
+            time.sleep(0.1)
+        port = port_file.read_text().split()[0]
+        targets = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list").read())
+        page = next(t for t in targets if t["type"] == "page")
+        self.ws = websocket.create_connection(page["webSocketDebuggerUrl"], timeout=30, suppress_origin=True)
+        self.next_id = 0
+
+    def send(self, method: str, **params):
+        self.next_id += 1
+        self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
+        while True:
+            message = json.loads(self.ws.recv())
+            if message.get("id") == self.next_id:
+                if "error" in message:
+                    raise RuntimeError(f"{method}: {message['error']}")
+                return message.get("result", {})
+
+    def eval(self, expression: str):
+        return self.send("Runtime.evaluate", expression=expression, returnByValue=True)["result"].get("value")
+
+    def wait_for(self, predicate: str, what: str) -> None:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if self.eval(f"document.readyState === 'complete' && ({predicate})"):
+                    return
+            except RuntimeError:
+                pass  # the page is navigating
+            time.sleep(0.1)
+        raise AssertionError(f"page never showed {what}: {self.eval('location.href')} {self.text()[:500]}")
+
+    def text(self) -> str:
+        return self.eval("document.body ? document.body.innerText : ''") or ""
+
+    def type_into(self, selector: str, text: str) -> None:
+        self.eval(f"document.querySelector({json.dumps(selector)}).focus()")
+        self.send("Input.insertText", text=text)
+
+    def click(self, selector: str) -> None:
+        self.eval(f"document.querySelector({json.dumps(selector)}).click()")
+
+    def screenshot(self, name: str) -> Path:
+        SCREENSHOTS.mkdir(exist_ok=True)
+        data = self.send("Page.captureScreenshot", format="png")["data"]
+        path = SCREENSHOTS / name
+        path.write_bytes(base64.b64decode(data))
+        return path
+
+    def close(self) -> None:
+        try:
+            self.ws.close()
+        finally:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+            shutil.rmtree(self.profile, ignore_errors=True)
+
+
+def test_chromium_signs_in_and_consents_on_the_rendered_pages(server):
+    port = free_port()
+    receiver = http.server.ThreadingHTTPServer(("127.0.0.1", port), Callback)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    redirect = f"http://127.0.0.1:{port}/callback"
+    registration = urllib.request.Request(
+        f"{server.base}/oauth/register", method="POST",
+        data=json.dumps({"client_name": "Assistente Financeiro", "redirect_uris": [redirect]}).encode(),
+        headers={"content-type": "application/json"},
+    )
+    client_id = json.loads(urllib.request.urlopen(registration).read())["client_id"]
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+    query = urllib.parse.urlencode({
+        "response_type": "code", "client_id": client_id, "redirect_uri": redirect,
+        "code_challenge": challenge, "code_challenge_method": "S256", "state": "s-123",
+        "resource": server.mcp_url, "scope": "customers:read charges:read charges:write charges:collect",
+    })
+    admin = server.person("admin")
+    browser = Browser()
+    try:
+        browser.send("Page.enable")
+        browser.send("Page.navigate", url=f"{server.base}/oauth/authorize?{query}")
+        browser.wait_for("document.querySelector('#email') !== null", "the sign-in form")
+        browser.screenshot("01-entrar.png")
+        text = browser.text()
+        assert "Entrar no Kobana Dunning" in text
+        assert "Para conectar Assistente Financeiro à sua conta, entre primeiro." in text
+        assert "E-mail" in text and "Senha" in text
+
+        browser.type_into("#email", admin["email"])
+        browser.type_into("#password", admin["password"])
+        browser.click("button[type=submit]")
+        browser.wait_for("document.body.innerText.includes('Autorizar')", "the consent page")
+        browser.screenshot("02-consentimento.png")
+        text = browser.text()
+        assert "Autorizar Assistente Financeiro" in text
+        assert admin["name"] in text and server.org()["name"] in text
+        assert "Ver seus clientes" in text
+        assert "Cobrar devedores: enviar avisos, negativar e protestar" in text
+        assert "altera dados" in text  # destructive scopes are marked in words
+
+        # The person grants fewer: no collecting.
+        browser.click("input[value='charges:collect']")
+        browser.click("button[value=allow]")
+        browser.wait_for("document.body.innerText.includes('Aplicativo conectado')", "the application's page")
+        browser.screenshot("03-retorno.png")
+        back = urllib.parse.urlparse(browser.eval("location.href"))
+        answer = dict(urllib.parse.parse_qsl(back.query))
+        assert answer["state"] == "s-123" and answer["iss"] == server.base
+
+        token_request = urllib.request.Request(
+            f"{server.base}/oauth/token", method="POST",
+            data=urllib.parse.urlencode({
+                "grant_type": "authorization_code", "client_id": client_id, "code": answer["code"],
+                "redirect_uri": redirect, "code_verifier": verifier, "resource": server.mcp_url,
+            }).encode(),
+            headers={"content-type": "application/x-www-form-urlencoded"},
+        )
+        tokens = json.loads(urllib.request.urlopen(token_request).read())
+        assert tokens["scope"].split() == ["customers:read", "charges:read", "charges:write"]
+
+        browser.send("Page.navigate", url=f"{server.base}/oauth/apps")
+        browser.wait_for("document.body.innerText.includes('Aplicativos conectados')", "the connected applications")
+        browser.screenshot("04-aplicativos.png")
+        text = browser.text()
+        assert "Assistente Financeiro" in text and "Revogar acesso" in text
+    finally:
+        browser.close()
+        receiver.shutdown()
