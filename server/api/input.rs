@@ -118,6 +118,9 @@ pub struct Input {
     from_query: bool,
     taken: BTreeSet<String>,
     errors: Vec<FieldError>,
+    /// Whether this reads the request's own body or query string, whose faults against the
+    /// document ([`super::schemas`]) it then reports with its own.
+    request: bool,
 }
 
 /// A field of a PATCH body: absent, explicitly null, or a value.
@@ -129,8 +132,17 @@ pub enum Patch<T> {
 }
 
 impl Input {
-    /// Parse a JSON object body. Not JSON or not an object → 400.
+    /// Parse the request's JSON object body. Not JSON or not an object → 400. Its faults
+    /// against the operation's body schema are reported by [`finish`](Self::finish).
     pub fn from_body(body: &Bytes) -> ApiResult<Input> {
+        let mut input = Input::from_part(body)?;
+        input.request = true;
+        Ok(input)
+    }
+
+    /// Parse a JSON object that is a part of the request (one step of a plan), read apart:
+    /// the document's faults are the whole request's, reported by its own reader.
+    pub fn from_part(body: &Bytes) -> ApiResult<Input> {
         if body.iter().all(u8::is_ascii_whitespace) {
             return Ok(Input::from_map(Map::new(), false));
         }
@@ -152,13 +164,16 @@ impl Input {
         }
     }
 
-    /// The query string of a request, as axum's `RawQuery` gives it.
+    /// The query string of the request, as axum's `RawQuery` gives it. Its faults against the
+    /// operation's query parameters are reported by [`finish`](Self::finish).
     pub fn from_raw_query(raw: Option<String>) -> Input {
-        Input::from_query(
+        let mut input = Input::from_query(
             form_urlencoded::parse(raw.unwrap_or_default().as_bytes())
                 .into_owned()
                 .collect(),
-        )
+        );
+        input.request = true;
+        input
     }
 
     /// Query pairs; a repeated key is refused rather than guessed at.
@@ -193,6 +208,7 @@ impl Input {
             from_query,
             taken: BTreeSet::new(),
             errors: Vec::new(),
+            request: false,
         }
     }
 
@@ -502,7 +518,8 @@ impl Input {
         PageRequest { page, per_page }
     }
 
-    /// Refuse unknown fields and return every complaint at once.
+    /// Refuse unknown fields and return every complaint at once: the handler's, then (for the
+    /// request's own reader) the document's about fields the handler did not name.
     pub fn finish(mut self) -> ApiResult<()> {
         let unknown: Vec<String> = self
             .fields
@@ -517,6 +534,13 @@ impl Input {
                 "field"
             };
             self.error(&key, "unknown", format!("Unknown {what} '{key}'"));
+        }
+        if self.request {
+            for fault in super::schemas::take_faults() {
+                if !self.errors.iter().any(|e| e.field == fault.field) {
+                    self.errors.push(fault);
+                }
+            }
         }
         if self.errors.is_empty() {
             Ok(())
