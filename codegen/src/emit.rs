@@ -2,7 +2,8 @@
 //!
 //! The output is items only (no inner attributes, no `//!`, no `use`): the includer wraps it
 //! in a module with the MCP layer's `catalog::*` in scope, where `Catalog`, `ToolSpec`,
-//! `ArgSpec`, `ResourceSpec`, `PromptSpec` and their enums live. Each emitter below turns one
+//! `ArgSpec`, `ResourceSpec`, `PromptSpec` and their enums live (`OperationId` needs nothing
+//! more: its schemas are JSON text the server compiles). Each emitter below turns one
 //! IR value into one small token fragment; `source` assembles them and `prettyplease` formats
 //! the file.
 

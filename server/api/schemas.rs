@@ -363,6 +363,65 @@ mod tests {
     }
 
     #[test]
+    fn schema_faults_name_each_field_with_the_codes_handlers_give() {
+        let schema = serde_json::json!({
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["name", "due_date"],
+            "properties": {
+                "name": {"type": "string", "maxLength": 3},
+                "due_date": {"type": "string", "pattern": "^20[0-9]{2}-[0-9]{2}-[0-9]{2}$"},
+                "paid_at": {"type": "string", "pattern": "^20[0-9]{2}-"},
+                "kind": {"type": "string", "enum": ["a", "b"]},
+                "count": {"type": "integer", "minimum": 1},
+                "tags": {"type": "array", "minItems": 1, "items": {"type": "string"}},
+                "address": {
+                    "type": "object",
+                    "required": ["city"],
+                    "properties": {"city": {"type": "string"}}
+                }
+            }
+        });
+        let validator = jsonschema::draft202012::new(&schema).expect("compiles");
+        let body = serde_json::json!({
+            "name": "long",
+            "due_date": "1900-01-01",
+            "paid_at": "yesterday",
+            "kind": "c",
+            "count": 0,
+            "tags": [3],
+            "address": {},
+            "amout": 1,
+        });
+        let mut named: Vec<(String, String)> = faults(&validator, &body)
+            .into_iter()
+            .map(|f| (f.field, f.code))
+            .collect();
+        named.sort();
+        let expected = [
+            ("address.city", "required"),
+            ("amout", "unknown"),
+            ("count", "range"),
+            ("due_date", "range"),
+            ("kind", "enum"),
+            ("name", "length"),
+            ("paid_at", "format"),
+            ("tags[0]", "type"),
+        ];
+        let expected: Vec<(String, String)> = expected
+            .iter()
+            .map(|(f, c)| (f.to_string(), c.to_string()))
+            .collect();
+        assert_eq!(named, expected);
+        let missing = faults(&validator, &serde_json::json!({"due_date": "2030-01-01"}));
+        assert_eq!(missing.len(), 1);
+        assert_eq!(
+            (missing[0].field.as_str(), missing[0].code.as_str()),
+            ("name", "required")
+        );
+    }
+
+    #[test]
     fn query_values_are_read_as_the_type_their_parameter_declares() {
         let integer = serde_json::json!({"type": "integer"});
         let text = serde_json::json!({"type": ["string", "null"]});
