@@ -328,6 +328,17 @@ impl Input {
 
     /// An integer in `min..=max`.
     pub fn integer(&mut self, name: &str, min: i64, max: i64) -> Option<i64> {
+        let n = self.whole_number(name)?;
+        if (min..=max).contains(&n) {
+            Some(n)
+        } else {
+            self.error(name, "range", format!("Must be between {min} and {max}"));
+            None
+        }
+    }
+
+    /// An integer, whose range the document states (the request's schema judges it).
+    fn whole_number(&mut self, name: &str) -> Option<i64> {
         let value = self.take(name)?;
         let parsed = match &value {
             Value::Null => return None,
@@ -335,17 +346,10 @@ impl Input {
             Value::String(s) if self.from_query => s.trim().parse::<i64>().ok(),
             _ => None,
         };
-        match parsed {
-            Some(n) if (min..=max).contains(&n) => Some(n),
-            Some(_) => {
-                self.error(name, "range", format!("Must be between {min} and {max}"));
-                None
-            }
-            None => {
-                self.error(name, "type", "Must be an integer");
-                None
-            }
+        if parsed.is_none() {
+            self.error(name, "type", "Must be an integer");
         }
+        parsed
     }
 
     /// A number (percentages and the like) in `min..=max`.
@@ -511,16 +515,26 @@ impl Input {
         }
     }
 
-    /// `page` and `per_page` (default 25, at most 100).
+    /// `page` and `per_page` (default 25). Their ranges are the document's (`page` and
+    /// `per_page` parameters: 1 to 1 000 000 and 1 to 100); the clamp only keeps a reader that
+    /// no schema judged (a unit test) from asking the store for an unbounded page.
     pub fn page(&mut self) -> PageRequest {
-        let page = self.integer("page", 1, 1_000_000).unwrap_or(1);
-        let per_page = self.integer("per_page", 1, 100).unwrap_or(25);
+        let page = self.whole_number("page").unwrap_or(1).clamp(1, 1_000_000);
+        let per_page = self.whole_number("per_page").unwrap_or(25).clamp(1, 100);
         PageRequest { page, per_page }
     }
 
     /// Refuse unknown fields and return every complaint at once: the handler's, then (for the
-    /// request's own reader) the document's about fields the handler did not name.
+    /// request's own reader) the document's about fields the handler did not name, then
+    /// unknown fields.
     pub fn finish(mut self) -> ApiResult<()> {
+        if self.request {
+            for fault in super::schemas::take_faults() {
+                if !self.errors.iter().any(|e| e.field == fault.field) {
+                    self.errors.push(fault);
+                }
+            }
+        }
         let unknown: Vec<String> = self
             .fields
             .keys()
@@ -534,13 +548,6 @@ impl Input {
                 "field"
             };
             self.error(&key, "unknown", format!("Unknown {what} '{key}'"));
-        }
-        if self.request {
-            for fault in super::schemas::take_faults() {
-                if !self.errors.iter().any(|e| e.field == fault.field) {
-                    self.errors.push(fault);
-                }
-            }
         }
         if self.errors.is_empty() {
             Ok(())
