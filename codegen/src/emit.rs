@@ -2,7 +2,8 @@
 //!
 //! The output is items only (no inner attributes, no `//!`, no `use`): the includer wraps it
 //! in a module with the MCP layer's `catalog::*` in scope, where `Catalog`, `ToolSpec`,
-//! `ArgSpec`, `ResourceSpec`, `PromptSpec` and their enums live. Each emitter below turns one
+//! `ArgSpec`, `ResourceSpec`, `PromptSpec` and their enums live (`OperationId` needs nothing
+//! more: its schemas are JSON text the server compiles). Each emitter below turns one
 //! IR value into one small token fragment; `source` assembles them and `prettyplease` formats
 //! the file.
 
@@ -49,6 +50,7 @@ pub(crate) fn source(
     let instructions = lit(texts.instructions);
     let openapi_json = lit(texts.openapi_json);
     let catalog_json = lit(texts.catalog_json);
+    let operation_id = operation_id(ops);
     let tokens = quote! {
         /// One entry per operation, in `tools/list` order: the MCP tools, and the operations
         /// that serve prompts (`ResponseKind::PromptResult`, never listed as tools).
@@ -75,6 +77,7 @@ pub(crate) fn source(
             openapi_json: OPENAPI_JSON,
             catalog_json: CATALOG_JSON,
         };
+        #operation_id
     };
     let file: syn::File = syn::parse2(tokens).expect("the emitters produce valid Rust items");
     prettyplease::unparse(&file)
@@ -119,6 +122,72 @@ fn tool_spec(op: &Operation, json: &Value) -> TokenStream {
             input_schema: #input_schema,
             output_schema: #output_schema,
             tool_json: #tool_json,
+        }
+    }
+}
+
+/// `OperationId`: one variant per entry of `TOOLS`, in the same order, so a server's handler
+/// table can be an exhaustive `match` (a new operation is a compile error until it is
+/// handled), with the schemas the REST side validates requests against.
+fn operation_id(ops: &[Operation]) -> TokenStream {
+    let variants: Vec<syn::Ident> = ops
+        .iter()
+        .map(|op| syn::Ident::new(&op.variant, proc_macro2::Span::call_site()))
+        .collect();
+    let docs = ops.iter().map(|op| {
+        format!(
+            "`{}`: {} {}",
+            op.name.as_str(),
+            op.method.as_str().to_uppercase(),
+            op.path
+        )
+    });
+    let indices = (0..ops.len()).map(proc_macro2::Literal::usize_unsuffixed);
+    let body_schemas = ops.iter().map(|op| match &op.body_schema {
+        Some(schema) => {
+            let schema = lit(&compact(schema));
+            quote!(Some(#schema))
+        }
+        None => quote!(None),
+    });
+    let query_schemas = ops.iter().map(|op| match &op.query_schema {
+        Some(schema) => {
+            let schema = lit(&compact(schema));
+            quote!(Some(#schema))
+        }
+        None => quote!(None),
+    });
+    quote! {
+        /// The operations of the document, one per entry of `TOOLS` and in the same order.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum OperationId {
+            #(#[doc = #docs] #variants),*
+        }
+        impl OperationId {
+            /// Every operation, in `TOOLS` order.
+            pub const ALL: &'static [OperationId] = &[#(OperationId::#variants),*];
+            /// The position of the operation in `TOOLS` (and in `ALL`).
+            pub fn index(self) -> usize {
+                match self {
+                    #(OperationId::#variants => #indices),*
+                }
+            }
+            /// The operation's entry in `TOOLS`.
+            pub fn tool(self) -> &'static ToolSpec {
+                &TOOLS[self.index()]
+            }
+            /// The JSON request body's schema as the document states it (JSON Schema 2020-12).
+            pub fn body_schema(self) -> Option<&'static str> {
+                match self {
+                    #(OperationId::#variants => #body_schemas),*
+                }
+            }
+            /// The query parameters as one object schema, by wire name (JSON Schema 2020-12).
+            pub fn query_schema(self) -> Option<&'static str> {
+                match self {
+                    #(OperationId::#variants => #query_schemas),*
+                }
+            }
         }
     }
 }

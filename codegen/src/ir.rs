@@ -224,4 +224,15 @@ pub struct Operation {
     pub input_schema: Value,
     /// The tool's `outputSchema` (none when the operation answers MCP results itself).
     pub output_schema: Option<Value>,
+    /// The operation's identity in Rust: an `UpperCamelCase` variant name, unique, made from
+    /// the tool name without its prefix (`charges_list` → `ChargesList`).
+    pub variant: String,
+    /// The JSON request body's schema as the document states it (self-contained, 2020-12;
+    /// `additionalProperties: false` kept), which the REST side validates bodies against.
+    /// Unlike the tool's `inputSchema`, it is not flattened into arguments.
+    pub body_schema: Option<Value>,
+    /// The query parameters as one object schema (wire names, `required`, no other keys), which
+    /// the REST side validates query strings against; none when the operation has no query
+    /// parameters.
+    pub query_schema: Option<Value>,
 }

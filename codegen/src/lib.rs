@@ -80,7 +80,8 @@ pub struct Output {
     /// JSON pointer of the place concerned.
     pub warnings: Vec<Diagnostic>,
     /// Rust items (`TOOLS`, `RESOURCES`, `RESOURCE_TEMPLATES`, `PROMPTS`, `INSTRUCTIONS`,
-    /// `OPENAPI_JSON`, `CATALOG_JSON`, and `CATALOG` gathering them) for `include!` inside a
+    /// `OPENAPI_JSON`, `CATALOG_JSON`, `CATALOG` gathering them, and the `OperationId` enum with
+    /// each operation's request body and query schemas) for `include!` inside a
     /// module that has the MCP layer's `catalog::*` in scope, formatted by `prettyplease`.
     pub source: String,
 }

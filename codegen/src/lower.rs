@@ -43,6 +43,7 @@ pub(crate) fn build(
             ext,
             strict,
             diags,
+            body_schema: None,
         };
         drafts.push(builder.build(&root.tool_prefix));
     }
@@ -69,6 +70,8 @@ struct Builder<'b, 'a> {
     ext: OperationExt,
     strict: bool,
     diags: &'b mut Diagnostics,
+    /// The JSON body's schema, once `body` or `body_arguments` has read it.
+    body_schema: Option<Value>,
 }
 
 impl Builder<'_, '_> {
@@ -134,6 +137,8 @@ impl Builder<'_, '_> {
             None => input_schema(&args, annotations.read_only),
         };
         let scopes = scopes(raw.op.security.as_ref().or(self.doc.security.as_ref()));
+        let query_schema = query_schema(&args);
+        let body_schema = self.body_schema.take();
         let ext = std::mem::take(&mut self.ext);
         Draft {
             op: Operation {
@@ -157,6 +162,10 @@ impl Builder<'_, '_> {
                 server_idempotency_key: ext.server_idempotency_key,
                 input_schema,
                 output_schema,
+                // Set by `finish` with the final name.
+                variant: String::new(),
+                body_schema,
+                query_schema,
             },
             ext,
             wanted_name,
@@ -322,6 +331,9 @@ impl Builder<'_, '_> {
         };
         let schema_ptr = join(&join(&join(&at, "content"), &media), "schema");
         let schema = self.schema_at(&schema_ptr, Direction::Input);
+        if encoding == BodyEncoding::Json {
+            self.body_schema = Some(schema.clone());
+        }
         let flatten =
             matches!(encoding, BodyEncoding::Json | BodyEncoding::Form) && is_plain_object(&schema);
         if flatten {
@@ -438,6 +450,7 @@ impl Builder<'_, '_> {
                 });
             }
         }
+        self.body_schema = Some(schema.clone());
         (args, BodyEncoding::Json, Some(schema))
     }
 
@@ -818,6 +831,35 @@ fn is_plain_object(schema: &Value) -> bool {
         && schema.get("allOf").is_none()
 }
 
+/// The query parameters as one object: what a query string, read into a JSON object by wire
+/// name, must satisfy. Unknown parameters are refused, as they are in a read's `inputSchema`.
+fn query_schema(args: &[Arg]) -> Option<Value> {
+    let query: Vec<&Arg> = args
+        .iter()
+        .filter(|a| a.location == ArgLocation::Query)
+        .collect();
+    if query.is_empty() {
+        return None;
+    }
+    let properties: Map<String, Value> = query
+        .iter()
+        .map(|a| (a.wire_name.clone(), a.schema.clone()))
+        .collect();
+    let required: Vec<Value> = query
+        .iter()
+        .filter(|a| a.required)
+        .map(|a| json!(a.wire_name))
+        .collect();
+    let mut schema = Map::new();
+    schema.insert("type".into(), json!("object"));
+    schema.insert("properties".into(), Value::Object(properties));
+    if !required.is_empty() {
+        schema.insert("required".into(), Value::Array(required));
+    }
+    schema.insert("additionalProperties".into(), json!(false));
+    Some(Value::Object(schema))
+}
+
 fn input_schema(args: &[Arg], read_only: bool) -> Value {
     let mut properties = Map::new();
     let mut required = Vec::new();
@@ -942,6 +984,7 @@ fn assign_names(drafts: &mut [Draft], strict: bool, diags: &mut Diagnostics) {
 /// Everything that needs the final name: title, description, confirmation, resource, meta.
 fn finish(drafts: Vec<Draft>, prefix: &str, diags: &mut Diagnostics) -> Vec<Operation> {
     let mut uris: HashMap<String, String> = HashMap::new();
+    let mut variants: Vec<String> = Vec::new();
     let mut out = Vec::with_capacity(drafts.len());
     for draft in drafts {
         let Draft {
@@ -954,6 +997,8 @@ fn finish(drafts: Vec<Draft>, prefix: &str, diags: &mut Diagnostics) -> Vec<Oper
         } = draft;
         let x_ptr = join(&op.pointer, "x-mcp");
         let name = op.name.as_str();
+        op.variant = names::variant_name(name.strip_prefix(prefix).unwrap_or(name), &variants);
+        variants.push(op.variant.clone());
         op.title = summary
             .clone()
             .unwrap_or_else(|| names::title_from_name(name.strip_prefix(prefix).unwrap_or(name)));

@@ -13,7 +13,7 @@
 use std::collections::HashSet;
 use std::fmt;
 
-use heck::ToSnakeCase;
+use heck::{ToSnakeCase, ToUpperCamelCase};
 
 /// The longest tool name MCP clients accept reliably.
 pub const MAX_TOOL_NAME_LEN: usize = 64;
@@ -78,6 +78,23 @@ pub fn snake_case(text: &str) -> String {
         out.pop();
     }
     out
+}
+
+/// A Rust `UpperCamelCase` enum variant for the tool `name` (without its prefix), unique
+/// among `taken`: `charges_list` → `ChargesList`; one that starts with a digit gets `Op`
+/// before it, and a clash (`a_b1` and `a_b_1`) a number after it.
+pub fn variant_name(name: &str, taken: &[String]) -> String {
+    let mut base = name.to_upper_camel_case();
+    if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
+        base = format!("Op{base}");
+    }
+    let mut candidate = base.clone();
+    let mut n = 2;
+    while taken.contains(&candidate) {
+        candidate = format!("{base}{n}");
+        n += 1;
+    }
+    candidate
 }
 
 /// The common Latin letters with diacritics, as their base letter; anything else unchanged.

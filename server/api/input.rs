@@ -118,6 +118,9 @@ pub struct Input {
     from_query: bool,
     taken: BTreeSet<String>,
     errors: Vec<FieldError>,
+    /// Whether this reads the request's own body or query string, whose faults against the
+    /// document ([`super::schemas`]) it then reports with its own.
+    request: bool,
 }
 
 /// A field of a PATCH body: absent, explicitly null, or a value.
@@ -129,8 +132,17 @@ pub enum Patch<T> {
 }
 
 impl Input {
-    /// Parse a JSON object body. Not JSON or not an object → 400.
+    /// Parse the request's JSON object body. Not JSON or not an object → 400. Its faults
+    /// against the operation's body schema are reported by [`finish`](Self::finish).
     pub fn from_body(body: &Bytes) -> ApiResult<Input> {
+        let mut input = Input::from_part(body)?;
+        input.request = true;
+        Ok(input)
+    }
+
+    /// Parse a JSON object that is a part of the request (one step of a plan), read apart:
+    /// the document's faults are the whole request's, reported by its own reader.
+    pub fn from_part(body: &Bytes) -> ApiResult<Input> {
         if body.iter().all(u8::is_ascii_whitespace) {
             return Ok(Input::from_map(Map::new(), false));
         }
@@ -152,13 +164,16 @@ impl Input {
         }
     }
 
-    /// The query string of a request, as axum's `RawQuery` gives it.
+    /// The query string of the request, as axum's `RawQuery` gives it. Its faults against the
+    /// operation's query parameters are reported by [`finish`](Self::finish).
     pub fn from_raw_query(raw: Option<String>) -> Input {
-        Input::from_query(
+        let mut input = Input::from_query(
             form_urlencoded::parse(raw.unwrap_or_default().as_bytes())
                 .into_owned()
                 .collect(),
-        )
+        );
+        input.request = true;
+        input
     }
 
     /// Query pairs; a repeated key is refused rather than guessed at.
@@ -193,6 +208,7 @@ impl Input {
             from_query,
             taken: BTreeSet::new(),
             errors: Vec::new(),
+            request: false,
         }
     }
 
@@ -312,6 +328,17 @@ impl Input {
 
     /// An integer in `min..=max`.
     pub fn integer(&mut self, name: &str, min: i64, max: i64) -> Option<i64> {
+        let n = self.whole_number(name)?;
+        if (min..=max).contains(&n) {
+            Some(n)
+        } else {
+            self.error(name, "range", format!("Must be between {min} and {max}"));
+            None
+        }
+    }
+
+    /// An integer, whose range the document states (the request's schema judges it).
+    fn whole_number(&mut self, name: &str) -> Option<i64> {
         let value = self.take(name)?;
         let parsed = match &value {
             Value::Null => return None,
@@ -319,17 +346,10 @@ impl Input {
             Value::String(s) if self.from_query => s.trim().parse::<i64>().ok(),
             _ => None,
         };
-        match parsed {
-            Some(n) if (min..=max).contains(&n) => Some(n),
-            Some(_) => {
-                self.error(name, "range", format!("Must be between {min} and {max}"));
-                None
-            }
-            None => {
-                self.error(name, "type", "Must be an integer");
-                None
-            }
+        if parsed.is_none() {
+            self.error(name, "type", "Must be an integer");
         }
+        parsed
     }
 
     /// A number (percentages and the like) in `min..=max`.
@@ -495,15 +515,26 @@ impl Input {
         }
     }
 
-    /// `page` and `per_page` (default 25, at most 100).
+    /// `page` and `per_page` (default 25). Their ranges are the document's (`page` and
+    /// `per_page` parameters: 1 to 1 000 000 and 1 to 100); the clamp only keeps a reader that
+    /// no schema judged (a unit test) from asking the store for an unbounded page.
     pub fn page(&mut self) -> PageRequest {
-        let page = self.integer("page", 1, 1_000_000).unwrap_or(1);
-        let per_page = self.integer("per_page", 1, 100).unwrap_or(25);
+        let page = self.whole_number("page").unwrap_or(1).clamp(1, 1_000_000);
+        let per_page = self.whole_number("per_page").unwrap_or(25).clamp(1, 100);
         PageRequest { page, per_page }
     }
 
-    /// Refuse unknown fields and return every complaint at once.
+    /// Refuse unknown fields and return every complaint at once: the handler's, then (for the
+    /// request's own reader) the document's about fields the handler did not name, then
+    /// unknown fields.
     pub fn finish(mut self) -> ApiResult<()> {
+        if self.request {
+            for fault in super::schemas::take_faults() {
+                if !self.errors.iter().any(|e| e.field == fault.field) {
+                    self.errors.push(fault);
+                }
+            }
+        }
         let unknown: Vec<String> = self
             .fields
             .keys()

@@ -22,6 +22,7 @@ pub mod operations;
 mod plans;
 pub mod problem;
 pub mod reply;
+pub mod schemas;
 mod webhooks;
 
 use std::collections::BTreeMap;
@@ -30,15 +31,16 @@ use axum::Router;
 use axum::routing::{MethodFilter, MethodRouter, get, on};
 
 use crate::auth::{authenticate_v1, require_operation_scopes};
-use crate::generated;
+use crate::generated::{self, OperationId};
 use crate::mcp::catalog::{HttpMethod, ToolSpec};
 use crate::state::AppState;
 
 /// The `/v1` router with its middleware, state applied.
 pub fn router(state: AppState) -> Router {
     let mut by_path: BTreeMap<&'static str, MethodRouter<AppState>> = BTreeMap::new();
-    for tool in generated::TOOLS {
-        let handler = handler_for(tool).unwrap_or_else(|| not_implemented(tool));
+    for operation in OperationId::ALL {
+        let tool = operation.tool();
+        let handler = handler_for(*operation).unwrap_or_else(|| not_implemented(tool));
         let entry = by_path.remove(tool.path).unwrap_or_default();
         by_path.insert(tool.path, entry.merge(handler));
     }
@@ -48,9 +50,12 @@ pub fn router(state: AppState) -> Router {
     }
     // Layers run bottom-up: authenticate, count against the rate limit, check scopes, then
     // refuse malformed requests (path, body size and time, media type), then replay or record
-    // idempotent writes, then the handler. Authorization comes before any look at the input,
+    // idempotent writes, then judge the query string and body against the document (faults left for the
+    // handler's input reader to report with its own),
+    // then the handler. Authorization comes before any look at the input,
     // so a caller without the scope learns nothing about what it sent.
     let protected = routes
+        .route_layer(axum::middleware::from_fn(schemas::checked))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             idempotency::idempotency,
@@ -85,66 +90,67 @@ fn filter(method: HttpMethod) -> MethodFilter {
     }
 }
 
-/// The implemented operations, by operationId.
-fn handler_for(tool: &'static ToolSpec) -> Option<MethodRouter<AppState>> {
-    let operation = tool.name.strip_prefix("dunning_").unwrap_or(tool.name);
-    let f = filter(tool.method);
+/// The handler of each operation: an exhaustive match, so an operation added to the document
+/// is a compile error here until it has a handler (or is written `Op::X => return None`, a
+/// 501 until it has one).
+fn handler_for(operation: OperationId) -> Option<MethodRouter<AppState>> {
+    use OperationId as Op;
+    let f = filter(operation.tool().method);
     Some(match operation {
-        "me" => on(f, me::me),
-        "customers_list" => on(f, customers::list),
-        "customers_create" => on(f, customers::create),
-        "customers_get" => on(f, customers::get),
-        "customers_update" => on(f, customers::update),
-        "customers_statement" => on(f, files::customer_statement),
-        "charges_list" => on(f, charges::list),
-        "charges_create" => on(f, charges::create),
-        "charges_get" => on(f, charges::get),
-        "charges_update" => on(f, charges::update),
-        "charges_cancel" => on(f, charges::cancel),
-        "charges_pay" => on(f, collection::pay),
-        "charges_notify" => on(f, collection::notify),
-        "charges_negativate" => on(f, collection::negativate),
-        "charges_negativation_remove" => on(f, collection::negativation_remove),
-        "charges_protest" => on(f, collection::protest),
-        "charges_protest_cancel" => on(f, collection::protest_cancel),
-        "charges_discharge_letter" => on(f, files::charge_discharge_letter),
-        "charges_events" => on(f, collection::events),
-        "collection_plans_list" => on(f, plans::list),
-        "collection_plans_create" => on(f, plans::create),
-        "collection_plans_get" => on(f, plans::get),
-        "collection_plans_update" => on(f, plans::update),
-        "collection_plans_delete" => on(f, plans::delete),
-        "collection_plan_steps_list" => on(f, plans::steps_list),
-        "collection_plan_steps_create" => on(f, plans::steps_create),
-        "collection_plan_steps_update" => on(f, plans::steps_update),
-        "collection_plan_steps_delete" => on(f, plans::steps_delete),
-        "deliveries_list" => on(f, deliveries::list),
-        "deliveries_get" => on(f, deliveries::get),
-        "deliveries_resend" => on(f, deliveries::resend),
-        "events_list" => on(f, events::list),
-        "customers_delete" => on(f, customers::delete),
-        "agreements_list" => on(f, agreements::list),
-        "agreements_create" => on(f, agreements::create),
-        "agreements_get" => on(f, agreements::get),
-        "agreements_accept" => on(f, agreements::accept),
-        "agreements_cancel" => on(f, agreements::cancel),
-        "agreements_term" => on(f, files::agreement_term),
-        "disputes_list" => on(f, disputes::list),
-        "disputes_create" => on(f, disputes::create),
-        "disputes_get" => on(f, disputes::get),
-        "disputes_resolve" => on(f, disputes::resolve),
-        "webhooks_list" => on(f, webhooks::list),
-        "webhooks_create" => on(f, webhooks::create),
-        "webhooks_get" => on(f, webhooks::get),
-        "webhooks_update" => on(f, webhooks::update),
-        "webhooks_delete" => on(f, webhooks::delete),
-        "webhooks_test" => on(f, webhooks::test),
-        "webhook_deliveries_list" => on(f, webhooks::deliveries),
-        "webhook_deliveries_retry" => on(f, webhooks::retry),
-        "exports_create" => on(f, exports::create),
-        "exports_get" => on(f, exports::get),
-        "exports_download" => on(f, exports::download),
-        _ => return None,
+        Op::Me => on(f, me::me),
+        Op::CustomersList => on(f, customers::list),
+        Op::CustomersCreate => on(f, customers::create),
+        Op::CustomersGet => on(f, customers::get),
+        Op::CustomersUpdate => on(f, customers::update),
+        Op::CustomersStatement => on(f, files::customer_statement),
+        Op::ChargesList => on(f, charges::list),
+        Op::ChargesCreate => on(f, charges::create),
+        Op::ChargesGet => on(f, charges::get),
+        Op::ChargesUpdate => on(f, charges::update),
+        Op::ChargesCancel => on(f, charges::cancel),
+        Op::ChargesPay => on(f, collection::pay),
+        Op::ChargesNotify => on(f, collection::notify),
+        Op::ChargesNegativate => on(f, collection::negativate),
+        Op::ChargesNegativationRemove => on(f, collection::negativation_remove),
+        Op::ChargesProtest => on(f, collection::protest),
+        Op::ChargesProtestCancel => on(f, collection::protest_cancel),
+        Op::ChargesDischargeLetter => on(f, files::charge_discharge_letter),
+        Op::ChargesEvents => on(f, collection::events),
+        Op::CollectionPlansList => on(f, plans::list),
+        Op::CollectionPlansCreate => on(f, plans::create),
+        Op::CollectionPlansGet => on(f, plans::get),
+        Op::CollectionPlansUpdate => on(f, plans::update),
+        Op::CollectionPlansDelete => on(f, plans::delete),
+        Op::CollectionPlanStepsList => on(f, plans::steps_list),
+        Op::CollectionPlanStepsCreate => on(f, plans::steps_create),
+        Op::CollectionPlanStepsUpdate => on(f, plans::steps_update),
+        Op::CollectionPlanStepsDelete => on(f, plans::steps_delete),
+        Op::DeliveriesList => on(f, deliveries::list),
+        Op::DeliveriesGet => on(f, deliveries::get),
+        Op::DeliveriesResend => on(f, deliveries::resend),
+        Op::EventsList => on(f, events::list),
+        Op::CustomersDelete => on(f, customers::delete),
+        Op::AgreementsList => on(f, agreements::list),
+        Op::AgreementsCreate => on(f, agreements::create),
+        Op::AgreementsGet => on(f, agreements::get),
+        Op::AgreementsAccept => on(f, agreements::accept),
+        Op::AgreementsCancel => on(f, agreements::cancel),
+        Op::AgreementsTerm => on(f, files::agreement_term),
+        Op::DisputesList => on(f, disputes::list),
+        Op::DisputesCreate => on(f, disputes::create),
+        Op::DisputesGet => on(f, disputes::get),
+        Op::DisputesResolve => on(f, disputes::resolve),
+        Op::WebhooksList => on(f, webhooks::list),
+        Op::WebhooksCreate => on(f, webhooks::create),
+        Op::WebhooksGet => on(f, webhooks::get),
+        Op::WebhooksUpdate => on(f, webhooks::update),
+        Op::WebhooksDelete => on(f, webhooks::delete),
+        Op::WebhooksTest => on(f, webhooks::test),
+        Op::WebhookDeliveriesList => on(f, webhooks::deliveries),
+        Op::WebhookDeliveriesRetry => on(f, webhooks::retry),
+        Op::ExportsCreate => on(f, exports::create),
+        Op::ExportsGet => on(f, exports::get),
+        Op::ExportsDownload => on(f, exports::download),
     })
 }
 

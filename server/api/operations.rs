@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use crate::generated;
+use crate::generated::{self, OperationId};
 use crate::mcp::catalog::ToolSpec;
 
 /// The operation for `method` on the route template `path` (e.g. `/v1/charges/{id}`).
@@ -14,6 +14,18 @@ pub fn find(method: &http::Method, path: &str) -> Option<&'static ToolSpec> {
         generated::TOOLS
             .iter()
             .map(|t| ((t.method.as_http(), t.path), t))
+            .collect()
+    });
+    index.get(&(method.clone(), path)).copied()
+}
+
+/// The identity of the operation for `method` on the route template `path`.
+pub fn find_id(method: &http::Method, path: &str) -> Option<OperationId> {
+    static INDEX: OnceLock<HashMap<(http::Method, &'static str), OperationId>> = OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        OperationId::ALL
+            .iter()
+            .map(|op| ((op.tool().method.as_http(), op.tool().path), *op))
             .collect()
     });
     index.get(&(method.clone(), path)).copied()

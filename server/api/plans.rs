@@ -194,7 +194,7 @@ fn read_steps(input: &mut Input, value: Option<Value>) -> Vec<(StepFields, Optio
             continue;
         };
         let bytes = Bytes::from(Value::Object(map).to_string());
-        let Ok(mut sub) = Input::from_body(&bytes) else {
+        let Ok(mut sub) = Input::from_part(&bytes) else {
             continue;
         };
         let given = read_step(&mut sub);
@@ -221,7 +221,7 @@ fn read_steps(input: &mut Input, value: Option<Value>) -> Vec<(StepFields, Optio
 
 /// The body as an object without `steps` (read apart), and `steps`.
 fn split_steps(body: &Bytes) -> ApiResult<(Input, Option<Value>)> {
-    Input::from_body(body)?;
+    Input::from_part(body)?;
     let mut map: Map<String, Value> = serde_json::from_slice(body).unwrap_or_default();
     let steps = map.remove("steps");
     let rest = Bytes::from(Value::Object(map).to_string());

@@ -2,6 +2,7 @@
 //! another's token on every detail, action and sub-resource path, and stay unchanged.
 
 use http::StatusCode;
+use kobana_dunning::generated::OperationId;
 use serde_json::{Value, json};
 
 use crate::common::TestServer;
@@ -105,6 +106,83 @@ async fn objects_of_the_other_organization(server: &TestServer) -> Vec<(&'static
     ]
 }
 
+/// The kind of object the first `{variable}` of `path` names, by its collection.
+fn owner_kind(path: &str) -> &'static str {
+    match path.split('/').nth(2) {
+        Some("customers") => "customer",
+        Some("charges") => "charge",
+        Some("collection_plans") => "plan",
+        Some("deliveries") => "delivery",
+        Some("agreements") => "agreement",
+        Some("disputes") => "dispute",
+        Some("webhooks") => "webhook",
+        Some("exports") => "export",
+        other => panic!("no object of the other organization for {other:?}: add one"),
+    }
+}
+
+/// The body each operation is called with: valid, so that only the id can refuse it. An
+/// exhaustive match, so a new operation does not compile here until it is considered.
+fn body_for(operation: OperationId) -> Option<Value> {
+    use OperationId as Op;
+    match operation {
+        Op::CustomersUpdate => Some(json!({"notes": "x"})),
+        Op::ChargesUpdate => Some(json!({"description": "x"})),
+        Op::ChargesCancel | Op::ChargesProtest | Op::AgreementsCancel => Some(json!({})),
+        Op::ChargesPay => Some(json!({"amount": 1.0, "method": "pix"})),
+        Op::ChargesNotify => Some(json!({"channel": "email"})),
+        Op::ChargesNegativate => Some(json!({"bureau": "serasa"})),
+        Op::CollectionPlansUpdate => Some(json!({"name": "x"})),
+        Op::CollectionPlanStepsCreate => {
+            Some(json!({"offset_days": 1, "action": "notify", "channel": "email"}))
+        }
+        Op::CollectionPlanStepsUpdate => Some(json!({"offset_days": 2})),
+        Op::DisputesResolve => Some(json!({"outcome": "upheld"})),
+        Op::WebhooksUpdate => Some(json!({"enabled": false})),
+        Op::Me
+        | Op::CustomersList
+        | Op::CustomersCreate
+        | Op::CustomersGet
+        | Op::CustomersDelete
+        | Op::CustomersStatement
+        | Op::ChargesList
+        | Op::ChargesCreate
+        | Op::ChargesGet
+        | Op::ChargesNegativationRemove
+        | Op::ChargesProtestCancel
+        | Op::ChargesDischargeLetter
+        | Op::ChargesEvents
+        | Op::CollectionPlansList
+        | Op::CollectionPlansCreate
+        | Op::CollectionPlansGet
+        | Op::CollectionPlansDelete
+        | Op::CollectionPlanStepsList
+        | Op::CollectionPlanStepsDelete
+        | Op::DeliveriesList
+        | Op::DeliveriesGet
+        | Op::DeliveriesResend
+        | Op::AgreementsList
+        | Op::AgreementsCreate
+        | Op::AgreementsGet
+        | Op::AgreementsAccept
+        | Op::AgreementsTerm
+        | Op::DisputesList
+        | Op::DisputesCreate
+        | Op::DisputesGet
+        | Op::WebhooksList
+        | Op::WebhooksCreate
+        | Op::WebhooksGet
+        | Op::WebhooksDelete
+        | Op::WebhooksTest
+        | Op::WebhookDeliveriesList
+        | Op::WebhookDeliveriesRetry
+        | Op::ExportsCreate
+        | Op::ExportsGet
+        | Op::ExportsDownload
+        | Op::EventsList => None,
+    }
+}
+
 fn id_of<'a>(objects: &'a [(&'static str, String)], kind: &str) -> &'a str {
     &objects.iter().find(|(k, _)| *k == kind).unwrap().1
 }
@@ -114,134 +192,26 @@ async fn another_organizations_objects_are_not_found_on_any_path() {
     let server = TestServer::start().await;
     let objects = objects_of_the_other_organization(&server).await;
     let o = |kind| id_of(&objects, kind).to_string();
-    let (plan, step) = (o("plan"), o("step"));
-    let paths: Vec<(&str, String, Option<Value>)> = vec![
-        ("GET", format!("/v1/customers/{}", o("customer")), None),
-        (
-            "PATCH",
-            format!("/v1/customers/{}", o("customer")),
-            Some(json!({"notes": "x"})),
-        ),
-        ("DELETE", format!("/v1/customers/{}", o("customer")), None),
-        (
-            "GET",
-            format!("/v1/customers/{}/statement", o("customer")),
-            None,
-        ),
-        ("GET", format!("/v1/charges/{}", o("charge")), None),
-        (
-            "PATCH",
-            format!("/v1/charges/{}", o("charge")),
-            Some(json!({"description": "x"})),
-        ),
-        (
-            "POST",
-            format!("/v1/charges/{}/cancel", o("charge")),
-            Some(json!({})),
-        ),
-        (
-            "POST",
-            format!("/v1/charges/{}/pay", o("charge")),
-            Some(json!({"amount": 1.0, "method": "pix"})),
-        ),
-        (
-            "POST",
-            format!("/v1/charges/{}/notify", o("charge")),
-            Some(json!({"channel": "email"})),
-        ),
-        (
-            "POST",
-            format!("/v1/charges/{}/negativate", o("charge")),
-            Some(json!({"bureau": "serasa"})),
-        ),
-        (
-            "DELETE",
-            format!("/v1/charges/{}/negativation", o("charge")),
-            None,
-        ),
-        (
-            "POST",
-            format!("/v1/charges/{}/protest", o("charge")),
-            Some(json!({})),
-        ),
-        (
-            "DELETE",
-            format!("/v1/charges/{}/protest", o("charge")),
-            None,
-        ),
-        (
-            "GET",
-            format!("/v1/charges/{}/discharge_letter", o("charge")),
-            None,
-        ),
-        ("GET", format!("/v1/charges/{}/events", o("charge")), None),
-        ("GET", format!("/v1/collection_plans/{plan}"), None),
-        (
-            "PATCH",
-            format!("/v1/collection_plans/{plan}"),
-            Some(json!({"name": "x"})),
-        ),
-        ("DELETE", format!("/v1/collection_plans/{plan}"), None),
-        ("GET", format!("/v1/collection_plans/{plan}/steps"), None),
-        (
-            "POST",
-            format!("/v1/collection_plans/{plan}/steps"),
-            Some(json!({"offset_days": 1, "action": "notify", "channel": "email"})),
-        ),
-        (
-            "PATCH",
-            format!("/v1/collection_plans/{plan}/steps/{step}"),
-            Some(json!({"offset_days": 2})),
-        ),
-        (
-            "DELETE",
-            format!("/v1/collection_plans/{plan}/steps/{step}"),
-            None,
-        ),
-        ("GET", format!("/v1/deliveries/{}", o("delivery")), None),
-        (
-            "POST",
-            format!("/v1/deliveries/{}/resend", o("delivery")),
-            None,
-        ),
-        ("GET", format!("/v1/agreements/{}", o("agreement")), None),
-        (
-            "POST",
-            format!("/v1/agreements/{}/accept", o("agreement")),
-            None,
-        ),
-        (
-            "POST",
-            format!("/v1/agreements/{}/cancel", o("agreement")),
-            Some(json!({})),
-        ),
-        (
-            "GET",
-            format!("/v1/agreements/{}/term", o("agreement")),
-            None,
-        ),
-        ("GET", format!("/v1/disputes/{}", o("dispute")), None),
-        (
-            "POST",
-            format!("/v1/disputes/{}/resolve", o("dispute")),
-            Some(json!({"outcome": "upheld"})),
-        ),
-        ("GET", format!("/v1/webhooks/{}", o("webhook")), None),
-        (
-            "PATCH",
-            format!("/v1/webhooks/{}", o("webhook")),
-            Some(json!({"enabled": false})),
-        ),
-        ("DELETE", format!("/v1/webhooks/{}", o("webhook")), None),
-        ("POST", format!("/v1/webhooks/{}/test", o("webhook")), None),
-        (
-            "GET",
-            format!("/v1/webhooks/{}/deliveries", o("webhook")),
-            None,
-        ),
-        ("GET", format!("/v1/exports/{}", o("export")), None),
-        ("GET", format!("/v1/exports/{}/download", o("export")), None),
-    ];
+    // Every operation of the generated table with an `{id}` in its path, so that a new route
+    // cannot escape this test.
+    let paths: Vec<(String, String, Option<Value>)> = OperationId::ALL
+        .iter()
+        .filter(|op| op.tool().path.contains('{'))
+        .map(|op| {
+            let tool = op.tool();
+            let kind = owner_kind(tool.path);
+            let path = tool
+                .path
+                .replace("{id}", &o(kind))
+                .replace("{cp_id}", &o(kind))
+                .replace("{step_id}", &o("step"))
+                // No webhook delivery of the other organization is needed: its webhook is
+                // not found first.
+                .replace("{delivery_id}", "whd_0000000000000000");
+            (tool.method.as_http().to_string(), path, body_for(*op))
+        })
+        .collect();
+    assert!(paths.len() >= 28, "{} paths", paths.len());
     let token = server.token(0, "admin", "api");
     for (method, path, body) in &paths {
         let answer = server.rest(method, path, &token, body.clone()).await;

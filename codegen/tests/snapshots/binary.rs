@@ -92,3 +92,43 @@ pub static CATALOG: Catalog = Catalog {
     openapi_json: OPENAPI_JSON,
     catalog_json: CATALOG_JSON,
 };
+/// The operations of the document, one per entry of `TOOLS` and in the same order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OperationId {
+    ///`files_statement`: GET /statements/{id}.pdf
+    Statement,
+    ///`files_export_download`: GET /exports/{id}/download
+    ExportDownload,
+}
+impl OperationId {
+    /// Every operation, in `TOOLS` order.
+    pub const ALL: &'static [OperationId] = &[
+        OperationId::Statement,
+        OperationId::ExportDownload,
+    ];
+    /// The position of the operation in `TOOLS` (and in `ALL`).
+    pub fn index(self) -> usize {
+        match self {
+            OperationId::Statement => 0,
+            OperationId::ExportDownload => 1,
+        }
+    }
+    /// The operation's entry in `TOOLS`.
+    pub fn tool(self) -> &'static ToolSpec {
+        &TOOLS[self.index()]
+    }
+    /// The JSON request body's schema as the document states it (JSON Schema 2020-12).
+    pub fn body_schema(self) -> Option<&'static str> {
+        match self {
+            OperationId::Statement => None,
+            OperationId::ExportDownload => None,
+        }
+    }
+    /// The query parameters as one object schema, by wire name (JSON Schema 2020-12).
+    pub fn query_schema(self) -> Option<&'static str> {
+        match self {
+            OperationId::Statement => None,
+            OperationId::ExportDownload => None,
+        }
+    }
+}

@@ -165,3 +165,59 @@ pub static CATALOG: Catalog = Catalog {
     openapi_json: OPENAPI_JSON,
     catalog_json: CATALOG_JSON,
 };
+/// The operations of the document, one per entry of `TOOLS` and in the same order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OperationId {
+    ///`post_customers`: POST /v1/customers
+    PostCustomers,
+    ///`batch`: POST /v1/batch
+    Batch,
+    ///`upload_file`: POST /v1/files
+    UploadFile,
+    ///`replace_file_content`: PUT /v1/files/{id}/content
+    ReplaceFileContent,
+}
+impl OperationId {
+    /// Every operation, in `TOOLS` order.
+    pub const ALL: &'static [OperationId] = &[
+        OperationId::PostCustomers,
+        OperationId::Batch,
+        OperationId::UploadFile,
+        OperationId::ReplaceFileContent,
+    ];
+    /// The position of the operation in `TOOLS` (and in `ALL`).
+    pub fn index(self) -> usize {
+        match self {
+            OperationId::PostCustomers => 0,
+            OperationId::Batch => 1,
+            OperationId::UploadFile => 2,
+            OperationId::ReplaceFileContent => 3,
+        }
+    }
+    /// The operation's entry in `TOOLS`.
+    pub fn tool(self) -> &'static ToolSpec {
+        &TOOLS[self.index()]
+    }
+    /// The JSON request body's schema as the document states it (JSON Schema 2020-12).
+    pub fn body_schema(self) -> Option<&'static str> {
+        match self {
+            OperationId::PostCustomers => None,
+            OperationId::Batch => {
+                Some(
+                    r#"{"type":"array","items":{"type":"object","properties":{"op":{"type":"string"},"path":{"type":"string"}}}}"#,
+                )
+            }
+            OperationId::UploadFile => None,
+            OperationId::ReplaceFileContent => None,
+        }
+    }
+    /// The query parameters as one object schema, by wire name (JSON Schema 2020-12).
+    pub fn query_schema(self) -> Option<&'static str> {
+        match self {
+            OperationId::PostCustomers => None,
+            OperationId::Batch => None,
+            OperationId::UploadFile => None,
+            OperationId::ReplaceFileContent => None,
+        }
+    }
+}

@@ -72,3 +72,43 @@ pub static CATALOG: Catalog = Catalog {
     openapi_json: OPENAPI_JSON,
     catalog_json: CATALOG_JSON,
 };
+/// The operations of the document, one per entry of `TOOLS` and in the same order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OperationId {
+    ///`move_customer`: POST /customers/{customer}/move
+    MoveCustomer,
+}
+impl OperationId {
+    /// Every operation, in `TOOLS` order.
+    pub const ALL: &'static [OperationId] = &[OperationId::MoveCustomer];
+    /// The position of the operation in `TOOLS` (and in `ALL`).
+    pub fn index(self) -> usize {
+        match self {
+            OperationId::MoveCustomer => 0,
+        }
+    }
+    /// The operation's entry in `TOOLS`.
+    pub fn tool(self) -> &'static ToolSpec {
+        &TOOLS[self.index()]
+    }
+    /// The JSON request body's schema as the document states it (JSON Schema 2020-12).
+    pub fn body_schema(self) -> Option<&'static str> {
+        match self {
+            OperationId::MoveCustomer => {
+                Some(
+                    r#"{"type":"object","required":["customer"],"properties":{"customer":{"type":"string","description":"The customer to merge into."},"dryRun":{"type":"boolean"}}}"#,
+                )
+            }
+        }
+    }
+    /// The query parameters as one object schema, by wire name (JSON Schema 2020-12).
+    pub fn query_schema(self) -> Option<&'static str> {
+        match self {
+            OperationId::MoveCustomer => {
+                Some(
+                    r#"{"type":"object","properties":{"dry_run":{"type":"boolean"}},"additionalProperties":false}"#,
+                )
+            }
+        }
+    }
+}

@@ -131,3 +131,63 @@ pub static CATALOG: Catalog = Catalog {
     openapi_json: OPENAPI_JSON,
     catalog_json: CATALOG_JSON,
 };
+/// The operations of the document, one per entry of `TOOLS` and in the same order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OperationId {
+    ///`list_pets`: GET /pets
+    ListPets,
+    ///`create_pet`: POST /pets
+    CreatePet,
+    ///`get_pet`: GET /pets/{petId}
+    GetPet,
+    ///`health`: GET /health
+    Health,
+}
+impl OperationId {
+    /// Every operation, in `TOOLS` order.
+    pub const ALL: &'static [OperationId] = &[
+        OperationId::ListPets,
+        OperationId::CreatePet,
+        OperationId::GetPet,
+        OperationId::Health,
+    ];
+    /// The position of the operation in `TOOLS` (and in `ALL`).
+    pub fn index(self) -> usize {
+        match self {
+            OperationId::ListPets => 0,
+            OperationId::CreatePet => 1,
+            OperationId::GetPet => 2,
+            OperationId::Health => 3,
+        }
+    }
+    /// The operation's entry in `TOOLS`.
+    pub fn tool(self) -> &'static ToolSpec {
+        &TOOLS[self.index()]
+    }
+    /// The JSON request body's schema as the document states it (JSON Schema 2020-12).
+    pub fn body_schema(self) -> Option<&'static str> {
+        match self {
+            OperationId::ListPets => None,
+            OperationId::CreatePet => {
+                Some(
+                    r#"{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"owner_id":{"type":"string","pattern":"^pet_[a-z0-9]+$"}}}"#,
+                )
+            }
+            OperationId::GetPet => None,
+            OperationId::Health => None,
+        }
+    }
+    /// The query parameters as one object schema, by wire name (JSON Schema 2020-12).
+    pub fn query_schema(self) -> Option<&'static str> {
+        match self {
+            OperationId::ListPets => {
+                Some(
+                    r#"{"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":100}},"additionalProperties":false}"#,
+                )
+            }
+            OperationId::CreatePet => None,
+            OperationId::GetPet => None,
+            OperationId::Health => None,
+        }
+    }
+}

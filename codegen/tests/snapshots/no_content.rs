@@ -97,3 +97,49 @@ pub static CATALOG: Catalog = Catalog {
     openapi_json: OPENAPI_JSON,
     catalog_json: CATALOG_JSON,
 };
+/// The operations of the document, one per entry of `TOOLS` and in the same order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OperationId {
+    ///`webhook_delete`: DELETE /webhooks/{id}
+    WebhookDelete,
+    ///`webhook_test`: POST /webhooks/{id}/test
+    WebhookTest,
+    ///`login`: GET /login
+    Login,
+}
+impl OperationId {
+    /// Every operation, in `TOOLS` order.
+    pub const ALL: &'static [OperationId] = &[
+        OperationId::WebhookDelete,
+        OperationId::WebhookTest,
+        OperationId::Login,
+    ];
+    /// The position of the operation in `TOOLS` (and in `ALL`).
+    pub fn index(self) -> usize {
+        match self {
+            OperationId::WebhookDelete => 0,
+            OperationId::WebhookTest => 1,
+            OperationId::Login => 2,
+        }
+    }
+    /// The operation's entry in `TOOLS`.
+    pub fn tool(self) -> &'static ToolSpec {
+        &TOOLS[self.index()]
+    }
+    /// The JSON request body's schema as the document states it (JSON Schema 2020-12).
+    pub fn body_schema(self) -> Option<&'static str> {
+        match self {
+            OperationId::WebhookDelete => None,
+            OperationId::WebhookTest => None,
+            OperationId::Login => None,
+        }
+    }
+    /// The query parameters as one object schema, by wire name (JSON Schema 2020-12).
+    pub fn query_schema(self) -> Option<&'static str> {
+        match self {
+            OperationId::WebhookDelete => None,
+            OperationId::WebhookTest => None,
+            OperationId::Login => None,
+        }
+    }
+}

@@ -154,3 +154,59 @@ pub static CATALOG: Catalog = Catalog {
     openapi_json: OPENAPI_JSON,
     catalog_json: CATALOG_JSON,
 };
+/// The operations of the document, one per entry of `TOOLS` and in the same order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OperationId {
+    ///`get_v2_charge_automatic_pix_recurrences_recurrence_uid_requests`: GET /v2/charge/automatic_pix/recurrences/{recurrence_uid}/requests
+    GetV2ChargeAutomaticPixRecurrencesRecurrenceUidRequests,
+    ///`put_v2_financial_accounts_account_uid_statements_transact_d69957`: PUT /v2/financial/accounts/{account_uid}/statements/transactions/reconciliations/pending/{transaction_uid}
+    PutV2FinancialAccountsAccountUidStatementsTransactD69957,
+    ///`get_charge_full`: GET /v2/charges/{uid}
+    GetChargeFull,
+    ///`get_charge_full_2`: GET /v2/charges/{uid}/full
+    GetChargeFull2,
+}
+impl OperationId {
+    /// Every operation, in `TOOLS` order.
+    pub const ALL: &'static [OperationId] = &[
+        OperationId::GetV2ChargeAutomaticPixRecurrencesRecurrenceUidRequests,
+        OperationId::PutV2FinancialAccountsAccountUidStatementsTransactD69957,
+        OperationId::GetChargeFull,
+        OperationId::GetChargeFull2,
+    ];
+    /// The position of the operation in `TOOLS` (and in `ALL`).
+    pub fn index(self) -> usize {
+        match self {
+            OperationId::GetV2ChargeAutomaticPixRecurrencesRecurrenceUidRequests => 0,
+            OperationId::PutV2FinancialAccountsAccountUidStatementsTransactD69957 => 1,
+            OperationId::GetChargeFull => 2,
+            OperationId::GetChargeFull2 => 3,
+        }
+    }
+    /// The operation's entry in `TOOLS`.
+    pub fn tool(self) -> &'static ToolSpec {
+        &TOOLS[self.index()]
+    }
+    /// The JSON request body's schema as the document states it (JSON Schema 2020-12).
+    pub fn body_schema(self) -> Option<&'static str> {
+        match self {
+            OperationId::GetV2ChargeAutomaticPixRecurrencesRecurrenceUidRequests => None,
+            OperationId::PutV2FinancialAccountsAccountUidStatementsTransactD69957 => None,
+            OperationId::GetChargeFull => None,
+            OperationId::GetChargeFull2 => None,
+        }
+    }
+    /// The query parameters as one object schema, by wire name (JSON Schema 2020-12).
+    pub fn query_schema(self) -> Option<&'static str> {
+        match self {
+            OperationId::GetV2ChargeAutomaticPixRecurrencesRecurrenceUidRequests => {
+                Some(
+                    r#"{"type":"object","properties":{"page":{"type":"integer","default":1},"status":{"type":"array","items":{"type":"string"}},"created":{"type":"object","properties":{"gte":{"type":"string"},"lte":{"type":"string"}}}},"additionalProperties":false}"#,
+                )
+            }
+            OperationId::PutV2FinancialAccountsAccountUidStatementsTransactD69957 => None,
+            OperationId::GetChargeFull => None,
+            OperationId::GetChargeFull2 => None,
+        }
+    }
+}

@@ -114,3 +114,39 @@ pub static CATALOG: Catalog = Catalog {
     openapi_json: OPENAPI_JSON,
     catalog_json: CATALOG_JSON,
 };
+/// The operations of the document, one per entry of `TOOLS` and in the same order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OperationId {
+    ///`create_thing`: POST /things
+    CreateThing,
+}
+impl OperationId {
+    /// Every operation, in `TOOLS` order.
+    pub const ALL: &'static [OperationId] = &[OperationId::CreateThing];
+    /// The position of the operation in `TOOLS` (and in `ALL`).
+    pub fn index(self) -> usize {
+        match self {
+            OperationId::CreateThing => 0,
+        }
+    }
+    /// The operation's entry in `TOOLS`.
+    pub fn tool(self) -> &'static ToolSpec {
+        &TOOLS[self.index()]
+    }
+    /// The JSON request body's schema as the document states it (JSON Schema 2020-12).
+    pub fn body_schema(self) -> Option<&'static str> {
+        match self {
+            OperationId::CreateThing => {
+                Some(
+                    r#"{"type":"object","required":["name","code"],"properties":{"name":{"type":["string","null"],"examples":["Lamp"]},"kind":{"enum":["gadget"]},"weight":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1000},"count":{"anyOf":[{"type":"integer"},{"type":"string"}]},"anything":{},"nothing":{"not":{}},"code":{"type":"string"},"level":{"type":["integer","null"],"enum":[null,1,2]},"errors":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}},"sneaky":{"type":"object","properties":{"x":{"type":"string"}}}}}"#,
+                )
+            }
+        }
+    }
+    /// The query parameters as one object schema, by wire name (JSON Schema 2020-12).
+    pub fn query_schema(self) -> Option<&'static str> {
+        match self {
+            OperationId::CreateThing => None,
+        }
+    }
+}

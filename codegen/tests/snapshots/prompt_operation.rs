@@ -105,3 +105,47 @@ pub static CATALOG: Catalog = Catalog {
     openapi_json: OPENAPI_JSON,
     catalog_json: CATALOG_JSON,
 };
+/// The operations of the document, one per entry of `TOOLS` and in the same order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OperationId {
+    ///`summary_prompt`: GET /prompts/summary/{topic}
+    SummaryPrompt,
+    ///`things_list`: GET /things
+    ThingsList,
+}
+impl OperationId {
+    /// Every operation, in `TOOLS` order.
+    pub const ALL: &'static [OperationId] = &[
+        OperationId::SummaryPrompt,
+        OperationId::ThingsList,
+    ];
+    /// The position of the operation in `TOOLS` (and in `ALL`).
+    pub fn index(self) -> usize {
+        match self {
+            OperationId::SummaryPrompt => 0,
+            OperationId::ThingsList => 1,
+        }
+    }
+    /// The operation's entry in `TOOLS`.
+    pub fn tool(self) -> &'static ToolSpec {
+        &TOOLS[self.index()]
+    }
+    /// The JSON request body's schema as the document states it (JSON Schema 2020-12).
+    pub fn body_schema(self) -> Option<&'static str> {
+        match self {
+            OperationId::SummaryPrompt => None,
+            OperationId::ThingsList => None,
+        }
+    }
+    /// The query parameters as one object schema, by wire name (JSON Schema 2020-12).
+    pub fn query_schema(self) -> Option<&'static str> {
+        match self {
+            OperationId::SummaryPrompt => {
+                Some(
+                    r#"{"type":"object","properties":{"resourceUri":{"type":"string","description":"A resource to embed."}},"additionalProperties":false}"#,
+                )
+            }
+            OperationId::ThingsList => None,
+        }
+    }
+}

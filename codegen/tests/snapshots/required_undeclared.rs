@@ -85,3 +85,51 @@ pub static CATALOG: Catalog = Catalog {
     openapi_json: OPENAPI_JSON,
     catalog_json: CATALOG_JSON,
 };
+/// The operations of the document, one per entry of `TOOLS` and in the same order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OperationId {
+    ///`create_thing`: POST /things
+    CreateThing,
+    ///`create_part`: POST /parts
+    CreatePart,
+}
+impl OperationId {
+    /// Every operation, in `TOOLS` order.
+    pub const ALL: &'static [OperationId] = &[
+        OperationId::CreateThing,
+        OperationId::CreatePart,
+    ];
+    /// The position of the operation in `TOOLS` (and in `ALL`).
+    pub fn index(self) -> usize {
+        match self {
+            OperationId::CreateThing => 0,
+            OperationId::CreatePart => 1,
+        }
+    }
+    /// The operation's entry in `TOOLS`.
+    pub fn tool(self) -> &'static ToolSpec {
+        &TOOLS[self.index()]
+    }
+    /// The JSON request body's schema as the document states it (JSON Schema 2020-12).
+    pub fn body_schema(self) -> Option<&'static str> {
+        match self {
+            OperationId::CreateThing => {
+                Some(
+                    r#"{"type":"object","additionalProperties":false,"required":["name","ghost"],"properties":{"name":{"type":"string"},"ghost":{"description":"Required by the API; its schema does not describe it."}}}"#,
+                )
+            }
+            OperationId::CreatePart => {
+                Some(
+                    r#"{"type":"object","required":["size"],"properties":{"size":{"type":"integer"}}}"#,
+                )
+            }
+        }
+    }
+    /// The query parameters as one object schema, by wire name (JSON Schema 2020-12).
+    pub fn query_schema(self) -> Option<&'static str> {
+        match self {
+            OperationId::CreateThing => None,
+            OperationId::CreatePart => None,
+        }
+    }
+}

@@ -199,3 +199,65 @@ pub static CATALOG: Catalog = Catalog {
     openapi_json: OPENAPI_JSON,
     catalog_json: CATALOG_JSON,
 };
+/// The operations of the document, one per entry of `TOOLS` and in the same order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OperationId {
+    ///`demo_me`: GET /v1/me
+    Me,
+    ///`demo_charges_get`: GET /v1/charges/{id}
+    ChargesGet,
+    ///`demo_charges_delete`: DELETE /v1/charges/{id}
+    ChargesDelete,
+    ///`demo_charges_notify`: POST /v1/charges/{id}/notify
+    ChargesNotify,
+    ///`demo_charge_preview`: POST /v1/charges/{id}/preview
+    ChargePreview,
+}
+impl OperationId {
+    /// Every operation, in `TOOLS` order.
+    pub const ALL: &'static [OperationId] = &[
+        OperationId::Me,
+        OperationId::ChargesGet,
+        OperationId::ChargesDelete,
+        OperationId::ChargesNotify,
+        OperationId::ChargePreview,
+    ];
+    /// The position of the operation in `TOOLS` (and in `ALL`).
+    pub fn index(self) -> usize {
+        match self {
+            OperationId::Me => 0,
+            OperationId::ChargesGet => 1,
+            OperationId::ChargesDelete => 2,
+            OperationId::ChargesNotify => 3,
+            OperationId::ChargePreview => 4,
+        }
+    }
+    /// The operation's entry in `TOOLS`.
+    pub fn tool(self) -> &'static ToolSpec {
+        &TOOLS[self.index()]
+    }
+    /// The JSON request body's schema as the document states it (JSON Schema 2020-12).
+    pub fn body_schema(self) -> Option<&'static str> {
+        match self {
+            OperationId::Me => None,
+            OperationId::ChargesGet => None,
+            OperationId::ChargesDelete => None,
+            OperationId::ChargesNotify => {
+                Some(
+                    r#"{"type":"object","required":["channel"],"properties":{"channel":{"type":"string","enum":["email","sms","whatsapp"]},"id":{"type":"string","description":"Client-chosen message id."}}}"#,
+                )
+            }
+            OperationId::ChargePreview => None,
+        }
+    }
+    /// The query parameters as one object schema, by wire name (JSON Schema 2020-12).
+    pub fn query_schema(self) -> Option<&'static str> {
+        match self {
+            OperationId::Me => None,
+            OperationId::ChargesGet => None,
+            OperationId::ChargesDelete => None,
+            OperationId::ChargesNotify => None,
+            OperationId::ChargePreview => None,
+        }
+    }
+}
