@@ -198,20 +198,20 @@ for size in $SIZES; do
   KEPT=$ROOT/bench/.data/$size
   if [ "${KEEP_DATA:-}" = 1 ] && [ -f "$KEPT/bench.db" ]; then
     cp -r "$KEPT/." "$DIR/"
-    GEN_SECONDS[$size]="$(cat "$KEPT/generated-seconds") (reused from an earlier run)"
+    GEN_SECONDS[$size]="$(cat "$KEPT/generated-seconds") s (in an earlier run; reused)"
   else
     t0=$(date +%s)
     (cd "$DIR" && "$BIN" demo --customers $((size / 20)) --charges "$size" --database-url "sqlite://$DIR/bench.db?mode=rwc" 2>&1 | tail -1)
-    GEN_SECONDS[$size]=$(($(date +%s) - t0))
+    gen=$(($(date +%s) - t0)); GEN_SECONDS[$size]="$gen s"
     if [ "${KEEP_DATA:-}" = 1 ]; then
       rm -rf "$KEPT"; mkdir -p "$KEPT"
       sqlite3 "$DIR/bench.db" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null 2>&1 || true
-      cp -r "$DIR/." "$KEPT/"; echo "${GEN_SECONDS[$size]}" > "$KEPT/generated-seconds"
+      cp -r "$DIR/." "$KEPT/"; echo "$gen" > "$KEPT/generated-seconds"
     fi
   fi
   PEAK_RSS_KB=0
   start_server "$DIR"
-  echo "$size charges: generated in ${GEN_SECONDS[$size]} s; server start-up ${STARTUP_MS} ms"
+  echo "$size charges: generated in ${GEN_SECONDS[$size]}; server start-up ${STARTUP_MS} ms"
   tokens "$DIR"
   API=$(token "$DIR" admin api)
   MCP=$(token "$DIR" admin mcp)
@@ -274,7 +274,7 @@ done
   echo "Start-up: ${STARTUP_FRESH} ms on a new database (migrations and demo seed), ${STARTUP_EXISTING} ms on an existing one (launch to first answer)."
   echo "Our server after the demo-size load: RSS $((DEMO_RSS_KB / 1024)) MiB, peak $((DEMO_HWM_KB / 1024)) MiB."
   for size in $SIZES; do
-    echo "$size charges: generated in ${GEN_SECONDS[$size]} s; RSS under load $((SIZE_RSS[$size] / 1024)) MiB."
+    echo "$size charges: generated in ${GEN_SECONDS[$size]}; RSS under load $((SIZE_RSS[$size] / 1024)) MiB."
   done
   for p in $PROXIES; do echo "$p after its load: RSS $((PROXY_RSS[$p] / 1024)) MiB."; done
   if [ -n "$PROXIES" ]; then
