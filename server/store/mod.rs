@@ -21,6 +21,7 @@ pub mod locks;
 mod migrations;
 pub mod orgs;
 pub mod plans;
+pub mod queues;
 pub mod retry;
 pub mod webhooks;
 

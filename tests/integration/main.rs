@@ -30,6 +30,7 @@ mod mcp_resources;
 mod mcp_stateless;
 mod mcp_tools;
 mod mcp_transport;
+mod metrics;
 mod operations;
 mod plans;
 mod postgres;

@@ -115,7 +115,13 @@ async fn json_logs_have_one_line_per_request_with_its_id_and_never_a_token() {
             .unwrap_or_default()
             .starts_with("org_")
     );
-    assert!(access.iter().any(|l| l["fields"]["path"] == "/mcp"));
+    let mcp_line = access
+        .iter()
+        .find(|l| l["fields"]["path"] == "/mcp")
+        .unwrap_or_else(|| panic!("the MCP request's line:\n{printed}"));
+    assert_eq!(mcp_line["fields"]["mcp_method"], "tools/list");
+    assert_eq!(mcp_line["fields"]["mcp_tool"], "-");
+    assert_eq!(traced["fields"]["mcp_method"], "-", "not an MCP request");
     for secret in [&api, &mcp] {
         assert!(!printed.contains(secret.as_str()), "a token in the log");
     }
