@@ -343,7 +343,10 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     if let Some(listener) = metrics_listener {
         tracing::info!(address = %metrics_bind.map_or(String::new(), |a| a.to_string()), "metrics served on their own listener");
         let mut asked = stopping.clone();
-        let metrics = kobana_dunning::metrics::router(state.clone());
+        // Alone on its listener, with the same problem documents as the main one.
+        let metrics = kobana_dunning::metrics::router(state.clone())
+            .method_not_allowed_fallback(kobana_dunning::api::problem::wrong_method)
+            .fallback(kobana_dunning::api::problem::no_route);
         tokio::spawn(serve::serve(
             listener,
             metrics,

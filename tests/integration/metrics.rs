@@ -328,3 +328,35 @@ async fn a_real_prometheus_scrapes_the_server_and_sees_it_up() {
     assert_eq!(seen["metric"]["job"], "dunning", "{seen}");
     assert_eq!(seen["value"][1], "1", "the scrape succeeded: {seen}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_metrics_bind_the_metrics_leave_the_main_listener_for_their_own() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .port();
+    let folder = tempfile::tempdir().expect("temp dir");
+    let bind = format!("127.0.0.1:{port}");
+    let server = crate::faults::process::ServerProcess::start(
+        folder.path(),
+        &["--metrics-bind", bind.as_str()],
+        &[],
+    );
+    let main = reqwest::get(server.url("/metrics")).await.expect("answers");
+    assert_eq!(main.status(), 404, "not on the main listener");
+    let own = reqwest::get(format!("http://{bind}/metrics"))
+        .await
+        .expect("answers");
+    assert_eq!(own.status(), 200);
+    let text = own.text().await.expect("text");
+    assert!(text.contains("dunning_build_info{"), "{text}");
+    let probe = reqwest::get(format!("http://{bind}/readyz"))
+        .await
+        .expect("answers");
+    assert_eq!(probe.status(), 404, "only /metrics there");
+    assert_eq!(
+        probe.headers()["content-type"],
+        "application/problem+json",
+        "a problem document, as on the main listener"
+    );
+}
