@@ -360,3 +360,25 @@ async fn with_metrics_bind_the_metrics_leave_the_main_listener_for_their_own() {
         "a problem document, as on the main listener"
     );
 }
+
+#[tokio::test]
+async fn the_engine_queues_and_the_pool_are_read_on_postgresql_too() {
+    let Some(server) = crate::postgres::postgres_server().await else {
+        return;
+    };
+    let text = scrape(&server).await;
+    for queue in [
+        "deliveries",
+        "collection_requests",
+        "webhook_deliveries",
+        "exports",
+    ] {
+        assert!(
+            text.contains(&format!(
+                "dunning_engine_queue_lag_seconds{{queue=\"{queue}\""
+            )),
+            "{queue}: {text}"
+        );
+    }
+    assert!(sample(&text, "dunning_db_pool_connections", &[("state", "max")]) >= 1.0);
+}
