@@ -11,7 +11,7 @@ use crate::common::TestServer;
 use crate::mcp_authorization::mcp_token;
 
 /// The scrape, as Prometheus would read it.
-async fn scrape(server: &TestServer) -> String {
+pub async fn scrape(server: &TestServer) -> String {
     let request = Request::get("/metrics").body(Body::empty()).unwrap();
     let answer = server.send(request).await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.text);
@@ -28,7 +28,7 @@ async fn scrape(server: &TestServer) -> String {
 
 /// The value of the sample named `name` whose labels include every `labels` pair (0 when
 /// there is none).
-fn sample(text: &str, name: &str, labels: &[(&str, &str)]) -> f64 {
+pub fn sample(text: &str, name: &str, labels: &[(&str, &str)]) -> f64 {
     text.lines()
         .filter(|line| !line.starts_with('#'))
         .filter_map(|line| line.rsplit_once(' '))
