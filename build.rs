@@ -1,7 +1,10 @@
 //! Generates the MCP catalog and dispatch tables from `openapi/v1.yaml` into `$OUT_DIR`.
 //! All the work is in the `codegen` crate; this only reads and writes files.
 //! `CODEGEN_DENY_WARNINGS=1` makes the generator's warnings errors.
+//! It also names the build for the metrics' build info: `DUNNING_GIT_COMMIT` (the commit, or
+//! `unknown` outside a git checkout; a set variable wins) and `DUNNING_CATALOG_HASH`.
 
+use std::process::Command;
 use std::{env, fs, path::Path};
 
 fn main() {
@@ -35,7 +38,47 @@ fn main() {
         println!("cargo::warning={warning}");
     }
     let out_dir = env::var("OUT_DIR").expect("cargo sets OUT_DIR");
+    println!(
+        "cargo::rustc-env=DUNNING_CATALOG_HASH={:016x}",
+        fnv1a(output.source.as_bytes())
+    );
+    println!("cargo::rustc-env=DUNNING_GIT_COMMIT={}", git_commit());
     fs::write(Path::new(&out_dir).join("catalog.rs"), output.source).expect("write catalog.rs");
+}
+
+/// FNV-1a, 64 bits: enough to tell two catalogs apart, and no dependency.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The commit being built. Git's own files that move with `HEAD` are watched, so a new
+/// commit reruns this script; a file that does not exist is not named (cargo would rerun
+/// every time).
+fn git_commit() -> String {
+    println!("cargo::rerun-if-env-changed=DUNNING_GIT_COMMIT");
+    if let Ok(commit) = env::var("DUNNING_GIT_COMMIT") {
+        return commit;
+    }
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .output()
+            .ok()
+            .filter(|out| out.status.success())
+            .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    };
+    let branch = git(&["symbolic-ref", "-q", "HEAD"]);
+    let watched = [Some("HEAD"), branch.as_deref(), Some("packed-refs")];
+    for name in watched.into_iter().flatten() {
+        if let Some(path) = git(&["rev-parse", "--git-path", name])
+            && Path::new(&path).exists()
+        {
+            println!("cargo::rerun-if-changed={path}");
+        }
+    }
+    git(&["rev-parse", "--short=12", "HEAD"]).unwrap_or_else(|| "unknown".to_string())
 }
 
 /// Every `*.md` under `dir`, sorted by file name so the prompt order is stable.

@@ -11,6 +11,13 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt
 
+echo "== Prometheus (promtool and prometheus for the metrics tests)"
+if ! command -v promtool >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  # Debian's package; installing it does not start a server outside systemd.
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+fi
+command -v promtool >/dev/null 2>&1 || echo "promtool missing: the metrics tests will say they skipped"
+
 echo "== OpenAPI document"
 .venv/bin/openapi-spec-validator openapi/v1.yaml
 

@@ -1,7 +1,8 @@
 //! One log line per request: request id (taken from `X-Request-Id` or `Request-Id` when the
 //! client sends one, else made here, and returned in both headers), method, path without
-//! its query (queries may carry a CPF), status, duration and the organization when a token
-//! named one. Never a token, a secret or a body.
+//! its query (queries may carry a CPF), status, duration, the organization when a token
+//! named one, and for `/mcp` the MCP method and tool (from `mcp::observe`: names the server
+//! knows, never the client's text). Never a token, a secret, arguments or a body.
 
 use std::time::Instant;
 
@@ -10,6 +11,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 use http::HeaderValue;
 
+use crate::mcp::observe::Exchanges;
 use crate::store::ids;
 
 /// The organization a request acted for, set on the response by authentication so that the
@@ -48,6 +50,7 @@ pub async fn access_log(mut request: Request, next: Next) -> Response {
         .get::<OrganizationId>()
         .map_or("-", |o| o.0.as_str())
         .to_string();
+    let (mcp_method, mcp_tool) = mcp_names(response.extensions().get::<Exchanges>());
     tracing::info!(
         target: "access",
         request_id = %id,
@@ -56,7 +59,25 @@ pub async fn access_log(mut request: Request, next: Next) -> Response {
         status = response.status().as_u16(),
         duration_ms = started.elapsed().as_secs_f64() * 1000.0,
         organization = %organization,
+        mcp_method,
+        mcp_tool,
         "request"
     );
     response
+}
+
+/// The MCP method and tool of a `/mcp` request (`-` when it is not one); a batch is
+/// `batch` with the methods joined by commas, in order.
+fn mcp_names(exchanges: Option<&Exchanges>) -> (String, String) {
+    let Some(Exchanges(exchanges)) = exchanges.filter(|e| !e.0.is_empty()) else {
+        return ("-".to_string(), "-".to_string());
+    };
+    let join = |part: &dyn Fn(&crate::mcp::observe::Exchange) -> &'static str| {
+        exchanges.iter().map(part).collect::<Vec<_>>().join(",")
+    };
+    let tools = join(&|e| e.tool.unwrap_or("-"));
+    match exchanges.as_slice() {
+        [_] => (join(&|e| e.method), tools),
+        _ => (format!("batch:{}", join(&|e| e.method)), tools),
+    }
 }

@@ -63,6 +63,9 @@ pub struct Config {
     /// busy windows (`DUNNING_RATE_LIMIT_FLUSH`); also how long a replica that found a window
     /// spent refuses before asking the database again.
     pub rate_limit_flush: std::time::Duration,
+    /// Where `/metrics` is served (`DUNNING_METRICS_BIND`): its own listener, so that it can
+    /// stay on an internal network; `None` serves it on the main listener.
+    pub metrics_bind: Option<SocketAddr>,
 }
 
 impl Config {
@@ -91,6 +94,7 @@ impl Config {
             allow_private_webhook_targets: false,
             token_cache_ttl: std::time::Duration::from_secs(2),
             rate_limit_flush: std::time::Duration::from_secs(1),
+            metrics_bind: None,
         }
     }
 

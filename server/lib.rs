@@ -15,6 +15,7 @@ pub mod engine;
 pub mod generated;
 pub mod limits;
 pub mod mcp;
+pub mod metrics;
 pub mod net;
 pub mod oauth;
 pub mod probes;
@@ -34,13 +35,21 @@ pub fn app(state: AppState) -> Router {
     let mcp = mcp::router(generated::CATALOG, mcp_host(&state), v1.clone(), settings);
     // Whatever no route serves, and methods a route does not take, are problem documents
     // too (405 keeps the `Allow` header the router adds).
-    Router::new()
+    let mut app = Router::new()
         .merge(v1)
         .merge(mcp)
         .merge(oauth::router(state.clone()))
-        .merge(probes::router(state.clone()))
-        .method_not_allowed_fallback(api::problem::wrong_method)
+        .merge(probes::router(state.clone()));
+    // With `--metrics-bind`, `/metrics` is served on its own listener instead (`main.rs`).
+    if state.config.metrics_bind.is_none() {
+        app = app.merge(metrics::router(state.clone()));
+    }
+    app.method_not_allowed_fallback(api::problem::wrong_method)
         .fallback(api::problem::no_route)
+        .layer(axum::middleware::from_fn_with_state(
+            state.metrics.clone(),
+            metrics::count,
+        ))
         .layer(axum::middleware::from_fn(access_log::access_log))
 }
 

@@ -215,6 +215,10 @@ struct ServeArgs {
     /// windows; a replica may refuse early for about this long while another holds budget.
     #[arg(long, env = "DUNNING_RATE_LIMIT_FLUSH", default_value = "1s", value_parser = parse_duration)]
     rate_limit_flush: Duration,
+    /// Serve `/metrics` (Prometheus) on this `HOST:PORT` instead of the main listener, e.g.
+    /// on an address only the monitoring network reaches.
+    #[arg(long, env = "DUNNING_METRICS_BIND")]
+    metrics_bind: Option<String>,
 }
 
 #[derive(Args, Clone)]
@@ -353,6 +357,14 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     // another port would find it migrated but never seeded).
     let listener = bind(&args.bind).await?;
     let address = listener.local_addr().map_err(|e| e.to_string())?;
+    let metrics_listener = match &args.metrics_bind {
+        Some(text) => Some(bind(text).await?),
+        None => None,
+    };
+    let metrics_bind = match &metrics_listener {
+        Some(listener) => Some(listener.local_addr().map_err(|e| e.to_string())?),
+        None => None,
+    };
     let config = Config {
         bind: address,
         database_url: args.database.database_url.clone(),
@@ -377,6 +389,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         allow_private_webhook_targets: args.allow_private_webhook_targets,
         token_cache_ttl: args.token_cache_ttl,
         rate_limit_flush: args.rate_limit_flush,
+        metrics_bind,
         ..Config::local()
     };
     let config = match &args.confirmation_secret {
@@ -417,6 +430,22 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let grace = args.shutdown_grace;
     let (stop, stopping) = tokio::sync::watch::channel(false);
     tokio::spawn(signals(stop));
+    if let Some(listener) = metrics_listener {
+        tracing::info!(address = %metrics_bind.map_or(String::new(), |a| a.to_string()), "metrics served on their own listener");
+        let mut asked = stopping.clone();
+        // Alone on its listener, with the same problem documents as the main one.
+        let metrics = kobana_dunning::metrics::router(state.clone())
+            .method_not_allowed_fallback(kobana_dunning::api::problem::wrong_method)
+            .fallback(kobana_dunning::api::problem::no_route);
+        tokio::spawn(serve::serve(
+            listener,
+            metrics,
+            limits.clone(),
+            async move {
+                let _ = asked.wait_for(|stop| *stop).await;
+            },
+        ));
+    }
     let mut asked = stopping.clone();
     let serving = serve::serve(listener, app(state.clone()), limits, async move {
         let _ = asked.wait_for(|stop| *stop).await;

@@ -6,6 +6,7 @@ use crate::auth::TokenCache;
 use crate::config::Config;
 use crate::engine::status::EngineStatus;
 use crate::limits::Limiter;
+use crate::metrics::{BuildInfo, Metrics};
 use crate::store::Db;
 
 /// Cheap to clone: the database pool, the configuration, what the process keeps in memory
@@ -19,6 +20,8 @@ pub struct AppState {
     pub engine: Arc<EngineStatus>,
     pub tokens: Arc<TokenCache>,
     pub limits: Arc<Limiter>,
+    /// What `/metrics` shows.
+    pub metrics: Arc<Metrics>,
 }
 
 impl AppState {
@@ -29,6 +32,7 @@ impl AppState {
             db,
             config: Arc::new(config),
             engine: Arc::default(),
+            metrics: Arc::new(Metrics::new(BuildInfo::current())),
         }
     }
 }

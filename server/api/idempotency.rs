@@ -145,7 +145,10 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
                 headers,
                 body,
                 ..
-            }) => return replay(status, &headers, body, &key),
+            }) => {
+                state.metrics.idempotent_replay();
+                return replay(status, &headers, body, &key);
+            }
             Claim::Held(Existing::InProgress { lease_until, .. }) => {
                 if std::time::Instant::now() > give_up_at {
                     let mut error = ApiError::conflict(

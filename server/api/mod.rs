@@ -69,7 +69,8 @@ pub fn router(state: AppState) -> Router {
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             authenticate_v1,
-        ));
+        ))
+        .route_layer(axum::middleware::from_fn(operations::name_response));
     Router::new()
         .route("/v1/openapi.json", get(openapi_document))
         .merge(protected)

@@ -1,10 +1,31 @@
-//! Find the generated operation behind a request (method + matched path template).
+//! Find the generated operation behind a request (method + matched path template), and name
+//! it on the response for the metrics.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use axum::extract::{MatchedPath, Request};
+use axum::middleware::Next;
+use axum::response::Response;
+
 use crate::generated::{self, OperationId};
 use crate::mcp::catalog::ToolSpec;
+use crate::metrics::OperationName;
+
+/// Middleware (outermost of the `/v1` route layers): the response says which operation
+/// answered (its `operationId`), so requests are counted by operation, never by raw path.
+pub async fn name_response(request: Request, next: Next) -> Response {
+    let operation = request
+        .extensions()
+        .get::<MatchedPath>()
+        .and_then(|path| find(request.method(), path.as_str()))
+        .map(|tool| tool.name.strip_prefix("dunning_").unwrap_or(tool.name));
+    let mut response = next.run(request).await;
+    if let Some(operation) = operation {
+        response.extensions_mut().insert(OperationName(operation));
+    }
+    response
+}
 
 /// The operation for `method` on the route template `path` (e.g. `/v1/charges/{id}`).
 pub fn find(method: &http::Method, path: &str) -> Option<&'static ToolSpec> {

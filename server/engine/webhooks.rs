@@ -482,6 +482,14 @@ async fn attempt(state: &AppState, claimed: Claimed, now: OffsetDateTime) -> Res
         status,
         next_attempt_at,
     };
+    state.metrics.webhook_attempt(
+        if status == "pending" {
+            "retrying"
+        } else {
+            status
+        },
+        claimed.attempts > 0,
+    );
     let mut tx = state.db.begin().await?;
     if !store::record_attempt(&mut tx, &claimed, &outcome).await? {
         tracing::warn!(delivery = %claimed.id, "lost the claim on a webhook delivery; its outcome is dropped");

@@ -14,6 +14,7 @@ use sha2::{Digest, Sha256};
 
 use super::catalog::ToolSpec;
 use super::jsonrpc::RpcError;
+use super::observe::{Confirmation, note_confirmation};
 use super::protocol::Context;
 use super::results::fill_template;
 use super::{Caller, Settings};
@@ -49,6 +50,7 @@ pub fn decide(
         // annotations and `anthropic/requiresUserInteraction` ask for it), unless the
         // operator chose to refuse instead.
         return Ok(if settings.reject_unconfirmed_in_handshake_era {
+            note_confirmation(Confirmation::Refused);
             Decision::Answer(refusal(
                 settings,
                 "confirmation_required",
@@ -73,7 +75,14 @@ pub fn decide(
             &digest,
             now,
         )
-        .map_err(|why| RpcError::invalid_params(format!("Invalid requestState: {why}")))?;
+        .map_err(|why| {
+            note_confirmation(if why == "expired" {
+                Confirmation::Expired
+            } else {
+                Confirmation::Invalid
+            });
+            RpcError::invalid_params(format!("Invalid requestState: {why}"))
+        })?;
         let answer = params.get("inputResponses").and_then(|r| r.get(KEY));
         return Ok(match answer {
             None => Decision::Answer(ask(settings, caller, tool, arguments, &digest, now)),
@@ -81,8 +90,10 @@ pub fn decide(
                 let accepted = answer.get("action").and_then(Value::as_str) == Some("accept")
                     && answer.get("content").and_then(|c| c.get(KEY)) == Some(&Value::Bool(true));
                 if accepted {
+                    note_confirmation(Confirmation::Accepted);
                     Decision::Run
                 } else {
+                    note_confirmation(Confirmation::Declined);
                     Decision::Answer(refusal(
                         settings,
                         "confirmation_declined",
@@ -98,6 +109,7 @@ pub fn decide(
         .get("elicitation")
         .is_some_and(Value::is_object);
     if !can_elicit {
+        note_confirmation(Confirmation::Refused);
         return Ok(Decision::Answer(refusal(
             settings,
             "confirmation_required",
@@ -119,6 +131,7 @@ fn ask(
     digest: &str,
     now: i64,
 ) -> Value {
+    note_confirmation(Confirmation::Asked);
     let title = tool_title(tool);
     let message = match tool.confirm {
         Some(template) => fill_template(template, arguments),

@@ -18,6 +18,7 @@ mod jsonrpc;
 mod lifecycle;
 mod limits;
 mod metadata;
+pub mod observe;
 mod prompts;
 mod protocol;
 mod resources;

@@ -12,6 +12,7 @@ use serde_json::json;
 use serde_json::value::RawValue;
 
 use super::jsonrpc::{self, ErrorCode, Incoming, Message, Messages, Outcome, Received, RpcError};
+use super::observe::{self, Exchange, Exchanges};
 use super::protocol::{self, Context};
 use super::{
     AuthFailure, Caller, Endpoint, completions, fault, guard, lifecycle, limits, prompts,
@@ -128,24 +129,37 @@ async fn handle_single(endpoint: &Endpoint, headers: &HeaderMap, message: &Recei
             );
         }
     };
+    let mut seen = exchange(endpoint, &incoming, fallback);
     let context = match protocol::context_for(&incoming, headers) {
         Ok(context) => context,
-        Err(error) => return error_response(fallback, &incoming, &error),
+        Err(error) => return observed(error_response(fallback, &incoming, &error), seen),
     };
     let version = context.version.0;
+    seen.version = version;
     let mut caller = match authenticate(endpoint, headers, &incoming.method).await {
         Ok(caller) => caller,
-        Err(response) => return with_mcp_headers(response, version),
+        Err(response) => {
+            seen.outcome = observe::Outcome::Unauthorized;
+            return observed(with_mcp_headers(response, version), seen);
+        }
     };
     let Ok(limited) = limits::admit(endpoint, caller.as_mut()).await else {
-        return error_response(version, &incoming, &internal().with_status(500));
+        seen.outcome = observe::Outcome::Error;
+        let response = error_response(version, &incoming, &internal().with_status(500));
+        return observed(response, seen);
     };
     let outcome = match limited {
         Some(seconds) => {
             limits::refusal(endpoint, &context, &incoming.method, seconds).map(Outcome::Value)
         }
-        None => run(endpoint, context, caller, &incoming).await,
+        None => {
+            let (outcome, confirmation) =
+                observe::watching(run(endpoint, context, caller, &incoming)).await;
+            seen.confirmation = confirmation;
+            outcome
+        }
     };
+    seen.outcome = outcome_of(&outcome, limited.is_some());
     let mut response = match outcome {
         Ok(result) => text_response(
             StatusCode::OK,
@@ -158,6 +172,49 @@ async fn handle_single(endpoint: &Endpoint, headers: &HeaderMap, message: &Recei
         let (name, value) = limits::retry_after_header(seconds);
         response.headers_mut().insert(name, value);
     }
+    observed(response, seen)
+}
+
+/// What `incoming` is, for the application's logs and metrics (see `observe`); the outcome
+/// is filled in as the message is served.
+fn exchange(endpoint: &Endpoint, incoming: &Incoming, version: &'static str) -> Exchange {
+    let method = observe::method_label(&incoming.method);
+    let tool = if method == "tools/call" {
+        incoming
+            .params
+            .get("name")
+            .and_then(serde_json::Value::as_str)
+            .and_then(|name| tools::find(&endpoint.catalog, name))
+            .map(|tool| tool.name)
+    } else {
+        None
+    };
+    Exchange {
+        method,
+        tool,
+        version,
+        outcome: observe::Outcome::Ok,
+        confirmation: None,
+    }
+}
+
+/// How a served message ended.
+fn outcome_of(outcome: &Result<Outcome, RpcError>, limited: bool) -> observe::Outcome {
+    match outcome {
+        _ if limited => observe::Outcome::RateLimited,
+        Ok(Outcome::Value(value))
+            if value.get("isError") == Some(&serde_json::Value::Bool(true)) =>
+        {
+            observe::Outcome::ToolError
+        }
+        Ok(_) => observe::Outcome::Ok,
+        Err(_) => observe::Outcome::Error,
+    }
+}
+
+/// `response` carrying what its message was.
+fn observed(mut response: Response, seen: Exchange) -> Response {
+    response.extensions_mut().insert(Exchanges(vec![seen]));
     response
 }
 
@@ -185,6 +242,7 @@ async fn handle_batch(endpoint: &Endpoint, headers: &HeaderMap, items: Vec<Recei
         return refuse(&format!("Batch too large: at most {MAX_BATCH} messages"));
     }
     let mut responses = Vec::new();
+    let mut seen = Vec::new();
     let mut caller: Option<Result<Option<Caller>, Response>> = None;
     let mut retry_after: Option<u64> = None;
     for item in &items {
@@ -197,7 +255,10 @@ async fn handle_batch(endpoint: &Endpoint, headers: &HeaderMap, items: Vec<Recei
             }
         };
         let id = incoming.id.clone();
+        let mut exchange = exchange(endpoint, &incoming, protocol::UNVERSIONED);
+        exchange.outcome = observe::Outcome::Error;
         if incoming.method == "initialize" {
+            seen.push(exchange);
             let error = RpcError::new(
                 ErrorCode::INVALID_REQUEST,
                 "initialize must not be part of a batch",
@@ -208,6 +269,7 @@ async fn handle_batch(endpoint: &Endpoint, headers: &HeaderMap, items: Vec<Recei
         let context = match protocol::context_for(&incoming, headers) {
             Ok(context) => context,
             Err(error) => {
+                seen.push(exchange);
                 responses.push(jsonrpc::failure(Some(&id), &error));
                 continue;
             }
@@ -225,6 +287,8 @@ async fn handle_batch(endpoint: &Endpoint, headers: &HeaderMap, items: Vec<Recei
                     "Unauthorized: send a valid bearer token issued for the MCP",
                 );
                 responses.push(jsonrpc::failure(Some(&id), &error));
+                exchange.outcome = observe::Outcome::Unauthorized;
+                seen.push(exchange);
                 caller = Some(auth);
                 continue;
             }
@@ -233,6 +297,7 @@ async fn handle_batch(endpoint: &Endpoint, headers: &HeaderMap, items: Vec<Recei
         // Each message counts: a batch of twenty is twenty requests.
         let mut who = who;
         let Ok(limited) = limits::admit(endpoint, who.as_mut()).await else {
+            seen.push(exchange);
             responses.push(jsonrpc::failure(Some(&id), &internal()));
             continue;
         };
@@ -242,8 +307,15 @@ async fn handle_batch(endpoint: &Endpoint, headers: &HeaderMap, items: Vec<Recei
                 retry_after = retry_after.max(Some(seconds));
                 limits::refusal(endpoint, &context, &method, seconds).map(Outcome::Value)
             }
-            None => run(endpoint, context, who, &incoming).await,
+            None => {
+                let (outcome, confirmation) =
+                    observe::watching(run(endpoint, context, who, &incoming)).await;
+                exchange.confirmation = confirmation;
+                outcome
+            }
         };
+        exchange.outcome = outcome_of(&outcome, limited.is_some());
+        seen.push(exchange);
         match outcome {
             Ok(Outcome::Value(result)) => responses.push(jsonrpc::success(&id, &result)),
             // Batches are rare and small: checking the joined text again costs little.
@@ -265,6 +337,7 @@ async fn handle_batch(endpoint: &Endpoint, headers: &HeaderMap, items: Vec<Recei
         let (name, value) = limits::retry_after_header(seconds);
         response.headers_mut().insert(name, value);
     }
+    response.extensions_mut().insert(Exchanges(seen));
     response
 }
 

@@ -22,6 +22,7 @@ mod migrations;
 pub mod oauth;
 pub mod orgs;
 pub mod plans;
+pub mod queues;
 pub mod retry;
 pub mod webhooks;
 

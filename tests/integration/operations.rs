@@ -92,6 +92,16 @@ async fn json_logs_have_one_line_per_request_with_its_id_and_never_a_token() {
         .await
         .expect("answers");
     assert_eq!(listed.status(), 200);
+    let called = client
+        .post(server.url("/mcp"))
+        .bearer_auth(&mcp)
+        .header("mcp-protocol-version", "2025-06-18")
+        .json(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "dunning_customers_list", "arguments": {"document": "12345678909"}}}))
+        .send()
+        .await
+        .expect("answers");
+    assert_eq!(called.status(), 200);
     tokio::time::sleep(Duration::from_millis(300)).await;
     let printed = server.printed();
     let lines: Vec<Value> = printed
@@ -115,7 +125,20 @@ async fn json_logs_have_one_line_per_request_with_its_id_and_never_a_token() {
             .unwrap_or_default()
             .starts_with("org_")
     );
-    assert!(access.iter().any(|l| l["fields"]["path"] == "/mcp"));
+    let mcp_line = access
+        .iter()
+        .find(|l| l["fields"]["path"] == "/mcp")
+        .unwrap_or_else(|| panic!("the MCP request's line:\n{printed}"));
+    assert_eq!(mcp_line["fields"]["mcp_method"], "tools/list");
+    assert_eq!(mcp_line["fields"]["mcp_tool"], "-");
+    assert!(
+        access
+            .iter()
+            .any(|l| l["fields"]["mcp_method"] == "tools/call"
+                && l["fields"]["mcp_tool"] == "dunning_customers_list"),
+        "the tool call's line names its tool:\n{printed}"
+    );
+    assert_eq!(traced["fields"]["mcp_method"], "-", "not an MCP request");
     for secret in [&api, &mcp] {
         assert!(!printed.contains(secret.as_str()), "a token in the log");
     }
