@@ -4,6 +4,7 @@
 //! named one, and for `/mcp` the MCP method and tool (from `mcp::observe`: names the server
 //! knows, never the client's text). Never a token, a secret, arguments or a body.
 
+use std::cell::RefCell;
 use std::time::Instant;
 
 use axum::extract::Request;
@@ -18,6 +19,21 @@ use crate::store::ids;
 /// access log can name it.
 #[derive(Debug, Clone)]
 pub struct OrganizationId(pub String);
+
+tokio::task_local! {
+    /// The organization a request acts for, as noted where its credential was found. A
+    /// request is served on one task (the MCP endpoint included: it spawns nothing), so what
+    /// the MCP host notes while authenticating reaches this request's line.
+    static NOTED_ORGANIZATION: RefCell<Option<String>>;
+}
+
+/// Name `organization_id` in the access line of the request being served (no effect outside
+/// one, e.g. in a background worker).
+pub fn note_organization(organization_id: &str) {
+    let _ = NOTED_ORGANIZATION.try_with(|noted| {
+        *noted.borrow_mut() = Some(organization_id.to_string());
+    });
+}
 
 /// The id a request is known by in logs and in its answer.
 #[derive(Debug, Clone)]
@@ -40,7 +56,13 @@ pub async fn access_log(mut request: Request, next: Next) -> Response {
     request.extensions_mut().insert(RequestId(id.clone()));
     let method = request.method().clone();
     let path = request.uri().path().to_string();
-    let mut response = next.run(request).await;
+    let (mut response, noted) = NOTED_ORGANIZATION
+        .scope(RefCell::new(None), async move {
+            let response = next.run(request).await;
+            let noted = NOTED_ORGANIZATION.with(|noted| noted.borrow_mut().take());
+            (response, noted)
+        })
+        .await;
     if let Ok(value) = HeaderValue::from_str(&id) {
         response.headers_mut().insert("request-id", value.clone());
         response.headers_mut().insert("x-request-id", value);
@@ -48,8 +70,9 @@ pub async fn access_log(mut request: Request, next: Next) -> Response {
     let organization = response
         .extensions()
         .get::<OrganizationId>()
-        .map_or("-", |o| o.0.as_str())
-        .to_string();
+        .map(|o| o.0.clone())
+        .or(noted)
+        .unwrap_or_else(|| "-".to_string());
     let (mcp_method, mcp_tool) = mcp_names(response.extensions().get::<Exchanges>());
     tracing::info!(
         target: "access",

@@ -314,6 +314,18 @@ enum LogFormat {
     Json,
 }
 
+/// The other commands print their result on stdout (a token, a client id) for scripts to
+/// read: their log lines (a slow statement on a large database, say) go to stderr.
+fn init_command_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| "info,sqlx=warn".into());
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
+}
+
 fn init_logging(format: LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| "info,sqlx=warn".into());
@@ -328,11 +340,11 @@ fn init_logging(format: LogFormat) {
 #[tokio::main]
 async fn main() {
     let cli = Cli::parse();
-    init_logging(match &cli.command {
-        None => cli.serve.log_format,
-        Some(Command::Serve(args)) => args.log_format,
-        Some(_) => LogFormat::Text,
-    });
+    match &cli.command {
+        None => init_logging(cli.serve.log_format),
+        Some(Command::Serve(args)) => init_logging(args.log_format),
+        Some(_) => init_command_logging(),
+    }
     let outcome = match cli.command {
         None => serve(cli.serve).await,
         Some(Command::Serve(args)) => serve(args).await,

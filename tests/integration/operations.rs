@@ -131,6 +131,10 @@ async fn json_logs_have_one_line_per_request_with_its_id_and_never_a_token() {
         .unwrap_or_else(|| panic!("the MCP request's line:\n{printed}"));
     assert_eq!(mcp_line["fields"]["mcp_method"], "tools/list");
     assert_eq!(mcp_line["fields"]["mcp_tool"], "-");
+    assert_eq!(
+        mcp_line["fields"]["organization"], traced["fields"]["organization"],
+        "an MCP line names the token's organization too"
+    );
     assert!(
         access
             .iter()

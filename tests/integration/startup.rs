@@ -63,3 +63,37 @@ async fn a_second_start_without_tokens_points_only_at_what_exists() {
     assert!(!printed.contains("demo-credentials.json"), "{printed}");
     assert!(printed.contains("token create"), "{printed}");
 }
+
+#[tokio::test]
+async fn token_create_prints_only_the_token_on_stdout_whatever_it_logs() {
+    let folder = tempfile::tempdir().expect("temp dir");
+    ServerProcess::start(folder.path(), &[], &[]).stop();
+    let credentials: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(folder.path().join("data/demo-credentials.json"))
+            .expect("demo credentials"),
+    )
+    .expect("JSON");
+    let organization = &credentials["organizations"][0];
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kobana-dunning"))
+        .current_dir(folder.path())
+        .args(["token", "create", "--organization"])
+        .arg(organization["id"].as_str().expect("id"))
+        .arg("--person")
+        .arg(organization["people"][0]["email"].as_str().expect("email"))
+        .args(["--audience", "api"])
+        // Every statement is logged at this level: the lines a large database's slow
+        // statements would print.
+        .env("RUST_LOG", "debug")
+        .env_remove("DATABASE_URL")
+        .output()
+        .expect("token create runs");
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "stdout is the token alone:\n{stdout}");
+    assert!(lines[0].starts_with("kd_"), "{stdout}");
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("DEBUG"),
+        "the log went to stderr"
+    );
+}
