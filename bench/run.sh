@@ -88,7 +88,7 @@ run() {
   local out rps p50 p99 rss
   (sleep $((DURATION / 2)); awk '/VmRSS/ {print $2}' "/proc/$SERVER/status" > "$WORK/rss" 2>/dev/null) &
   # The server's own CPU time per request: steadier than requests/s when wrk and the server
-  # share two cores and the machine is not quiet (a proxy case counts the proxy's target).
+  # share two cores and the machine is not quiet (in a proxy's rows, the proxy's own CPU).
   local cpu_before cpu_after cpu
   cpu_before=$(awk '{print $14 + $15}' "/proc/$SERVER/stat" 2>/dev/null || echo 0)
   out=$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --timeout 10s --latency "$@")
@@ -281,7 +281,7 @@ done
   echo
   echo "## Cases"
   echo
-  echo "| case | requests/s | p50 | p99 | our server's CPU µs/request |"
+  echo "| case | requests/s | p50 | p99 | CPU µs/request of the server measured (ours; in a proxy's rows, the proxy) |"
   echo "|---|---|---|---|---|"
   printf '%s\n' "${ROWS[@]}"
   echo
