@@ -316,6 +316,31 @@ enum LogFormat {
 
 /// The other commands print their result on stdout (a token, a client id) for scripts to
 /// read: their log lines (a slow statement on a large database, say) go to stderr.
+/// The organization a command names by id or name, or the message to print.
+async fn find_organization(db: &Db, organization: &str) -> Result<orgs::Organization, String> {
+    orgs::find_organization(db, organization)
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or(format!("no organization with id or name '{organization}'"))
+}
+
+/// The organization and the person of it a command names, or the message to print.
+async fn find_person(
+    db: &Db,
+    organization: &str,
+    person: &str,
+) -> Result<(orgs::Organization, orgs::Person), String> {
+    let org = find_organization(db, organization).await?;
+    let found = orgs::find_person(db, &org.id, person)
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or(format!(
+            "no person with id or email '{person}' in {}",
+            org.name
+        ))?;
+    Ok((org, found))
+}
+
 fn init_command_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| "info,sqlx=warn".into());
@@ -675,13 +700,7 @@ async fn demo_bulk(args: DemoArgs) -> Result<(), String> {
         )?;
         eprintln!("Seeded the demo organizations; tokens in data/demo-credentials.json");
     }
-    let org = orgs::find_organization(&db, &args.organization)
-        .await
-        .map_err(|e| e.to_string())?
-        .ok_or(format!(
-            "no organization with id or name '{}'",
-            args.organization
-        ))?;
+    let org = find_organization(&db, &args.organization).await?;
     let started = std::time::Instant::now();
     let generated = kobana_dunning::demo_bulk::generate(
         &db,
@@ -716,20 +735,7 @@ async fn create_token(args: TokenCreateArgs) -> Result<(), String> {
         .map(parse_rate_limit)
         .transpose()?;
     let (db, _) = args.database.open().await?;
-    let org = orgs::find_organization(&db, &args.organization)
-        .await
-        .map_err(|e| e.to_string())?
-        .ok_or(format!(
-            "no organization with id or name '{}'",
-            args.organization
-        ))?;
-    let person = orgs::find_person(&db, &org.id, &args.person)
-        .await
-        .map_err(|e| e.to_string())?
-        .ok_or(format!(
-            "no person with id or email '{}' in {}",
-            args.person, org.name
-        ))?;
+    let (org, person) = find_person(&db, &args.organization, &args.person).await?;
     let permitted = roles::permissions(&person.role);
     let scopes: Vec<String> = if args.scopes.is_empty() {
         permitted.iter().map(|s| s.to_string()).collect()
@@ -792,20 +798,7 @@ async fn set_password(args: SetPasswordArgs) -> Result<(), String> {
         ));
     }
     let (db, _) = args.database.open().await?;
-    let org = orgs::find_organization(&db, &args.organization)
-        .await
-        .map_err(|e| e.to_string())?
-        .ok_or(format!(
-            "no organization with id or name '{}'",
-            args.organization
-        ))?;
-    let person = orgs::find_person(&db, &org.id, &args.person)
-        .await
-        .map_err(|e| e.to_string())?
-        .ok_or(format!(
-            "no person with id or email '{}' in {}",
-            args.person, org.name
-        ))?;
+    let (org, person) = find_person(&db, &args.organization, &args.person).await?;
     kobana_dunning::store::oauth::set_password(&db, &person.id, &oauth::passwords::hash(password))
         .await
         .map_err(|e| e.to_string())?;
@@ -818,13 +811,7 @@ async fn set_password(args: SetPasswordArgs) -> Result<(), String> {
 
 async fn trust_issuer(args: TrustIssuerArgs) -> Result<(), String> {
     let (db, _) = args.database.open().await?;
-    let org = orgs::find_organization(&db, &args.organization)
-        .await
-        .map_err(|e| e.to_string())?
-        .ok_or(format!(
-            "no organization with id or name '{}'",
-            args.organization
-        ))?;
+    let org = find_organization(&db, &args.organization).await?;
     kobana_dunning::store::oauth::set_external_issuer(
         &db,
         &kobana_dunning::store::oauth::ExternalIssuer {
