@@ -52,7 +52,7 @@ pub async fn record_returning_id(
     actor: &Actor,
     data: &Value,
 ) -> Result<String> {
-    let id = ids::new_id("evt");
+    let id = ids::new_ordered_id("evt");
     sqlx::query(
         "INSERT INTO events (id, organization_id, type, subject_type, subject_id, actor_type, actor_id, actor_name, data, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",

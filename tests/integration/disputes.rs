@@ -528,3 +528,38 @@ async fn deleting_through_mcp_matches_rest() {
         .await;
     assert_eq!(answer.status, StatusCode::NOT_FOUND);
 }
+
+/// A timeline is ordered by time, then id: events written within one millisecond (an
+/// upheld dispute right after it was opened) must still come out in the order written.
+#[tokio::test]
+async fn events_written_within_one_millisecond_keep_their_order_in_the_timeline() {
+    use kobana_dunning::store::events;
+    let server = TestServer::start().await;
+    let actor = events::Actor {
+        kind: "system",
+        id: None,
+        name: None,
+    };
+    let mut conn = server.state.db.pool.acquire().await.expect("connection");
+    let written: Vec<String> = (0..40).map(|i| format!("test.step{i:02}")).collect();
+    for kind in &written {
+        events::record(
+            &mut conn,
+            server.org_id(0),
+            kind,
+            ("test", "sub_one"),
+            &actor,
+            &json!({}),
+        )
+        .await
+        .expect("recorded");
+    }
+    drop(conn);
+    let read: Vec<String> = events::for_subject(&server.state.db, server.org_id(0), "sub_one")
+        .await
+        .expect("read")
+        .into_iter()
+        .map(|e| e.kind)
+        .collect();
+    assert_eq!(read, written);
+}
