@@ -1,4 +1,5 @@
-//! Public identifiers: a type prefix and 16 random lowercase base-36 characters.
+//! Public identifiers: a type prefix and 16 lowercase base-36 characters, random (`new_id`), or
+//! for events time-ordered then random (`new_ordered_id`).
 
 const ALPHABET: &[u8; 36] = b"abcdefghijklmnopqrstuvwxyz0123456789";
 
