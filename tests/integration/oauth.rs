@@ -182,6 +182,28 @@ fn person(server: &TestServer, role: &str) -> (String, String) {
     (p.email.clone(), p.password.clone())
 }
 
+/// Submit the sign-in form as its page would: `csrf` and `return_to` are its hidden fields.
+async fn post_sign_in(
+    browser: &mut Browser,
+    base: &str,
+    csrf: &str,
+    return_to: &str,
+    email: &str,
+    password: &str,
+) -> Page {
+    browser
+        .post(
+            &format!("{base}/oauth/sign-in"),
+            &[
+                ("csrf", csrf),
+                ("return_to", return_to),
+                ("email", email),
+                ("password", password),
+            ],
+        )
+        .await
+}
+
 /// Sign in on the page `url` leads to; returns the consent page.
 async fn sign_in(
     browser: &mut Browser,
@@ -199,17 +221,7 @@ async fn sign_in(
     );
     let csrf = hidden(&page.text, "csrf");
     let return_to = hidden(&page.text, "return_to");
-    let signed = browser
-        .post(
-            &format!("{base}/oauth/sign-in"),
-            &[
-                ("csrf", &csrf),
-                ("return_to", &return_to),
-                ("email", email),
-                ("password", password),
-            ],
-        )
-        .await;
+    let signed = post_sign_in(browser, base, &csrf, &return_to, email, password).await;
     assert_eq!(signed.status, StatusCode::SEE_OTHER, "{}", signed.text);
     let next = signed.location.unwrap();
     browser.get(&format!("{base}{next}")).await
@@ -445,39 +457,14 @@ async fn a_wrong_password_is_refused_and_repeated_failures_lock_the_account() {
         .await;
     let csrf = hidden(&page.text, "csrf");
     let return_to = hidden(&page.text, "return_to");
-    let attempt = |password: String| {
-        let (csrf, return_to, email) = (csrf.clone(), return_to.clone(), email.clone());
-        (csrf, return_to, email, password)
-    };
     for _ in 0..5 {
-        let (csrf, return_to, email, wrong) = attempt(format!("{password}x"));
-        let refused = browser
-            .post(
-                &format!("{base}/oauth/sign-in"),
-                &[
-                    ("csrf", &csrf),
-                    ("return_to", &return_to),
-                    ("email", &email),
-                    ("password", &wrong),
-                ],
-            )
-            .await;
+        let wrong = format!("{password}x");
+        let refused = post_sign_in(&mut browser, &base, &csrf, &return_to, &email, &wrong).await;
         assert_eq!(refused.status, StatusCode::BAD_REQUEST);
         assert!(refused.text.contains("E-mail ou senha incorretos."));
         assert!(!browser.cookies.contains_key("kd_session"));
     }
-    let (csrf, return_to, email, right) = attempt(password);
-    let locked = browser
-        .post(
-            &format!("{base}/oauth/sign-in"),
-            &[
-                ("csrf", &csrf),
-                ("return_to", &return_to),
-                ("email", &email),
-                ("password", &right),
-            ],
-        )
-        .await;
+    let locked = post_sign_in(&mut browser, &base, &csrf, &return_to, &email, &password).await;
     assert_eq!(
         locked.status,
         StatusCode::TOO_MANY_REQUESTS,
@@ -786,29 +773,9 @@ async fn postgres_runs_the_flow_the_refresh_reuse_detection_and_the_failure_coun
     let csrf = hidden(&page.text, "csrf");
     for _ in 0..5 {
         let wrong = format!("{password}x");
-        let refused = browser
-            .post(
-                &format!("{base}/oauth/sign-in"),
-                &[
-                    ("csrf", csrf.as_str()),
-                    ("return_to", "/oauth/apps"),
-                    ("email", &email),
-                    ("password", &wrong),
-                ],
-            )
-            .await;
+        let refused = post_sign_in(&mut browser, &base, &csrf, "/oauth/apps", &email, &wrong).await;
         assert_eq!(refused.status, StatusCode::BAD_REQUEST);
     }
-    let locked = browser
-        .post(
-            &format!("{base}/oauth/sign-in"),
-            &[
-                ("csrf", csrf.as_str()),
-                ("return_to", "/oauth/apps"),
-                ("email", &email),
-                ("password", &password),
-            ],
-        )
-        .await;
+    let locked = post_sign_in(&mut browser, &base, &csrf, "/oauth/apps", &email, &password).await;
     assert_eq!(locked.status, StatusCode::TOO_MANY_REQUESTS);
 }
