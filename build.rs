@@ -18,7 +18,8 @@ fn main() {
     }
     let instructions =
         fs::read_to_string("templates/instructions.md").expect("read templates/instructions.md");
-    let prompts = read_prompts(Path::new("templates/prompts"));
+    let prompts =
+        codegen::read_prompts(Path::new("templates/prompts")).expect("read templates/prompts");
     let settings = codegen::Settings {
         instructions,
         strict_clashes: None,
@@ -79,25 +80,4 @@ fn git_commit() -> String {
         }
     }
     git(&["rev-parse", "--short=12", "HEAD"]).unwrap_or_else(|| "unknown".to_string())
-}
-
-/// Every `*.md` under `dir`, sorted by file name so the prompt order is stable.
-fn read_prompts(dir: &Path) -> Vec<codegen::PromptSource> {
-    let mut files: Vec<_> = fs::read_dir(dir)
-        .expect("read templates/prompts")
-        .map(|entry| entry.expect("directory entry").path())
-        .filter(|path| path.extension().is_some_and(|e| e == "md"))
-        .collect();
-    files.sort();
-    files
-        .into_iter()
-        .map(|path| codegen::PromptSource {
-            file: path
-                .file_name()
-                .expect("file name")
-                .to_string_lossy()
-                .into_owned(),
-            text: fs::read_to_string(&path).expect("read prompt"),
-        })
-        .collect()
 }

@@ -11,8 +11,8 @@ use axum::extract::Request;
 use axum::middleware::Next;
 use axum::response::Response;
 use http::HeaderValue;
+use mcp::observe::Exchanges;
 
-use crate::mcp::observe::Exchanges;
 use crate::store::ids;
 
 /// The organization a request acted for, set on the response by authentication so that the
@@ -95,7 +95,7 @@ fn mcp_names(exchanges: Option<&Exchanges>) -> (String, String) {
     let Some(Exchanges(exchanges)) = exchanges.filter(|e| !e.0.is_empty()) else {
         return ("-".to_string(), "-".to_string());
     };
-    let join = |part: &dyn Fn(&crate::mcp::observe::Exchange) -> &'static str| {
+    let join = |part: &dyn Fn(&mcp::observe::Exchange) -> &'static str| {
         exchanges.iter().map(part).collect::<Vec<_>>().join(",")
     };
     let tools = join(&|e| e.tool.unwrap_or("-"));

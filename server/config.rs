@@ -99,8 +99,8 @@ impl Config {
     }
 
     /// The part of the configuration the generic MCP layer reads.
-    pub fn mcp_settings(&self) -> crate::mcp::Settings {
-        crate::mcp::Settings {
+    pub fn mcp_settings(&self) -> mcp::Settings {
+        mcp::Settings {
             path: self.mcp_path.clone(),
             public_catalog: self.public_catalog,
             server_name: "kobana-dunning",

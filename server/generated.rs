@@ -4,6 +4,6 @@
 
 #![allow(clippy::all)]
 
-use crate::mcp::catalog::*;
+use catalog::*;
 
 include!(concat!(env!("OUT_DIR"), "/catalog.rs"));

@@ -14,7 +14,7 @@ pub mod domain;
 pub mod engine;
 pub mod generated;
 pub mod limits;
-pub mod mcp;
+pub mod mcp_host;
 pub mod metrics;
 pub mod net;
 pub mod oauth;
@@ -54,5 +54,5 @@ pub fn app(state: AppState) -> Router {
 }
 
 fn mcp_host(state: &AppState) -> std::sync::Arc<dyn mcp::Host> {
-    std::sync::Arc::new(auth::McpAuthenticator::new(state.clone()))
+    std::sync::Arc::new(mcp_host::McpAuthenticator::new(state.clone()))
 }

@@ -16,12 +16,12 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use http::{HeaderValue, StatusCode, header};
+use mcp::observe::Exchanges;
 use prometheus::{
     Encoder, GaugeVec, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGaugeVec, Opts,
     Registry, TextEncoder,
 };
 
-use crate::mcp::observe::Exchanges;
 use crate::state::AppState;
 use crate::store;
 
@@ -256,7 +256,7 @@ impl Metrics {
             self.mcp_requests
                 .with_label_values(&[exchange.method, tool, exchange.era(), outcome, class])
                 .inc();
-            if exchange.outcome == crate::mcp::observe::Outcome::RateLimited {
+            if exchange.outcome == mcp::observe::Outcome::RateLimited {
                 self.rate_limit_refusals.with_label_values(&["mcp"]).inc();
             }
             if let Some(confirmation) = exchange.confirmation {

@@ -43,7 +43,7 @@ use serde_json::Value;
 
 pub use annotations::{MAX_RESULT_SIZE_CHARS, REQUIRES_USER_INTERACTION};
 pub use diagnostics::{Diagnostic, Report};
-pub use load::{LoadedDocument, load};
+pub use load::{LoadedDocument, load, read_prompts};
 pub use prompts::{Prompt, PromptArgument, PromptSource, placeholders};
 
 /// What the caller decides beyond the document.

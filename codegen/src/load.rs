@@ -508,6 +508,32 @@ fn percent_decode(s: &str) -> String {
     crate::parse::percent_decode(s)
 }
 
+/// Every `*.md` file directly in `dir`, sorted by file name so the prompt order is stable:
+/// the prompt sources of [`crate::Settings::prompts`]. Build scripts of every catalog read
+/// their prompts with this.
+pub fn read_prompts(dir: &Path) -> std::io::Result<Vec<crate::PromptSource>> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "md") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    files
+        .into_iter()
+        .map(|path| {
+            Ok(crate::PromptSource {
+                file: path
+                    .file_name()
+                    .map(|name| name.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                text: std::fs::read_to_string(&path)?,
+            })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,10 +17,9 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use catalog::canonical_json;
 use http::{HeaderMap, HeaderValue, Method, StatusCode};
 use serde_json::{Map, Value};
-
-use crate::mcp::canonical_json;
 use sha2::{Digest, Sha256};
 
 use super::problem::{ApiError, ApiResult, FieldError};

@@ -6,13 +6,14 @@
 //! does not have.
 
 mod agreements;
+mod authenticate;
 mod charges;
 mod collection;
 mod customers;
 mod deliveries;
 mod disputes;
 mod events;
-pub mod exports;
+mod exports;
 mod files;
 mod idempotency;
 pub mod input;
@@ -30,9 +31,10 @@ use std::collections::BTreeMap;
 use axum::Router;
 use axum::routing::{MethodFilter, MethodRouter, get, on};
 
-use crate::auth::{authenticate_v1, require_operation_scopes};
+use catalog::{HttpMethod, ToolSpec};
+
+use self::authenticate::{authenticate_v1, require_operation_scopes};
 use crate::generated::{self, OperationId};
-use crate::mcp::catalog::{HttpMethod, ToolSpec};
 use crate::state::AppState;
 
 /// The `/v1` router with its middleware, state applied.

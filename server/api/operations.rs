@@ -7,9 +7,9 @@ use std::sync::OnceLock;
 use axum::extract::{MatchedPath, Request};
 use axum::middleware::Next;
 use axum::response::Response;
+use catalog::ToolSpec;
 
 use crate::generated::{self, OperationId};
-use crate::mcp::catalog::ToolSpec;
 use crate::metrics::OperationName;
 
 /// Middleware (outermost of the `/v1` route layers): the response says which operation

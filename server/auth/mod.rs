@@ -4,16 +4,12 @@
 //! grants of a caller are the intersection of the two ([`Principal::scopes`]).
 
 pub mod external;
-mod mcp_host;
-mod middleware;
 pub mod roles;
 mod token_cache;
 pub mod tokens;
 
 use std::collections::BTreeSet;
 
-pub use mcp_host::McpAuthenticator;
-pub use middleware::{authenticate_v1, require_operation_scopes};
 pub use token_cache::TokenCache;
 
 use crate::store::events::Actor;

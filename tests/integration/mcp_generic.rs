@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use http::StatusCode;
-use kobana_dunning::mcp::{self, AuthFailure, Caller, Completion, CompletionRequest, Host};
+use mcp::{self, AuthFailure, Caller, Completion, CompletionRequest, Host};
 use serde_json::json;
 use tower::ServiceExt;
 

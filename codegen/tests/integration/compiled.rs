@@ -1,16 +1,13 @@
-//! The generated Rust of the snapshot fixtures compiles against the server's real catalog
-//! types (`server/mcp/catalog.rs`, included by path), and its tables agree with the catalog.
-
-#[path = "../../../server/mcp/catalog.rs"]
-#[allow(dead_code, missing_docs)]
-mod catalog;
+//! The generated Rust of the snapshot fixtures compiles against the real catalog types
+//! (the `catalog` crate, what the server and the MCP layer use), and its tables agree with
+//! the catalog.
 
 macro_rules! generated {
     ($($module:ident => $file:literal),* $(,)?) => {
         $(
             #[allow(dead_code)]
             mod $module {
-                use super::catalog::*;
+                use catalog::*;
                 include!($file);
             }
         )*

@@ -3,10 +3,10 @@
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
+use catalog::{ArgLocation, Catalog, ResponseKind, ToolSpec};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::catalog::{ArgLocation, Catalog, ResponseKind, ToolSpec};
 use super::confirm::{self, Decision};
 use super::input::{self, Reply, Round};
 use super::jsonrpc::{ErrorCode, Outcome, RpcError};
@@ -353,7 +353,7 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
-    use crate::mcp::jsonrpc::{self, Id, Message, Messages, Outcome};
+    use crate::jsonrpc::{self, Id, Message, Messages, Outcome};
 
     fn id(text: &str) -> Id {
         let body = format!(r#"{{"jsonrpc":"2.0","id":{text},"method":"tools/list"}}"#);
@@ -377,7 +377,7 @@ mod tests {
     /// The permission sets of the demo roles (admin, a reader, one scope, none) and the
     /// anonymous public-catalog listing.
     fn callers() -> Vec<Option<Caller>> {
-        let catalog = crate::generated::CATALOG;
+        let catalog = crate::test_catalog::CATALOG;
         let all: BTreeSet<&'static str> = catalog
             .tools
             .iter()
@@ -387,7 +387,7 @@ mod tests {
         vec![
             Some(caller(all.iter().copied())),
             Some(caller(reads)),
-            Some(caller(["charges:read"])),
+            Some(caller(["things:read"])),
             Some(caller([])),
             None,
         ]
@@ -395,8 +395,8 @@ mod tests {
 
     #[test]
     fn a_prepared_listing_answers_the_same_bytes_as_one_built_afresh() {
-        let catalog = crate::generated::CATALOG;
-        let settings = crate::Config::local().mcp_settings();
+        let catalog = crate::test_catalog::CATALOG;
+        let settings = crate::test_catalog::settings();
         let listings = Listings::default();
         let ids = ["1", r#""a \"quoted\" id""#, "99999999999999999999", "-7"];
         // Twice: the first round fills the cache, the second answers from it.
@@ -422,7 +422,7 @@ mod tests {
                 }
             }
         }
-        // Every scope and the anonymous listing see the same tools: one entry per era for
+        // The admin and the anonymous listing see the same tools: one entry per era for
         // both. The others differ.
         assert_eq!(listings.len(), 2 * 4);
     }

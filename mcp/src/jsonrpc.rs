@@ -15,10 +15,15 @@ use serde_json::{Value, json};
 pub struct ErrorCode(pub i64);
 
 impl ErrorCode {
+    /// The body is not JSON.
     pub const PARSE_ERROR: ErrorCode = ErrorCode(-32700);
+    /// Not a valid JSON-RPC request.
     pub const INVALID_REQUEST: ErrorCode = ErrorCode(-32600);
+    /// No such method.
     pub const METHOD_NOT_FOUND: ErrorCode = ErrorCode(-32601);
+    /// The method's parameters are wrong (an unknown tool, bad arguments).
     pub const INVALID_PARAMS: ErrorCode = ErrorCode(-32602);
+    /// The server failed.
     pub const INTERNAL_ERROR: ErrorCode = ErrorCode(-32603);
     /// Transport-level refusals (wrong HTTP method, auth) in the streamable HTTP transport.
     pub const SERVER_ERROR: ErrorCode = ErrorCode(-32000);

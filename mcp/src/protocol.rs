@@ -36,6 +36,7 @@ pub const SERVER_INFO_META: &str = "io.modelcontextprotocol/serverInfo";
 pub struct Version(pub &'static str);
 
 impl Version {
+    /// Whether this is the stateless revision (no `initialize` handshake).
     pub fn is_stateless(&self) -> bool {
         self.0 == STATELESS_VERSION
     }

@@ -8,11 +8,11 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use catalog::{ToolSpec, canonical_json};
 use hmac::{Hmac, Mac};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
-use super::catalog::ToolSpec;
 use super::jsonrpc::RpcError;
 use super::observe::{Confirmation, note_confirmation};
 use super::protocol::Context;
@@ -267,26 +267,6 @@ fn verify(
         return Err("expired");
     }
     Ok(())
-}
-
-/// JSON with object keys sorted at every level, for digests and hashes.
-pub fn canonical_json(value: &Value) -> String {
-    fn sort(value: &Value) -> Value {
-        match value {
-            Value::Object(map) => {
-                let mut keys: Vec<&String> = map.keys().collect();
-                keys.sort();
-                Value::Object(
-                    keys.into_iter()
-                        .map(|k| (k.clone(), sort(&map[k])))
-                        .collect(),
-                )
-            }
-            Value::Array(items) => Value::Array(items.iter().map(sort).collect()),
-            other => other.clone(),
-        }
-    }
-    sort(value).to_string()
 }
 
 /// The key the server uses for tools that must not repeat on a blind retry, when the caller

@@ -1,10 +1,17 @@
 //! The shapes of the catalog the generator emits: tools, resources, prompts and the text
 //! around them, gathered in a [`Catalog`].
 //!
-//! `codegen` writes Rust source that builds these structs as `static` tables, ending with a
-//! `CATALOG` of this type; the application includes that source and hands the catalog to
-//! [`super::router`]. Nothing here knows about any one application: a second OpenAPI
-//! document gives a second `Catalog`, and the MCP layer serves it unchanged.
+//! This crate is the contract the generator (`codegen`) emits against and the MCP layer
+//! (`mcp`) serves: `codegen` writes Rust source that builds these structs as `static`
+//! tables, ending with a `CATALOG` of this type; the application includes that source
+//! (`use catalog::*;` then `include!`) and hands the catalog to `mcp::router`. Nothing here
+//! knows about any one application: a second OpenAPI document gives a second `Catalog`, and
+//! the MCP layer serves it unchanged. It also holds [`canonical_json`], the one JSON
+//! spelling that digests and hashes of arguments are taken over.
+
+#![deny(missing_docs)]
+
+use serde_json::Value;
 
 /// Everything the generator produced from one OpenAPI document: what an MCP endpoint serves.
 #[derive(Debug, Clone, Copy)]
@@ -28,13 +35,21 @@ pub struct Catalog {
 /// HTTP method of the operation behind a tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HttpMethod {
+    /// `GET`.
     Get,
+    /// `POST`.
     Post,
+    /// `PUT`.
     Put,
+    /// `PATCH`.
     Patch,
+    /// `DELETE`.
     Delete,
+    /// `HEAD`.
     Head,
+    /// `OPTIONS`.
     Options,
+    /// `TRACE`.
     Trace,
 }
 
@@ -94,20 +109,26 @@ pub struct ArgSpec {
     pub name: &'static str,
     /// The name in the HTTP request: path variable, query key, header or body property.
     pub wire_name: &'static str,
+    /// Where the value goes.
     pub location: ArgLocation,
+    /// The tool's `inputSchema` lists it as required.
     pub required: bool,
+    /// How an array or object value is written in a query string.
     pub style: QueryStyle,
 }
 
 /// Encoding of the request body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BodyEncoding {
+    /// The operation takes no body.
     None,
+    /// `application/json`.
     Json,
     /// `application/x-www-form-urlencoded`.
     Form,
     /// Any other media type (uploads): the `body` argument is sent as is, as text.
     Raw {
+        /// The media type sent as `Content-Type`.
         content_type: &'static str,
     },
 }
@@ -122,7 +143,10 @@ pub enum ResponseKind {
     /// 204 or no content: the result is `{"status": 204}`.
     NoContent,
     /// A file (PDF, CSV, ...): the result describes it and never carries the bytes.
-    Binary { content_type: &'static str },
+    Binary {
+        /// The media type the operation answers with.
+        content_type: &'static str,
+    },
     /// The JSON body already is an MCP `CallToolResult`, passed through; or an
     /// `InputRequiredResult`, by which the operation asks the client for input (see `input`).
     McpResult,
@@ -136,14 +160,19 @@ pub enum ResponseKind {
 pub struct ToolSpec {
     /// MCP tool name: unique, at most 64 characters of `[a-z0-9_]`.
     pub name: &'static str,
+    /// HTTP method of the operation.
     pub method: HttpMethod,
     /// Path template with `{wire_name}` variables, as in the document (e.g. `/v1/charges/{id}`).
     pub path: &'static str,
+    /// Arguments, in `inputSchema` order.
     pub args: &'static [ArgSpec],
+    /// How the request body is written.
     pub body: BodyEncoding,
+    /// What a success answer is.
     pub response: ResponseKind,
     /// GET/HEAD (or `x-mcp`): unknown arguments are refused.
     pub read_only: bool,
+    /// The operation deletes or cancels something (`destructiveHint`): callers confirm it.
     pub destructive: bool,
     /// The server derives an `Idempotency-Key` from caller and arguments when none is given.
     pub server_idempotency_key: bool,
@@ -166,9 +195,13 @@ pub struct ToolSpec {
 pub struct ResourceSpec {
     /// A URI (`kobana://dunning/me`) or RFC 6570 level-1 template (`kobana://dunning/charges/{id}`).
     pub uri: &'static str,
+    /// Its `name`.
     pub name: &'static str,
+    /// Its `title`.
     pub title: &'static str,
+    /// Its `description`.
     pub description: &'static str,
+    /// Its `mimeType`.
     pub mime_type: &'static str,
     /// Name of the tool whose call produces the contents; template variables are its arguments.
     pub tool: &'static str,
@@ -179,8 +212,11 @@ pub struct ResourceSpec {
 /// An argument of a prompt.
 #[derive(Debug)]
 pub struct PromptArgSpec {
+    /// The argument's name.
     pub name: &'static str,
+    /// What it is, for the user.
     pub description: &'static str,
+    /// `prompts/get` needs it.
     pub required: bool,
     /// Where completion values come from (`customers`, `charges`, ...), if anywhere.
     pub complete: Option<&'static str>,
@@ -192,9 +228,13 @@ pub struct PromptArgSpec {
 /// A ready-made script from `templates/prompts/`.
 #[derive(Debug)]
 pub struct PromptSpec {
+    /// The prompt's `name`.
     pub name: &'static str,
+    /// Its `title`.
     pub title: &'static str,
+    /// Its `description`.
     pub description: &'static str,
+    /// Its arguments, in order.
     pub arguments: &'static [PromptArgSpec],
     /// Tools the script relies on: the prompt is listed only to callers who can run them all.
     pub tools: &'static [&'static str],
@@ -205,4 +245,25 @@ pub struct PromptSpec {
     pub operation: Option<&'static str>,
     /// The object exactly as `prompts/list` returns it, as JSON text.
     pub json: &'static str,
+}
+
+/// JSON with object keys sorted at every level, for digests and hashes: two spellings of the
+/// same arguments give the same text.
+pub fn canonical_json(value: &Value) -> String {
+    fn sort(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                Value::Object(
+                    keys.into_iter()
+                        .map(|k| (k.clone(), sort(&map[k])))
+                        .collect(),
+                )
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sort).collect()),
+            other => other.clone(),
+        }
+    }
+    sort(value).to_string()
 }

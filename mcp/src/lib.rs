@@ -3,11 +3,18 @@
 //! This layer knows no application. It serves the [`Catalog`] it is handed (what the
 //! generator produced from an OpenAPI document), authenticates through a [`Host`], and runs
 //! every tool by dispatching an HTTP request in-process to the API router it is handed. The
-//! application passes its generated catalog and its host (`crate::app`); the conformance
-//! fixture (`tests/conformance-fixture`) passes a second catalog and host to the same code.
+//! application passes its generated catalog and its host (`kobana_dunning::app`); the
+//! conformance fixture (`tests/conformance-fixture`) passes a second catalog and host to the
+//! same code.
+//!
+//! The crate depends on `catalog` (the tables it serves), axum/http (the transport), serde
+//! (the messages) and jsonschema (tool arguments), plus small helpers (HMAC for
+//! confirmations, base64, time); never on a database or on the application: `cargo tree -p
+//! mcp` shows no sqlx and no `kobana-dunning`.
+
+#![deny(missing_docs)]
 
 mod bounds;
-pub mod catalog;
 mod completions;
 mod confirm;
 mod dispatch;
@@ -23,6 +30,8 @@ mod prompts;
 mod protocol;
 mod resources;
 mod results;
+#[cfg(test)]
+mod test_catalog;
 mod tools;
 mod transport;
 
@@ -33,8 +42,7 @@ use std::sync::Arc;
 
 use axum::Router;
 
-pub use catalog::Catalog;
-pub use confirm::canonical_json;
+pub use catalog::{Catalog, canonical_json};
 pub use jsonrpc::ErrorCode;
 pub use protocol::{SUPPORTED_VERSIONS, Version};
 
@@ -45,8 +53,11 @@ pub struct Settings {
     pub path: String,
     /// Lists and the handshake work without a credential (calls still need one).
     pub public_catalog: bool,
+    /// `serverInfo.name`.
     pub server_name: &'static str,
+    /// `serverInfo.title`.
     pub server_title: &'static str,
+    /// `serverInfo.version`.
     pub server_version: &'static str,
     /// Bound to a loopback address: a `Host` that is not a loopback name is refused (DNS
     /// rebinding protection).
@@ -145,9 +156,11 @@ pub trait Host: Send + Sync + 'static {
 /// Whether a request may be served now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Admission {
+    /// Serve it.
     Admitted,
     /// The caller's window is spent; it may try again in this many seconds.
     Limited {
+        /// Seconds until the window allows another request.
         retry_after: u64,
     },
 }
@@ -168,7 +181,9 @@ pub struct CompletionRequest<'a> {
 /// Completion values, best first, and how many there are in all.
 #[derive(Debug, Clone, Default)]
 pub struct Completion {
+    /// At most 100 values, best first.
     pub values: Vec<String>,
+    /// How many values match in all.
     pub total: usize,
 }
 

@@ -21,6 +21,7 @@ pub struct Exchange {
     pub tool: Option<&'static str>,
     /// The protocol revision the answer speaks.
     pub version: &'static str,
+    /// How it ended.
     pub outcome: Outcome,
     /// For a destructive tool: what the confirmation step did.
     pub confirmation: Option<Confirmation>,
@@ -53,6 +54,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// The label metrics and logs use.
     pub fn as_str(self) -> &'static str {
         match self {
             Outcome::Ok => "ok",
@@ -83,6 +85,7 @@ pub enum Confirmation {
 }
 
 impl Confirmation {
+    /// The label metrics and logs use.
     pub fn as_str(self) -> &'static str {
         match self {
             Confirmation::Asked => "asked",

@@ -266,7 +266,7 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
-    use crate::mcp::protocol::Version;
+    use crate::protocol::Version;
 
     fn settings() -> Settings {
         Settings {

@@ -10,11 +10,11 @@
 
 use std::fmt;
 
+use catalog::{ResponseKind, ToolSpec};
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::catalog::{ResponseKind, ToolSpec};
 use super::dispatch::Answer;
 
 /// An `isError` result carrying a problem document.
@@ -325,9 +325,9 @@ mod tests {
 
     use super::*;
 
-    /// A tool of the real catalog answering a JSON object.
+    /// A tool answering a JSON object.
     fn json_tool() -> &'static ToolSpec {
-        crate::generated::CATALOG
+        crate::test_catalog::CATALOG
             .tools
             .iter()
             .find(|t| t.response == ResponseKind::Json)

@@ -5,9 +5,9 @@
 //! JSON comes back as `text`, files as `blob` (base64) unless they are text (CSV).
 
 use base64::Engine;
+use catalog::{Catalog, ResourceSpec};
 use serde_json::{Map, Value, json};
 
-use super::catalog::{Catalog, ResourceSpec};
 use super::jsonrpc::{ErrorCode, RpcError};
 use super::protocol::Context;
 use super::tools::{find, reject_cursor};

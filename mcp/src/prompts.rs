@@ -4,9 +4,9 @@
 //! may ask the client for input first (see `input`). Argument values are checked against the
 //! schema each argument declares before they are inserted or sent.
 
+use catalog::{Catalog, PromptSpec, ToolSpec};
 use serde_json::{Map, Value, json};
 
-use super::catalog::{Catalog, PromptSpec, ToolSpec};
 use super::input::{self, Reply, Round};
 use super::jsonrpc::{ErrorCode, RpcError};
 use super::protocol::Context;

@@ -6,11 +6,11 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use axum::body::Body;
+use catalog::{ArgLocation, ArgSpec, BodyEncoding, Catalog, QueryStyle, ToolSpec};
 use http::{HeaderMap, HeaderName, HeaderValue, Request, StatusCode, header};
 use serde_json::{Map, Value, json};
 use tower::ServiceExt;
 
-use super::catalog::{ArgLocation, ArgSpec, BodyEncoding, Catalog, QueryStyle, ToolSpec};
 use super::{Caller, Endpoint, Settings};
 
 /// Largest response body read back from an operation (exports can be large).

@@ -6,9 +6,10 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use super::{Audience, Principal, tokens};
+use mcp::{Admission, AuthFailure, Caller, Completion, CompletionRequest, Host};
+
 use crate::api::limits::{self, Counted};
-use crate::mcp::{Admission, AuthFailure, Caller, Completion, CompletionRequest, Host};
+use crate::auth::{self, Audience, Principal, tokens};
 use crate::state::AppState;
 use crate::store::{agreements, charges, customers, disputes, exports};
 
@@ -28,8 +29,8 @@ type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 impl Host for McpAuthenticator {
     fn authenticate<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Caller, AuthFailure>> {
         Box::pin(async move {
-            if super::external::looks_like_jwt(token) {
-                let record = super::external::authenticate(&self.state, token)
+            if auth::external::looks_like_jwt(token) {
+                let record = auth::external::authenticate(&self.state, token)
                     .await
                     .map_err(AuthFailure::InvalidToken)?;
                 return Ok(caller(Principal::from_record(record, Audience::Mcp)));
@@ -41,7 +42,7 @@ impl Host for McpAuthenticator {
                 .await
                 .map_err(|e| AuthFailure::Internal(e.to_string()))?
                 .ok_or(AuthFailure::InvalidToken("The token is unknown or revoked"))?;
-            if super::expired(&record) {
+            if auth::expired(&record) {
                 return Err(AuthFailure::InvalidToken(
                     "The token has expired; use the refresh token for a new one",
                 ));
@@ -56,7 +57,7 @@ impl Host for McpAuthenticator {
     }
 
     fn all_scopes(&self) -> Vec<String> {
-        super::roles::ALL_SCOPES
+        auth::roles::ALL_SCOPES
             .iter()
             .map(|s| s.to_string())
             .collect()

@@ -5,9 +5,9 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http::{HeaderValue, header};
 
-use super::{Audience, Principal, tokens};
-use crate::api::operations;
-use crate::api::problem::ApiError;
+use super::operations;
+use super::problem::ApiError;
+use crate::auth::{self, Audience, Principal, tokens};
 use crate::state::AppState;
 
 /// Attach a [`Principal`] to the request or answer 401.
@@ -45,7 +45,7 @@ pub async fn authenticate_v1(
         }
         Err(e) => return ApiError::from(e).into_response(),
     };
-    if super::expired(&record) {
+    if auth::expired(&record) {
         return unauthorized(ApiError::unauthorized("The token has expired"), true);
     }
     if Audience::parse(&record.audience) != Some(Audience::Api) {
