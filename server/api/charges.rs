@@ -15,7 +15,9 @@ use crate::auth::Principal;
 use crate::domain::charge_math::MAX_FINE_BP;
 use crate::domain::money::Cents;
 use crate::state::AppState;
-use crate::store::charges::{self as store, Charge, ChargeFields, ChargeFilter, STATUSES};
+use crate::store::charges::{
+    self as store, Charge, ChargeFields, ChargeFilter, ChargeOrder, STATUSES,
+};
 use crate::store::retry::{self, Failure};
 use crate::store::{customers, events, ids, now_text};
 
@@ -30,10 +32,10 @@ pub async fn list(
     let mut input = Input::from_raw_query(raw);
     let page = input.page();
     let mut filter = read_filter(&mut input);
-    filter.sort_column = match input.choice("sort_by", &["due_date", "amount", "created_at"]) {
-        Some("amount") => "amount_cents",
-        Some("created_at") => "created_at",
-        _ => "due_date",
+    filter.order = match input.choice("sort_by", &["due_date", "amount", "created_at"]) {
+        Some("amount") => ChargeOrder::Amount,
+        Some("created_at") => ChargeOrder::CreatedAt,
+        _ => ChargeOrder::DueDate,
     };
     filter.descending = input.choice("sort_order", &["asc", "desc"]) == Some("desc");
     input.finish()?;
@@ -43,10 +45,7 @@ pub async fn list(
 
 /// The filters of `charges_list` (also those of a charges export), sorted by due date.
 pub fn read_filter(input: &mut Input) -> ChargeFilter {
-    let mut filter = ChargeFilter {
-        sort_column: "due_date",
-        ..ChargeFilter::default()
-    };
+    let mut filter = ChargeFilter::default();
     if let Some(statuses) = input.string("status", 1, 200) {
         for s in statuses.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             if STATUSES.contains(&s) {

@@ -14,24 +14,13 @@ use super::problem::{ApiError, ApiResult, FieldError};
 use super::reply::{self, Reply, data_with_etag, written};
 use crate::auth::Principal;
 use crate::state::AppState;
-use crate::store::charges::ChargeFilter;
-use crate::store::customers::CustomerFilter;
-use crate::store::deliveries::DeliveryFilter;
-use crate::store::exports::{self as store, Export, KINDS};
+use crate::store::exports::{self as store, Export, ExportFilter, KINDS};
 use crate::store::{events, ids, now_text};
-
-/// The validated filters of an export.
-#[derive(Debug)]
-pub enum ExportFilter {
-    Charges(ChargeFilter),
-    Customers(CustomerFilter),
-    Deliveries(DeliveryFilter),
-}
 
 /// Read an export's `filters` object with the rules of the list of that kind, every fault
 /// named `filters.<name>`. Values may be JSON strings, numbers or booleans (a list's query
 /// string only has text, so `"amount_min": 100` and `"100"` mean the same).
-pub fn read_filters(kind: &str, filters: &Map<String, Value>) -> ApiResult<ExportFilter> {
+fn read_filters(kind: &str, filters: &Map<String, Value>) -> ApiResult<ExportFilter> {
     let mut pairs = Vec::new();
     let mut errors = Vec::new();
     for (name, value) in filters {
@@ -103,15 +92,18 @@ pub async fn create(
         Ok(()) => Vec::new(),
         Err(problem) => problem.errors,
     };
-    if let Some(kind) = kind
-        && let Err(problem) = read_filters(kind, &filters)
-    {
-        faults.extend(problem.errors);
-    }
+    let filter = match kind.map(|kind| read_filters(kind, &filters)) {
+        Some(Ok(filter)) => Some(filter),
+        Some(Err(problem)) => {
+            faults.extend(problem.errors);
+            None
+        }
+        None => None,
+    };
     if !faults.is_empty() {
         return Err(ApiError::validation(faults));
     }
-    let Some(kind) = kind else {
+    let (Some(kind), Some(filter)) = (kind, filter) else {
         return Err(ApiError::internal("validated kind missing"));
     };
     let filters = Value::Object(filters);
@@ -123,6 +115,7 @@ pub async fn create(
         &id,
         kind,
         &filters,
+        &filter,
         &now_text(),
     )
     .await?;

@@ -14,12 +14,11 @@ use std::time::Duration;
 use serde_json::json;
 use time::OffsetDateTime;
 
-use crate::api::exports::{ExportFilter, read_filters};
 use crate::domain::document::format_document;
 use crate::domain::money::Cents;
 use crate::state::AppState;
 use crate::store::events::{self, Actor};
-use crate::store::exports::{self as store, Claimed};
+use crate::store::exports::{self as store, Claimed, ExportFilter};
 use crate::store::{PageRequest, Result, charges, customers, deliveries, ids, timestamp_text};
 
 /// More rows than this fail the export with a request to narrow the filters: the file is
@@ -112,12 +111,13 @@ fn too_many(total: i64) -> Built {
 }
 
 async fn build(state: &AppState, claimed: &Claimed) -> Result<Built> {
-    let filters = claimed.filters.as_object().cloned().unwrap_or_default();
-    let filter = match read_filters(&claimed.kind, &filters) {
-        Ok(filter) => filter,
-        // Filters were checked when the export was created; a stored one that no longer
-        // reads (the list changed its filters since) is reported, not guessed at.
-        Err(problem) => return Ok(Built::Refused(problem.detail)),
+    // The filter was checked by the API and stored with the export; one created before the
+    // checked filter was stored is refused rather than guessed at.
+    let Some(filter) = &claimed.filter else {
+        return Ok(Built::Refused(
+            "This export was created by an earlier version of the server; create it again"
+                .to_string(),
+        ));
     };
     let all = PageRequest {
         page: 1,
@@ -127,7 +127,7 @@ async fn build(state: &AppState, claimed: &Claimed) -> Result<Built> {
     let mut csv = Csv::new();
     let rows = match filter {
         ExportFilter::Charges(filter) => {
-            let page = charges::list(&state.db, org, &filter, all).await?;
+            let page = charges::list(&state.db, org, filter, all).await?;
             if page.total > MAX_ROWS {
                 return Ok(too_many(page.total));
             }
@@ -162,7 +162,7 @@ async fn build(state: &AppState, claimed: &Claimed) -> Result<Built> {
             page.items.len()
         }
         ExportFilter::Customers(filter) => {
-            let page = customers::list(&state.db, org, &filter, all).await?;
+            let page = customers::list(&state.db, org, filter, all).await?;
             if page.total > MAX_ROWS {
                 return Ok(too_many(page.total));
             }
@@ -196,7 +196,7 @@ async fn build(state: &AppState, claimed: &Claimed) -> Result<Built> {
             page.items.len()
         }
         ExportFilter::Deliveries(filter) => {
-            let page = deliveries::list(&state.db, org, &filter, all).await?;
+            let page = deliveries::list(&state.db, org, filter, all).await?;
             if page.total > MAX_ROWS {
                 return Ok(too_many(page.total));
             }

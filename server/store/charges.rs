@@ -67,8 +67,29 @@ pub struct ChargeFields {
     pub collection_plan_id: Option<String>,
 }
 
-/// List filters (validated).
-#[derive(Debug, Default)]
+/// The order of a charge list (always then by id).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChargeOrder {
+    #[default]
+    DueDate,
+    Amount,
+    CreatedAt,
+}
+
+impl ChargeOrder {
+    /// The column sorted on.
+    pub fn column(self) -> &'static str {
+        match self {
+            ChargeOrder::DueDate => "due_date",
+            ChargeOrder::Amount => "amount_cents",
+            ChargeOrder::CreatedAt => "created_at",
+        }
+    }
+}
+
+/// List filters (validated). Stored with an export (`store::exports::ExportFilter`).
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct ChargeFilter {
     pub statuses: Vec<String>,
     pub customer_id: Option<String>,
@@ -77,7 +98,7 @@ pub struct ChargeFilter {
     pub amount_min_cents: Option<i64>,
     pub amount_max_cents: Option<i64>,
     pub tag: Option<String>,
-    pub sort_column: &'static str,
+    pub order: ChargeOrder,
     pub descending: bool,
 }
 
@@ -214,7 +235,7 @@ pub fn list_query(organization_id: &str, filter: &ChargeFilter, today: Date) -> 
         c.push("tags LIKE {} ESCAPE '\\'", Bind::Text(pattern));
     }
     let direction = if filter.descending { "DESC" } else { "ASC" };
-    let order = format!("{} {direction}, id {direction}", filter.sort_column);
+    let order = format!("{} {direction}, id {direction}", filter.order.column());
     ListQuery::new(c, COLUMNS, "FROM charges", &order)
 }
 

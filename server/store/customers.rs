@@ -48,8 +48,8 @@ pub struct CustomerFields {
     pub notes: Option<String>,
 }
 
-/// List filters (validated).
-#[derive(Debug, Default)]
+/// List filters (validated); stored with an export (`store::exports::ExportFilter`).
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct CustomerFilter {
     pub q: Option<String>,
     pub document: Option<String>,

@@ -50,8 +50,8 @@ pub struct NewDelivery<'a> {
     pub resent_from: Option<&'a str>,
 }
 
-/// List filters (validated).
-#[derive(Debug, Default)]
+/// List filters (validated); stored with an export (`store::exports::ExportFilter`).
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct DeliveryFilter {
     pub charge_id: Option<String>,
     pub customer_id: Option<String>,

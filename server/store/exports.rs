@@ -4,11 +4,29 @@
 //! Status goes `pending` → `running` (claimed by a worker until a lease runs out, so a worker
 //! that died mid-build is replaced) → `completed` or `failed`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sqlx::{AnyConnection, AssertSqlSafe, Row, any::AnyRow};
 
-use super::{Db, Result, json_column};
+use super::charges::ChargeFilter;
+use super::customers::CustomerFilter;
+use super::deliveries::DeliveryFilter;
+use super::{Db, Result, StoreError, json_column};
+
+/// What an export lists: the filter of the list of its kind, checked by the API when the
+/// export is created and stored beside the client's own `filters` (column `filter`, JSON), so
+/// the worker building the file reads it back as it was checked.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "filter", rename_all = "snake_case")]
+pub enum ExportFilter {
+    Charges(ChargeFilter),
+    Customers(CustomerFilter),
+    Deliveries(DeliveryFilter),
+}
+
+/// Migration 11: the checked filter beside the client's `filters`. Exports created before it
+/// have none (`NULL`): they are refused when built, with a message asking for a new one.
+pub const MIGRATION_FILTER: &[&str] = &["ALTER TABLE exports ADD COLUMN filter TEXT"];
 
 /// The table, created by migration 6 (listed in [`super::webhooks::MIGRATION`]).
 pub const TABLE: &str = "CREATE TABLE exports (
@@ -77,17 +95,21 @@ pub async fn insert(
     id: &str,
     kind: &str,
     filters: &Value,
+    filter: &ExportFilter,
     now: &str,
 ) -> Result<()> {
+    let filter = serde_json::to_string(filter)
+        .map_err(|e| StoreError::Corrupt(format!("exports.filter: {e}")))?;
     sqlx::query(
-        "INSERT INTO exports (id, organization_id, kind, filters, status, row_count, byte_size, error, content,
+        "INSERT INTO exports (id, organization_id, kind, filters, filter, status, row_count, byte_size, error, content,
              claim_token, claimed_until, version, created_at, started_at, completed_at, updated_at)
-         VALUES ($1, $2, $3, $4, 'pending', NULL, NULL, NULL, NULL, NULL, NULL, 1, $5, NULL, NULL, $5)",
+         VALUES ($1, $2, $3, $4, $5, 'pending', NULL, NULL, NULL, NULL, NULL, NULL, 1, $6, NULL, NULL, $6)",
     )
     .bind(id)
     .bind(organization_id)
     .bind(kind)
     .bind(filters.to_string())
+    .bind(filter)
     .bind(now)
     .execute(conn)
     .await?;
@@ -140,12 +162,13 @@ pub async fn due(db: &Db, now: &str, limit: i64) -> Result<Vec<String>> {
 }
 
 /// An export this process builds.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Claimed {
     pub id: String,
     pub organization_id: String,
     pub kind: String,
-    pub filters: Value,
+    /// `None` for an export created before the checked filter was stored (migration 11).
+    pub filter: Option<ExportFilter>,
     pub claim_token: String,
 }
 
@@ -172,7 +195,7 @@ pub async fn claim(
         return Ok(None);
     }
     let row = sqlx::query(
-        "SELECT id, organization_id, kind, filters FROM exports WHERE id = $1 AND claim_token = $2",
+        "SELECT id, organization_id, kind, filter FROM exports WHERE id = $1 AND claim_token = $2",
     )
     .bind(id)
     .bind(token)
@@ -181,12 +204,19 @@ pub async fn claim(
     let Some(row) = row else {
         return Ok(None);
     };
-    let filters: String = row.try_get("filters")?;
+    let filter: Option<String> = row.try_get("filter")?;
+    let filter = match filter {
+        Some(text) => Some(
+            serde_json::from_str(&text)
+                .map_err(|e| StoreError::Corrupt(format!("exports.filter {id}: {e}")))?,
+        ),
+        None => None,
+    };
     Ok(Some(Claimed {
         id: row.try_get("id")?,
         organization_id: row.try_get("organization_id")?,
         kind: row.try_get("kind")?,
-        filters: json_column(&filters, "exports.filters")?,
+        filter,
         claim_token: token.to_string(),
     }))
 }

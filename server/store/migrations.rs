@@ -172,6 +172,11 @@ const MIGRATIONS: &[(i64, &str, &[&str])] = &[
         "OAuth: password hashes, clients, grants, codes, refresh tokens, expiring tokens",
         crate::store::oauth::MIGRATION,
     ),
+    (
+        11,
+        "exports: the filter as checked when the export was created",
+        crate::store::exports::MIGRATION_FILTER,
+    ),
     // Areas add their migration here, one tuple each: (version, description, statements).
 ];
 

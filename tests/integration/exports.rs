@@ -534,3 +534,59 @@ async fn a_deliveries_export_has_the_messages_of_the_list_with_its_filters() {
         .collect();
     assert_eq!(fields, vec!["filters.charge_id", "filters.channel"]);
 }
+
+/// The worker builds the file from the filter the API checked and stored with the export
+/// (`exports.filter`), not by reading the client's `filters` again: a stored `filters` that
+/// no longer reads changes nothing, and an export from before the checked filter was stored
+/// is refused with a message, not guessed at.
+#[tokio::test]
+async fn the_file_is_built_from_the_filter_checked_when_the_export_was_created() {
+    let server = TestServer::start().await;
+    let token = admin(&server);
+    let checked = start_export(
+        &server,
+        json!({ "kind": "customers", "filters": { "q": "nobody-has-this-name" } }),
+    )
+    .await;
+    let older = start_export(&server, json!({ "kind": "customers" })).await;
+    sqlx::query("UPDATE exports SET filters = $1 WHERE id = $2")
+        .bind(r#"{"q":"","no_such_filter":[1]}"#)
+        .bind(checked["id"].as_str().unwrap())
+        .execute(&server.state.db.pool)
+        .await
+        .unwrap();
+    sqlx::query("UPDATE exports SET filter = NULL WHERE id = $1")
+        .bind(older["id"].as_str().unwrap())
+        .execute(&server.state.db.pool)
+        .await
+        .unwrap();
+    assert_eq!(finish_exports(&server).await, 2);
+
+    let built = server
+        .rest(
+            "GET",
+            &format!("/v1/exports/{}", checked["id"].as_str().unwrap()),
+            &token,
+            None,
+        )
+        .await;
+    assert_eq!(built.body["data"]["status"], "completed", "{}", built.text);
+    assert_eq!(built.body["data"]["row_count"], 0, "{}", built.text);
+
+    let refused = server
+        .rest(
+            "GET",
+            &format!("/v1/exports/{}", older["id"].as_str().unwrap()),
+            &token,
+            None,
+        )
+        .await;
+    assert_eq!(refused.body["data"]["status"], "failed", "{}", refused.text);
+    assert!(
+        refused.body["data"]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("earlier version")),
+        "{}",
+        refused.text
+    );
+}

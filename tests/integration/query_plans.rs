@@ -44,9 +44,9 @@ fn shape(
 
 const ORG: &str = "org_a";
 
-fn charge_filter(sort: &'static str, descending: bool) -> charges::ChargeFilter {
+fn charge_filter(order: charges::ChargeOrder, descending: bool) -> charges::ChargeFilter {
     charges::ChargeFilter {
-        sort_column: sort,
+        order,
         descending,
         ..charges::ChargeFilter::default()
     }
@@ -58,13 +58,16 @@ fn charge_shapes() -> Vec<Shape> {
     let q = |f: &charges::ChargeFilter| charges::list_query(ORG, f, today);
     let mut out = Vec::new();
     for (sort, index) in [
-        ("due_date", "charges_org_due_id"),
-        ("amount_cents", "charges_org_amount_id"),
-        ("created_at", "charges_org_created_id"),
+        (charges::ChargeOrder::DueDate, "charges_org_due_id"),
+        (charges::ChargeOrder::Amount, "charges_org_amount_id"),
+        (charges::ChargeOrder::CreatedAt, "charges_org_created_id"),
     ] {
         for descending in [false, true] {
             out.push(shape(
-                &format!("charges sorted by {sort} (descending: {descending})"),
+                &format!(
+                    "charges sorted by {} (descending: {descending})",
+                    sort.column()
+                ),
                 "charges",
                 q(&charge_filter(sort, descending)),
                 Some(index),
@@ -72,7 +75,7 @@ fn charge_shapes() -> Vec<Shape> {
             ));
         }
     }
-    let mut f = charge_filter("due_date", false);
+    let mut f = charge_filter(charges::ChargeOrder::DueDate, false);
     f.customer_id = Some("cus_a7".into());
     out.push(shape(
         "charges of a customer",
@@ -82,12 +85,15 @@ fn charge_shapes() -> Vec<Shape> {
         true,
     ));
     for (sort, index) in [
-        ("amount_cents", "charges_org_customer_amount"),
-        ("created_at", "charges_org_customer_created"),
+        (charges::ChargeOrder::Amount, "charges_org_customer_amount"),
+        (
+            charges::ChargeOrder::CreatedAt,
+            "charges_org_customer_created",
+        ),
     ] {
-        f.sort_column = sort;
+        f.order = sort;
         out.push(shape(
-            &format!("charges of a customer by {sort}"),
+            &format!("charges of a customer by {}", sort.column()),
             "charges",
             q(&f),
             Some(index),
@@ -95,7 +101,7 @@ fn charge_shapes() -> Vec<Shape> {
         ));
     }
     for status in charges::STATUSES {
-        let mut f = charge_filter("due_date", false);
+        let mut f = charge_filter(charges::ChargeOrder::DueDate, false);
         f.statuses = vec![status.to_string()];
         out.push(shape(
             &format!("charges with status {status}"),
@@ -107,8 +113,8 @@ fn charge_shapes() -> Vec<Shape> {
     }
     for status in charges::STATUSES {
         for (sort, index) in [
-            ("amount_cents", "charges_org_state_amount"),
-            ("created_at", "charges_org_state_created"),
+            (charges::ChargeOrder::Amount, "charges_org_state_amount"),
+            (charges::ChargeOrder::CreatedAt, "charges_org_state_created"),
         ] {
             let mut f = charge_filter(sort, true);
             f.statuses = vec![status.to_string()];
@@ -118,7 +124,7 @@ fn charge_shapes() -> Vec<Shape> {
             // PostgreSQL, knowing no charge is pending here, too). Either reads an index.
             let ranged = matches!(*status, "pending" | "overdue");
             out.push(shape(
-                &format!("charges with status {status} by {sort}"),
+                &format!("charges with status {status} by {}", sort.column()),
                 "charges",
                 q(&f),
                 (!ranged).then_some(index),
@@ -126,7 +132,7 @@ fn charge_shapes() -> Vec<Shape> {
             ));
         }
     }
-    let mut f = charge_filter("due_date", false);
+    let mut f = charge_filter(charges::ChargeOrder::DueDate, false);
     f.statuses = vec!["pending".into(), "paid".into()];
     out.push(shape(
         "charges with two statuses",
@@ -135,7 +141,7 @@ fn charge_shapes() -> Vec<Shape> {
         None,
         false,
     ));
-    let mut f = charge_filter("due_date", false);
+    let mut f = charge_filter(charges::ChargeOrder::DueDate, false);
     f.due_date_from = Some("2026-03-01".into());
     f.due_date_to = Some("2026-04-15".into());
     out.push(shape(
@@ -145,7 +151,7 @@ fn charge_shapes() -> Vec<Shape> {
         Some("charges_org_due_id"),
         true,
     ));
-    let mut f = charge_filter("amount_cents", false);
+    let mut f = charge_filter(charges::ChargeOrder::Amount, false);
     f.amount_min_cents = Some(10_000);
     f.amount_max_cents = Some(20_000);
     out.push(shape(
@@ -155,7 +161,7 @@ fn charge_shapes() -> Vec<Shape> {
         Some("charges_org_amount_id"),
         true,
     ));
-    let mut f = charge_filter("due_date", false);
+    let mut f = charge_filter(charges::ChargeOrder::DueDate, false);
     f.amount_min_cents = Some(10_000);
     out.push(shape(
         "charges over an amount, by due date",
@@ -164,7 +170,7 @@ fn charge_shapes() -> Vec<Shape> {
         None,
         false,
     ));
-    let mut f = charge_filter("due_date", false);
+    let mut f = charge_filter(charges::ChargeOrder::DueDate, false);
     f.tag = Some("t3".into());
     // A tag is matched in the JSON text of `tags`: no B-tree serves that, so the
     // organization's index is read; PostgreSQL, expecting few matches, sorts them instead.
@@ -718,7 +724,7 @@ async fn a_list_counts_up_to_its_cap_and_says_when_the_total_is_a_lower_bound() 
             .expect("seed");
     }
     tx.commit().await.expect("commit");
-    let all = charge_filter("due_date", false);
+    let all = charge_filter(charges::ChargeOrder::DueDate, false);
     let page = charges::list(&db, ORG, &all, PAGE).await.expect("list");
     assert_eq!(page.items.len(), 25);
     assert_eq!(page.total, store::COUNT_CAP + 1);
@@ -733,7 +739,7 @@ async fn a_list_counts_up_to_its_cap_and_says_when_the_total_is_a_lower_bound() 
     assert_eq!(page.total, far.page * 25 + 1);
     assert!(!page.total_exact);
     // Under the cap the total is exact, as before.
-    let mut paid = charge_filter("due_date", false);
+    let mut paid = charge_filter(charges::ChargeOrder::DueDate, false);
     paid.statuses = vec!["paid".into()];
     let page = charges::list(&db, ORG, &paid, PAGE).await.expect("list");
     assert_eq!(page.total, (store::COUNT_CAP + 500) / 5);
