@@ -21,11 +21,33 @@ command -v promtool >/dev/null 2>&1 || echo "promtool missing: the metrics tests
 echo "== OpenAPI document"
 .venv/bin/openapi-spec-validator openapi/v1.yaml
 
+echo "== Crate boundaries (the MCP layer and the fixture server reach no database and no application)"
+for crate in mcp catalog conformance-fixture; do
+  if cargo tree --locked -q -p "$crate" -e normal --prefix none | grep -E '^(sqlx|kobana-dunning|pdf-writer|reqwest) '; then
+    echo "the $crate crate depends on the above, which its boundary forbids" >&2
+    exit 1
+  fi
+done
+
 echo "== Rust tests"
+# The third-party OpenAPI documents live beside the repository (../shared), never in it. On CI
+# their absence fails the run; elsewhere the runner leaves their tests out and counts them as
+# skipped, so a clone without them cannot pass them silently.
+nextest_filter=()
+test_skip=()
+if [ ! -d ../shared/fixtures/openapi ]; then
+  if [ -n "${CI:-}" ]; then
+    echo "../shared/fixtures/openapi is missing, and CI must have the third-party OpenAPI documents" >&2
+    exit 1
+  fi
+  echo "../shared/fixtures/openapi is absent: the real_documents tests are skipped"
+  nextest_filter=(-E 'not test(/^real_documents::/)')
+  test_skip=(--skip real_documents::)
+fi
 if cargo nextest --version >/dev/null 2>&1; then
-  cargo nextest run --workspace --locked --no-fail-fast
+  cargo nextest run --workspace --locked --no-fail-fast "${nextest_filter[@]}"
 else
-  cargo test --workspace --locked --no-fail-fast
+  cargo test --workspace --locked --no-fail-fast -- "${test_skip[@]}"
 fi
 
 echo "== The live server: PDF text, CSV exports, schemathesis over every operation (tests/python)"
