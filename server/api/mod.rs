@@ -6,6 +6,7 @@
 //! does not have.
 
 mod agreements;
+mod caller;
 mod charges;
 mod collection;
 mod customers;

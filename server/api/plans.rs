@@ -1,13 +1,13 @@
 //! `/v1/collection_plans`: collection plans (réguas de cobrança) and their steps.
 
-use axum::Extension;
 use axum::body::Bytes;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{Path, RawQuery};
 use axum::response::IntoResponse;
 use http::{HeaderMap, StatusCode};
 use serde_json::{Map, Value, json};
 
-use super::idempotency::commit;
+use super::caller::{Caller, find};
+use super::idempotency::{commit, commit_read};
 use super::input::{Input, Patch};
 use super::problem::{ApiError, ApiResult};
 use super::reply::{
@@ -22,22 +22,12 @@ use crate::store::{events, ids, now_text};
 const ACTIONS: &[&str] = &["notify", "negativate", "protest"];
 const MAX_STEPS: usize = 50;
 
-async fn find(state: &AppState, p: &Principal, id: &str) -> ApiResult<Plan> {
-    store::get(&state.db, &p.organization_id, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("collection plan", id))
-}
-
 fn plan_reply(plan: Plan) -> Reply {
     data_with_etag(&plan, plan.version)
 }
 
 /// `GET /v1/collection_plans`.
-pub async fn list(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    RawQuery(raw): RawQuery,
-) -> ApiResult<Reply> {
+pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResult<Reply> {
     let mut input = Input::from_raw_query(raw);
     let page = input.page();
     let q = input.string("q", 1, 100);
@@ -47,12 +37,8 @@ pub async fn list(
 }
 
 /// `GET /v1/collection_plans/{id}`.
-pub async fn get(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    Path(id): Path<String>,
-) -> ApiResult<Reply> {
-    Ok(plan_reply(find(&state, &p, &id).await?))
+pub async fn get(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
+    Ok(plan_reply(find::<Plan>(&state, &p, &id).await?))
 }
 
 /// A step's fields as given: each `Patch` says absent, null or a value.
@@ -229,11 +215,7 @@ fn split_steps(body: &Bytes) -> ApiResult<(Input, Option<Value>)> {
 }
 
 /// `POST /v1/collection_plans`.
-pub async fn create(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    body: Bytes,
-) -> ApiResult<Reply> {
+pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
     let (mut input, steps) = split_steps(&body)?;
     let name = input.required_string("name", 1, 100);
     let description = input
@@ -277,17 +259,18 @@ pub async fn create(
         &json!({ "name": name, "steps": steps.len() }),
     )
     .await?;
-    let plan = written(
+    commit_read(
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "collection plan",
-    )?;
-    commit(tx, created(&plan, plan.version)).await
+        tx,
+        |plan| created(plan, plan.version),
+    )
+    .await
 }
 
 /// `PATCH /v1/collection_plans/{id}`.
 pub async fn update(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Bytes,
@@ -296,7 +279,7 @@ pub async fn update(
     let name = input.string("name", 1, 100);
     let description = input.patch_string("description", 0, 500);
     input.finish()?;
-    let current = find(&state, &p, &id).await?;
+    let current = find::<Plan>(&state, &p, &id).await?;
     check_if_match(&headers, current.version)?;
     let name = name.unwrap_or(current.name.clone());
     let description = match description {
@@ -335,11 +318,7 @@ pub async fn update(
 }
 
 /// `DELETE /v1/collection_plans/{id}`: refused while open charges use it.
-pub async fn delete(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    Path(id): Path<String>,
-) -> ApiResult<Reply> {
+pub async fn delete(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
     let mut tx = state.db.begin().await?;
     let plan = store::get_in(&mut tx, &p.organization_id, &id)
         .await?
@@ -368,8 +347,7 @@ pub async fn delete(
 
 /// `GET /v1/collection_plans/{cp_id}/steps`.
 pub async fn steps_list(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path(plan_id): Path<String>,
     RawQuery(raw): RawQuery,
 ) -> ApiResult<Reply> {
@@ -404,8 +382,7 @@ fn step_reply(step: Step, status: StatusCode) -> Reply {
 
 /// `POST /v1/collection_plans/{cp_id}/steps`.
 pub async fn steps_create(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path(plan_id): Path<String>,
     body: Bytes,
 ) -> ApiResult<Reply> {
@@ -451,8 +428,7 @@ pub async fn steps_create(
 
 /// `PATCH /v1/collection_plans/{cp_id}/steps/{step_id}`.
 pub async fn steps_update(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path((plan_id, step_id)): Path<(String, String)>,
     headers: HeaderMap,
     body: Bytes,
@@ -503,8 +479,7 @@ pub async fn steps_update(
 
 /// `DELETE /v1/collection_plans/{cp_id}/steps/{step_id}`.
 pub async fn steps_delete(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path((plan_id, step_id)): Path<(String, String)>,
 ) -> ApiResult<Reply> {
     let step = find_step(&state, &p, &plan_id, &step_id).await?;
