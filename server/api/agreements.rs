@@ -229,7 +229,11 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
             }),
         )
         .await?;
-        commit_written(store::get_in(tx, org, &id).await?, "agreement", transaction, |agreement| created(to_json(agreement), agreement.version)).await
+        let agreement = store::get_in(tx, org, &id).await?;
+        commit_written(agreement, "agreement", transaction, |a| {
+            created(to_json(&a), a.version)
+        })
+        .await
     })
     .await
 }
@@ -415,10 +419,17 @@ pub async fn accept(
             "agreement.accepted",
             ("agreement", id),
             &p.actor(),
-            &json!({ "charge_ids": agreement.charge_ids, "total_amount": agreement.total_cents.to_reais() }),
+            &json!({
+                "charge_ids": agreement.charge_ids,
+                "total_amount": agreement.total_cents.to_reais(),
+            }),
         )
         .await?;
-        commit_written(store::get_in(tx, org, id).await?, "agreement", transaction, |agreement| data_with_etag(to_json(agreement), agreement.version)).await
+        let agreement = store::get_in(tx, org, id).await?;
+        commit_written(agreement, "agreement", transaction, |a| {
+            data_with_etag(to_json(&a), a.version)
+        })
+        .await
     })
     .await
 }
@@ -552,7 +563,7 @@ pub async fn cancel(
                 store::get_in(tx, org, id).await?,
                 "agreement",
                 transaction,
-                |agreement| data_with_etag(to_json(agreement), agreement.version),
+                |agreement| data_with_etag(to_json(&agreement), agreement.version),
             )
             .await;
         }
@@ -590,7 +601,7 @@ pub async fn cancel(
             store::get_in(tx, org, id).await?,
             "agreement",
             transaction,
-            |agreement| data_with_etag(to_json(agreement), agreement.version),
+            |agreement| data_with_etag(to_json(&agreement), agreement.version),
         )
         .await
     })

@@ -52,7 +52,11 @@ macro_rules! resources {
         impl Resource for $ty {
             const NAME: &'static str = $name;
 
-            fn get(db: &Db, organization_id: &str, id: &str) -> impl Future<Output = store::Result<Option<Self>>> + Send {
+            fn get(
+                db: &Db,
+                organization_id: &str,
+                id: &str,
+            ) -> impl Future<Output = store::Result<Option<Self>>> + Send {
                 $get(db, organization_id, id)
             }
         }

@@ -178,7 +178,7 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "charge",
         tx,
-        |charge| created(charge, charge.version),
+        |charge| created(&charge, charge.version),
     )
     .await
 }
@@ -260,7 +260,7 @@ pub async fn update(
             store::get_in(tx, org, id).await?,
             "charge",
             transaction,
-            |charge| data_with_etag(charge, charge.version),
+            |charge| data_with_etag(&charge, charge.version),
         )
         .await
     })
@@ -314,7 +314,7 @@ pub async fn cancel(
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "charge",
         tx,
-        |charge| data_with_etag(charge, charge.version),
+        |charge| data_with_etag(&charge, charge.version),
     )
     .await
 }

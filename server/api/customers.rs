@@ -138,7 +138,7 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "customer",
         tx,
-        |customer| created(customer, customer.version),
+        |customer| created(&customer, customer.version),
     )
     .await
 }
@@ -187,7 +187,7 @@ pub async fn update(
             store::get_in(tx, org, id).await?,
             "customer",
             transaction,
-            |customer| data_with_etag(customer, customer.version),
+            |customer| data_with_etag(&customer, customer.version),
         )
         .await
     })

@@ -132,7 +132,7 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
             store::get_in(tx, org, id).await?,
             "dispute",
             transaction,
-            |dispute| created(to_json(dispute), dispute.version),
+            |dispute| created(to_json(&dispute), dispute.version),
         )
         .await
     })
@@ -237,7 +237,7 @@ pub async fn resolve(
             store::get_in(tx, org, id).await?,
             "dispute",
             transaction,
-            |dispute| data_with_etag(to_json(dispute), dispute.version),
+            |dispute| data_with_etag(to_json(&dispute), dispute.version),
         )
         .await
     })

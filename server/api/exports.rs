@@ -8,10 +8,10 @@ use http::header;
 use serde_json::{Map, Value, json};
 
 use super::caller::{Caller, find};
-use super::idempotency::commit;
+use super::idempotency::commit_read;
 use super::input::{Input, Patch};
 use super::problem::{ApiError, ApiResult, FieldError};
-use super::reply::{self, Reply, data_with_etag, written};
+use super::reply::{self, Reply, data_with_etag};
 use crate::store::charges::ChargeFilter;
 use crate::store::customers::CustomerFilter;
 use crate::store::deliveries::DeliveryFilter;
@@ -123,11 +123,13 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
         &json!({ "kind": kind, "filters": filters }),
     )
     .await?;
-    let export = written(
+    commit_read(
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "export",
-    )?;
-    commit(tx, accepted(export)).await
+        tx,
+        accepted,
+    )
+    .await
 }
 
 pub async fn get(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {

@@ -191,7 +191,7 @@ pub async fn commit_read<T>(
     found: Option<T>,
     what: &str,
     tx: sqlx::Transaction<'static, sqlx::Any>,
-    reply: impl FnOnce(&T) -> Reply,
+    reply: impl FnOnce(T) -> Reply,
 ) -> ApiResult<Reply> {
     commit_written(found, what, tx, reply)
         .await
@@ -203,10 +203,10 @@ pub async fn commit_written<T>(
     found: Option<T>,
     what: &str,
     tx: sqlx::Transaction<'static, sqlx::Any>,
-    reply: impl FnOnce(&T) -> Reply,
+    reply: impl FnOnce(T) -> Reply,
 ) -> Result<Reply, Failure<ApiError>> {
     let object = written(found, what).map_err(Failure::Refused)?;
-    commit_attempt(tx, reply(&object)).await
+    commit_attempt(tx, reply(object)).await
 }
 
 fn problem_of(failure: Failure<ApiError>) -> ApiError {

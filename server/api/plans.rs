@@ -11,7 +11,7 @@ use super::idempotency::{commit, commit_read};
 use super::input::{Input, Patch};
 use super::problem::{ApiError, ApiResult};
 use super::reply::{
-    Reply, check_if_match, created, data_with_etag, list as list_reply, object_with_status, written,
+    Reply, check_if_match, created, data_with_etag, list as list_reply, object_with_status,
 };
 use crate::auth::Principal;
 use crate::domain::collection::{BUREAUS, CHANNELS};
@@ -263,7 +263,7 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "collection plan",
         tx,
-        |plan| created(plan, plan.version),
+        |plan| created(&plan, plan.version),
     )
     .await
 }
@@ -310,11 +310,13 @@ pub async fn update(
         &json!({ "name": name }),
     )
     .await?;
-    let plan = written(
+    commit_read(
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "collection plan",
-    )?;
-    commit(tx, plan_reply(plan)).await
+        tx,
+        plan_reply,
+    )
+    .await
 }
 
 /// `DELETE /v1/collection_plans/{id}`: refused while open charges use it.
@@ -419,11 +421,13 @@ pub async fn steps_create(
         &json!({ "collection_plan_id": plan_id, "action": fields.action, "offset_days": fields.offset_days }),
     )
     .await?;
-    let step = written(
+    commit_read(
         store::get_step(&mut tx, &p.organization_id, &plan_id, &id).await?,
         "collection plan step",
-    )?;
-    commit(tx, step_reply(step, StatusCode::CREATED)).await
+        tx,
+        |step| step_reply(step, StatusCode::CREATED),
+    )
+    .await
 }
 
 /// `PATCH /v1/collection_plans/{cp_id}/steps/{step_id}`.
@@ -470,11 +474,13 @@ pub async fn steps_update(
         &json!({ "collection_plan_id": plan_id, "action": fields.action, "offset_days": fields.offset_days }),
     )
     .await?;
-    let step = written(
+    commit_read(
         store::get_step(&mut tx, &p.organization_id, &plan_id, &step_id).await?,
         "collection plan step",
-    )?;
-    commit(tx, step_reply(step, StatusCode::OK)).await
+        tx,
+        |step| step_reply(step, StatusCode::OK),
+    )
+    .await
 }
 
 /// `DELETE /v1/collection_plans/{cp_id}/steps/{step_id}`.

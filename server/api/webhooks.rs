@@ -257,7 +257,7 @@ pub async fn update(
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "webhook",
         tx,
-        |webhook| data_with_etag(webhook, webhook.version),
+        |webhook| data_with_etag(&webhook, webhook.version),
     )
     .await
 }
@@ -328,11 +328,13 @@ pub async fn test(
         },
     )
     .await?;
-    let delivery = written(
+    commit_read(
         store::get_delivery_in(&mut tx, &p.organization_id, &id, &delivery_id).await?,
         "test delivery",
-    )?;
-    commit(tx, accepted(delivery)).await
+        tx,
+        accepted,
+    )
+    .await
 }
 
 pub async fn deliveries(
@@ -413,9 +415,11 @@ pub async fn retry(
         &json!({ "webhook_id": id, "event_id": delivery.event_id, "event_type": delivery.event_type, "previous_status": delivery.status }),
     )
     .await?;
-    let delivery = written(
+    commit_read(
         store::get_delivery_in(&mut tx, &p.organization_id, &id, &delivery_id).await?,
         "delivery",
-    )?;
-    commit(tx, accepted(delivery)).await
+        tx,
+        accepted,
+    )
+    .await
 }
