@@ -211,7 +211,10 @@ pub(super) async fn delivery_reply(
         deliveries::get_in(conn, &p.organization_id, delivery_id).await?,
         "delivery",
     )?;
-    Ok(accepted(&delivery, delivery.version))
+    Ok(accepted(
+        super::deliveries::to_json(&delivery),
+        delivery.version,
+    ))
 }
 
 /// The transaction and the action's result when it was done (the caller replies and commits),

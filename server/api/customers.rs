@@ -33,7 +33,25 @@ pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResul
         == "desc";
     input.finish()?;
     let page_rows = store::list(&state.db, &p.organization_id, &filter, page).await?;
-    Ok(list_reply(page_rows, page))
+    Ok(list_reply(page_rows.map(|c| to_json(&c)), page))
+}
+
+/// A customer as the API shows it.
+fn to_json(c: &Customer) -> Value {
+    json!({
+        "id": c.id,
+        "name": c.name,
+        "document": c.document,
+        "document_type": c.document_type,
+        "email": c.email,
+        "phone": c.phone,
+        "address": c.address,
+        "channel_opt_outs": c.channel_opt_outs,
+        "tags": c.tags,
+        "notes": c.notes,
+        "created_at": c.created_at,
+        "updated_at": c.updated_at,
+    })
 }
 
 /// The filters of `customers_list` (also those of a customers export), oldest first.
@@ -55,7 +73,7 @@ pub fn read_filter(input: &mut Input) -> CustomerFilter {
 
 pub async fn get(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
     let customer = find::<Customer>(&state, &p, &id).await?;
-    Ok(data_with_etag(&customer, customer.version))
+    Ok(data_with_etag(to_json(&customer), customer.version))
 }
 
 pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
@@ -138,7 +156,7 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "customer",
         tx,
-        |customer| created(&customer, customer.version),
+        |customer| created(to_json(&customer), customer.version),
     )
     .await
 }
@@ -187,7 +205,7 @@ pub async fn update(
             store::get_in(tx, org, id).await?,
             "customer",
             transaction,
-            |customer| data_with_etag(&customer, customer.version),
+            |customer| data_with_etag(to_json(&customer), customer.version),
         )
         .await
     })

@@ -2,6 +2,7 @@
 
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery};
+use serde_json::{Value, json};
 
 use super::caller::{Caller, find};
 use super::collection::{action_context, delivery_reply, settle};
@@ -34,6 +35,25 @@ fn read_id(input: &mut Input, name: &str, prefix: &str) -> Option<String> {
     }
 }
 
+/// A delivery as the API shows it (not its provider or organization).
+pub(super) fn to_json(d: &Delivery) -> Value {
+    json!({
+        "id": d.id,
+        "charge_id": d.charge_id,
+        "customer_id": d.customer_id,
+        "channel": d.channel,
+        "status": d.status,
+        "recipient": d.recipient,
+        "subject": d.subject,
+        "body": d.body,
+        "step_id": d.step_id,
+        "attempts": d.attempts,
+        "error": d.error,
+        "sent_at": d.sent_at,
+        "created_at": d.created_at,
+    })
+}
+
 /// `GET /v1/deliveries`: newest first, with filters.
 pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResult<Reply> {
     let mut input = Input::from_raw_query(raw);
@@ -41,7 +61,7 @@ pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResul
     let filter = read_filter(&mut input);
     input.finish()?;
     let rows = store::list(&state.db, &p.organization_id, &filter, page).await?;
-    Ok(list_reply(rows, page))
+    Ok(list_reply(rows.map(|d| to_json(&d)), page))
 }
 
 /// The filters of `deliveries_list` (also those of a deliveries export).
@@ -57,7 +77,7 @@ pub fn read_filter(input: &mut Input) -> DeliveryFilter {
 /// `GET /v1/deliveries/{id}`.
 pub async fn get(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
     let delivery = find::<Delivery>(&state, &p, &id).await?;
-    Ok(data_with_etag(&delivery, delivery.version))
+    Ok(data_with_etag(to_json(&delivery), delivery.version))
 }
 
 /// `POST /v1/deliveries/{id}/resend`: the same text again, as a new delivery, to the

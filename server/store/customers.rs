@@ -19,8 +19,8 @@ pub struct Address {
 }
 
 crate::row! {
-    /// A customer as stored (and, for now, as the API returns it).
-    #[derive(Debug, Clone, Serialize)]
+    /// A customer as stored; `api::customers` shows it.
+    #[derive(Debug, Clone)]
     pub struct Customer {
         pub id: String,
         pub name: String,
@@ -34,7 +34,6 @@ crate::row! {
         pub notes: Option<String>,
         pub created_at: String,
         pub updated_at: String,
-        #[serde(skip)]
         pub version: i64,
     }
 }

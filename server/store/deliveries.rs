@@ -4,7 +4,6 @@
 //! time, so that replicas sharing the database never send the same message twice and work
 //! survives a restart.
 
-use serde::Serialize;
 use sqlx::{AnyConnection, AssertSqlSafe};
 
 use super::rows::{Stored, by_id};
@@ -14,8 +13,8 @@ use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
 pub const STATUSES: &[&str] = &["queued", "sent", "delivered", "failed", "bounced"];
 
 crate::row! {
-    /// A delivery as stored (and, for now, as the API returns it).
-    #[derive(Debug, Clone, Serialize)]
+    /// A delivery as stored; `api::deliveries` shows it.
+    #[derive(Debug, Clone)]
     pub struct Delivery {
         pub id: String,
         pub charge_id: String,
@@ -30,11 +29,8 @@ crate::row! {
         pub error: Option<String>,
         pub sent_at: Option<String>,
         pub created_at: String,
-        #[serde(skip)]
         pub organization_id: String,
-        #[serde(skip)]
         pub provider: Option<String>,
-        #[serde(skip)]
         pub version: i64,
     }
 }
