@@ -23,7 +23,35 @@ const ACTIONS: &[&str] = &["notify", "negativate", "protest"];
 const MAX_STEPS: usize = 50;
 
 fn plan_reply(plan: Plan) -> Reply {
-    data_with_etag(&plan, plan.version)
+    data_with_etag(plan_json(&plan), plan.version)
+}
+
+/// A plan as the API shows it, with its steps.
+fn plan_json(plan: &Plan) -> Value {
+    json!({
+        "id": plan.id,
+        "name": plan.name,
+        "description": plan.description,
+        "steps": plan.steps.iter().map(step_json).collect::<Vec<_>>(),
+        "created_at": plan.created_at,
+        "updated_at": plan.updated_at,
+    })
+}
+
+/// A step as the API shows it.
+fn step_json(step: &Step) -> Value {
+    json!({
+        "id": step.id,
+        "collection_plan_id": step.collection_plan_id,
+        "offset_days": step.offset_days,
+        "channel": step.channel,
+        "action": step.action,
+        "template": step.template,
+        "bureau": step.bureau,
+        "position": step.position,
+        "created_at": step.created_at,
+        "updated_at": step.updated_at,
+    })
 }
 
 /// `GET /v1/collection_plans`.
@@ -33,7 +61,7 @@ pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResul
     let q = input.string("q", 1, 100);
     input.finish()?;
     let rows = store::list(&state.db, &p.organization_id, q.as_deref(), page).await?;
-    Ok(list_reply(rows, page))
+    Ok(list_reply(rows.map(|plan| plan_json(&plan)), page))
 }
 
 /// `GET /v1/collection_plans/{id}`.
@@ -263,7 +291,7 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "collection plan",
         tx,
-        |plan| created(&plan, plan.version),
+        |plan| created(plan_json(&plan), plan.version),
     )
     .await
 }
@@ -360,7 +388,7 @@ pub async fn steps_list(
         return Err(ApiError::not_found("collection plan", &plan_id));
     }
     let rows = store::list_steps(&state.db, &p.organization_id, &plan_id, page).await?;
-    Ok(list_reply(rows, page))
+    Ok(list_reply(rows.map(|step| step_json(&step)), page))
 }
 
 async fn find_step(
@@ -379,7 +407,7 @@ async fn find_step(
 }
 
 fn step_reply(step: Step, status: StatusCode) -> Reply {
-    object_with_status(&step, step.version, status)
+    object_with_status(step_json(&step), step.version, status)
 }
 
 /// `POST /v1/collection_plans/{cp_id}/steps`.

@@ -4,7 +4,6 @@
 //! deleting shift the neighbours. Any change to a step bumps its plan's version, since the
 //! plan's representation (and ETag) includes its steps.
 
-use serde::Serialize;
 use sqlx::{AnyConnection, AssertSqlSafe};
 
 use super::rows::{Stored, by_id};
@@ -12,8 +11,8 @@ use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
 use crate::store::customers::search_key;
 
 crate::row! {
-    /// A plan as the API returns it, steps in order.
-    #[derive(Debug, Clone, Serialize)]
+    /// A plan as stored, steps in order; `api::plans` shows it.
+    #[derive(Debug, Clone)]
     pub struct Plan {
         pub id: String,
         pub name: String,
@@ -21,7 +20,6 @@ crate::row! {
         pub steps: Vec<Step> = Vec::new(),
         pub created_at: String,
         pub updated_at: String,
-        #[serde(skip)]
         pub version: i64,
     }
 }
@@ -32,8 +30,8 @@ impl Stored for Plan {
 }
 
 crate::row! {
-    /// A step as the API returns it.
-    #[derive(Debug, Clone, Serialize)]
+    /// A step as stored.
+    #[derive(Debug, Clone)]
     pub struct Step {
         pub id: String,
         pub collection_plan_id: String,
@@ -45,7 +43,6 @@ crate::row! {
         pub position: i64,
         pub created_at: String,
         pub updated_at: String,
-        #[serde(skip)]
         pub version: i64,
     }
 }
