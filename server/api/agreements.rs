@@ -2,26 +2,24 @@
 //! down payment and monthly instalments. The arithmetic is `domain::installments`; the rows
 //! and the unwinding of an agreement that ends unpaid are `store::agreements`.
 
-use axum::Extension;
 use axum::body::Bytes;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{Path, RawQuery};
 use http::HeaderMap;
-use serde_json::json;
+use serde_json::{Value, json};
 use sqlx::AnyConnection;
 
-use super::idempotency::commit_attempt;
+use super::caller::{Caller, find};
+use super::idempotency::commit_written;
 use super::input::Input;
 use super::problem::{ApiError, ApiResult, FieldError};
-use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply, written};
-use crate::auth::Principal;
+use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply};
 use crate::domain::installments::{
     MAX_INSTALLMENTS, ScheduleError, discounted_total, schedule as build_schedule,
 };
 use crate::domain::money::Cents;
-use crate::state::AppState;
 use crate::store::agreements::{
-    self as store, AgreedCharge, Agreement, AgreementFilter, Ending, NewAgreement, Proposal,
-    STATUSES, UnwindError, Unwinding,
+    self as store, AgreedCharge, Agreement, AgreementFilter, AgreementStatus, Ending, NewAgreement,
+    Proposal, STATUSES, UnwindError, Unwinding,
 };
 use crate::store::charges::{self, Charge, ChargeFields};
 use crate::store::locks::{self, Table};
@@ -30,11 +28,7 @@ use crate::store::{customers, events, ids, now_text, today};
 
 const MAX_AMOUNT: Cents = Cents(100_000_000_00);
 
-pub async fn list(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    RawQuery(raw): RawQuery,
-) -> ApiResult<Reply> {
+pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResult<Reply> {
     let mut input = Input::from_raw_query(raw);
     let page = input.page();
     let filter = AgreementFilter {
@@ -43,34 +37,54 @@ pub async fn list(
     };
     input.finish()?;
     let rows = store::list(&state.db, &p.organization_id, &filter, page).await?;
-    Ok(list_reply(rows, page))
+    Ok(list_reply(rows.map(|a| to_json(&a)), page))
 }
 
-pub async fn get(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    Path(id): Path<String>,
-) -> ApiResult<Reply> {
-    let agreement = find(&state, &p, &id).await?;
-    Ok(data_with_etag(&agreement, agreement.version))
-}
-
-async fn find(state: &AppState, p: &Principal, id: &str) -> ApiResult<Agreement> {
-    store::get(&state.db, &p.organization_id, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("agreement", id))
+pub async fn get(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
+    let agreement = find::<Agreement>(&state, &p, &id).await?;
+    Ok(data_with_etag(to_json(&agreement), agreement.version))
 }
 
 fn concurrent() -> ApiError {
     ApiError::concurrent_update("agreement or one of its charges")
 }
 
+/// An agreement as the API shows it: money in reais, rates in percent.
+fn to_json(a: &Agreement) -> Value {
+    let schedule: Vec<Value> = a
+        .installments_schedule
+        .iter()
+        .map(|i| {
+            json!({
+                "number": i.number,
+                "amount": i.amount_cents.to_reais(),
+                "due_date": i.due_date,
+                "charge_id": i.charge_id,
+            })
+        })
+        .collect();
+    json!({
+        "id": a.id,
+        "customer_id": a.customer_id,
+        "charge_ids": a.charge_ids,
+        "status": a.status,
+        "total_amount": a.total_cents.to_reais(),
+        "down_payment": a.down_payment_cents.to_reais(),
+        "installments": a.installments,
+        "first_due_date": a.first_due_date,
+        "discount_percent": a.discount_bp as f64 / 100.0,
+        "installments_schedule": schedule,
+        "note": a.note,
+        "cancel_reason": a.cancel_reason,
+        "accepted_at": a.accepted_at,
+        "canceled_at": a.canceled_at,
+        "created_at": a.created_at,
+        "updated_at": a.updated_at,
+    })
+}
+
 /// `POST /v1/agreements`: a proposal. Nothing changes on the charges until it is accepted.
-pub async fn create(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    body: Bytes,
-) -> ApiResult<Reply> {
+pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
     let mut input = Input::from_body(&body)?;
     let customer_id = input.required_string("customer_id", 1, 40);
     let charge_ids = input.string_list("charge_ids", 100, 40);
@@ -215,9 +229,11 @@ pub async fn create(
             }),
         )
         .await?;
-        let agreement =
-            written(store::get_in(tx, org, &id).await?, "agreement").map_err(Failure::Refused)?;
-        commit_attempt(transaction, created(&agreement, agreement.version)).await
+        let agreement = store::get_in(tx, org, &id).await?;
+        commit_written(agreement, "agreement", transaction, |a| {
+            created(to_json(&a), a.version)
+        })
+        .await
     })
     .await
 }
@@ -311,8 +327,7 @@ fn plan(
 /// `POST /v1/agreements/{id}/accept`: the originals go `in_agreement` and one charge is
 /// created per schedule entry, all in one transaction.
 pub async fn accept(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Bytes,
@@ -325,7 +340,7 @@ pub async fn accept(
         let tx = &mut *transaction;
         // The agreement, then its charges: the order every writer locks them in.
         let agreement = locked(tx, org, id, headers).await?;
-        if agreement.status != "proposed" {
+        if agreement.status != AgreementStatus::Proposed {
             return Err(Failure::Refused(ApiError::conflict(
                 "agreement_not_proposed",
                 format!(
@@ -372,7 +387,7 @@ pub async fn accept(
             };
             let fields = ChargeFields {
                 description,
-                amount_cents: entry.amount_cents,
+                amount_cents: entry.amount_cents.0,
                 fine_bp: crate::domain::charge_math::MAX_FINE_BP,
                 interest_bp: 100,
                 due_date: entry.due_date.clone(),
@@ -390,7 +405,7 @@ pub async fn accept(
                 &p.actor(),
                 &json!({
                     "customer_id": agreement.customer_id,
-                    "amount": entry.amount,
+                    "amount": entry.amount_cents.to_reais(),
                     "due_date": entry.due_date,
                     "agreement_id": id,
                     "installment": entry.number,
@@ -404,12 +419,17 @@ pub async fn accept(
             "agreement.accepted",
             ("agreement", id),
             &p.actor(),
-            &json!({ "charge_ids": agreement.charge_ids, "total_amount": agreement.total_amount }),
+            &json!({
+                "charge_ids": agreement.charge_ids,
+                "total_amount": agreement.total_cents.to_reais(),
+            }),
         )
         .await?;
-        let agreement =
-            written(store::get_in(tx, org, id).await?, "agreement").map_err(Failure::Refused)?;
-        commit_attempt(transaction, data_with_etag(&agreement, agreement.version)).await
+        let agreement = store::get_in(tx, org, id).await?;
+        commit_written(agreement, "agreement", transaction, |a| {
+            data_with_etag(to_json(&a), a.version)
+        })
+        .await
     })
     .await
 }
@@ -487,8 +507,7 @@ async fn still_as_proposed(
 /// `POST /v1/agreements/{id}/cancel`: a proposal just closes; an accepted agreement is
 /// unwound (see `store::agreements::unwind`).
 pub async fn cancel(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Bytes,
@@ -518,7 +537,7 @@ pub async fn cancel(
         let mut transaction = db.begin().await?;
         let tx = &mut *transaction;
         let agreement = locked(tx, org, id, headers).await?;
-        if agreement.status == "proposed" {
+        if agreement.status == AgreementStatus::Proposed {
             if !store::mark_ended(
                 tx,
                 org,
@@ -540,13 +559,16 @@ pub async fn cancel(
                 &json!({ "reason": reason, "was": "proposed" }),
             )
             .await?;
-            let agreement = written(store::get_in(tx, org, id).await?, "agreement")
-                .map_err(Failure::Refused)?;
-            return commit_attempt(transaction, data_with_etag(&agreement, agreement.version))
-                .await;
+            return commit_written(
+                store::get_in(tx, org, id).await?,
+                "agreement",
+                transaction,
+                |agreement| data_with_etag(to_json(&agreement), agreement.version),
+            )
+            .await;
         }
-        if agreement.status != "accepted" {
-            return Err(not_cancelable(&agreement.status, ""));
+        if agreement.status != AgreementStatus::Accepted {
+            return Err(not_cancelable(agreement.status.as_str(), ""));
         }
         // Unwinding writes the instalments and the originals.
         let mut charge_ids: Vec<&str> = agreement.charge_ids.iter().map(String::as_str).collect();
@@ -575,9 +597,13 @@ pub async fn cancel(
             Err(UnwindError::Concurrent(_)) => return Err(Failure::Refused(concurrent())),
             Err(UnwindError::Store(e)) => return Err(Failure::Store(e)),
         }
-        let agreement =
-            written(store::get_in(tx, org, id).await?, "agreement").map_err(Failure::Refused)?;
-        commit_attempt(transaction, data_with_etag(&agreement, agreement.version)).await
+        commit_written(
+            store::get_in(tx, org, id).await?,
+            "agreement",
+            transaction,
+            |agreement| data_with_etag(to_json(&agreement), agreement.version),
+        )
+        .await
     })
     .await
 }

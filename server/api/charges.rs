@@ -1,16 +1,16 @@
 //! `/v1/charges`: what debtors owe.
 
-use axum::Extension;
 use axum::body::Bytes;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{Path, RawQuery};
 use http::HeaderMap;
 use serde_json::json;
 
+use super::caller::{Caller, find};
 use super::collection::locked_charge;
-use super::idempotency::{commit, commit_attempt};
+use super::idempotency::{commit_read, commit_written};
 use super::input::{Input, Patch};
 use super::problem::{ApiError, ApiResult};
-use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply, written};
+use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply};
 use crate::auth::Principal;
 use crate::domain::charge_math::MAX_FINE_BP;
 use crate::domain::money::Cents;
@@ -24,11 +24,7 @@ use crate::store::{customers, events, ids, now_text};
 const MAX_AMOUNT: Cents = Cents(100_000_000_00);
 const MIN_AMOUNT: Cents = Cents(1);
 
-pub async fn list(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    RawQuery(raw): RawQuery,
-) -> ApiResult<Reply> {
+pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResult<Reply> {
     let mut input = Input::from_raw_query(raw);
     let page = input.page();
     let mut filter = read_filter(&mut input);
@@ -76,19 +72,9 @@ pub fn read_filter(input: &mut Input) -> ChargeFilter {
     filter
 }
 
-pub async fn get(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    Path(id): Path<String>,
-) -> ApiResult<Reply> {
-    let charge = find(&state, &p, &id).await?;
+pub async fn get(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
+    let charge = find::<Charge>(&state, &p, &id).await?;
     Ok(data_with_etag(&charge, charge.version))
-}
-
-async fn find(state: &AppState, p: &Principal, id: &str) -> ApiResult<Charge> {
-    store::get(&state.db, &p.organization_id, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("charge", id))
 }
 
 /// Percentages arrive as numbers with at most two decimals and are stored in basis points.
@@ -126,11 +112,7 @@ async fn read_collection_plan(
     })
 }
 
-pub async fn create(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    body: Bytes,
-) -> ApiResult<Reply> {
+pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
     let mut input = Input::from_body(&body)?;
     let customer_id = input.required_string("customer_id", 1, 40);
     let description = input.required_string("description", 1, 500);
@@ -191,23 +173,24 @@ pub async fn create(
         &json!({ "customer_id": customer_id, "amount": amount.to_reais(), "due_date": fields.due_date }),
     )
     .await?;
-    let charge = written(
+    commit_read(
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "charge",
-    )?;
-    commit(tx, created(&charge, charge.version)).await
+        tx,
+        |charge| created(&charge, charge.version),
+    )
+    .await
 }
 
 pub async fn update(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult<Reply> {
     let mut input = Input::from_body(&body)?;
     // An unknown charge is a 404 before any complaint about the body.
-    find(&state, &p, &id).await?;
+    find::<Charge>(&state, &p, &id).await?;
     let description = input.string("description", 1, 500);
     let amount = input.money("amount", MIN_AMOUNT, MAX_AMOUNT);
     let due_date = input.due_date("due_date");
@@ -272,17 +255,20 @@ pub async fn update(
             &json!({}),
         )
         .await?;
-        let charge =
-            written(store::get_in(tx, org, id).await?, "charge").map_err(Failure::Refused)?;
-        commit_attempt(transaction, data_with_etag(&charge, charge.version)).await
+        commit_written(
+            store::get_in(tx, org, id).await?,
+            "charge",
+            transaction,
+            |charge| data_with_etag(&charge, charge.version),
+        )
+        .await
     })
     .await
 }
 
 /// `POST /v1/charges/{id}/cancel`: stop collecting an open charge, for good.
 pub async fn cancel(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Bytes,
@@ -290,7 +276,7 @@ pub async fn cancel(
     let mut input = Input::from_body(&body)?;
     let reason = input.string("reason", 0, 500).filter(|r| !r.is_empty());
     input.finish()?;
-    let current = find(&state, &p, &id).await?;
+    let current = find::<Charge>(&state, &p, &id).await?;
     check_if_match(&headers, current.version)?;
     if !current.is_open() {
         return Err(ApiError::conflict(
@@ -323,9 +309,11 @@ pub async fn cancel(
         &json!({ "reason": reason }),
     )
     .await?;
-    let charge = written(
+    commit_read(
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "charge",
-    )?;
-    commit(tx, data_with_etag(&charge, charge.version)).await
+        tx,
+        |charge| data_with_etag(&charge, charge.version),
+    )
+    .await
 }

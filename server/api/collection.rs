@@ -4,14 +4,14 @@
 //! The rules live in `domain::collection` and the writes in `engine::actions`, shared with the
 //! collection plans, so a person and a plan step are refused for the same reasons.
 
-use axum::Extension;
 use axum::body::Bytes;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{Path, RawQuery};
 use http::{HeaderMap, StatusCode};
 use serde_json::json;
 use sqlx::AnyConnection;
 use time::OffsetDateTime;
 
+use super::caller::{Caller, find};
 use super::idempotency::{commit, commit_attempt};
 use super::input::Input;
 use super::problem::{ApiError, ApiResult, FieldError};
@@ -19,10 +19,11 @@ use super::reply::{Reply, accepted, check_if_match, data_with_etag, list as list
 use crate::auth::Principal;
 use crate::domain::collection::{BUREAUS, CHANNELS, Refusal};
 use crate::domain::money::Cents;
-use crate::engine::actions::{self, NoticeText, Outcome};
+use crate::engine::actions::{self, ActionContext, CollectionRequest, NoticeText, Outcome};
 use crate::state::AppState;
 use crate::store::charges::{self, Charge};
-use crate::store::collection as store;
+use crate::store::collection::{self as store, Payment};
+use crate::store::events::Actor;
 use crate::store::locks::{self, Table};
 use crate::store::retry::{self, Failure};
 use crate::store::{deliveries, events, timestamp_text};
@@ -31,12 +32,6 @@ const MAX_AMOUNT: Cents = Cents(100_000_000_00);
 
 /// Ways money is received.
 const METHODS: &[&str] = &["pix", "boleto", "card", "transfer", "cash", "other"];
-
-pub(super) async fn find_charge(state: &AppState, p: &Principal, id: &str) -> ApiResult<Charge> {
-    charges::get(&state.db, &p.organization_id, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("charge", id))
-}
 
 /// A rule's refusal as a 409 problem.
 pub(super) fn refused(refusal: Refusal) -> ApiError {
@@ -75,8 +70,7 @@ async fn charge_reply(conn: &mut AnyConnection, p: &Principal, id: &str) -> ApiR
 
 /// `POST /v1/charges/{id}/pay`: record money received, partial payments allowed.
 pub async fn pay(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Bytes,
@@ -127,31 +121,17 @@ pub async fn pay(
             return Err(Failure::Refused(exceeds(amount, due, id)));
         }
         let settles = amount == due;
-        if !store::apply_payment(
-            tx,
-            org,
-            id,
-            current.version,
-            amount.0,
-            settles,
-            paid_at_text,
-            now_text,
-        )
-        .await?
-        {
+        let payment = Payment {
+            charge_id: id,
+            amount_cents: amount.0,
+            method,
+            note: note.as_deref(),
+            paid_at: paid_at_text,
+        };
+        if !store::apply_payment(tx, org, &payment, current.version, settles, now_text).await? {
             return Err(Failure::Refused(ApiError::concurrent_update("charge")));
         }
-        let payment_id = store::insert_payment(
-            tx,
-            org,
-            id,
-            amount.0,
-            method,
-            note.as_deref(),
-            paid_at_text,
-            now_text,
-        )
-        .await?;
+        let payment_id = store::insert_payment(tx, org, &payment, now_text).await?;
         let actor = p.actor();
         events::record(
             tx,
@@ -231,7 +211,10 @@ pub(super) async fn delivery_reply(
         deliveries::get_in(conn, &p.organization_id, delivery_id).await?,
         "delivery",
     )?;
-    Ok(accepted(&delivery, delivery.version))
+    Ok(accepted(
+        super::deliveries::to_json(&delivery),
+        delivery.version,
+    ))
 }
 
 /// The transaction and the action's result when it was done (the caller replies and commits),
@@ -251,8 +234,7 @@ pub(super) async fn settle<T>(
 
 /// `POST /v1/charges/{id}/notify`: queue a notice to the debtor now.
 pub async fn notify(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path(id): Path<String>,
     body: Bytes,
 ) -> ApiResult<Reply> {
@@ -264,24 +246,33 @@ pub async fn notify(
     let Some(channel) = channel else {
         return Err(ApiError::internal("validated fields missing"));
     };
-    find_charge(&state, &p, &id).await?;
+    find::<Charge>(&state, &p, &id).await?;
     let mut tx = state.db.begin().await?;
-    let outcome = actions::notify(
-        &mut tx,
-        &p.organization_id,
-        &id,
-        channel,
-        NoticeText::Compose {
-            template: template.as_deref(),
-        },
-        None,
-        &p.actor(),
-        OffsetDateTime::now_utc(),
-    )
-    .await?;
+    let actor = p.actor();
+    let cx = action_context(&p, &id, None, &actor);
+    let text = NoticeText::Compose {
+        template: template.as_deref(),
+    };
+    let outcome = actions::notify(&mut tx, &cx, channel, text, None).await?;
     let (mut tx, delivery_id) = settle(tx, outcome).await?;
     let reply = delivery_reply(&mut tx, &p, &delivery_id).await?;
     commit(tx, reply).await
+}
+
+/// The context of an action the caller asks for on charge `id`, now.
+pub(super) fn action_context<'a>(
+    p: &'a Principal,
+    id: &'a str,
+    version: Option<i64>,
+    actor: &'a Actor,
+) -> ActionContext<'a> {
+    ActionContext {
+        organization_id: &p.organization_id,
+        charge_id: id,
+        version,
+        actor,
+        now: OffsetDateTime::now_utc(),
+    }
 }
 
 /// Body of the actions that take none: empty, or an empty object.
@@ -291,8 +282,7 @@ fn no_fields(body: &Bytes) -> ApiResult<()> {
 
 /// `POST /v1/charges/{id}/negativate`.
 pub async fn negativate(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Bytes,
@@ -304,62 +294,34 @@ pub async fn negativate(
     let Some(bureau) = bureau else {
         return Err(ApiError::internal("validated fields missing"));
     };
-    let current = find_charge(&state, &p, &id).await?;
+    let current = find::<Charge>(&state, &p, &id).await?;
     check_if_match(&headers, current.version)?;
     let mut tx = state.db.begin().await?;
-    let outcome = actions::negativate(
-        &mut tx,
-        &p.organization_id,
-        &id,
-        bureau,
-        Some(current.version),
-        &p.actor(),
-        OffsetDateTime::now_utc(),
-    )
-    .await?;
+    let actor = p.actor();
+    let cx = action_context(&p, &id, Some(current.version), &actor);
+    let outcome = actions::request(&mut tx, &cx, CollectionRequest::Negativate { bureau }).await?;
     let (mut tx, ()) = settle(tx, outcome).await?;
     let reply = charge_reply(&mut tx, &p, &id).await?;
     commit(tx, reply).await
 }
 
 /// The requests to the bureau or the notary that take no fields: the same checks, and the
-/// action that differs.
-#[derive(Debug, Clone, Copy)]
-enum ThirdPartyRequest {
-    RemoveNegativation,
-    Protest,
-    CancelProtest,
-}
-
+/// request that differs.
 async fn third_party_request(
     state: AppState,
     p: Principal,
     id: String,
     headers: HeaderMap,
     body: Bytes,
-    request: ThirdPartyRequest,
+    request: CollectionRequest<'static>,
 ) -> ApiResult<Reply> {
     no_fields(&body)?;
-    let current = find_charge(&state, &p, &id).await?;
+    let current = find::<Charge>(&state, &p, &id).await?;
     check_if_match(&headers, current.version)?;
     let mut tx = state.db.begin().await?;
-    let (org, version, actor, now) = (
-        &p.organization_id,
-        Some(current.version),
-        p.actor(),
-        OffsetDateTime::now_utc(),
-    );
-    let outcome = match request {
-        ThirdPartyRequest::RemoveNegativation => {
-            actions::remove_negativation(&mut tx, org, &id, version, &actor, now).await?
-        }
-        ThirdPartyRequest::Protest => {
-            actions::protest(&mut tx, org, &id, version, &actor, now).await?
-        }
-        ThirdPartyRequest::CancelProtest => {
-            actions::cancel_protest(&mut tx, org, &id, version, &actor, now).await?
-        }
-    };
+    let actor = p.actor();
+    let cx = action_context(&p, &id, Some(current.version), &actor);
+    let outcome = actions::request(&mut tx, &cx, request).await?;
     let (mut tx, ()) = settle(tx, outcome).await?;
     let reply = charge_reply(&mut tx, &p, &id).await?;
     commit(tx, reply).await
@@ -367,8 +329,7 @@ async fn third_party_request(
 
 /// `DELETE /v1/charges/{id}/negativation`.
 pub async fn negativation_remove(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Bytes,
@@ -379,26 +340,24 @@ pub async fn negativation_remove(
         id,
         headers,
         body,
-        ThirdPartyRequest::RemoveNegativation,
+        CollectionRequest::RemoveNegativation,
     )
     .await
 }
 
 /// `POST /v1/charges/{id}/protest`.
 pub async fn protest(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult<Reply> {
-    third_party_request(state, p, id, headers, body, ThirdPartyRequest::Protest).await
+    third_party_request(state, p, id, headers, body, CollectionRequest::Protest).await
 }
 
 /// `DELETE /v1/charges/{id}/protest`.
 pub async fn protest_cancel(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Bytes,
@@ -409,22 +368,21 @@ pub async fn protest_cancel(
         id,
         headers,
         body,
-        ThirdPartyRequest::CancelProtest,
+        CollectionRequest::CancelProtest,
     )
     .await
 }
 
 /// `GET /v1/charges/{id}/events`: what happened to the charge, oldest first.
 pub async fn events(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path(id): Path<String>,
     RawQuery(raw): RawQuery,
 ) -> ApiResult<Reply> {
     let mut input = Input::from_raw_query(raw);
     let page = input.page();
     input.finish()?;
-    find_charge(&state, &p, &id).await?;
+    find::<Charge>(&state, &p, &id).await?;
     let rows = events::charge_timeline(&state.db, &p.organization_id, &id, page).await?;
     Ok(list_reply(rows, page))
 }

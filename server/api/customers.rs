@@ -1,18 +1,16 @@
 //! `/v1/customers`: debtors of the organization.
 
-use axum::Extension;
 use axum::body::Bytes;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{Path, RawQuery};
 use http::HeaderMap;
 use serde_json::{Map, Value, json};
 
-use super::idempotency::{commit, commit_attempt};
+use super::caller::{Caller, find};
+use super::idempotency::{commit, commit_read, commit_written};
 use super::input::{Input, Patch};
 use super::problem::{ApiError, ApiResult};
-use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply, written};
-use crate::auth::Principal;
+use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply};
 use crate::domain::document::TaxDocument;
-use crate::state::AppState;
 use crate::store::customers::{self as store, Address, Customer, CustomerFields, CustomerFilter};
 use crate::store::locks::{self, Table};
 use crate::store::retry::{self, Failure};
@@ -24,11 +22,7 @@ const STATES: &[&str] = &[
     "PE", "PI", "RJ", "RN", "RS", "RO", "RR", "SC", "SP", "SE", "TO",
 ];
 
-pub async fn list(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    RawQuery(raw): RawQuery,
-) -> ApiResult<Reply> {
+pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResult<Reply> {
     let mut input = Input::from_raw_query(raw);
     let page = input.page();
     let mut filter = read_filter(&mut input);
@@ -39,7 +33,25 @@ pub async fn list(
         == "desc";
     input.finish()?;
     let page_rows = store::list(&state.db, &p.organization_id, &filter, page).await?;
-    Ok(list_reply(page_rows, page))
+    Ok(list_reply(page_rows.map(|c| to_json(&c)), page))
+}
+
+/// A customer as the API shows it.
+fn to_json(c: &Customer) -> Value {
+    json!({
+        "id": c.id,
+        "name": c.name,
+        "document": c.document,
+        "document_type": c.document_type,
+        "email": c.email,
+        "phone": c.phone,
+        "address": c.address,
+        "channel_opt_outs": c.channel_opt_outs,
+        "tags": c.tags,
+        "notes": c.notes,
+        "created_at": c.created_at,
+        "updated_at": c.updated_at,
+    })
 }
 
 /// The filters of `customers_list` (also those of a customers export), oldest first.
@@ -59,26 +71,12 @@ pub fn read_filter(input: &mut Input) -> CustomerFilter {
     }
 }
 
-pub async fn get(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    Path(id): Path<String>,
-) -> ApiResult<Reply> {
-    let customer = find(&state, &p, &id).await?;
-    Ok(data_with_etag(&customer, customer.version))
+pub async fn get(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
+    let customer = find::<Customer>(&state, &p, &id).await?;
+    Ok(data_with_etag(to_json(&customer), customer.version))
 }
 
-async fn find(state: &AppState, p: &Principal, id: &str) -> ApiResult<Customer> {
-    store::get(&state.db, &p.organization_id, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("customer", id))
-}
-
-pub async fn create(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    body: Bytes,
-) -> ApiResult<Reply> {
+pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
     let mut input = Input::from_body(&body)?;
     let name = input.required_string("name", 1, 200);
     let document = match input
@@ -154,22 +152,23 @@ pub async fn create(
         &json!({ "name": fields.name }),
     )
     .await?;
-    let customer = written(
+    commit_read(
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "customer",
-    )?;
-    commit(tx, created(&customer, customer.version)).await
+        tx,
+        |customer| created(to_json(&customer), customer.version),
+    )
+    .await
 }
 
 pub async fn update(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult<Reply> {
     // Checked against the row as read now, so that a bad body is refused before any lock.
-    patched(&body, &find(&state, &p, &id).await?)?;
+    patched(&body, &find::<Customer>(&state, &p, &id).await?)?;
     let (db, p, org, id, headers, body) = (
         &state.db,
         &p,
@@ -202,9 +201,13 @@ pub async fn update(
             &json!({}),
         )
         .await?;
-        let customer =
-            written(store::get_in(tx, org, id).await?, "customer").map_err(Failure::Refused)?;
-        commit_attempt(transaction, data_with_etag(&customer, customer.version)).await
+        commit_written(
+            store::get_in(tx, org, id).await?,
+            "customer",
+            transaction,
+            |customer| data_with_etag(to_json(&customer), customer.version),
+        )
+        .await
     })
     .await
 }
@@ -405,11 +408,7 @@ fn read_address(input: &mut Input, map: &Map<String, Value>) -> Option<Address> 
 /// `DELETE /v1/customers/{id}`: refused while any of its charges is still collected (pending,
 /// overdue or in an agreement); otherwise the customer goes with its settled charges, their
 /// disputes and agreements. Events stay in the audit trail.
-pub async fn delete(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    Path(id): Path<String>,
-) -> ApiResult<Reply> {
+pub async fn delete(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
     let mut tx = state.db.begin().await?;
     let customer = store::get_in(&mut tx, &p.organization_id, &id)
         .await?

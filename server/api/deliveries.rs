@@ -1,19 +1,17 @@
 //! `/v1/deliveries`: the messages sent (or being sent) to debtors, and sending one again.
 
-use axum::Extension;
 use axum::body::Bytes;
-use axum::extract::{Path, RawQuery, State};
-use time::OffsetDateTime;
+use axum::extract::{Path, RawQuery};
+use serde_json::{Value, json};
 
-use super::collection::{delivery_reply, settle};
+use super::caller::{Caller, find};
+use super::collection::{action_context, delivery_reply, settle};
 use super::idempotency::commit;
 use super::input::Input;
-use super::problem::{ApiError, ApiResult};
+use super::problem::ApiResult;
 use super::reply::{Reply, data_with_etag, list as list_reply};
-use crate::auth::Principal;
 use crate::domain::collection::CHANNELS;
 use crate::engine::actions::{self, NoticeText};
-use crate::state::AppState;
 use crate::store::deliveries::{self as store, Delivery, DeliveryFilter, STATUSES};
 
 /// Ids in query filters: a prefix and 16 lowercase letters or digits.
@@ -37,18 +35,33 @@ fn read_id(input: &mut Input, name: &str, prefix: &str) -> Option<String> {
     }
 }
 
+/// A delivery as the API shows it (not its provider or organization).
+pub(super) fn to_json(d: &Delivery) -> Value {
+    json!({
+        "id": d.id,
+        "charge_id": d.charge_id,
+        "customer_id": d.customer_id,
+        "channel": d.channel,
+        "status": d.status,
+        "recipient": d.recipient,
+        "subject": d.subject,
+        "body": d.body,
+        "step_id": d.step_id,
+        "attempts": d.attempts,
+        "error": d.error,
+        "sent_at": d.sent_at,
+        "created_at": d.created_at,
+    })
+}
+
 /// `GET /v1/deliveries`: newest first, with filters.
-pub async fn list(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    RawQuery(raw): RawQuery,
-) -> ApiResult<Reply> {
+pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResult<Reply> {
     let mut input = Input::from_raw_query(raw);
     let page = input.page();
     let filter = read_filter(&mut input);
     input.finish()?;
     let rows = store::list(&state.db, &p.organization_id, &filter, page).await?;
-    Ok(list_reply(rows, page))
+    Ok(list_reply(rows.map(|d| to_json(&d)), page))
 }
 
 /// The filters of `deliveries_list` (also those of a deliveries export).
@@ -61,48 +74,30 @@ pub fn read_filter(input: &mut Input) -> DeliveryFilter {
     }
 }
 
-async fn find(state: &AppState, p: &Principal, id: &str) -> ApiResult<Delivery> {
-    store::get(&state.db, &p.organization_id, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("delivery", id))
-}
-
 /// `GET /v1/deliveries/{id}`.
-pub async fn get(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    Path(id): Path<String>,
-) -> ApiResult<Reply> {
-    let delivery = find(&state, &p, &id).await?;
-    Ok(data_with_etag(&delivery, delivery.version))
+pub async fn get(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
+    let delivery = find::<Delivery>(&state, &p, &id).await?;
+    Ok(data_with_etag(to_json(&delivery), delivery.version))
 }
 
 /// `POST /v1/deliveries/{id}/resend`: the same text again, as a new delivery, to the
 /// customer's current contact for the channel.
 pub async fn resend(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path(id): Path<String>,
     body: Bytes,
 ) -> ApiResult<Reply> {
     Input::from_body(&body)?.finish()?;
-    let original = find(&state, &p, &id).await?;
+    let original = find::<Delivery>(&state, &p, &id).await?;
     let mut tx = state.db.begin().await?;
-    let outcome = actions::notify(
-        &mut tx,
-        &p.organization_id,
-        &original.charge_id,
-        &original.channel,
-        NoticeText::Repeat {
-            subject: original.subject.as_deref(),
-            body: &original.body,
-            resent_from: &original.id,
-        },
-        None,
-        &p.actor(),
-        OffsetDateTime::now_utc(),
-    )
-    .await?;
+    let actor = p.actor();
+    let cx = action_context(&p, &original.charge_id, None, &actor);
+    let text = NoticeText::Repeat {
+        subject: original.subject.as_deref(),
+        body: &original.body,
+        resent_from: &original.id,
+    };
+    let outcome = actions::notify(&mut tx, &cx, &original.channel, text, None).await?;
     let (mut tx, delivery_id) = settle(tx, outcome).await?;
     let reply = delivery_reply(&mut tx, &p, &delivery_id).await?;
     commit(tx, reply).await

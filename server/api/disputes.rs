@@ -2,30 +2,24 @@
 //! collection (its `open_dispute_id`); resolving it cancels the charge (upheld) or resumes
 //! collection (rejected).
 
-use axum::Extension;
 use axum::body::Bytes;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{Path, RawQuery};
 use http::HeaderMap;
-use serde_json::json;
+use serde_json::{Value, json};
 
-use super::idempotency::commit_attempt;
+use super::caller::{Caller, find};
+use super::idempotency::commit_written;
 use super::input::Input;
 use super::problem::{ApiError, ApiResult};
-use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply, written};
-use crate::auth::Principal;
-use crate::state::AppState;
+use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply};
 use crate::store::disputes::{
-    self as store, Dispute, DisputeFilter, NewDispute, Opening, REASONS, STATUSES,
+    self as store, Dispute, DisputeFilter, DisputeStatus, NewDispute, Opening, REASONS, STATUSES,
 };
 use crate::store::locks::{self, Table};
 use crate::store::retry::{self, Failure};
 use crate::store::{charges, events, ids, now_text};
 
-pub async fn list(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    RawQuery(raw): RawQuery,
-) -> ApiResult<Reply> {
+pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResult<Reply> {
     let mut input = Input::from_raw_query(raw);
     let page = input.page();
     let filter = DisputeFilter {
@@ -35,22 +29,28 @@ pub async fn list(
     };
     input.finish()?;
     let rows = store::list(&state.db, &p.organization_id, &filter, page).await?;
-    Ok(list_reply(rows, page))
+    Ok(list_reply(rows.map(|d| to_json(&d)), page))
 }
 
-pub async fn get(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    Path(id): Path<String>,
-) -> ApiResult<Reply> {
-    let dispute = find(&state, &p, &id).await?;
-    Ok(data_with_etag(&dispute, dispute.version))
+pub async fn get(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
+    let dispute = find::<Dispute>(&state, &p, &id).await?;
+    Ok(data_with_etag(to_json(&dispute), dispute.version))
 }
 
-async fn find(state: &AppState, p: &Principal, id: &str) -> ApiResult<Dispute> {
-    store::get(&state.db, &p.organization_id, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("dispute", id))
+/// A dispute as the API shows it.
+fn to_json(d: &Dispute) -> Value {
+    json!({
+        "id": d.id,
+        "charge_id": d.charge_id,
+        "customer_id": d.customer_id,
+        "reason": d.reason,
+        "description": d.description,
+        "status": d.status,
+        "resolution_note": d.resolution_note,
+        "resolved_at": d.resolved_at,
+        "created_at": d.created_at,
+        "updated_at": d.updated_at,
+    })
 }
 
 fn concurrent() -> ApiError {
@@ -58,11 +58,7 @@ fn concurrent() -> ApiError {
 }
 
 /// `POST /v1/disputes`: the debtor contests an open charge; its collection pauses.
-pub async fn create(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    body: Bytes,
-) -> ApiResult<Reply> {
+pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
     let mut input = Input::from_body(&body)?;
     let charge_id = input.required_string("charge_id", 1, 40);
     let reason = input.choice("reason", REASONS);
@@ -132,9 +128,13 @@ pub async fn create(
             &json!({ "charge_id": charge.id, "customer_id": charge.customer_id, "reason": reason }),
         )
         .await?;
-        let dispute =
-            written(store::get_in(tx, org, id).await?, "dispute").map_err(Failure::Refused)?;
-        commit_attempt(transaction, created(&dispute, dispute.version)).await
+        commit_written(
+            store::get_in(tx, org, id).await?,
+            "dispute",
+            transaction,
+            |dispute| created(to_json(&dispute), dispute.version),
+        )
+        .await
     })
     .await
 }
@@ -151,8 +151,7 @@ fn already_open(charge_id: &str, open: Option<&str>) -> ApiError {
 /// `POST /v1/disputes/{id}/resolve`: upheld cancels the charge (withdrawing negativation and
 /// protest as a cancellation does); rejected resumes its collection.
 pub async fn resolve(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Bytes,
@@ -185,7 +184,7 @@ pub async fn resolve(
             .await?
             .ok_or_else(|| Failure::Refused(ApiError::not_found("dispute", id)))?;
         check_if_match(headers, current.version).map_err(Failure::Refused)?;
-        if current.status != "open" {
+        if current.status != DisputeStatus::Open {
             return Err(Failure::Refused(ApiError::conflict(
                 "dispute_not_open",
                 format!("Dispute {id} was already resolved ({})", current.status),
@@ -234,9 +233,13 @@ pub async fn resolve(
             }),
         )
         .await?;
-        let dispute =
-            written(store::get_in(tx, org, id).await?, "dispute").map_err(Failure::Refused)?;
-        commit_attempt(transaction, data_with_etag(&dispute, dispute.version)).await
+        commit_written(
+            store::get_in(tx, org, id).await?,
+            "dispute",
+            transaction,
+            |dispute| data_with_etag(to_json(&dispute), dispute.version),
+        )
+        .await
     })
     .await
 }

@@ -1,14 +1,12 @@
 //! `/v1/events`: the organization's audit trail.
 
-use axum::Extension;
-use axum::extract::{RawQuery, State};
+use axum::extract::RawQuery;
 
+use super::caller::Caller;
 use super::collection::read_instant;
 use super::input::Input;
 use super::problem::ApiResult;
 use super::reply::{Reply, list as list_reply};
-use crate::auth::Principal;
-use crate::state::AppState;
 use crate::store::events::{self as store, EventFilter};
 use crate::store::timestamp_text;
 
@@ -20,11 +18,7 @@ fn is_event_type(text: &str) -> bool {
 }
 
 /// `GET /v1/events`: newest first, by type, subject and time range.
-pub async fn list(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    RawQuery(raw): RawQuery,
-) -> ApiResult<Reply> {
+pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResult<Reply> {
     let mut input = Input::from_raw_query(raw);
     let page = input.page();
     let kind = input.string("type", 1, 100);

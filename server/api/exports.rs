@@ -1,19 +1,17 @@
 //! `/v1/exports`: CSV files of charges, customers or deliveries with the filters of their lists, built in
 //! the background by `engine::exports` and downloaded once completed.
 
-use axum::Extension;
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::Path;
 use axum::response::IntoResponse;
 use http::header;
 use serde_json::{Map, Value, json};
 
-use super::idempotency::commit;
+use super::caller::{Caller, find};
+use super::idempotency::commit_read;
 use super::input::{Input, Patch};
 use super::problem::{ApiError, ApiResult, FieldError};
-use super::reply::{self, Reply, data_with_etag, written};
-use crate::auth::Principal;
-use crate::state::AppState;
+use super::reply::{self, Reply, data_with_etag};
 use crate::store::exports::{self as store, Export, ExportFilter, KINDS};
 use crate::store::{events, ids, now_text};
 
@@ -69,18 +67,8 @@ fn accepted(export: Export) -> Reply {
     reply::accepted(&export, export.version)
 }
 
-async fn find(state: &AppState, p: &Principal, id: &str) -> ApiResult<Export> {
-    store::get(&state.db, &p.organization_id, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("export", id))
-}
-
 /// `POST /v1/exports`: check the filters now, build the file later.
-pub async fn create(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    body: Bytes,
-) -> ApiResult<Reply> {
+pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
     let mut input = Input::from_body(&body)?;
     let kind = input.choice("kind", KINDS);
     let kind = input.require("kind", kind);
@@ -128,29 +116,23 @@ pub async fn create(
         &json!({ "kind": kind, "filters": filters }),
     )
     .await?;
-    let export = written(
+    commit_read(
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "export",
-    )?;
-    commit(tx, accepted(export)).await
+        tx,
+        accepted,
+    )
+    .await
 }
 
-pub async fn get(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    Path(id): Path<String>,
-) -> ApiResult<Reply> {
-    let export = find(&state, &p, &id).await?;
+pub async fn get(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
+    let export = find::<Export>(&state, &p, &id).await?;
     Ok(data_with_etag(&export, export.version))
 }
 
 /// `GET /v1/exports/{id}/download`: the CSV of a completed export.
-pub async fn download(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    Path(id): Path<String>,
-) -> ApiResult<Reply> {
-    let export = find(&state, &p, &id).await?;
+pub async fn download(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
+    let export = find::<Export>(&state, &p, &id).await?;
     let not_ready = |detail: String| ApiError::conflict("export_not_ready", detail);
     match export.status.as_str() {
         "completed" => {}

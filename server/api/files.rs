@@ -1,12 +1,12 @@
 //! The PDF documents of the API: built from the organization's data by `crate::documents`
 //! and sent as `application/pdf`.
 
-use axum::Extension;
-use axum::extract::{Path, State};
+use axum::extract::Path;
 use axum::response::IntoResponse;
 use http::header;
 use time::{Date, OffsetDateTime, UtcOffset};
 
+use super::caller::Caller;
 use super::problem::{ApiError, ApiResult};
 use super::reply::Reply;
 use crate::auth::Principal;
@@ -16,7 +16,6 @@ use crate::documents::{
 };
 use crate::domain::document::format_document;
 use crate::domain::money::Cents;
-use crate::state::AppState;
 use crate::store::customers::Customer;
 use crate::store::{charges, customers};
 
@@ -83,8 +82,7 @@ fn parse_date(text: &str) -> ApiResult<Date> {
 
 /// `GET /v1/customers/{id}/statement`: what the debtor owes, charge by charge, as a PDF.
 pub async fn customer_statement(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path(id): Path<String>,
 ) -> ApiResult<Reply> {
     let customer = customers::get(&state.db, &p.organization_id, &id)
@@ -118,8 +116,7 @@ pub async fn customer_statement(
 
 /// `GET /v1/charges/{id}/discharge_letter`: the "Carta de quitação" of a paid charge.
 pub async fn charge_discharge_letter(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path(id): Path<String>,
 ) -> ApiResult<Reply> {
     let charge = charges::get(&state.db, &p.organization_id, &id)
@@ -171,11 +168,7 @@ fn date_in_brazil(timestamp: &str) -> ApiResult<Date> {
 }
 
 /// `GET /v1/agreements/{id}/term`: the "Termo de acordo e confissão de dívida" as a PDF.
-pub async fn agreement_term(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    Path(id): Path<String>,
-) -> ApiResult<Reply> {
+pub async fn agreement_term(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
     use crate::store::agreements;
     let agreement = agreements::get(&state.db, &p.organization_id, &id)
         .await?
@@ -200,7 +193,7 @@ pub async fn agreement_term(
         payments.push(TermPayment {
             number: entry.number,
             due_date: parse_date(&entry.due_date)?,
-            amount: Cents(entry.amount_cents),
+            amount: entry.amount_cents,
         });
     }
     let since = |label: &str, at: &Option<String>| -> ApiResult<String> {
@@ -229,7 +222,7 @@ pub async fn agreement_term(
         proposed_on: date_in_brazil(&agreement.created_at)?,
         charges: lines,
         discount_bp: agreement.discount_bp,
-        total: Cents(agreement.total_cents),
+        total: agreement.total_cents,
         payments,
         break_after_days: crate::domain::installments::BREAK_AFTER_DAYS,
         place,

@@ -23,7 +23,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::problem::{ApiError, ApiResult, FieldError};
-use super::reply::Reply;
+use super::reply::{Reply, written};
 use crate::auth::Principal;
 use crate::state::AppState;
 use crate::store::idempotency::{self, Claim, Existing, StoredResponse};
@@ -181,12 +181,38 @@ pub struct ReplaySecret(pub &'static str);
 /// `tx`, then commit. When the key was taken over meanwhile (this request outlived its
 /// lease), nothing is committed and the client is told to retry.
 pub async fn commit(tx: sqlx::Transaction<'static, sqlx::Any>, reply: Reply) -> ApiResult<Reply> {
-    commit_attempt(tx, reply)
+    commit_attempt(tx, reply).await.map_err(problem_of)
+}
+
+/// The usual end of a write: the object just written, read back inside `tx` (missing is our
+/// own fault), answered by `reply` and committed with that answer; see [`commit`].
+pub async fn commit_read<T>(
+    found: Option<T>,
+    what: &str,
+    tx: sqlx::Transaction<'static, sqlx::Any>,
+    reply: impl FnOnce(T) -> Reply,
+) -> ApiResult<Reply> {
+    commit_written(found, what, tx, reply)
         .await
-        .map_err(|failure| match failure {
-            Failure::Refused(e) => e,
-            Failure::Store(e) => e.into(),
-        })
+        .map_err(problem_of)
+}
+
+/// [`commit_read`] inside a [`crate::store::retry::run`] attempt; see [`commit_attempt`].
+pub async fn commit_written<T>(
+    found: Option<T>,
+    what: &str,
+    tx: sqlx::Transaction<'static, sqlx::Any>,
+    reply: impl FnOnce(T) -> Reply,
+) -> Result<Reply, Failure<ApiError>> {
+    let object = written(found, what).map_err(Failure::Refused)?;
+    commit_attempt(tx, reply(object)).await
+}
+
+fn problem_of(failure: Failure<ApiError>) -> ApiError {
+    match failure {
+        Failure::Refused(e) => e,
+        Failure::Store(e) => e.into(),
+    }
 }
 
 /// [`commit`] inside a [`crate::store::retry::run`] attempt: a transient database failure

@@ -1,12 +1,12 @@
 //! `GET /v1/me`: who this token is.
 
-use axum::Extension;
 use serde_json::json;
 
+use super::caller::Caller;
 use super::reply::{Reply, data};
-use crate::auth::{Principal, roles};
+use crate::auth::roles;
 
-pub async fn me(Extension(principal): Extension<Principal>) -> Reply {
+pub async fn me(Caller(_, principal): Caller) -> Reply {
     data(json!({
         "organization": { "id": principal.organization_id, "name": principal.organization_name },
         "person": {

@@ -7,6 +7,7 @@
 
 mod agreements;
 mod authenticate;
+mod caller;
 mod charges;
 mod collection;
 mod customers;

@@ -1,17 +1,17 @@
 //! `/v1/collection_plans`: collection plans (réguas de cobrança) and their steps.
 
-use axum::Extension;
 use axum::body::Bytes;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{Path, RawQuery};
 use axum::response::IntoResponse;
 use http::{HeaderMap, StatusCode};
 use serde_json::{Map, Value, json};
 
-use super::idempotency::commit;
+use super::caller::{Caller, find};
+use super::idempotency::{commit, commit_read};
 use super::input::{Input, Patch};
 use super::problem::{ApiError, ApiResult};
 use super::reply::{
-    Reply, check_if_match, created, data_with_etag, list as list_reply, object_with_status, written,
+    Reply, check_if_match, created, data_with_etag, list as list_reply, object_with_status,
 };
 use crate::auth::Principal;
 use crate::domain::collection::{BUREAUS, CHANNELS};
@@ -22,37 +22,51 @@ use crate::store::{events, ids, now_text};
 const ACTIONS: &[&str] = &["notify", "negativate", "protest"];
 const MAX_STEPS: usize = 50;
 
-async fn find(state: &AppState, p: &Principal, id: &str) -> ApiResult<Plan> {
-    store::get(&state.db, &p.organization_id, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("collection plan", id))
+fn plan_reply(plan: Plan) -> Reply {
+    data_with_etag(plan_json(&plan), plan.version)
 }
 
-fn plan_reply(plan: Plan) -> Reply {
-    data_with_etag(&plan, plan.version)
+/// A plan as the API shows it, with its steps.
+fn plan_json(plan: &Plan) -> Value {
+    json!({
+        "id": plan.id,
+        "name": plan.name,
+        "description": plan.description,
+        "steps": plan.steps.iter().map(step_json).collect::<Vec<_>>(),
+        "created_at": plan.created_at,
+        "updated_at": plan.updated_at,
+    })
+}
+
+/// A step as the API shows it.
+fn step_json(step: &Step) -> Value {
+    json!({
+        "id": step.id,
+        "collection_plan_id": step.collection_plan_id,
+        "offset_days": step.offset_days,
+        "channel": step.channel,
+        "action": step.action,
+        "template": step.template,
+        "bureau": step.bureau,
+        "position": step.position,
+        "created_at": step.created_at,
+        "updated_at": step.updated_at,
+    })
 }
 
 /// `GET /v1/collection_plans`.
-pub async fn list(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    RawQuery(raw): RawQuery,
-) -> ApiResult<Reply> {
+pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResult<Reply> {
     let mut input = Input::from_raw_query(raw);
     let page = input.page();
     let q = input.string("q", 1, 100);
     input.finish()?;
     let rows = store::list(&state.db, &p.organization_id, q.as_deref(), page).await?;
-    Ok(list_reply(rows, page))
+    Ok(list_reply(rows.map(|plan| plan_json(&plan)), page))
 }
 
 /// `GET /v1/collection_plans/{id}`.
-pub async fn get(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    Path(id): Path<String>,
-) -> ApiResult<Reply> {
-    Ok(plan_reply(find(&state, &p, &id).await?))
+pub async fn get(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
+    Ok(plan_reply(find::<Plan>(&state, &p, &id).await?))
 }
 
 /// A step's fields as given: each `Patch` says absent, null or a value.
@@ -229,11 +243,7 @@ fn split_steps(body: &Bytes) -> ApiResult<(Input, Option<Value>)> {
 }
 
 /// `POST /v1/collection_plans`.
-pub async fn create(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    body: Bytes,
-) -> ApiResult<Reply> {
+pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
     let (mut input, steps) = split_steps(&body)?;
     let name = input.required_string("name", 1, 100);
     let description = input
@@ -277,17 +287,18 @@ pub async fn create(
         &json!({ "name": name, "steps": steps.len() }),
     )
     .await?;
-    let plan = written(
+    commit_read(
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "collection plan",
-    )?;
-    commit(tx, created(&plan, plan.version)).await
+        tx,
+        |plan| created(plan_json(&plan), plan.version),
+    )
+    .await
 }
 
 /// `PATCH /v1/collection_plans/{id}`.
 pub async fn update(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Bytes,
@@ -296,7 +307,7 @@ pub async fn update(
     let name = input.string("name", 1, 100);
     let description = input.patch_string("description", 0, 500);
     input.finish()?;
-    let current = find(&state, &p, &id).await?;
+    let current = find::<Plan>(&state, &p, &id).await?;
     check_if_match(&headers, current.version)?;
     let name = name.unwrap_or(current.name.clone());
     let description = match description {
@@ -327,19 +338,17 @@ pub async fn update(
         &json!({ "name": name }),
     )
     .await?;
-    let plan = written(
+    commit_read(
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "collection plan",
-    )?;
-    commit(tx, plan_reply(plan)).await
+        tx,
+        plan_reply,
+    )
+    .await
 }
 
 /// `DELETE /v1/collection_plans/{id}`: refused while open charges use it.
-pub async fn delete(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    Path(id): Path<String>,
-) -> ApiResult<Reply> {
+pub async fn delete(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
     let mut tx = state.db.begin().await?;
     let plan = store::get_in(&mut tx, &p.organization_id, &id)
         .await?
@@ -368,8 +377,7 @@ pub async fn delete(
 
 /// `GET /v1/collection_plans/{cp_id}/steps`.
 pub async fn steps_list(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path(plan_id): Path<String>,
     RawQuery(raw): RawQuery,
 ) -> ApiResult<Reply> {
@@ -380,7 +388,7 @@ pub async fn steps_list(
         return Err(ApiError::not_found("collection plan", &plan_id));
     }
     let rows = store::list_steps(&state.db, &p.organization_id, &plan_id, page).await?;
-    Ok(list_reply(rows, page))
+    Ok(list_reply(rows.map(|step| step_json(&step)), page))
 }
 
 async fn find_step(
@@ -399,13 +407,12 @@ async fn find_step(
 }
 
 fn step_reply(step: Step, status: StatusCode) -> Reply {
-    object_with_status(&step, step.version, status)
+    object_with_status(step_json(&step), step.version, status)
 }
 
 /// `POST /v1/collection_plans/{cp_id}/steps`.
 pub async fn steps_create(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path(plan_id): Path<String>,
     body: Bytes,
 ) -> ApiResult<Reply> {
@@ -442,17 +449,18 @@ pub async fn steps_create(
         &json!({ "collection_plan_id": plan_id, "action": fields.action, "offset_days": fields.offset_days }),
     )
     .await?;
-    let step = written(
+    commit_read(
         store::get_step(&mut tx, &p.organization_id, &plan_id, &id).await?,
         "collection plan step",
-    )?;
-    commit(tx, step_reply(step, StatusCode::CREATED)).await
+        tx,
+        |step| step_reply(step, StatusCode::CREATED),
+    )
+    .await
 }
 
 /// `PATCH /v1/collection_plans/{cp_id}/steps/{step_id}`.
 pub async fn steps_update(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path((plan_id, step_id)): Path<(String, String)>,
     headers: HeaderMap,
     body: Bytes,
@@ -494,17 +502,18 @@ pub async fn steps_update(
         &json!({ "collection_plan_id": plan_id, "action": fields.action, "offset_days": fields.offset_days }),
     )
     .await?;
-    let step = written(
+    commit_read(
         store::get_step(&mut tx, &p.organization_id, &plan_id, &step_id).await?,
         "collection plan step",
-    )?;
-    commit(tx, step_reply(step, StatusCode::OK)).await
+        tx,
+        |step| step_reply(step, StatusCode::OK),
+    )
+    .await
 }
 
 /// `DELETE /v1/collection_plans/{cp_id}/steps/{step_id}`.
 pub async fn steps_delete(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path((plan_id, step_id)): Path<(String, String)>,
 ) -> ApiResult<Reply> {
     let step = find_step(&state, &p, &plan_id, &step_id).await?;

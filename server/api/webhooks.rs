@@ -1,20 +1,19 @@
 //! `/v1/webhooks`: endpoints that receive the organization's events as signed POSTs, their
 //! deliveries, a test event and manual retries. `engine::webhooks` does the POSTing.
 
-use axum::Extension;
 use axum::body::Bytes;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{Path, RawQuery};
 use axum::response::IntoResponse;
 use http::{HeaderMap, StatusCode};
 use serde_json::json;
 
-use super::idempotency::{ReplaySecret, commit};
+use super::caller::{Caller, find};
+use super::idempotency::{ReplaySecret, commit, commit_read};
 use super::input::{Input, Patch};
 use super::problem::{ApiError, ApiResult, FieldError};
 use super::reply::{
     self, Reply, check_if_match, created, data_with_etag, list as list_reply, written,
 };
-use crate::auth::Principal;
 use crate::engine::webhooks::payload;
 use crate::net::outbound::Policy;
 use crate::state::AppState;
@@ -113,21 +112,11 @@ fn read_events(input: &mut Input) -> Option<Vec<String>> {
     ok.then_some(events)
 }
 
-async fn find(state: &AppState, p: &Principal, id: &str) -> ApiResult<Webhook> {
-    store::get(&state.db, &p.organization_id, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("webhook", id))
-}
-
 fn accepted(delivery: Delivery) -> Reply {
     reply::accepted(&delivery, delivery.version)
 }
 
-pub async fn list(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    RawQuery(raw): RawQuery,
-) -> ApiResult<Reply> {
+pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResult<Reply> {
     let mut input = Input::from_raw_query(raw);
     let page = input.page();
     input.finish()?;
@@ -135,21 +124,13 @@ pub async fn list(
     Ok(list_reply(rows, page))
 }
 
-pub async fn get(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    Path(id): Path<String>,
-) -> ApiResult<Reply> {
-    let webhook = find(&state, &p, &id).await?;
+pub async fn get(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
+    let webhook = find::<Webhook>(&state, &p, &id).await?;
     Ok(data_with_etag(&webhook, webhook.version))
 }
 
 /// `POST /v1/webhooks`: the only answer that carries the signing secret.
-pub async fn create(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    body: Bytes,
-) -> ApiResult<Reply> {
+pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
     let mut input = Input::from_body(&body)?;
     let url = read_url(&mut input);
     let url = input.require("url", url);
@@ -203,14 +184,13 @@ pub async fn create(
 /// `PATCH /v1/webhooks/{id}`. Enabling a disabled endpoint starts its subscription anew:
 /// events from while it was disabled are not sent.
 pub async fn update(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult<Reply> {
     let mut input = Input::from_body(&body)?;
-    let current = find(&state, &p, &id).await?;
+    let current = find::<Webhook>(&state, &p, &id).await?;
     let url = read_url(&mut input);
     let events = read_events(&mut input);
     let description = input.patch_string("description", 0, 500);
@@ -273,20 +253,18 @@ pub async fn update(
         &json!({ "changed": changed, "url": fields.url, "events": fields.events, "enabled": fields.enabled }),
     )
     .await?;
-    let webhook = written(
+    commit_read(
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "webhook",
-    )?;
-    commit(tx, data_with_etag(&webhook, webhook.version)).await
+        tx,
+        |webhook| data_with_etag(&webhook, webhook.version),
+    )
+    .await
 }
 
 /// `DELETE /v1/webhooks/{id}`: the endpoint, its deliveries and pending retries go.
-pub async fn delete(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
-    Path(id): Path<String>,
-) -> ApiResult<Reply> {
-    let current = find(&state, &p, &id).await?;
+pub async fn delete(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
+    let current = find::<Webhook>(&state, &p, &id).await?;
     let mut tx = state.db.begin().await?;
     if !store::delete(&mut tx, &p.organization_id, &id).await? {
         return Err(ApiError::not_found("webhook", &id));
@@ -306,13 +284,12 @@ pub async fn delete(
 /// `POST /v1/webhooks/{id}/test`: queue a `webhook.test` event for this endpoint alone; the
 /// worker POSTs it at once.
 pub async fn test(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path(id): Path<String>,
     body: Bytes,
 ) -> ApiResult<Reply> {
     Input::from_body(&body)?.finish()?;
-    let webhook = find(&state, &p, &id).await?;
+    let webhook = find::<Webhook>(&state, &p, &id).await?;
     if !webhook.enabled {
         return Err(ApiError::conflict(
             "webhook_disabled",
@@ -351,16 +328,17 @@ pub async fn test(
         },
     )
     .await?;
-    let delivery = written(
+    commit_read(
         store::get_delivery_in(&mut tx, &p.organization_id, &id, &delivery_id).await?,
         "test delivery",
-    )?;
-    commit(tx, accepted(delivery)).await
+        tx,
+        accepted,
+    )
+    .await
 }
 
 pub async fn deliveries(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path(id): Path<String>,
     RawQuery(raw): RawQuery,
 ) -> ApiResult<Reply> {
@@ -378,7 +356,7 @@ pub async fn deliveries(
         );
     }
     input.finish()?;
-    find(&state, &p, &id).await?;
+    find::<Webhook>(&state, &p, &id).await?;
     let filter = DeliveryFilter {
         status: status.map(str::to_string),
         event_type,
@@ -390,13 +368,12 @@ pub async fn deliveries(
 /// `POST /v1/webhooks/{id}/deliveries/{delivery_id}/retry`: queue a finished delivery again,
 /// with a fresh series of retries.
 pub async fn retry(
-    State(state): State<AppState>,
-    Extension(p): Extension<Principal>,
+    Caller(state, p): Caller,
     Path((id, delivery_id)): Path<(String, String)>,
     body: Bytes,
 ) -> ApiResult<Reply> {
     Input::from_body(&body)?.finish()?;
-    let webhook = find(&state, &p, &id).await?;
+    let webhook = find::<Webhook>(&state, &p, &id).await?;
     let delivery = store::get_delivery(&state.db, &p.organization_id, &id, &delivery_id)
         .await?
         .ok_or_else(|| ApiError::not_found("webhook delivery", &delivery_id))?;
@@ -438,9 +415,11 @@ pub async fn retry(
         &json!({ "webhook_id": id, "event_id": delivery.event_id, "event_type": delivery.event_type, "previous_status": delivery.status }),
     )
     .await?;
-    let delivery = written(
+    commit_read(
         store::get_delivery_in(&mut tx, &p.organization_id, &id, &delivery_id).await?,
         "delivery",
-    )?;
-    commit(tx, accepted(delivery)).await
+        tx,
+        accepted,
+    )
+    .await
 }

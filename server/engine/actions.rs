@@ -14,7 +14,7 @@ use crate::domain::charge_math::{ChargeTerms, amount_due};
 use crate::domain::collection::{self as rules, ChargeFacts, NoticeValues, Refusal};
 use crate::domain::money::Cents;
 use crate::store::charges::{self, Charge};
-use crate::store::collection::{self as store, CollectionKind};
+use crate::store::collection::{self as store, CollectionKind, StatusMove};
 use crate::store::customers::Customer;
 use crate::store::deliveries::{self, NewDelivery};
 use crate::store::events::{self, Actor};
@@ -104,20 +104,29 @@ pub enum NoticeText<'a> {
     },
 }
 
+/// What every action takes besides its own fields: which charge, in which organization,
+/// who asks and when, and the version the caller saw when the charge must not have moved
+/// since (`None` for the engine, which acts on the charge as it is).
+#[derive(Debug, Clone, Copy)]
+pub struct ActionContext<'a> {
+    pub organization_id: &'a str,
+    pub charge_id: &'a str,
+    pub version: Option<i64>,
+    pub actor: &'a Actor,
+    pub now: OffsetDateTime,
+}
+
 /// Queue a notice on `channel` to the debtor of a charge: refused when the charge is not open
 /// or in dispute, the customer opted out of the channel or has no contact for it. Returns the
 /// delivery id; the event `charge.notified` goes with it.
-#[allow(clippy::too_many_arguments)]
 pub async fn notify(
     conn: &mut AnyConnection,
-    organization_id: &str,
-    charge_id: &str,
+    cx: &ActionContext<'_>,
     channel: &str,
     text: NoticeText<'_>,
     step_id: Option<&str>,
-    actor: &Actor,
-    now: OffsetDateTime,
 ) -> Result<Outcome<String>> {
+    let (organization_id, charge_id, now) = (cx.organization_id, cx.charge_id, cx.now);
     let charge = read_charge(conn, organization_id, charge_id).await?;
     let customer = read_customer(conn, organization_id, &charge.customer_id).await?;
     let recipient = contact(&customer, channel);
@@ -180,7 +189,7 @@ pub async fn notify(
         organization_id,
         "charge.notified",
         ("charge", charge_id),
-        actor,
+        cx.actor,
         &json!({
             "delivery_id": id,
             "channel": channel,
@@ -200,183 +209,127 @@ fn moved_on(id: &str) -> Refusal {
     }
 }
 
-/// A move of a charge's negativation or protest status that the rules allowed: from one of
-/// `from` to `to`, only if the charge is still at the version the caller saw, recorded as
-/// `event` in the same transaction.
-struct Transition<'a> {
+/// The requests to a bureau or a notary about a charge: each moves its negativation or
+/// protest status, when the rules allow it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CollectionRequest<'a> {
+    /// Report the debt to `bureau`: overdue, no dispute, none in force, no protest in force,
+    /// a notice delivered `negativation_notice_days` before.
+    Negativate { bureau: &'a str },
+    /// Ask the bureau to remove a requested or active negativation.
+    RemoveNegativation,
+    /// File a protest at the notary: overdue, no dispute, none in force, no negativation in
+    /// force.
+    Protest,
+    /// Ask the notary to cancel a requested or done protest.
+    CancelProtest,
+}
+
+/// A request as data: the status it moves, from which values to which, and its event.
+struct Transition {
     kind: CollectionKind,
-    from: &'a [&'a str],
-    to: &'a str,
-    bureau: Option<&'a str>,
-    event: &'a str,
+    from: &'static [&'static str],
+    to: &'static str,
+    event: &'static str,
 }
 
-impl Transition<'_> {
-    #[allow(clippy::too_many_arguments)]
-    async fn apply(
-        &self,
-        conn: &mut AnyConnection,
-        organization_id: &str,
-        charge_id: &str,
-        version: Option<i64>,
-        actor: &Actor,
-        now: OffsetDateTime,
-        data: &serde_json::Value,
-    ) -> Result<Outcome<()>> {
-        let changed = store::set_collection_status(
-            conn,
-            organization_id,
-            charge_id,
-            version,
-            self.kind,
-            self.from,
-            self.to,
-            self.bureau,
-            &timestamp_text(now),
-        )
-        .await?;
-        if !changed {
-            return Ok(Err(moved_on(charge_id)));
+impl CollectionRequest<'_> {
+    fn transition(self) -> &'static Transition {
+        const NEGATIVATE: Transition = Transition {
+            kind: CollectionKind::Negativation,
+            from: &["none", "removed"],
+            to: "requested",
+            event: "charge.negativation_requested",
+        };
+        const REMOVE_NEGATIVATION: Transition = Transition {
+            kind: CollectionKind::Negativation,
+            from: &["requested", "active"],
+            to: "removal_requested",
+            event: "charge.negativation_removal_requested",
+        };
+        const PROTEST: Transition = Transition {
+            kind: CollectionKind::Protest,
+            from: &["none", "canceled"],
+            to: "requested",
+            event: "charge.protest_requested",
+        };
+        const CANCEL_PROTEST: Transition = Transition {
+            kind: CollectionKind::Protest,
+            from: &["requested", "protested"],
+            to: "cancel_requested",
+            event: "charge.protest_cancel_requested",
+        };
+        match self {
+            CollectionRequest::Negativate { .. } => &NEGATIVATE,
+            CollectionRequest::RemoveNegativation => &REMOVE_NEGATIVATION,
+            CollectionRequest::Protest => &PROTEST,
+            CollectionRequest::CancelProtest => &CANCEL_PROTEST,
         }
-        events::record(
-            conn,
-            organization_id,
-            self.event,
-            ("charge", charge_id),
-            actor,
-            data,
-        )
-        .await?;
-        Ok(Ok(()))
     }
 }
 
-/// Request a negativation at `bureau`: overdue, no dispute, none in force, no protest in
-/// force, a notice delivered `negativation_notice_days` before. `version` is the version the
-/// caller saw, when it must not have moved.
-#[allow(clippy::too_many_arguments)]
-pub async fn negativate(
+/// Make `request` about the charge of `cx`: refused when the rules do not allow it now, or
+/// when the charge moved on from the version the caller saw. The status change and its event
+/// are written in the caller's transaction.
+pub async fn request(
     conn: &mut AnyConnection,
-    organization_id: &str,
-    charge_id: &str,
-    bureau: &str,
-    version: Option<i64>,
-    actor: &Actor,
-    now: OffsetDateTime,
+    cx: &ActionContext<'_>,
+    request: CollectionRequest<'_>,
 ) -> Result<Outcome<()>> {
+    let (organization_id, charge_id) = (cx.organization_id, cx.charge_id);
     let charge = read_charge(conn, organization_id, charge_id).await?;
-    let notice_days = store::negativation_notice_days(conn, organization_id).await?;
-    let first_notice = deliveries::first_delivered_notice(conn, organization_id, charge_id)
+    let facts = facts(&charge)?;
+    let today = cx.now.date();
+    let (allowed, data) = match request {
+        CollectionRequest::Negativate { bureau } => {
+            let notice_days = store::negativation_notice_days(conn, organization_id).await?;
+            let first_notice = deliveries::first_delivered_notice(conn, organization_id, charge_id)
+                .await?
+                .map(|sent| parse_date(sent.get(..10).unwrap_or_default()))
+                .transpose()?;
+            (
+                rules::can_negativate(&facts, today, notice_days, first_notice),
+                json!({ "bureau": bureau }),
+            )
+        }
+        CollectionRequest::RemoveNegativation => {
+            let bureau = store::negativation_bureau(conn, organization_id, charge_id).await?;
+            (
+                rules::can_remove_negativation(&facts),
+                json!({ "bureau": bureau, "reason": "requested" }),
+            )
+        }
+        CollectionRequest::Protest => (rules::can_protest(&facts, today), json!({})),
+        CollectionRequest::CancelProtest => (rules::can_cancel_protest(&facts), json!({})),
+    };
+    if let Err(refusal) = allowed {
+        return Ok(Err(refusal));
+    }
+    let transition = request.transition();
+    let bureau = match request {
+        CollectionRequest::Negativate { bureau } => Some(bureau),
+        _ => None,
+    };
+    let change = StatusMove {
+        kind: transition.kind,
+        from: transition.from,
+        to: transition.to,
+        bureau,
+    };
+    let now = timestamp_text(cx.now);
+    if !store::set_collection_status(conn, organization_id, charge_id, cx.version, &change, &now)
         .await?
-        .map(|sent| parse_date(sent.get(..10).unwrap_or_default()))
-        .transpose()?;
-    if let Err(refusal) =
-        rules::can_negativate(&facts(&charge)?, now.date(), notice_days, first_notice)
     {
-        return Ok(Err(refusal));
+        return Ok(Err(moved_on(charge_id)));
     }
-    let transition = Transition {
-        kind: CollectionKind::Negativation,
-        from: &["none", "removed"],
-        to: "requested",
-        bureau: Some(bureau),
-        event: "charge.negativation_requested",
-    };
-    let data = json!({ "bureau": bureau });
-    transition
-        .apply(conn, organization_id, charge_id, version, actor, now, &data)
-        .await
-}
-
-/// Ask the bureau to remove a requested or active negativation.
-pub async fn remove_negativation(
-    conn: &mut AnyConnection,
-    organization_id: &str,
-    charge_id: &str,
-    version: Option<i64>,
-    actor: &Actor,
-    now: OffsetDateTime,
-) -> Result<Outcome<()>> {
-    let charge = read_charge(conn, organization_id, charge_id).await?;
-    if let Err(refusal) = rules::can_remove_negativation(&facts(&charge)?) {
-        return Ok(Err(refusal));
-    }
-    let bureau = store::negativation_bureau(conn, organization_id, charge_id).await?;
-    let transition = Transition {
-        kind: CollectionKind::Negativation,
-        from: &["requested", "active"],
-        to: "removal_requested",
-        bureau: None,
-        event: "charge.negativation_removal_requested",
-    };
-    let data = json!({ "bureau": bureau, "reason": "requested" });
-    transition
-        .apply(conn, organization_id, charge_id, version, actor, now, &data)
-        .await
-}
-
-/// File a protest at the notary: overdue, no dispute, none in force, no negativation in force.
-pub async fn protest(
-    conn: &mut AnyConnection,
-    organization_id: &str,
-    charge_id: &str,
-    version: Option<i64>,
-    actor: &Actor,
-    now: OffsetDateTime,
-) -> Result<Outcome<()>> {
-    let charge = read_charge(conn, organization_id, charge_id).await?;
-    if let Err(refusal) = rules::can_protest(&facts(&charge)?, now.date()) {
-        return Ok(Err(refusal));
-    }
-    let transition = Transition {
-        kind: CollectionKind::Protest,
-        from: &["none", "canceled"],
-        to: "requested",
-        bureau: None,
-        event: "charge.protest_requested",
-    };
-    transition
-        .apply(
-            conn,
-            organization_id,
-            charge_id,
-            version,
-            actor,
-            now,
-            &json!({}),
-        )
-        .await
-}
-
-/// Ask the notary to cancel a requested or done protest.
-pub async fn cancel_protest(
-    conn: &mut AnyConnection,
-    organization_id: &str,
-    charge_id: &str,
-    version: Option<i64>,
-    actor: &Actor,
-    now: OffsetDateTime,
-) -> Result<Outcome<()>> {
-    let charge = read_charge(conn, organization_id, charge_id).await?;
-    if let Err(refusal) = rules::can_cancel_protest(&facts(&charge)?) {
-        return Ok(Err(refusal));
-    }
-    let transition = Transition {
-        kind: CollectionKind::Protest,
-        from: &["requested", "protested"],
-        to: "cancel_requested",
-        bureau: None,
-        event: "charge.protest_cancel_requested",
-    };
-    transition
-        .apply(
-            conn,
-            organization_id,
-            charge_id,
-            version,
-            actor,
-            now,
-            &json!({}),
-        )
-        .await
+    events::record(
+        conn,
+        organization_id,
+        transition.event,
+        ("charge", charge_id),
+        cx.actor,
+        &data,
+    )
+    .await?;
+    Ok(Ok(()))
 }

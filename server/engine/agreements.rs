@@ -17,7 +17,7 @@ use time::OffsetDateTime;
 
 use crate::domain::installments::BREAK_AFTER_DAYS;
 use crate::state::AppState;
-use crate::store::agreements::{self as store, Ending, UnwindError, Unwinding};
+use crate::store::agreements::{self as store, AgreementStatus, Ending, UnwindError, Unwinding};
 use crate::store::events::{self, Actor};
 use crate::store::{Result, charges, timestamp_text};
 
@@ -60,7 +60,7 @@ pub async fn tick(state: &AppState, now: OffsetDateTime) -> Result<TickReport> {
         let mut tx = state.db.begin().await?;
         let Some(agreement) = store::get_in(&mut tx, &org, &id)
             .await?
-            .filter(|a| a.status == "accepted")
+            .filter(|a| a.status == AgreementStatus::Accepted)
         else {
             continue;
         };
@@ -86,7 +86,7 @@ pub async fn tick(state: &AppState, now: OffsetDateTime) -> Result<TickReport> {
         let mut tx = state.db.begin().await?;
         let Some(agreement) = store::get_in(&mut tx, &org, &id)
             .await?
-            .filter(|a| a.status == "accepted")
+            .filter(|a| a.status == AgreementStatus::Accepted)
         else {
             continue;
         };

@@ -19,10 +19,10 @@ use std::time::Duration;
 use serde_json::json;
 use time::{Date, OffsetDateTime};
 
-use super::actions::{self, NoticeText};
+use super::actions::{self, ActionContext, CollectionRequest, NoticeText};
 use super::providers::{PartyAnswer, PartyRequest, Providers, Receipt, SANDBOX_DELAY, SendResult};
 use crate::state::AppState;
-use crate::store::collection::{self as store, CollectionKind, PendingStep};
+use crate::store::collection::{self as store, CollectionKind, PendingStep, StatusMove, StepRun};
 use crate::store::deliveries::{self, AttemptResult, Delivery};
 use crate::store::events::{self, Actor};
 use crate::store::{Result, StoreError, charges, ids, timestamp_text};
@@ -181,33 +181,32 @@ async fn run_step(state: &AppState, due: &DueStep, now: OffsetDateTime) -> Resul
                 .into(),
         })
     } else {
+        let cx = ActionContext {
+            organization_id: org,
+            charge_id: &s.charge_id,
+            version: None,
+            actor: &actor,
+            now,
+        };
         match s.action.as_str() {
             "notify" => actions::notify(
                 &mut tx,
-                org,
-                &s.charge_id,
+                &cx,
                 s.channel.as_deref().unwrap_or("email"),
                 NoticeText::Compose {
                     template: s.template.as_deref(),
                 },
                 Some(&s.step_id),
-                &actor,
-                now,
             )
             .await?
             .map(Some),
-            "negativate" => actions::negativate(
-                &mut tx,
-                org,
-                &s.charge_id,
-                s.bureau.as_deref().unwrap_or("serasa"),
-                None,
-                &actor,
-                now,
-            )
-            .await?
-            .map(|()| None),
-            "protest" => actions::protest(&mut tx, org, &s.charge_id, None, &actor, now)
+            "negativate" => {
+                let bureau = s.bureau.as_deref().unwrap_or("serasa");
+                actions::request(&mut tx, &cx, CollectionRequest::Negativate { bureau })
+                    .await?
+                    .map(|()| None)
+            }
+            "protest" => actions::request(&mut tx, &cx, CollectionRequest::Protest)
                 .await?
                 .map(|()| None),
             other => {
@@ -224,11 +223,13 @@ async fn run_step(state: &AppState, due: &DueStep, now: OffsetDateTime) -> Resul
             store::record_step_run(
                 &mut tx,
                 org,
-                &s.charge_id,
-                &s.step_id,
-                "done",
-                None,
-                delivery_id.as_deref(),
+                &StepRun {
+                    charge_id: &s.charge_id,
+                    step_id: &s.step_id,
+                    outcome: "done",
+                    reason: None,
+                    delivery_id: delivery_id.as_deref(),
+                },
                 &now_text,
             )
             .await?,
@@ -238,11 +239,13 @@ async fn run_step(state: &AppState, due: &DueStep, now: OffsetDateTime) -> Resul
             let recorded = store::record_step_run(
                 &mut tx,
                 org,
-                &s.charge_id,
-                &s.step_id,
-                "skipped",
-                Some(refusal.code),
-                None,
+                &StepRun {
+                    charge_id: &s.charge_id,
+                    step_id: &s.step_id,
+                    outcome: "skipped",
+                    reason: Some(refusal.code),
+                    delivery_id: None,
+                },
                 &now_text,
             )
             .await?;
@@ -602,10 +605,12 @@ async fn answer_requests(
                         &r.organization_id,
                         &r.charge_id,
                         None,
-                        t.which,
-                        &[t.from],
-                        t.to,
-                        None,
+                        &StatusMove {
+                            kind: t.which,
+                            from: &[t.from],
+                            to: t.to,
+                            bureau: None,
+                        },
                         &now_text,
                     )
                     .await?

@@ -97,8 +97,9 @@ const fn v4(a: u8, b: u8, c: u8, d: u8) -> u32 {
     Ipv4Addr::new(a, b, c, d).to_bits()
 }
 
-#[allow(clippy::too_many_arguments)]
-const fn v6(a: u16, b: u16, c: u16, d: u16, e: u16, f: u16, g: u16, h: u16) -> u128 {
+/// The eight segments of an IPv6 address, as written in the ranges below.
+const fn v6(segments: [u16; 8]) -> u128 {
+    let [a, b, c, d, e, f, g, h] = segments;
     Ipv6Addr::new(a, b, c, d, e, f, g, h).to_bits()
 }
 
@@ -130,29 +131,29 @@ const V4_RANGES: &[(u32, u32, Range)] = &[
 /// IPv6 ranges that are not public, the narrower first. Forms embedding an IPv4 address
 /// that is then used (mapped, NAT64, 6to4) are unwrapped before this table.
 const V6_RANGES: &[(u128, u32, Range)] = &[
-    (v6(0, 0, 0, 0, 0, 0, 0, 0), 128, Range::Unspecified),
-    (v6(0, 0, 0, 0, 0, 0, 0, 1), 128, Range::Loopback),
+    (v6([0, 0, 0, 0, 0, 0, 0, 0]), 128, Range::Unspecified),
+    (v6([0, 0, 0, 0, 0, 0, 0, 1]), 128, Range::Loopback),
     (
-        v6(0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254),
+        v6([0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254]),
         128,
         Range::CloudMetadata,
     ), // AWS IMDS
-    (v6(0, 0, 0, 0, 0, 0, 0, 0), 96, Range::Reserved), // IPv4-compatible, deprecated
-    (v6(0, 0, 0, 0, 0xffff, 0, 0, 0), 96, Range::Reserved), // IPv4-translated
-    (v6(0x64, 0xff9b, 1, 0, 0, 0, 0, 0), 48, Range::Private), // local-use NAT64
-    (v6(0x100, 0, 0, 0, 0, 0, 0, 0), 64, Range::Reserved), // discard-only
-    (v6(0x2001, 2, 0, 0, 0, 0, 0, 0), 48, Range::Benchmarking),
-    (v6(0x2001, 0, 0, 0, 0, 0, 0, 0), 23, Range::Reserved), // IETF assignments, Teredo
+    (v6([0, 0, 0, 0, 0, 0, 0, 0]), 96, Range::Reserved), // IPv4-compatible, deprecated
+    (v6([0, 0, 0, 0, 0xffff, 0, 0, 0]), 96, Range::Reserved), // IPv4-translated
+    (v6([0x64, 0xff9b, 1, 0, 0, 0, 0, 0]), 48, Range::Private), // local-use NAT64
+    (v6([0x100, 0, 0, 0, 0, 0, 0, 0]), 64, Range::Reserved), // discard-only
+    (v6([0x2001, 2, 0, 0, 0, 0, 0, 0]), 48, Range::Benchmarking),
+    (v6([0x2001, 0, 0, 0, 0, 0, 0, 0]), 23, Range::Reserved), // IETF assignments, Teredo
     (
-        v6(0x2001, 0xdb8, 0, 0, 0, 0, 0, 0),
+        v6([0x2001, 0xdb8, 0, 0, 0, 0, 0, 0]),
         32,
         Range::Documentation,
     ),
-    (v6(0x3fff, 0, 0, 0, 0, 0, 0, 0), 20, Range::Documentation),
-    (v6(0xfc00, 0, 0, 0, 0, 0, 0, 0), 7, Range::UniqueLocal),
-    (v6(0xfe80, 0, 0, 0, 0, 0, 0, 0), 10, Range::LinkLocal),
-    (v6(0xfec0, 0, 0, 0, 0, 0, 0, 0), 10, Range::Reserved), // site-local, deprecated
-    (v6(0xff00, 0, 0, 0, 0, 0, 0, 0), 8, Range::Multicast),
+    (v6([0x3fff, 0, 0, 0, 0, 0, 0, 0]), 20, Range::Documentation),
+    (v6([0xfc00, 0, 0, 0, 0, 0, 0, 0]), 7, Range::UniqueLocal),
+    (v6([0xfe80, 0, 0, 0, 0, 0, 0, 0]), 10, Range::LinkLocal),
+    (v6([0xfec0, 0, 0, 0, 0, 0, 0, 0]), 10, Range::Reserved), // site-local, deprecated
+    (v6([0xff00, 0, 0, 0, 0, 0, 0, 0]), 8, Range::Multicast),
 ];
 
 /// Cloud metadata services by name (GCP, AWS), compared without a trailing dot.

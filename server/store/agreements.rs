@@ -11,13 +11,13 @@
 //! open instalment charges and reinstates the originals: they go back to `open` with what
 //! the instalments collected credited pro rata to their `paid_cents`, the discount lost.
 
-use serde::Serialize;
 use serde_json::json;
-use sqlx::{AnyConnection, AssertSqlSafe, Row, any::AnyRow};
+use sqlx::{AnyConnection, AssertSqlSafe};
 use time::Date;
 
 use super::charges::{self, Charge};
 use super::events::{self, Actor};
+use super::rows::{Stored, by_id};
 use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result, StoreError};
 use crate::domain::charge_math::{ChargeTerms, amount_due};
 use crate::domain::installments::pro_rata;
@@ -107,18 +107,29 @@ pub const MIGRATION_ONE_LIVE: &[&str] = &[
     "CREATE UNIQUE INDEX agreement_charges_one_live ON agreement_charges (charge_id) WHERE live = 1",
 ];
 
-/// Statuses as the API names them (the stored `state` is the same word).
-pub const STATUSES: &[&str] = &["proposed", "accepted", "canceled", "broken", "fulfilled"];
+crate::stored_words! {
+    /// Where an agreement stands; the stored `state` is the API's `status`.
+    pub enum AgreementStatus {
+        Proposed = "proposed",
+        Accepted = "accepted",
+        Canceled = "canceled",
+        Broken = "broken",
+        Fulfilled = "fulfilled",
+    }
+}
 
-/// One entry of the schedule.
-#[derive(Debug, Clone, Serialize)]
-pub struct Installment {
-    pub number: i64,
-    pub amount: f64,
-    pub due_date: String,
-    pub charge_id: Option<String>,
-    #[serde(skip)]
-    pub amount_cents: i64,
+/// Statuses as the API names them.
+pub const STATUSES: &[&str] = AgreementStatus::ALL;
+
+crate::row! {
+    /// One entry of the schedule.
+    #[derive(Debug, Clone)]
+    pub struct Installment {
+        pub number: i64,
+        pub amount_cents: Cents,
+        pub due_date: String,
+        pub charge_id: Option<String>,
+    }
 }
 
 /// An original charge as it stood when the agreement was proposed.
@@ -130,39 +141,59 @@ pub struct AgreedCharge {
     pub due_cents: i64,
 }
 
-/// An agreement as the API returns it.
-#[derive(Debug, Clone, Serialize)]
-pub struct Agreement {
-    pub id: String,
-    pub customer_id: String,
-    pub charge_ids: Vec<String>,
-    pub status: String,
-    pub total_amount: f64,
-    pub down_payment: f64,
-    pub installments: i64,
-    pub first_due_date: String,
-    pub discount_percent: f64,
-    pub installments_schedule: Vec<Installment>,
-    pub note: Option<String>,
-    pub cancel_reason: Option<String>,
-    pub accepted_at: Option<String>,
-    pub canceled_at: Option<String>,
-    pub created_at: String,
-    pub updated_at: String,
-    #[serde(skip)]
-    pub version: i64,
-    #[serde(skip)]
-    pub total_cents: i64,
-    #[serde(skip)]
-    pub down_payment_cents: i64,
-    #[serde(skip)]
-    pub discount_bp: i64,
-    #[serde(skip)]
-    pub charges: Vec<AgreedCharge>,
-    #[serde(skip)]
-    pub broken_at: Option<String>,
-    #[serde(skip)]
-    pub fulfilled_at: Option<String>,
+crate::row! {
+    /// An agreement as stored, with its original charges and its schedule.
+    #[derive(Debug, Clone)]
+    pub struct Agreement {
+        pub id: String,
+        pub customer_id: String,
+        pub status: AgreementStatus,
+        pub total_cents: Cents,
+        pub down_payment_cents: Cents,
+        pub installments: i64,
+        pub first_due_date: String,
+        pub discount_bp: i64,
+        pub note: Option<String>,
+        pub cancel_reason: Option<String>,
+        pub accepted_at: Option<String>,
+        pub canceled_at: Option<String>,
+        pub broken_at: Option<String>,
+        pub fulfilled_at: Option<String>,
+        pub created_at: String,
+        pub updated_at: String,
+        pub version: i64,
+        pub charge_ids: Vec<String> = Vec::new(),
+        pub charges: Vec<AgreedCharge> = Vec::new(),
+        pub installments_schedule: Vec<Installment> = Vec::new(),
+    }
+}
+
+impl Stored for Agreement {
+    const TABLE: &'static str = "agreements";
+    const COLUMNS: &'static str = "id, customer_id, state AS status, total_cents, down_payment_cents, installments, first_due_date,
+    discount_bp, note, cancel_reason, accepted_at, canceled_at, broken_at, fulfilled_at, version, created_at, updated_at";
+}
+
+crate::row! {
+    /// A row of `agreement_charges`, before it joins its agreement.
+    struct AgreedChargeRow {
+        agreement_id: String,
+        charge_id: String,
+        amount_cents: i64,
+        paid_cents: i64,
+        due_cents: i64,
+    }
+}
+
+crate::row! {
+    /// A row of `agreement_installments`, before it joins its agreement.
+    struct InstallmentRow {
+        agreement_id: String,
+        number: i64,
+        amount_cents: Cents,
+        due_date: String,
+        charge_id: Option<String>,
+    }
 }
 
 /// A proposal to store (validated, amounts in centavos).
@@ -187,40 +218,6 @@ pub struct AgreementFilter {
     pub status: Option<String>,
 }
 
-const COLUMNS: &str = "id, customer_id, state, total_cents, down_payment_cents, installments, first_due_date, discount_bp,
-    note, cancel_reason, accepted_at, canceled_at, broken_at, fulfilled_at, version, created_at, updated_at";
-
-fn from_row(row: &AnyRow) -> Result<Agreement> {
-    let total_cents: i64 = row.try_get("total_cents")?;
-    let down_payment_cents: i64 = row.try_get("down_payment_cents")?;
-    let discount_bp: i64 = row.try_get("discount_bp")?;
-    Ok(Agreement {
-        id: row.try_get("id")?,
-        customer_id: row.try_get("customer_id")?,
-        charge_ids: Vec::new(),
-        status: row.try_get("state")?,
-        total_amount: Cents(total_cents).to_reais(),
-        down_payment: Cents(down_payment_cents).to_reais(),
-        installments: row.try_get("installments")?,
-        first_due_date: row.try_get("first_due_date")?,
-        discount_percent: discount_bp as f64 / 100.0,
-        installments_schedule: Vec::new(),
-        note: row.try_get("note")?,
-        cancel_reason: row.try_get("cancel_reason")?,
-        accepted_at: row.try_get("accepted_at")?,
-        canceled_at: row.try_get("canceled_at")?,
-        created_at: row.try_get("created_at")?,
-        updated_at: row.try_get("updated_at")?,
-        version: row.try_get("version")?,
-        total_cents,
-        down_payment_cents,
-        discount_bp,
-        charges: Vec::new(),
-        broken_at: row.try_get("broken_at")?,
-        fulfilled_at: row.try_get("fulfilled_at")?,
-    })
-}
-
 /// `$first, $first+1, ...` for an `IN (...)` list of `count` values.
 fn placeholders(first: usize, count: usize) -> String {
     (first..first + count)
@@ -243,41 +240,36 @@ async fn attach_details(
         "SELECT agreement_id, charge_id, amount_cents, paid_cents, due_cents FROM agreement_charges
          WHERE organization_id = $1 AND agreement_id IN ({ids}) ORDER BY agreement_id, position"
     );
-    let mut query = sqlx::query(AssertSqlSafe(sql)).bind(organization_id);
+    let mut query = sqlx::query_as::<_, AgreedChargeRow>(AssertSqlSafe(sql)).bind(organization_id);
     for a in agreements.iter() {
         query = query.bind(a.id.clone());
     }
     for row in query.fetch_all(&mut *conn).await? {
-        let agreement_id: String = row.try_get("agreement_id")?;
-        if let Some(a) = agreements.iter_mut().find(|a| a.id == agreement_id) {
-            let charge = AgreedCharge {
-                charge_id: row.try_get("charge_id")?,
-                amount_cents: row.try_get("amount_cents")?,
-                paid_cents: row.try_get("paid_cents")?,
-                due_cents: row.try_get("due_cents")?,
-            };
-            a.charge_ids.push(charge.charge_id.clone());
-            a.charges.push(charge);
+        if let Some(a) = agreements.iter_mut().find(|a| a.id == row.agreement_id) {
+            a.charge_ids.push(row.charge_id.clone());
+            a.charges.push(AgreedCharge {
+                charge_id: row.charge_id,
+                amount_cents: row.amount_cents,
+                paid_cents: row.paid_cents,
+                due_cents: row.due_cents,
+            });
         }
     }
     let sql = format!(
         "SELECT agreement_id, number, amount_cents, due_date, charge_id FROM agreement_installments
          WHERE organization_id = $1 AND agreement_id IN ({ids}) ORDER BY agreement_id, number"
     );
-    let mut query = sqlx::query(AssertSqlSafe(sql)).bind(organization_id);
+    let mut query = sqlx::query_as::<_, InstallmentRow>(AssertSqlSafe(sql)).bind(organization_id);
     for a in agreements.iter() {
         query = query.bind(a.id.clone());
     }
     for row in query.fetch_all(&mut *conn).await? {
-        let agreement_id: String = row.try_get("agreement_id")?;
-        if let Some(a) = agreements.iter_mut().find(|a| a.id == agreement_id) {
-            let amount_cents: i64 = row.try_get("amount_cents")?;
+        if let Some(a) = agreements.iter_mut().find(|a| a.id == row.agreement_id) {
             a.installments_schedule.push(Installment {
-                number: row.try_get("number")?,
-                amount: Cents(amount_cents).to_reais(),
-                due_date: row.try_get("due_date")?,
-                charge_id: row.try_get("charge_id")?,
-                amount_cents,
+                number: row.number,
+                amount_cents: row.amount_cents,
+                due_date: row.due_date,
+                charge_id: row.charge_id,
             });
         }
     }
@@ -291,7 +283,7 @@ pub async fn list(
     page: PageRequest,
 ) -> Result<Page<Agreement>> {
     let mut found = list_query(organization_id, filter)
-        .fetch(db, page, from_row)
+        .fetch_rows::<Agreement>(db, page)
         .await?;
     let mut conn = db.pool.acquire().await?;
     attach_details(&mut conn, organization_id, &mut found.items).await?;
@@ -307,7 +299,12 @@ pub fn list_query(organization_id: &str, filter: &AgreementFilter) -> ListQuery 
     if let Some(status) = &filter.status {
         c.push("state = {}", Bind::Text(status.clone()));
     }
-    ListQuery::new(c, COLUMNS, "FROM agreements", "created_at DESC, id DESC")
+    ListQuery::new(
+        c,
+        Agreement::COLUMNS,
+        "FROM agreements",
+        "created_at DESC, id DESC",
+    )
 }
 
 pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Agreement>> {
@@ -321,16 +318,10 @@ pub async fn get_in(
     organization_id: &str,
     id: &str,
 ) -> Result<Option<Agreement>> {
-    let sql = format!("SELECT {COLUMNS} FROM agreements WHERE organization_id = $1 AND id = $2");
-    let row = sqlx::query(AssertSqlSafe(sql))
-        .bind(organization_id)
-        .bind(id)
-        .fetch_optional(&mut *conn)
-        .await?;
-    let Some(row) = row else {
+    let Some(agreement) = by_id::<Agreement>(&mut *conn, organization_id, id).await? else {
         return Ok(None);
     };
-    let mut found = [from_row(&row)?];
+    let mut found = [agreement];
     attach_details(conn, organization_id, &mut found).await?;
     let [agreement] = found;
     Ok(Some(agreement))
@@ -500,7 +491,7 @@ pub async fn mark_ended(
     .bind(organization_id)
     .bind(&agreement.id)
     .bind(agreement.version)
-    .bind(&agreement.status)
+    .bind(agreement.status.as_str())
     .execute(&mut *conn)
     .await?;
     if done.rows_affected() != 1 {
@@ -784,13 +775,10 @@ pub async fn overdue_accepted(db: &Db, cutoff: &str, limit: i64) -> Result<Vec<(
            AND charges.due_date < $1
          ORDER BY agreements.id LIMIT {limit}"
     );
-    let rows = sqlx::query(AssertSqlSafe(sql))
+    Ok(sqlx::query_as(AssertSqlSafe(sql))
         .bind(cutoff)
         .fetch_all(&db.pool)
-        .await?;
-    rows.iter()
-        .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
-        .collect()
+        .await?)
 }
 
 /// Accepted agreements none of whose instalment charges is open any more, across
@@ -803,10 +791,9 @@ pub async fn settled_accepted(db: &Db, limit: i64) -> Result<Vec<(String, String
              WHERE agreement_installments.agreement_id = agreements.id AND charges.state = 'open')
          ORDER BY agreements.id LIMIT {limit}"
     );
-    let rows = sqlx::query(AssertSqlSafe(sql)).fetch_all(&db.pool).await?;
-    rows.iter()
-        .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
-        .collect()
+    Ok(sqlx::query_as(AssertSqlSafe(sql))
+        .fetch_all(&db.pool)
+        .await?)
 }
 
 /// Remove every agreement of a customer (the customer is being deleted; none is in force).

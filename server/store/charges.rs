@@ -5,10 +5,11 @@
 //! that no job has to flip them at midnight.
 
 use serde::Serialize;
-use sqlx::{AnyConnection, AssertSqlSafe, Row, any::AnyRow};
+use sqlx::{AnyConnection, AssertSqlSafe};
 use time::Date;
 
-use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result, StoreError, json_column};
+use super::rows::{Stored, by_id};
+use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
 use crate::domain::charge_math::{ChargeTerms, amount_due};
 use crate::domain::money::Cents;
 
@@ -102,69 +103,100 @@ pub struct ChargeFilter {
     pub descending: bool,
 }
 
-const COLUMNS: &str = "id, customer_id, description, amount_cents, paid_cents, fine_bp, interest_bp, due_date, state, tags,
-    collection_plan_id, agreement_id, negativation_status, protest_status, paid_at, canceled_at, version, created_at, updated_at,
-    open_dispute_id";
-
-fn parse_date(text: &str) -> Result<Date> {
-    let format = time::macros::format_description!("[year]-[month]-[day]");
-    Date::parse(text, &format)
-        .map_err(|e| StoreError::Corrupt(format!("charges.due_date {text}: {e}")))
+crate::stored_words! {
+    /// Where a charge stands as stored; an open one is `pending` or `overdue` to the API.
+    pub enum ChargeState {
+        Open = "open",
+        Paid = "paid",
+        Canceled = "canceled",
+        InAgreement = "in_agreement",
+    }
 }
 
-fn from_row(row: &AnyRow, today: Date) -> Result<Charge> {
-    let state: String = row.try_get("state")?;
-    let due_date: String = row.try_get("due_date")?;
-    let amount_cents: i64 = row.try_get("amount_cents")?;
-    let paid_cents: i64 = row.try_get("paid_cents")?;
-    let fine_bp: i64 = row.try_get("fine_bp")?;
-    let interest_bp: i64 = row.try_get("interest_bp")?;
-    let due = parse_date(&due_date)?;
-    let status = match state.as_str() {
-        "open" if due < today => "overdue".to_string(),
-        "open" => "pending".to_string(),
-        other => other.to_string(),
-    };
-    let due_now = if state == "open" {
-        amount_due(
-            &ChargeTerms {
-                amount: Cents(amount_cents),
-                paid: Cents(paid_cents),
-                fine_bp,
-                interest_bp,
-                due_date: due,
-            },
-            today,
-        )
-    } else {
-        Cents(0)
-    };
-    let tags: String = row.try_get("tags")?;
-    Ok(Charge {
-        id: row.try_get("id")?,
-        customer_id: row.try_get("customer_id")?,
-        description: row.try_get("description")?,
-        amount: Cents(amount_cents).to_reais(),
-        paid_amount: Cents(paid_cents).to_reais(),
-        fine_percent: fine_bp as f64 / 100.0,
-        interest_percent: interest_bp as f64 / 100.0,
-        amount_due: due_now.to_reais(),
-        due_date,
-        status,
-        tags: json_column(&tags, "charges.tags")?,
-        collection_plan_id: row.try_get("collection_plan_id")?,
-        agreement_id: row.try_get("agreement_id")?,
-        negativation_status: row.try_get("negativation_status")?,
-        protest_status: row.try_get("protest_status")?,
-        paid_at: row.try_get("paid_at")?,
-        canceled_at: row.try_get("canceled_at")?,
-        version: row.try_get("version")?,
-        created_at: row.try_get("created_at")?,
-        updated_at: row.try_get("updated_at")?,
-        open_dispute_id: row.try_get("open_dispute_id")?,
-        amount_cents,
-        paid_cents,
-    })
+crate::row! {
+    /// A charge as stored: money in centavos, rates in basis points, the due date a date.
+    #[derive(Debug, Clone)]
+    pub struct ChargeRow {
+        pub id: String,
+        pub customer_id: String,
+        pub description: String,
+        pub amount_cents: Cents,
+        pub paid_cents: Cents,
+        pub fine_bp: i64,
+        pub interest_bp: i64,
+        pub due_date: Date,
+        pub state: ChargeState,
+        pub tags: Vec<String>,
+        pub collection_plan_id: Option<String>,
+        pub agreement_id: Option<String>,
+        pub negativation_status: String,
+        pub protest_status: String,
+        pub paid_at: Option<String>,
+        pub canceled_at: Option<String>,
+        pub version: i64,
+        pub created_at: String,
+        pub updated_at: String,
+        pub open_dispute_id: Option<String>,
+    }
+}
+
+impl Stored for ChargeRow {
+    const TABLE: &'static str = "charges";
+    const COLUMNS: &'static str = "id, customer_id, description, amount_cents, paid_cents, fine_bp, interest_bp, due_date, state, tags,
+    collection_plan_id, agreement_id, negativation_status, protest_status, paid_at, canceled_at, version, created_at, updated_at,
+    open_dispute_id";
+}
+
+impl ChargeRow {
+    /// The charge as seen on day `today`: an open one is pending or overdue, and owes its
+    /// amount with fine and interest.
+    pub fn on(self, today: Date) -> Charge {
+        let open = self.state == ChargeState::Open;
+        let status = match self.state {
+            ChargeState::Open if self.due_date < today => "overdue",
+            ChargeState::Open => "pending",
+            other => other.as_str(),
+        };
+        let due_now = if open {
+            amount_due(
+                &ChargeTerms {
+                    amount: self.amount_cents,
+                    paid: self.paid_cents,
+                    fine_bp: self.fine_bp,
+                    interest_bp: self.interest_bp,
+                    due_date: self.due_date,
+                },
+                today,
+            )
+        } else {
+            Cents(0)
+        };
+        Charge {
+            id: self.id,
+            customer_id: self.customer_id,
+            description: self.description,
+            amount: self.amount_cents.to_reais(),
+            paid_amount: self.paid_cents.to_reais(),
+            fine_percent: self.fine_bp as f64 / 100.0,
+            interest_percent: self.interest_bp as f64 / 100.0,
+            amount_due: due_now.to_reais(),
+            due_date: self.due_date.to_string(),
+            status: status.to_string(),
+            tags: self.tags,
+            collection_plan_id: self.collection_plan_id,
+            agreement_id: self.agreement_id,
+            negativation_status: self.negativation_status,
+            protest_status: self.protest_status,
+            paid_at: self.paid_at,
+            canceled_at: self.canceled_at,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+            version: self.version,
+            open_dispute_id: self.open_dispute_id,
+            amount_cents: self.amount_cents.0,
+            paid_cents: self.paid_cents.0,
+        }
+    }
 }
 
 fn status_clause(status: &str, today: &str, c: &mut Vec<(String, Bind)>) {
@@ -188,9 +220,10 @@ pub async fn list(
     page: PageRequest,
 ) -> Result<Page<Charge>> {
     let today = super::today();
-    list_query(organization_id, filter, today)
-        .fetch(db, page, |r| from_row(r, today))
-        .await
+    let rows = list_query(organization_id, filter, today)
+        .fetch_rows::<ChargeRow>(db, page)
+        .await?;
+    Ok(rows.map(|row| row.on(today)))
 }
 
 /// The query behind [`list`] on day `today` (pending and overdue depend on it).
@@ -236,19 +269,12 @@ pub fn list_query(organization_id: &str, filter: &ChargeFilter, today: Date) -> 
     }
     let direction = if filter.descending { "DESC" } else { "ASC" };
     let order = format!("{} {direction}, id {direction}", filter.order.column());
-    ListQuery::new(c, COLUMNS, "FROM charges", &order)
+    ListQuery::new(c, ChargeRow::COLUMNS, "FROM charges", &order)
 }
 
 pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Charge>> {
-    let sql = format!("SELECT {COLUMNS} FROM charges WHERE organization_id = $1 AND id = $2");
-    let row = sqlx::query(AssertSqlSafe(sql))
-        .bind(organization_id)
-        .bind(id)
-        .fetch_optional(&db.pool)
-        .await?;
-    row.as_ref()
-        .map(|r| from_row(r, super::today()))
-        .transpose()
+    let row: Option<ChargeRow> = by_id(&db.pool, organization_id, id).await?;
+    Ok(row.map(|row| row.on(super::today())))
 }
 
 /// Same as [`get`] inside a transaction.
@@ -257,15 +283,8 @@ pub async fn get_in(
     organization_id: &str,
     id: &str,
 ) -> Result<Option<Charge>> {
-    let sql = format!("SELECT {COLUMNS} FROM charges WHERE organization_id = $1 AND id = $2");
-    let row = sqlx::query(AssertSqlSafe(sql))
-        .bind(organization_id)
-        .bind(id)
-        .fetch_optional(conn)
-        .await?;
-    row.as_ref()
-        .map(|r| from_row(r, super::today()))
-        .transpose()
+    let row: Option<ChargeRow> = by_id(conn, organization_id, id).await?;
+    Ok(row.map(|row| row.on(super::today())))
 }
 
 /// Insert an open charge.
@@ -402,13 +421,14 @@ pub async fn for_customer(
     customer_id: &str,
 ) -> Result<Vec<Charge>> {
     let sql = format!(
-        "SELECT {COLUMNS} FROM charges WHERE organization_id = $1 AND customer_id = $2 ORDER BY due_date, id"
+        "SELECT {} FROM charges WHERE organization_id = $1 AND customer_id = $2 ORDER BY due_date, id",
+        ChargeRow::COLUMNS
     );
-    let rows = sqlx::query(AssertSqlSafe(sql))
+    let rows: Vec<ChargeRow> = sqlx::query_as(AssertSqlSafe(sql))
         .bind(organization_id)
         .bind(customer_id)
         .fetch_all(&db.pool)
         .await?;
     let today = super::today();
-    rows.iter().map(|r| from_row(r, today)).collect()
+    Ok(rows.into_iter().map(|row| row.on(today)).collect())
 }

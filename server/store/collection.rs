@@ -6,7 +6,7 @@
 //! once its previous round is done, so replicas racing on the same work conflict in the
 //! database instead of acting twice.
 
-use sqlx::{AnyConnection, AssertSqlSafe, Row};
+use sqlx::{AnyConnection, AssertSqlSafe};
 
 use super::{Db, Result, ids};
 
@@ -122,16 +122,22 @@ pub const MIGRATION: &[&str] = &[
     "ALTER TABLE charges ADD COLUMN plan_attached_at TEXT",
 ];
 
+/// Money received for a charge (validated by the API layer).
+#[derive(Debug, Clone, Copy)]
+pub struct Payment<'a> {
+    pub charge_id: &'a str,
+    pub amount_cents: i64,
+    pub method: &'a str,
+    pub note: Option<&'a str>,
+    /// When the money was received, stored timestamp.
+    pub paid_at: &'a str,
+}
+
 /// Record a payment row.
-#[allow(clippy::too_many_arguments)]
 pub async fn insert_payment(
     conn: &mut AnyConnection,
     organization_id: &str,
-    charge_id: &str,
-    amount_cents: i64,
-    method: &str,
-    note: Option<&str>,
-    paid_at: &str,
+    payment: &Payment<'_>,
     now: &str,
 ) -> Result<String> {
     let id = ids::new_id("pay");
@@ -141,29 +147,26 @@ pub async fn insert_payment(
     )
     .bind(&id)
     .bind(organization_id)
-    .bind(charge_id)
-    .bind(amount_cents)
-    .bind(method)
-    .bind(note)
-    .bind(paid_at)
+    .bind(payment.charge_id)
+    .bind(payment.amount_cents)
+    .bind(payment.method)
+    .bind(payment.note)
+    .bind(payment.paid_at)
     .bind(now)
     .execute(conn)
     .await?;
     Ok(id)
 }
 
-/// Add a payment to an open charge at `version`; when `settles`, the charge becomes paid and
+/// Add a payment to its open charge at `version`; when `settles`, the charge becomes paid and
 /// a requested or active negativation gets its removal requested. False when the row moved
 /// on.
-#[allow(clippy::too_many_arguments)]
 pub async fn apply_payment(
     conn: &mut AnyConnection,
     organization_id: &str,
-    id: &str,
+    payment: &Payment<'_>,
     version: i64,
-    amount_cents: i64,
     settles: bool,
-    paid_at: &str,
     now: &str,
 ) -> Result<bool> {
     let done = sqlx::query(
@@ -175,37 +178,44 @@ pub async fn apply_payment(
              version = version + 1, updated_at = $4
          WHERE organization_id = $5 AND id = $6 AND version = $7 AND state = 'open'",
     )
-    .bind(amount_cents)
+    .bind(payment.amount_cents)
     .bind(i64::from(settles))
-    .bind(paid_at)
+    .bind(payment.paid_at)
     .bind(now)
     .bind(organization_id)
-    .bind(id)
+    .bind(payment.charge_id)
     .bind(version)
     .execute(conn)
     .await?;
     Ok(done.rows_affected() == 1)
 }
 
-/// Move the negativation (with `bureau` when given) or protest status of a charge from one
-/// of `from` to `to`, at `version` when given. False when the row was not in such a state.
-#[allow(clippy::too_many_arguments)]
+/// A move of a charge's negativation (recording `bureau` when given) or protest status, from
+/// one of `from` to `to`.
+#[derive(Debug, Clone, Copy)]
+pub struct StatusMove<'a> {
+    pub kind: CollectionKind,
+    pub from: &'a [&'a str],
+    pub to: &'a str,
+    pub bureau: Option<&'a str>,
+}
+
+/// Make `change` to a charge, at `version` when given. False when the row was not in one of
+/// the states it moves from.
 pub async fn set_collection_status(
     conn: &mut AnyConnection,
     organization_id: &str,
     id: &str,
     version: Option<i64>,
-    which: CollectionKind,
-    from: &[&str],
-    to: &str,
-    bureau: Option<&str>,
+    change: &StatusMove<'_>,
     now: &str,
 ) -> Result<bool> {
-    let column = match which {
+    let column = match change.kind {
         CollectionKind::Negativation => "negativation_status",
         CollectionKind::Protest => "protest_status",
     };
-    let states = from
+    let states = change
+        .from
         .iter()
         .map(|s| format!("'{s}'"))
         .collect::<Vec<_>>()
@@ -217,8 +227,8 @@ pub async fn set_collection_status(
          WHERE organization_id = $4 AND id = $5 AND ($6 = 0 OR version = $6) AND {column} IN ({states})"
     );
     let query = sqlx::query(AssertSqlSafe(sql))
-        .bind(to)
-        .bind(bureau)
+        .bind(change.to)
+        .bind(change.bureau)
         .bind(now)
         .bind(organization_id)
         .bind(id)
@@ -290,28 +300,30 @@ pub async fn mark_plan_attached(
     Ok(())
 }
 
-/// A plan step not yet run for an open, undisputed charge of its plan.
-#[derive(Debug, Clone)]
-pub struct PendingStep {
-    pub organization_id: String,
-    pub charge_id: String,
-    pub due_date: String,
-    /// When the charge got its plan (or was created), stored timestamp.
-    pub attached_at: String,
-    pub step_id: String,
-    pub step_created_at: String,
-    pub offset_days: i64,
-    pub position: i64,
-    pub action: String,
-    pub channel: Option<String>,
-    pub template: Option<String>,
-    pub bureau: Option<String>,
+crate::row! {
+    /// A plan step not yet run for an open, undisputed charge of its plan.
+    #[derive(Debug, Clone)]
+    pub struct PendingStep {
+        pub organization_id: String,
+        pub charge_id: String,
+        pub due_date: String,
+        /// When the charge got its plan (or was created), stored timestamp.
+        pub attached_at: String,
+        pub step_id: String,
+        pub step_created_at: String,
+        pub offset_days: i64,
+        pub position: i64,
+        pub action: String,
+        pub channel: Option<String>,
+        pub template: Option<String>,
+        pub bureau: Option<String>,
+    }
 }
 
 /// Steps not yet run for open charges without an open dispute whose due date is at most
 /// `due_until` (a step runs at most 30 days before the due date), across organizations.
 pub async fn pending_steps(db: &Db, due_until: &str) -> Result<Vec<PendingStep>> {
-    let rows = sqlx::query(
+    Ok(sqlx::query_as(
         "SELECT c.organization_id, c.id AS charge_id, c.due_date, COALESCE(c.plan_attached_at, c.created_at) AS attached_at,
                 s.id AS step_id, s.created_at AS step_created_at, s.offset_days, s.position, s.action, s.channel,
                 s.template, s.bureau
@@ -325,87 +337,66 @@ pub async fn pending_steps(db: &Db, due_until: &str) -> Result<Vec<PendingStep>>
     )
     .bind(due_until)
     .fetch_all(&db.pool)
-    .await?;
-    rows.iter()
-        .map(|row| {
-            Ok(PendingStep {
-                organization_id: row.try_get("organization_id")?,
-                charge_id: row.try_get("charge_id")?,
-                due_date: row.try_get("due_date")?,
-                attached_at: row.try_get("attached_at")?,
-                step_id: row.try_get("step_id")?,
-                step_created_at: row.try_get("step_created_at")?,
-                offset_days: row.try_get("offset_days")?,
-                position: row.try_get("position")?,
-                action: row.try_get("action")?,
-                channel: row.try_get("channel")?,
-                template: row.try_get("template")?,
-                bureau: row.try_get("bureau")?,
-            })
-        })
-        .collect()
+    .await?)
+}
+
+/// What running a plan step on a charge came to.
+#[derive(Debug, Clone, Copy)]
+pub struct StepRun<'a> {
+    pub charge_id: &'a str,
+    pub step_id: &'a str,
+    /// `done` or `skipped`.
+    pub outcome: &'a str,
+    /// Why it was skipped: the refusal's code.
+    pub reason: Option<&'a str>,
+    pub delivery_id: Option<&'a str>,
 }
 
 /// Claim a (charge, step) pair with its outcome. False when it already ran: the primary key
 /// refused the row, and the caller must roll back whatever it prepared.
-#[allow(clippy::too_many_arguments)]
 pub async fn record_step_run(
     conn: &mut AnyConnection,
     organization_id: &str,
-    charge_id: &str,
-    step_id: &str,
-    outcome: &str,
-    reason: Option<&str>,
-    delivery_id: Option<&str>,
+    run: &StepRun<'_>,
     now: &str,
 ) -> Result<bool> {
     let done = sqlx::query(
         "INSERT INTO collection_step_runs (charge_id, step_id, organization_id, outcome, reason, delivery_id, ran_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (charge_id, step_id) DO NOTHING",
     )
-    .bind(charge_id)
-    .bind(step_id)
+    .bind(run.charge_id)
+    .bind(run.step_id)
     .bind(organization_id)
-    .bind(outcome)
-    .bind(reason)
-    .bind(delivery_id)
+    .bind(run.outcome)
+    .bind(run.reason)
+    .bind(run.delivery_id)
     .bind(now)
     .execute(conn)
     .await?;
     Ok(done.rows_affected() == 1)
 }
 
-/// A charge whose negativation or protest awaits the outside party's answer.
-#[derive(Debug, Clone)]
-pub struct AwaitingAnswer {
-    pub organization_id: String,
-    pub charge_id: String,
-    pub negativation_status: String,
-    pub protest_status: String,
-    pub negativation_bureau: Option<String>,
-    pub updated_at: String,
+crate::row! {
+    /// A charge whose negativation or protest awaits the outside party's answer.
+    #[derive(Debug, Clone)]
+    pub struct AwaitingAnswer {
+        pub organization_id: String,
+        pub charge_id: String,
+        pub negativation_status: String,
+        pub protest_status: String,
+        pub negativation_bureau: Option<String>,
+        pub updated_at: String,
+    }
 }
 
 /// Charges with a negativation or protest requested, or its removal or cancellation.
 pub async fn awaiting_answers(db: &Db) -> Result<Vec<AwaitingAnswer>> {
-    let rows = sqlx::query(
-        "SELECT organization_id, id, negativation_status, protest_status, negativation_bureau, updated_at FROM charges
+    Ok(sqlx::query_as(
+        "SELECT organization_id, id AS charge_id, negativation_status, protest_status, negativation_bureau, updated_at FROM charges
          WHERE negativation_status IN ('requested', 'removal_requested') OR protest_status IN ('requested', 'cancel_requested')",
     )
     .fetch_all(&db.pool)
-    .await?;
-    rows.iter()
-        .map(|row| {
-            Ok(AwaitingAnswer {
-                organization_id: row.try_get("organization_id")?,
-                charge_id: row.try_get("id")?,
-                negativation_status: row.try_get("negativation_status")?,
-                protest_status: row.try_get("protest_status")?,
-                negativation_bureau: row.try_get("negativation_bureau")?,
-                updated_at: row.try_get("updated_at")?,
-            })
-        })
-        .collect()
+    .await?)
 }
 
 /// Make sure a request of `kind` is pending for the charge: insert it, or re-arm a finished
@@ -439,14 +430,16 @@ pub async fn ensure_request(
     Ok(())
 }
 
-/// A bureau or notary request due now.
-#[derive(Debug, Clone)]
-pub struct DueRequest {
-    pub organization_id: String,
-    pub charge_id: String,
-    pub kind: String,
-    pub party: String,
-    pub attempts: i64,
+crate::row! {
+    /// A bureau or notary request due now.
+    #[derive(Debug, Clone)]
+    pub struct DueRequest {
+        pub organization_id: String,
+        pub charge_id: String,
+        pub kind: String,
+        pub party: String,
+        pub attempts: i64,
+    }
 }
 
 /// Pending requests due at `now` and not claimed by a live worker.
@@ -456,21 +449,10 @@ pub async fn due_requests(db: &Db, now: &str, limit: i64) -> Result<Vec<DueReque
          WHERE status = 'pending' AND next_attempt_at <= $1 AND (claimed_until IS NULL OR claimed_until < $1)
          ORDER BY next_attempt_at LIMIT {limit}"
     );
-    let rows = sqlx::query(AssertSqlSafe(sql))
+    Ok(sqlx::query_as(AssertSqlSafe(sql))
         .bind(now)
         .fetch_all(&db.pool)
-        .await?;
-    rows.iter()
-        .map(|row| {
-            Ok(DueRequest {
-                organization_id: row.try_get("organization_id")?,
-                charge_id: row.try_get("charge_id")?,
-                kind: row.try_get("kind")?,
-                party: row.try_get("party")?,
-                attempts: row.try_get("attempts")?,
-            })
-        })
-        .collect()
+        .await?)
 }
 
 /// Take a pending request until `until`; false when another worker has it.

@@ -1,9 +1,10 @@
 //! Customers (debtors): rows, filters and writes, always inside one organization.
 
 use serde::{Deserialize, Serialize};
-use sqlx::{AnyConnection, AssertSqlSafe, Row, any::AnyRow};
+use sqlx::{AnyConnection, AssertSqlSafe, any::AnyRow};
 
-use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result, json_column};
+use super::rows::{self, Column, Stored, by_id};
+use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
 
 /// A postal address, stored as JSON.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -17,23 +18,35 @@ pub struct Address {
     pub zip_code: String,
 }
 
-/// A customer as the API returns it.
-#[derive(Debug, Clone, Serialize)]
-pub struct Customer {
-    pub id: String,
-    pub name: String,
-    pub document: String,
-    pub document_type: String,
-    pub email: Option<String>,
-    pub phone: Option<String>,
-    pub address: Option<Address>,
-    pub channel_opt_outs: Vec<String>,
-    pub tags: Vec<String>,
-    pub notes: Option<String>,
-    pub created_at: String,
-    pub updated_at: String,
-    #[serde(skip)]
-    pub version: i64,
+crate::row! {
+    /// A customer as stored; `api::customers` shows it.
+    #[derive(Debug, Clone)]
+    pub struct Customer {
+        pub id: String,
+        pub name: String,
+        pub document: String,
+        pub document_type: String,
+        pub email: Option<String>,
+        pub phone: Option<String>,
+        pub address: Option<Address>,
+        pub channel_opt_outs: Vec<String>,
+        pub tags: Vec<String>,
+        pub notes: Option<String>,
+        pub created_at: String,
+        pub updated_at: String,
+        pub version: i64,
+    }
+}
+
+impl Column for Address {
+    fn read(row: &AnyRow, column: &str) -> sqlx::Result<Self> {
+        rows::json(row, column)
+    }
+}
+
+impl Stored for Customer {
+    const TABLE: &'static str = "customers";
+    const COLUMNS: &'static str = "id, name, document, document_type, email, phone, address, channel_opt_outs, tags, notes, version, created_at, updated_at";
 }
 
 /// Fields of a customer that can be written (all validated by the API layer).
@@ -59,8 +72,6 @@ pub struct CustomerFilter {
     pub descending: bool,
 }
 
-const COLUMNS: &str = "id, name, document, document_type, email, phone, address, channel_opt_outs, tags, notes, version, created_at, updated_at";
-
 /// Lowercase without accents, so that "conceicao" finds "Conceição" on both engines.
 pub fn search_key(text: &str) -> String {
     text.chars()
@@ -78,29 +89,6 @@ pub fn search_key(text: &str) -> String {
         .to_lowercase()
 }
 
-fn from_row(row: &AnyRow) -> Result<Customer> {
-    let address: Option<String> = row.try_get("address")?;
-    let opt_outs: String = row.try_get("channel_opt_outs")?;
-    let tags: String = row.try_get("tags")?;
-    Ok(Customer {
-        id: row.try_get("id")?,
-        name: row.try_get("name")?,
-        document: row.try_get("document")?,
-        document_type: row.try_get("document_type")?,
-        email: row.try_get("email")?,
-        phone: row.try_get("phone")?,
-        address: address
-            .map(|a| json_column(&a, "customers.address"))
-            .transpose()?,
-        channel_opt_outs: json_column(&opt_outs, "customers.channel_opt_outs")?,
-        tags: json_column(&tags, "customers.tags")?,
-        notes: row.try_get("notes")?,
-        version: row.try_get("version")?,
-        created_at: row.try_get("created_at")?,
-        updated_at: row.try_get("updated_at")?,
-    })
-}
-
 pub async fn list(
     db: &Db,
     organization_id: &str,
@@ -108,7 +96,7 @@ pub async fn list(
     page: PageRequest,
 ) -> Result<Page<Customer>> {
     list_query(organization_id, filter)
-        .fetch(db, page, from_row)
+        .fetch_rows(db, page)
         .await
 }
 
@@ -142,17 +130,11 @@ pub fn list_query(organization_id: &str, filter: &CustomerFilter) -> ListQuery {
         (false, false) => "created_at ASC, id ASC",
         (false, true) => "created_at DESC, id DESC",
     };
-    ListQuery::new(c, COLUMNS, "FROM customers", order)
+    ListQuery::new(c, Customer::COLUMNS, "FROM customers", order)
 }
 
 pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Customer>> {
-    let sql = format!("SELECT {COLUMNS} FROM customers WHERE organization_id = $1 AND id = $2");
-    let row = sqlx::query(AssertSqlSafe(sql))
-        .bind(organization_id)
-        .bind(id)
-        .fetch_optional(&db.pool)
-        .await?;
-    row.as_ref().map(from_row).transpose()
+    by_id(&db.pool, organization_id, id).await
 }
 
 /// Same as [`get`] on the caller's connection (inside a transaction).
@@ -161,13 +143,7 @@ pub async fn get_in(
     organization_id: &str,
     id: &str,
 ) -> Result<Option<Customer>> {
-    let sql = format!("SELECT {COLUMNS} FROM customers WHERE organization_id = $1 AND id = $2");
-    let row = sqlx::query(AssertSqlSafe(sql))
-        .bind(organization_id)
-        .bind(id)
-        .fetch_optional(conn)
-        .await?;
-    row.as_ref().map(from_row).transpose()
+    by_id(conn, organization_id, id).await
 }
 
 pub async fn find_by_document(

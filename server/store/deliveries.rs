@@ -4,36 +4,40 @@
 //! time, so that replicas sharing the database never send the same message twice and work
 //! survives a restart.
 
-use serde::Serialize;
-use sqlx::{AnyConnection, AssertSqlSafe, Row, any::AnyRow};
+use sqlx::{AnyConnection, AssertSqlSafe};
 
+use super::rows::{Stored, by_id};
 use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
 
 /// Statuses as the API names them.
 pub const STATUSES: &[&str] = &["queued", "sent", "delivered", "failed", "bounced"];
 
-/// A delivery as the API returns it.
-#[derive(Debug, Clone, Serialize)]
-pub struct Delivery {
-    pub id: String,
-    pub charge_id: String,
-    pub customer_id: String,
-    pub channel: String,
-    pub status: String,
-    pub recipient: String,
-    pub subject: Option<String>,
-    pub body: String,
-    pub step_id: Option<String>,
-    pub attempts: i64,
-    pub error: Option<String>,
-    pub sent_at: Option<String>,
-    pub created_at: String,
-    #[serde(skip)]
-    pub organization_id: String,
-    #[serde(skip)]
-    pub provider: Option<String>,
-    #[serde(skip)]
-    pub version: i64,
+crate::row! {
+    /// A delivery as stored; `api::deliveries` shows it.
+    #[derive(Debug, Clone)]
+    pub struct Delivery {
+        pub id: String,
+        pub charge_id: String,
+        pub customer_id: String,
+        pub channel: String,
+        pub status: String,
+        pub recipient: String,
+        pub subject: Option<String>,
+        pub body: String,
+        pub step_id: Option<String>,
+        pub attempts: i64,
+        pub error: Option<String>,
+        pub sent_at: Option<String>,
+        pub created_at: String,
+        pub organization_id: String,
+        pub provider: Option<String>,
+        pub version: i64,
+    }
+}
+
+impl Stored for Delivery {
+    const TABLE: &'static str = "deliveries";
+    const COLUMNS: &'static str = COLUMNS;
 }
 
 /// What a new (queued) delivery holds.
@@ -61,27 +65,6 @@ pub struct DeliveryFilter {
 
 const COLUMNS: &str = "id, organization_id, charge_id, customer_id, channel, status, recipient, subject, body, step_id,
     attempts, error, sent_at, created_at, provider, version";
-
-fn from_row(row: &AnyRow) -> Result<Delivery> {
-    Ok(Delivery {
-        id: row.try_get("id")?,
-        organization_id: row.try_get("organization_id")?,
-        charge_id: row.try_get("charge_id")?,
-        customer_id: row.try_get("customer_id")?,
-        channel: row.try_get("channel")?,
-        status: row.try_get("status")?,
-        recipient: row.try_get("recipient")?,
-        subject: row.try_get("subject")?,
-        body: row.try_get("body")?,
-        step_id: row.try_get("step_id")?,
-        attempts: row.try_get("attempts")?,
-        error: row.try_get("error")?,
-        sent_at: row.try_get("sent_at")?,
-        created_at: row.try_get("created_at")?,
-        provider: row.try_get("provider")?,
-        version: row.try_get("version")?,
-    })
-}
 
 /// Queue a delivery, due at once.
 pub async fn insert(
@@ -112,8 +95,7 @@ pub async fn insert(
 }
 
 pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Delivery>> {
-    let mut conn = db.pool.acquire().await?;
-    get_in(&mut conn, organization_id, id).await
+    by_id(&db.pool, organization_id, id).await
 }
 
 /// Same as [`get`] on a given connection (inside a transaction).
@@ -122,13 +104,7 @@ pub async fn get_in(
     organization_id: &str,
     id: &str,
 ) -> Result<Option<Delivery>> {
-    let sql = format!("SELECT {COLUMNS} FROM deliveries WHERE organization_id = $1 AND id = $2");
-    let row = sqlx::query(AssertSqlSafe(sql))
-        .bind(organization_id)
-        .bind(id)
-        .fetch_optional(conn)
-        .await?;
-    row.as_ref().map(from_row).transpose()
+    by_id(conn, organization_id, id).await
 }
 
 /// Newest first.
@@ -139,7 +115,7 @@ pub async fn list(
     page: PageRequest,
 ) -> Result<Page<Delivery>> {
     list_query(organization_id, filter)
-        .fetch(db, page, from_row)
+        .fetch_rows(db, page)
         .await
 }
 
@@ -206,11 +182,10 @@ pub async fn claim(db: &Db, id: &str, token: &str, now: &str, until: &str) -> Re
 /// A delivery by id alone (the engine works across organizations).
 pub async fn get_any(conn: &mut AnyConnection, id: &str) -> Result<Option<Delivery>> {
     let sql = format!("SELECT {COLUMNS} FROM deliveries WHERE id = $1");
-    let row = sqlx::query(AssertSqlSafe(sql))
+    Ok(sqlx::query_as(AssertSqlSafe(sql))
         .bind(id)
         .fetch_optional(conn)
-        .await?;
-    row.as_ref().map(from_row).transpose()
+        .await?)
 }
 
 /// How an attempt ended, as the engine writes it.
@@ -295,12 +270,11 @@ pub async fn awaiting_receipt(
         "SELECT {COLUMNS} FROM deliveries WHERE status = 'sent' AND provider = $1 AND sent_at <= $2
          ORDER BY sent_at, id LIMIT {limit}"
     );
-    let rows = sqlx::query(AssertSqlSafe(sql))
+    Ok(sqlx::query_as(AssertSqlSafe(sql))
         .bind(provider)
         .bind(sent_before)
         .fetch_all(&db.pool)
-        .await?;
-    rows.iter().map(from_row).collect()
+        .await?)
 }
 
 /// Apply a receipt (`delivered` or `bounced`) to a sent delivery; false when it is no longer

@@ -3,9 +3,9 @@
 //! protest) checks to pause itself. The table is created by migration 5
 //! (`store::agreements::MIGRATION`).
 
-use serde::Serialize;
-use sqlx::{AnyConnection, AssertSqlSafe, Row, any::AnyRow};
+use sqlx::AnyConnection;
 
+use super::rows::{Stored, by_id};
 use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result, StoreError};
 
 /// Reasons a debtor gives, as the API names them.
@@ -17,24 +17,39 @@ pub const REASONS: &[&str] = &[
     "other",
 ];
 
-/// Statuses as the API names them (the stored `state` is the same word).
-pub const STATUSES: &[&str] = &["open", "upheld", "rejected"];
+crate::stored_words! {
+    /// Where a dispute stands; the stored `state` is the API's `status`.
+    pub enum DisputeStatus {
+        Open = "open",
+        Upheld = "upheld",
+        Rejected = "rejected",
+    }
+}
 
-/// A dispute as the API returns it.
-#[derive(Debug, Clone, Serialize)]
-pub struct Dispute {
-    pub id: String,
-    pub charge_id: String,
-    pub customer_id: String,
-    pub reason: String,
-    pub description: Option<String>,
-    pub status: String,
-    pub resolution_note: Option<String>,
-    pub resolved_at: Option<String>,
-    pub created_at: String,
-    pub updated_at: String,
-    #[serde(skip)]
-    pub version: i64,
+/// Statuses as the API names them.
+pub const STATUSES: &[&str] = DisputeStatus::ALL;
+
+crate::row! {
+    /// A dispute as stored.
+    #[derive(Debug, Clone)]
+    pub struct Dispute {
+        pub id: String,
+        pub charge_id: String,
+        pub customer_id: String,
+        pub reason: String,
+        pub description: Option<String>,
+        pub status: DisputeStatus,
+        pub resolution_note: Option<String>,
+        pub resolved_at: Option<String>,
+        pub created_at: String,
+        pub updated_at: String,
+        pub version: i64,
+    }
+}
+
+impl Stored for Dispute {
+    const TABLE: &'static str = "disputes";
+    const COLUMNS: &'static str = "id, charge_id, customer_id, reason, description, state AS status, resolution_note, resolved_at, version, created_at, updated_at";
 }
 
 /// List filters (validated).
@@ -45,24 +60,6 @@ pub struct DisputeFilter {
     pub status: Option<String>,
 }
 
-const COLUMNS: &str = "id, charge_id, customer_id, reason, description, state, resolution_note, resolved_at, version, created_at, updated_at";
-
-fn from_row(row: &AnyRow) -> Result<Dispute> {
-    Ok(Dispute {
-        id: row.try_get("id")?,
-        charge_id: row.try_get("charge_id")?,
-        customer_id: row.try_get("customer_id")?,
-        reason: row.try_get("reason")?,
-        description: row.try_get("description")?,
-        status: row.try_get("state")?,
-        resolution_note: row.try_get("resolution_note")?,
-        resolved_at: row.try_get("resolved_at")?,
-        version: row.try_get("version")?,
-        created_at: row.try_get("created_at")?,
-        updated_at: row.try_get("updated_at")?,
-    })
-}
-
 pub async fn list(
     db: &Db,
     organization_id: &str,
@@ -70,7 +67,7 @@ pub async fn list(
     page: PageRequest,
 ) -> Result<Page<Dispute>> {
     list_query(organization_id, filter)
-        .fetch(db, page, from_row)
+        .fetch_rows(db, page)
         .await
 }
 
@@ -86,12 +83,16 @@ pub fn list_query(organization_id: &str, filter: &DisputeFilter) -> ListQuery {
     if let Some(status) = &filter.status {
         c.push("state = {}", Bind::Text(status.clone()));
     }
-    ListQuery::new(c, COLUMNS, "FROM disputes", "created_at DESC, id DESC")
+    ListQuery::new(
+        c,
+        Dispute::COLUMNS,
+        "FROM disputes",
+        "created_at DESC, id DESC",
+    )
 }
 
 pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Dispute>> {
-    let mut conn = db.pool.acquire().await?;
-    get_in(&mut conn, organization_id, id).await
+    by_id(&db.pool, organization_id, id).await
 }
 
 /// Same as [`get`] on the caller's connection (inside a transaction).
@@ -100,13 +101,7 @@ pub async fn get_in(
     organization_id: &str,
     id: &str,
 ) -> Result<Option<Dispute>> {
-    let sql = format!("SELECT {COLUMNS} FROM disputes WHERE organization_id = $1 AND id = $2");
-    let row = sqlx::query(AssertSqlSafe(sql))
-        .bind(organization_id)
-        .bind(id)
-        .fetch_optional(conn)
-        .await?;
-    row.as_ref().map(from_row).transpose()
+    by_id(conn, organization_id, id).await
 }
 
 /// A dispute to open.

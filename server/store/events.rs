@@ -2,9 +2,9 @@
 
 use serde::Serialize;
 use serde_json::Value;
-use sqlx::{AnyConnection, Row};
+use sqlx::AnyConnection;
 
-use super::{Db, Result, ids, json_column, now_text};
+use super::{Db, Result, ids, now_text};
 
 /// Who caused an event.
 #[derive(Debug, Clone, Serialize)]
@@ -74,65 +74,63 @@ pub async fn record_returning_id(
 
 /// Events of one subject, oldest first.
 pub async fn for_subject(db: &Db, organization_id: &str, subject_id: &str) -> Result<Vec<Event>> {
-    let rows = sqlx::query(
-        "SELECT id, type, subject_type, subject_id, actor_type, actor_id, actor_name, data, created_at
-         FROM events WHERE organization_id = $1 AND subject_id = $2 ORDER BY created_at, id",
-    )
-    .bind(organization_id)
-    .bind(subject_id)
-    .fetch_all(&db.pool)
-    .await?;
-    rows.iter()
-        .map(|row| {
-            let actor_type: String = row.try_get("actor_type")?;
-            let data: String = row.try_get("data")?;
-            Ok(Event {
-                id: row.try_get("id")?,
-                kind: row.try_get("type")?,
-                subject_type: row.try_get("subject_type")?,
-                subject_id: row.try_get("subject_id")?,
-                actor: Actor {
-                    kind: match actor_type.as_str() {
-                        "person" => "person",
-                        "token" => "token",
-                        _ => "system",
-                    },
-                    id: row.try_get("actor_id")?,
-                    name: row.try_get("actor_name")?,
+    let sql = format!(
+        "SELECT {EVENT_COLUMNS} FROM events WHERE organization_id = $1 AND subject_id = $2 ORDER BY created_at, id"
+    );
+    let rows: Vec<EventRow> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(organization_id)
+        .bind(subject_id)
+        .fetch_all(&db.pool)
+        .await?;
+    Ok(rows.into_iter().map(EventRow::into_event).collect())
+}
+
+crate::row! {
+    /// An `events` row as stored.
+    struct EventRow {
+        id: String,
+        kind: String,
+        subject_type: String,
+        subject_id: String,
+        actor_type: String,
+        actor_id: Option<String>,
+        actor_name: Option<String>,
+        data: Value,
+        created_at: String,
+    }
+}
+
+impl EventRow {
+    fn into_event(self) -> Event {
+        Event {
+            id: self.id,
+            kind: self.kind,
+            subject_type: self.subject_type,
+            subject_id: self.subject_id,
+            actor: Actor {
+                kind: match self.actor_type.as_str() {
+                    "person" => "person",
+                    "token" => "token",
+                    _ => "system",
                 },
-                data: json_column(&data, "events.data")?,
-                created_at: row.try_get("created_at")?,
-            })
-        })
-        .collect()
-}
-
-fn event_from_row(row: &sqlx::any::AnyRow) -> Result<Event> {
-    let actor_type: String = row.try_get("actor_type")?;
-    let data: String = row.try_get("data")?;
-    let actor_name: Option<String> = row.try_get("actor_name")?;
-    Ok(Event {
-        id: row.try_get("id")?,
-        kind: row.try_get("type")?,
-        subject_type: row.try_get("subject_type")?,
-        subject_id: row.try_get("subject_id")?,
-        actor: Actor {
-            kind: match actor_type.as_str() {
-                "person" => "person",
-                "token" => "token",
-                _ => "system",
+                id: self.actor_id,
+                name: self.actor_name,
             },
-            id: row.try_get("actor_id")?,
-            // The API promises a name; rows written without one read as the system's.
-            name: Some(actor_name.unwrap_or_else(|| "system".to_string())),
-        },
-        data: json_column(&data, "events.data")?,
-        created_at: row.try_get("created_at")?,
-    })
+            data: self.data,
+            created_at: self.created_at,
+        }
+    }
+
+    /// An event as the lists show it: the API promises a name, and rows written without one
+    /// read as the system's.
+    fn into_listed_event(self) -> Event {
+        let mut event = self.into_event();
+        event.actor.name.get_or_insert_with(|| "system".to_string());
+        event
+    }
 }
 
-const EVENT_COLUMNS: &str =
-    "id, type, subject_type, subject_id, actor_type, actor_id, actor_name, data, created_at";
+const EVENT_COLUMNS: &str = "id, type AS kind, subject_type, subject_id, actor_type, actor_id, actor_name, data, created_at";
 
 /// Filters of the audit trail (validated; instants as stored timestamps).
 #[derive(Debug, Default)]
@@ -150,9 +148,10 @@ pub async fn list(
     filter: &EventFilter,
     page: super::PageRequest,
 ) -> Result<super::Page<Event>> {
-    list_query(organization_id, filter)
-        .fetch(db, page, event_from_row)
-        .await
+    let page = list_query(organization_id, filter)
+        .fetch_rows::<EventRow>(db, page)
+        .await?;
+    Ok(page.map(EventRow::into_listed_event))
 }
 
 /// The query behind [`list`].
@@ -182,9 +181,10 @@ pub async fn charge_timeline(
     charge_id: &str,
     page: super::PageRequest,
 ) -> Result<super::Page<Event>> {
-    timeline_query(organization_id, charge_id)
-        .fetch(db, page, event_from_row)
-        .await
+    let page = timeline_query(organization_id, charge_id)
+        .fetch_rows::<EventRow>(db, page)
+        .await?;
+    Ok(page.map(EventRow::into_listed_event))
 }
 
 /// The query behind [`charge_timeline`].

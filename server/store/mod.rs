@@ -24,6 +24,7 @@ pub mod orgs;
 pub mod plans;
 pub mod queues;
 pub mod retry;
+pub mod rows;
 pub mod webhooks;
 
 use std::time::Duration;
@@ -541,6 +542,17 @@ pub struct Page<T> {
     pub total_exact: bool,
 }
 
+impl<T> Page<T> {
+    /// The same page with each item turned into `f(item)` (a row into its wire shape).
+    pub fn map<U>(self, f: impl FnMut(T) -> U) -> Page<U> {
+        Page {
+            items: self.items.into_iter().map(f).collect(),
+            total: self.total,
+            total_exact: self.total_exact,
+        }
+    }
+}
+
 /// A list query before it runs: `SELECT {columns} {from} WHERE ... ORDER BY {order}`, read
 /// a page at a time. Every list of the API is one; building it apart from running it lets
 /// the query-plan tests check the very SQL the server sends.
@@ -617,6 +629,14 @@ impl ListQuery {
             total: counted,
             total_exact: counted <= page.count_cap(),
         })
+    }
+
+    /// [`ListQuery::fetch`] for a row type read by its `FromRow`.
+    pub async fn fetch_rows<T>(&self, db: &Db, page: PageRequest) -> Result<Page<T>>
+    where
+        T: for<'r> sqlx::FromRow<'r, sqlx::any::AnyRow>,
+    {
+        self.fetch(db, page, |row| Ok(T::from_row(row)?)).await
     }
 
     /// How the engine runs the count and the page query: one text per statement, the lines

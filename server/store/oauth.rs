@@ -6,8 +6,10 @@
 //! Access tokens are rows of `tokens` (audience `mcp`) with an expiry and the grant they came
 //! from, so that authentication reads one table whatever issued the token.
 
-use sqlx::Row;
+use sqlx::FromRow;
+use sqlx::any::AnyRow;
 
+use super::rows::Column;
 use super::{Db, Result, ids, now_text};
 
 /// Migration 10.
@@ -65,16 +67,18 @@ pub const MIGRATION: &[&str] = &[
     )",
 ];
 
-/// An identity provider an organization trusts.
-#[derive(Debug, Clone)]
-pub struct ExternalIssuer {
-    pub organization_id: String,
-    pub issuer: String,
-    pub jwks_uri: String,
-    /// The `aud` a token must carry.
-    pub audience: String,
-    /// The claim naming the person: their e-mail or id in the organization.
-    pub person_claim: String,
+crate::row! {
+    /// An identity provider an organization trusts.
+    #[derive(Debug, Clone)]
+    pub struct ExternalIssuer {
+        pub organization_id: String,
+        pub issuer: String,
+        pub jwks_uri: String,
+        /// The `aud` a token must carry.
+        pub audience: String,
+        /// The claim naming the person: their e-mail or id in the organization.
+        pub person_claim: String,
+    }
 }
 
 /// Trust `issuer` for its organization (replacing the organization's earlier one).
@@ -102,22 +106,12 @@ pub async fn set_external_issuer(db: &Db, issuer: &ExternalIssuer) -> Result<()>
 
 /// The organization trusting `issuer`, if one does.
 pub async fn find_external_issuer(db: &Db, issuer: &str) -> Result<Option<ExternalIssuer>> {
-    let row = sqlx::query(
+    Ok(sqlx::query_as(
         "SELECT organization_id, issuer, jwks_uri, audience, person_claim FROM external_issuers WHERE issuer = $1",
     )
     .bind(issuer)
     .fetch_optional(&db.pool)
-    .await?;
-    row.map(|r| {
-        Ok(ExternalIssuer {
-            organization_id: r.try_get("organization_id")?,
-            issuer: r.try_get("issuer")?,
-            jwks_uri: r.try_get("jwks_uri")?,
-            audience: r.try_get("audience")?,
-            person_claim: r.try_get("person_claim")?,
-        })
-    })
-    .transpose()
+    .await?)
 }
 
 /// Seconds since the epoch, the unit of every expiry column.
@@ -125,37 +119,28 @@ pub fn now_epoch() -> i64 {
     time::OffsetDateTime::now_utc().unix_timestamp()
 }
 
-/// A person who may sign in, with what the sign-in page needs to decide.
-#[derive(Debug, Clone)]
-pub struct SignInCandidate {
-    pub person_id: String,
-    pub organization_id: String,
-    pub password_hash: Option<String>,
-    pub failed_sign_ins: i64,
-    pub locked_until_epoch: Option<i64>,
+crate::row! {
+    /// A person who may sign in, with what the sign-in page needs to decide.
+    #[derive(Debug, Clone)]
+    pub struct SignInCandidate {
+        pub person_id: String,
+        pub organization_id: String,
+        pub password_hash: Option<String>,
+        pub failed_sign_ins: i64,
+        pub locked_until_epoch: Option<i64>,
+    }
 }
 
 /// Everyone with this e-mail address, in organization-id order (an address may belong to
 /// people of several organizations).
 pub async fn sign_in_candidates(db: &Db, email: &str) -> Result<Vec<SignInCandidate>> {
-    let rows = sqlx::query(
-        "SELECT id, organization_id, password_hash, failed_sign_ins, locked_until_epoch
+    Ok(sqlx::query_as(
+        "SELECT id AS person_id, organization_id, password_hash, failed_sign_ins, locked_until_epoch
          FROM people WHERE email = $1 ORDER BY organization_id LIMIT 10",
     )
     .bind(email)
     .fetch_all(&db.pool)
-    .await?;
-    rows.iter()
-        .map(|r| {
-            Ok(SignInCandidate {
-                person_id: r.try_get("id")?,
-                organization_id: r.try_get("organization_id")?,
-                password_hash: r.try_get("password_hash")?,
-                failed_sign_ins: r.try_get("failed_sign_ins")?,
-                locked_until_epoch: r.try_get("locked_until_epoch")?,
-            })
-        })
-        .collect()
+    .await?)
 }
 
 /// Store a person's new password hash and clear their failures.
@@ -195,34 +180,27 @@ pub async fn clear_failures(db: &Db, person_id: &str) -> Result<()> {
     Ok(())
 }
 
-/// A client application: registered (RFC 7591), pre-registered on the command line, or known
-/// by its metadata document URL.
-#[derive(Debug, Clone)]
-pub struct Client {
-    pub id: String,
-    pub name: String,
-    pub redirect_uris: Vec<String>,
-    /// `registered`, `preregistered` or `metadata`.
-    pub kind: String,
-    pub fetched_at_epoch: Option<i64>,
+crate::row! {
+    /// A client application: registered (RFC 7591), pre-registered on the command line, or known
+    /// by its metadata document URL.
+    #[derive(Debug, Clone)]
+    pub struct Client {
+        pub id: String,
+        pub name: String,
+        pub redirect_uris: Vec<String>,
+        /// `registered`, `preregistered` or `metadata`.
+        pub kind: String,
+        pub fetched_at_epoch: Option<i64>,
+    }
 }
 
 pub async fn find_client(db: &Db, id: &str) -> Result<Option<Client>> {
-    let row = sqlx::query(
+    Ok(sqlx::query_as(
         "SELECT id, name, redirect_uris, kind, fetched_at_epoch FROM oauth_clients WHERE id = $1",
     )
     .bind(id)
     .fetch_optional(&db.pool)
-    .await?;
-    let Some(r) = row else { return Ok(None) };
-    let uris: String = r.try_get("redirect_uris")?;
-    Ok(Some(Client {
-        id: r.try_get("id")?,
-        name: r.try_get("name")?,
-        redirect_uris: super::json_column(&uris, "redirect_uris")?,
-        kind: r.try_get("kind")?,
-        fetched_at_epoch: r.try_get("fetched_at_epoch")?,
-    }))
+    .await?)
 }
 
 /// Insert a client, or replace a metadata-document client's cached copy.
@@ -260,19 +238,51 @@ pub struct Grant {
     pub revoked: bool,
 }
 
-fn grant_from(r: &sqlx::any::AnyRow) -> Result<Grant> {
-    let scopes: String = r.try_get("scopes")?;
-    let revoked_at: Option<String> = r.try_get("revoked_at")?;
+crate::row! {
+    /// The columns of `oauth_grants`, as every grant query selects them.
+    struct GrantRow {
+        id: String,
+        organization_id: String,
+        person_id: String,
+        client_id: String,
+        scopes: String,
+        resource: String,
+        created_at: String,
+        revoked_at: Option<String>,
+    }
+}
+
+/// The grant the `oauth_grants` columns of `row` describe (scopes are stored space-separated).
+fn grant_from(row: &AnyRow) -> sqlx::Result<Grant> {
+    let g = GrantRow::from_row(row)?;
     Ok(Grant {
-        id: r.try_get("id")?,
-        organization_id: r.try_get("organization_id")?,
-        person_id: r.try_get("person_id")?,
-        client_id: r.try_get("client_id")?,
-        scopes: scopes.split_whitespace().map(str::to_string).collect(),
-        resource: r.try_get("resource")?,
-        created_at: r.try_get("created_at")?,
-        revoked: revoked_at.is_some(),
+        id: g.id,
+        organization_id: g.organization_id,
+        person_id: g.person_id,
+        client_id: g.client_id,
+        scopes: g.scopes.split_whitespace().map(str::to_string).collect(),
+        resource: g.resource,
+        created_at: g.created_at,
+        revoked: g.revoked_at.is_some(),
     })
+}
+
+crate::row! {
+    /// The code's own columns, beside its grant's.
+    struct CodeRow {
+        redirect_uri: String,
+        code_challenge: String,
+        expires_at_epoch: i64,
+        used_at: Option<String>,
+    }
+}
+
+crate::row! {
+    /// The refresh token's own columns, beside its grant's.
+    struct RefreshRow {
+        expires_at_epoch: i64,
+        used_at: Option<String>,
+    }
 }
 
 /// What the consent page stores: a new grant and its authorization code, together.
@@ -343,13 +353,13 @@ pub async fn find_code(db: &Db, code_hash: &str) -> Result<Option<Code>> {
     .fetch_optional(&db.pool)
     .await?;
     let Some(r) = row else { return Ok(None) };
-    let used_at: Option<String> = r.try_get("used_at")?;
+    let code = CodeRow::from_row(&r)?;
     Ok(Some(Code {
         grant: grant_from(&r)?,
-        redirect_uri: r.try_get("redirect_uri")?,
-        code_challenge: r.try_get("code_challenge")?,
-        expires_at_epoch: r.try_get("expires_at_epoch")?,
-        used: used_at.is_some(),
+        redirect_uri: code.redirect_uri,
+        code_challenge: code.code_challenge,
+        expires_at_epoch: code.expires_at_epoch,
+        used: code.used_at.is_some(),
     }))
 }
 
@@ -429,11 +439,11 @@ pub async fn find_refresh(db: &Db, token_hash: &str) -> Result<Option<Refresh>> 
     .fetch_optional(&db.pool)
     .await?;
     let Some(r) = row else { return Ok(None) };
-    let used_at: Option<String> = r.try_get("used_at")?;
+    let refresh = RefreshRow::from_row(&r)?;
     Ok(Some(Refresh {
         grant: grant_from(&r)?,
-        expires_at_epoch: r.try_get("expires_at_epoch")?,
-        used: used_at.is_some(),
+        expires_at_epoch: refresh.expires_at_epoch,
+        used: refresh.used_at.is_some(),
     }))
 }
 
@@ -500,7 +510,7 @@ pub async fn live_grants(
     .await?;
     rows.iter()
         .map(|r| {
-            let name: Option<String> = r.try_get("client_name")?;
+            let name: Option<String> = Column::read(r, "client_name")?;
             Ok((grant_from(r)?, name.unwrap_or_default()))
         })
         .collect()
@@ -522,23 +532,15 @@ pub async fn find_grant(
     .bind(grant_id)
     .fetch_optional(&db.pool)
     .await?;
-    row.as_ref().map(grant_from).transpose()
+    Ok(row.as_ref().map(grant_from).transpose()?)
 }
 
 /// The person and organization names the pages show.
 pub async fn person_names(db: &Db, person_id: &str) -> Result<Option<(String, String, String)>> {
-    let row = sqlx::query(
+    Ok(sqlx::query_as(
         "SELECT p.name, p.role, o.name AS org_name FROM people p JOIN organizations o ON o.id = p.organization_id WHERE p.id = $1",
     )
     .bind(person_id)
     .fetch_optional(&db.pool)
-    .await?;
-    row.map(|r| {
-        Ok((
-            r.try_get("name")?,
-            r.try_get("role")?,
-            r.try_get("org_name")?,
-        ))
-    })
-    .transpose()
+    .await?)
 }

@@ -1,25 +1,48 @@
 //! Organizations, the people in them, and their access tokens (stored only as hashes).
 
-use sqlx::Row;
-
 use super::{Db, Result, ids, now_text};
 
-/// An organization (tenant). Every other row belongs to exactly one.
-#[derive(Debug, Clone)]
-pub struct Organization {
-    pub id: String,
-    pub name: String,
-    pub legal_document: String,
+crate::row! {
+    /// An organization (tenant). Every other row belongs to exactly one.
+    #[derive(Debug, Clone)]
+    pub struct Organization {
+        pub id: String,
+        pub name: String,
+        pub legal_document: String,
+    }
 }
 
-/// A person of an organization and their role.
-#[derive(Debug, Clone)]
-pub struct Person {
-    pub id: String,
-    pub organization_id: String,
-    pub name: String,
-    pub email: String,
-    pub role: String,
+crate::row! {
+    /// A person of an organization and their role.
+    #[derive(Debug, Clone)]
+    pub struct Person {
+        pub id: String,
+        pub organization_id: String,
+        pub name: String,
+        pub email: String,
+        pub role: String,
+    }
+}
+
+crate::row! {
+    /// A token joined with its person and organization, as `find_token` selects it.
+    struct TokenRow {
+        id: String,
+        audience: String,
+        scopes: String,
+        rate_limit: Option<i64>,
+        rate_period_secs: Option<i64>,
+        expires_at_epoch: Option<i64>,
+        person_id: String,
+        person_name: String,
+        email: String,
+        role: String,
+        org_id: String,
+        org_name: String,
+        legal_document: String,
+        org_rate_limit: Option<i64>,
+        org_rate_period_secs: Option<i64>,
+    }
 }
 
 /// A token row joined with its person and organization, as authentication needs it.
@@ -121,7 +144,7 @@ pub async fn create_token(db: &Db, new: NewToken<'_>) -> Result<String> {
 
 /// Look a live token up by the hash of its secret.
 pub async fn find_token(db: &Db, token_hash: &str) -> Result<Option<TokenRecord>> {
-    let row = sqlx::query(
+    let row: Option<TokenRow> = sqlx::query_as(
         "SELECT t.id, t.audience, t.scopes, t.rate_limit, t.rate_period_secs, t.expires_at_epoch,
                 p.id AS person_id, p.name AS person_name, p.email, p.role,
                 o.id AS org_id, o.name AS org_name, o.legal_document,
@@ -134,49 +157,35 @@ pub async fn find_token(db: &Db, token_hash: &str) -> Result<Option<TokenRecord>
     .bind(token_hash)
     .fetch_optional(&db.pool)
     .await?;
-    let Some(row) = row else { return Ok(None) };
-    let scopes: String = row.try_get("scopes")?;
-    let limit: Option<i64> = row.try_get("rate_limit")?;
-    let period: Option<i64> = row.try_get("rate_period_secs")?;
-    let org_limit: Option<i64> = row.try_get("org_rate_limit")?;
-    let org_period: Option<i64> = row.try_get("org_rate_period_secs")?;
-    let org_id: String = row.try_get("org_id")?;
-    Ok(Some(TokenRecord {
-        id: row.try_get("id")?,
-        audience: row.try_get("audience")?,
-        scopes: scopes.split_whitespace().map(str::to_string).collect(),
+    Ok(row.map(|row| TokenRecord {
+        id: row.id,
+        audience: row.audience,
+        scopes: row.scopes.split_whitespace().map(str::to_string).collect(),
         // The token's own limit wins over its organization's.
-        rate_limit: limit.zip(period).or(org_limit.zip(org_period)),
+        rate_limit: (row.rate_limit.zip(row.rate_period_secs))
+            .or(row.org_rate_limit.zip(row.org_rate_period_secs)),
         person: Person {
-            id: row.try_get("person_id")?,
-            organization_id: org_id.clone(),
-            name: row.try_get("person_name")?,
-            email: row.try_get("email")?,
-            role: row.try_get("role")?,
+            id: row.person_id,
+            organization_id: row.org_id.clone(),
+            name: row.person_name,
+            email: row.email,
+            role: row.role,
         },
         organization: Organization {
-            id: org_id,
-            name: row.try_get("org_name")?,
-            legal_document: row.try_get("legal_document")?,
+            id: row.org_id,
+            name: row.org_name,
+            legal_document: row.legal_document,
         },
-        expires_at_epoch: row.try_get("expires_at_epoch")?,
+        expires_at_epoch: row.expires_at_epoch,
     }))
 }
 
 /// Find an organization by id or exact name (for the `token create` command).
 pub async fn find_organization(db: &Db, id_or_name: &str) -> Result<Option<Organization>> {
-    let row = sqlx::query("SELECT id, name, legal_document FROM organizations WHERE id = $1 OR name = $1 ORDER BY id LIMIT 1")
+    Ok(sqlx::query_as("SELECT id, name, legal_document FROM organizations WHERE id = $1 OR name = $1 ORDER BY id LIMIT 1")
         .bind(id_or_name)
         .fetch_optional(&db.pool)
-        .await?;
-    row.map(|r| {
-        Ok(Organization {
-            id: r.try_get("id")?,
-            name: r.try_get("name")?,
-            legal_document: r.try_get("legal_document")?,
-        })
-    })
-    .transpose()
+        .await?)
 }
 
 /// Find a person of an organization by id or email.
@@ -185,23 +194,13 @@ pub async fn find_person(
     organization_id: &str,
     id_or_email: &str,
 ) -> Result<Option<Person>> {
-    let row = sqlx::query(
+    Ok(sqlx::query_as(
         "SELECT id, organization_id, name, email, role FROM people WHERE organization_id = $1 AND (id = $2 OR email = $2)",
     )
     .bind(organization_id)
     .bind(id_or_email)
     .fetch_optional(&db.pool)
-    .await?;
-    row.map(|r| {
-        Ok(Person {
-            id: r.try_get("id")?,
-            organization_id: r.try_get("organization_id")?,
-            name: r.try_get("name")?,
-            email: r.try_get("email")?,
-            role: r.try_get("role")?,
-        })
-    })
-    .transpose()
+    .await?)
 }
 
 /// Set an organization's rate limit (requests per period in seconds), or clear it.

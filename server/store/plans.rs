@@ -4,40 +4,52 @@
 //! deleting shift the neighbours. Any change to a step bumps its plan's version, since the
 //! plan's representation (and ETag) includes its steps.
 
-use serde::Serialize;
-use sqlx::{AnyConnection, AssertSqlSafe, Row, any::AnyRow};
+use sqlx::{AnyConnection, AssertSqlSafe};
 
+use super::rows::{Stored, by_id};
 use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
 use crate::store::customers::search_key;
 
-/// A plan as the API returns it, steps in order.
-#[derive(Debug, Clone, Serialize)]
-pub struct Plan {
-    pub id: String,
-    pub name: String,
-    pub description: Option<String>,
-    pub steps: Vec<Step>,
-    pub created_at: String,
-    pub updated_at: String,
-    #[serde(skip)]
-    pub version: i64,
+crate::row! {
+    /// A plan as stored, steps in order; `api::plans` shows it.
+    #[derive(Debug, Clone)]
+    pub struct Plan {
+        pub id: String,
+        pub name: String,
+        pub description: Option<String>,
+        pub steps: Vec<Step> = Vec::new(),
+        pub created_at: String,
+        pub updated_at: String,
+        pub version: i64,
+    }
 }
 
-/// A step as the API returns it.
-#[derive(Debug, Clone, Serialize)]
-pub struct Step {
-    pub id: String,
-    pub collection_plan_id: String,
-    pub offset_days: i64,
-    pub channel: Option<String>,
-    pub action: String,
-    pub template: Option<String>,
-    pub bureau: Option<String>,
-    pub position: i64,
-    pub created_at: String,
-    pub updated_at: String,
-    #[serde(skip)]
-    pub version: i64,
+impl Stored for Plan {
+    const TABLE: &'static str = "collection_plans";
+    const COLUMNS: &'static str = PLAN_COLUMNS;
+}
+
+crate::row! {
+    /// A step as stored.
+    #[derive(Debug, Clone)]
+    pub struct Step {
+        pub id: String,
+        pub collection_plan_id: String,
+        pub offset_days: i64,
+        pub channel: Option<String>,
+        pub action: String,
+        pub template: Option<String>,
+        pub bureau: Option<String>,
+        pub position: i64,
+        pub created_at: String,
+        pub updated_at: String,
+        pub version: i64,
+    }
+}
+
+impl Stored for Step {
+    const TABLE: &'static str = "collection_plan_steps";
+    const COLUMNS: &'static str = STEP_COLUMNS;
 }
 
 /// Writable fields of a step (validated by the API layer).
@@ -53,34 +65,6 @@ pub struct StepFields {
 const PLAN_COLUMNS: &str = "id, name, description, version, created_at, updated_at";
 const STEP_COLUMNS: &str = "id, collection_plan_id, offset_days, channel, action, template, bureau, position, version, created_at, updated_at";
 
-fn plan_from_row(row: &AnyRow) -> Result<Plan> {
-    Ok(Plan {
-        id: row.try_get("id")?,
-        name: row.try_get("name")?,
-        description: row.try_get("description")?,
-        steps: Vec::new(),
-        version: row.try_get("version")?,
-        created_at: row.try_get("created_at")?,
-        updated_at: row.try_get("updated_at")?,
-    })
-}
-
-fn step_from_row(row: &AnyRow) -> Result<Step> {
-    Ok(Step {
-        id: row.try_get("id")?,
-        collection_plan_id: row.try_get("collection_plan_id")?,
-        offset_days: row.try_get("offset_days")?,
-        channel: row.try_get("channel")?,
-        action: row.try_get("action")?,
-        template: row.try_get("template")?,
-        bureau: row.try_get("bureau")?,
-        position: row.try_get("position")?,
-        version: row.try_get("version")?,
-        created_at: row.try_get("created_at")?,
-        updated_at: row.try_get("updated_at")?,
-    })
-}
-
 /// Plans, oldest first, optionally those whose name starts with `q` (accents and case
 /// ignored), each with its steps.
 pub async fn list(
@@ -90,7 +74,7 @@ pub async fn list(
     page: PageRequest,
 ) -> Result<Page<Plan>> {
     let found = list_query(organization_id, q)
-        .fetch(db, page, plan_from_row)
+        .fetch_rows::<Plan>(db, page)
         .await?;
     let mut items = found.items;
     if !items.is_empty() {
@@ -102,12 +86,11 @@ pub async fn list(
             "SELECT {STEP_COLUMNS} FROM collection_plan_steps
              WHERE organization_id = $1 AND collection_plan_id IN ({placeholders}) ORDER BY position, id"
         );
-        let mut query = sqlx::query(AssertSqlSafe(sql)).bind(organization_id);
+        let mut query = sqlx::query_as::<_, Step>(AssertSqlSafe(sql)).bind(organization_id);
         for plan in &items {
             query = query.bind(plan.id.clone());
         }
-        for row in query.fetch_all(&db.pool).await? {
-            let step = step_from_row(&row)?;
+        for step in query.fetch_all(&db.pool).await? {
             if let Some(plan) = items.iter_mut().find(|p| p.id == step.collection_plan_id) {
                 plan.steps.push(step);
             }
@@ -138,16 +121,9 @@ pub async fn get_in(
     organization_id: &str,
     id: &str,
 ) -> Result<Option<Plan>> {
-    let sql = format!(
-        "SELECT {PLAN_COLUMNS} FROM collection_plans WHERE organization_id = $1 AND id = $2"
-    );
-    let row = sqlx::query(AssertSqlSafe(sql))
-        .bind(organization_id)
-        .bind(id)
-        .fetch_optional(&mut *conn)
-        .await?;
-    let Some(row) = row else { return Ok(None) };
-    let mut plan = plan_from_row(&row)?;
+    let Some(mut plan) = by_id::<Plan>(&mut *conn, organization_id, id).await? else {
+        return Ok(None);
+    };
     plan.steps = all_steps(conn, organization_id, id).await?;
     Ok(Some(plan))
 }
@@ -173,12 +149,11 @@ async fn all_steps(
         "SELECT {STEP_COLUMNS} FROM collection_plan_steps
          WHERE organization_id = $1 AND collection_plan_id = $2 ORDER BY position, id"
     );
-    let rows = sqlx::query(AssertSqlSafe(sql))
+    Ok(sqlx::query_as(AssertSqlSafe(sql))
         .bind(organization_id)
         .bind(plan_id)
         .fetch_all(conn)
-        .await?;
-    rows.iter().map(step_from_row).collect()
+        .await?)
 }
 
 pub async fn insert_plan(
@@ -303,7 +278,7 @@ pub async fn list_steps(
     page: PageRequest,
 ) -> Result<Page<Step>> {
     steps_query(organization_id, plan_id)
-        .fetch(db, page, step_from_row)
+        .fetch_rows(db, page)
         .await
 }
 
@@ -330,13 +305,12 @@ pub async fn get_step(
         "SELECT {STEP_COLUMNS} FROM collection_plan_steps
          WHERE organization_id = $1 AND collection_plan_id = $2 AND id = $3"
     );
-    let row = sqlx::query(AssertSqlSafe(sql))
+    Ok(sqlx::query_as(AssertSqlSafe(sql))
         .bind(organization_id)
         .bind(plan_id)
         .bind(step_id)
         .fetch_optional(conn)
-        .await?;
-    row.as_ref().map(step_from_row).transpose()
+        .await?)
 }
 
 async fn step_count(conn: &mut AnyConnection, organization_id: &str, plan_id: &str) -> Result<i64> {

@@ -8,9 +8,10 @@
 //! and never queued twice (two replicas racing on the same event meet the unique key).
 
 use serde::Serialize;
-use sqlx::{AnyConnection, AssertSqlSafe, Row, any::AnyRow};
+use sqlx::{AnyConnection, AssertSqlSafe};
 
-use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result, json_column};
+use super::rows::{Stored, by_id};
+use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
 
 /// Migration 6: webhooks, their deliveries and attempts, the dispatch flag on events, and
 /// exports (see [`super::exports`]).
@@ -73,23 +74,25 @@ pub const MIGRATION: &[&str] = &[
     super::exports::INDEX,
 ];
 
-/// A webhook endpoint as the API returns it. The secret only appears when it was created.
-#[derive(Debug, Clone, Serialize)]
-pub struct Webhook {
-    pub id: String,
-    pub url: String,
-    pub events: Vec<String>,
-    pub description: Option<String>,
-    pub enabled: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub secret: Option<String>,
-    pub created_at: String,
-    pub updated_at: String,
-    #[serde(skip)]
-    pub version: i64,
-    /// Events created before this time are not delivered (creation, or the last re-enable).
-    #[serde(skip)]
-    pub active_since: String,
+crate::row! {
+    /// A webhook endpoint as the API returns it. The secret only appears when it was created.
+    #[derive(Debug, Clone, Serialize)]
+    pub struct Webhook {
+        pub id: String,
+        pub url: String,
+        pub events: Vec<String>,
+        pub description: Option<String>,
+        pub enabled: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub secret: Option<String> = None,
+        pub created_at: String,
+        pub updated_at: String,
+        #[serde(skip)]
+        pub version: i64,
+        /// Events created before this time are not delivered (creation, or the last re-enable).
+        #[serde(skip)]
+        pub active_since: String,
+    }
 }
 
 /// Writable fields of a webhook (validated by the API layer).
@@ -101,43 +104,28 @@ pub struct WebhookFields {
     pub enabled: bool,
 }
 
-const COLUMNS: &str =
-    "id, url, events, description, enabled, version, active_since, created_at, updated_at";
-
-fn from_row(row: &AnyRow) -> Result<Webhook> {
-    let events: String = row.try_get("events")?;
-    let enabled: i64 = row.try_get("enabled")?;
-    Ok(Webhook {
-        id: row.try_get("id")?,
-        url: row.try_get("url")?,
-        events: json_column(&events, "webhooks.events")?,
-        description: row.try_get("description")?,
-        enabled: enabled != 0,
-        secret: None,
-        created_at: row.try_get("created_at")?,
-        updated_at: row.try_get("updated_at")?,
-        version: row.try_get("version")?,
-        active_since: row.try_get("active_since")?,
-    })
+impl Stored for Webhook {
+    const TABLE: &'static str = "webhooks";
+    const COLUMNS: &'static str =
+        "id, url, events, description, enabled, version, active_since, created_at, updated_at";
 }
 
 pub async fn list(db: &Db, organization_id: &str, page: PageRequest) -> Result<Page<Webhook>> {
-    list_query(organization_id).fetch(db, page, from_row).await
+    list_query(organization_id).fetch_rows(db, page).await
 }
 
 /// The query behind [`list`].
 pub fn list_query(organization_id: &str) -> ListQuery {
     ListQuery::new(
         Conditions::for_organization(organization_id),
-        COLUMNS,
+        Webhook::COLUMNS,
         "FROM webhooks",
         "created_at DESC, id DESC",
     )
 }
 
 pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Webhook>> {
-    let mut conn = db.pool.acquire().await?;
-    get_in(&mut conn, organization_id, id).await
+    by_id(&db.pool, organization_id, id).await
 }
 
 /// Same as [`get`] on a given connection (inside a transaction).
@@ -146,13 +134,7 @@ pub async fn get_in(
     organization_id: &str,
     id: &str,
 ) -> Result<Option<Webhook>> {
-    let sql = format!("SELECT {COLUMNS} FROM webhooks WHERE organization_id = $1 AND id = $2");
-    let row = sqlx::query(AssertSqlSafe(sql))
-        .bind(organization_id)
-        .bind(id)
-        .fetch_optional(conn)
-        .await?;
-    row.as_ref().map(from_row).transpose()
+    by_id(conn, organization_id, id).await
 }
 
 fn events_text(events: &[String]) -> String {
@@ -234,23 +216,25 @@ pub async fn delete(conn: &mut AnyConnection, organization_id: &str, id: &str) -
     Ok(done.rows_affected() == 1)
 }
 
-/// One POST of an event to an endpoint, with its retries, as the API returns it.
-#[derive(Debug, Clone, Serialize)]
-pub struct Delivery {
-    pub id: String,
-    pub webhook_id: String,
-    pub event_id: String,
-    pub event_type: String,
-    pub status: String,
-    pub attempts: i64,
-    pub response_status: Option<i64>,
-    /// One of [`FAILURES`] when the last attempt failed.
-    pub error: Option<String>,
-    pub next_retry_at: Option<String>,
-    pub delivered_at: Option<String>,
-    pub created_at: String,
-    #[serde(skip)]
-    pub version: i64,
+crate::row! {
+    /// One POST of an event to an endpoint, with its retries, as the API returns it.
+    #[derive(Debug, Clone, Serialize)]
+    pub struct Delivery {
+        pub id: String,
+        pub webhook_id: String,
+        pub event_id: String,
+        pub event_type: String,
+        pub status: String,
+        pub attempts: i64,
+        pub response_status: Option<i64>,
+        /// One of [`FAILURES`] when the last attempt failed.
+        pub error: Option<String>,
+        pub next_retry_at: Option<String>,
+        pub delivered_at: Option<String>,
+        pub created_at: String,
+        #[serde(skip)]
+        pub version: i64,
+    }
 }
 
 /// Delivery statuses as the API names them.
@@ -289,27 +273,19 @@ fn failure_category(error: Option<String>, status: Option<i64>) -> Option<String
     Some(category.to_string())
 }
 
-const DELIVERY_COLUMNS: &str = "id, webhook_id, event_id, event_type, status, attempts, response_status, error, next_attempt_at,
-    delivered_at, version, created_at";
+const DELIVERY_COLUMNS: &str =
+    "id, webhook_id, event_id, event_type, status, attempts, response_status, error,
+    next_attempt_at AS next_retry_at, delivered_at, version, created_at";
 
-fn delivery_from_row(row: &AnyRow) -> Result<Delivery> {
-    let status: String = row.try_get("status")?;
-    let next: Option<String> = row.try_get("next_attempt_at")?;
-    let response_status: Option<i64> = row.try_get("response_status")?;
-    Ok(Delivery {
-        id: row.try_get("id")?,
-        webhook_id: row.try_get("webhook_id")?,
-        event_id: row.try_get("event_id")?,
-        event_type: row.try_get("event_type")?,
-        next_retry_at: if status == "pending" { next } else { None },
-        status,
-        attempts: row.try_get("attempts")?,
-        error: failure_category(row.try_get("error")?, response_status),
-        response_status,
-        delivered_at: row.try_get("delivered_at")?,
-        version: row.try_get("version")?,
-        created_at: row.try_get("created_at")?,
-    })
+impl Delivery {
+    /// The delivery as shown: a retry time only while pending, a failure as its category.
+    fn shown(mut self) -> Delivery {
+        if self.status != "pending" {
+            self.next_retry_at = None;
+        }
+        self.error = failure_category(self.error.take(), self.response_status);
+        self
+    }
 }
 
 /// Filters of a webhook's delivery list (validated).
@@ -326,9 +302,10 @@ pub async fn list_deliveries(
     filter: &DeliveryFilter,
     page: PageRequest,
 ) -> Result<Page<Delivery>> {
-    deliveries_query(organization_id, webhook_id, filter)
-        .fetch(db, page, delivery_from_row)
-        .await
+    let page = deliveries_query(organization_id, webhook_id, filter)
+        .fetch_rows::<Delivery>(db, page)
+        .await?;
+    Ok(page.map(Delivery::shown))
 }
 
 /// The query behind [`list_deliveries`].
@@ -373,13 +350,13 @@ pub async fn get_delivery_in(
     let sql = format!(
         "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE organization_id = $1 AND webhook_id = $2 AND id = $3"
     );
-    let row = sqlx::query(AssertSqlSafe(sql))
+    let row: Option<Delivery> = sqlx::query_as(AssertSqlSafe(sql))
         .bind(organization_id)
         .bind(webhook_id)
         .bind(id)
         .fetch_optional(conn)
         .await?;
-    row.as_ref().map(delivery_from_row).transpose()
+    Ok(row.map(Delivery::shown))
 }
 
 /// A delivery to insert: the body is fixed once, so every attempt sends the same bytes and
@@ -441,20 +418,24 @@ pub async fn requeue(
     Ok(done.rows_affected() == 1)
 }
 
-/// An event not yet fanned out to the organization's endpoints.
-#[derive(Debug, Clone)]
-pub struct PendingEvent {
-    pub id: String,
-    pub organization_id: String,
-    pub kind: String,
-    pub subject_type: String,
-    pub subject_id: String,
-    pub actor_type: String,
-    pub actor_id: Option<String>,
-    pub actor_name: Option<String>,
-    pub data: String,
-    pub created_at: String,
+crate::row! {
+    /// An event not yet fanned out to the organization's endpoints.
+    #[derive(Debug, Clone)]
+    pub struct PendingEvent {
+        pub id: String,
+        pub organization_id: String,
+        pub kind: String,
+        pub subject_type: String,
+        pub subject_id: String,
+        pub actor_type: String,
+        pub actor_id: Option<String>,
+        pub actor_name: Option<String>,
+        pub data: String,
+        pub created_at: String,
+    }
 }
+
+const EVENT_COLUMNS: &str = "id, organization_id, type AS kind, subject_type, subject_id, actor_type, actor_id, actor_name, data, created_at";
 
 /// Worker query (all organizations): whether any event waits to be fanned out.
 pub async fn has_undispatched_events(db: &Db) -> Result<bool> {
@@ -471,11 +452,9 @@ pub async fn undispatched_events(
     limit: i64,
 ) -> Result<Vec<PendingEvent>> {
     let sql = format!(
-        "SELECT id, organization_id, type, subject_type, subject_id, actor_type, actor_id, actor_name, data, created_at
-         FROM events WHERE webhooks_dispatched = 0 ORDER BY created_at, id LIMIT {limit}"
+        "SELECT {EVENT_COLUMNS} FROM events WHERE webhooks_dispatched = 0 ORDER BY created_at, id LIMIT {limit}"
     );
-    let rows = sqlx::query(AssertSqlSafe(sql)).fetch_all(conn).await?;
-    rows.iter().map(event_from_row).collect()
+    Ok(sqlx::query_as(AssertSqlSafe(sql)).fetch_all(conn).await?)
 }
 
 /// One event of an organization, as the worker would send it.
@@ -484,30 +463,12 @@ pub async fn event_in(
     organization_id: &str,
     id: &str,
 ) -> Result<Option<PendingEvent>> {
-    let row = sqlx::query(
-        "SELECT id, organization_id, type, subject_type, subject_id, actor_type, actor_id, actor_name, data, created_at
-         FROM events WHERE organization_id = $1 AND id = $2",
-    )
-    .bind(organization_id)
-    .bind(id)
-    .fetch_optional(conn)
-    .await?;
-    row.as_ref().map(event_from_row).transpose()
-}
-
-fn event_from_row(row: &AnyRow) -> Result<PendingEvent> {
-    Ok(PendingEvent {
-        id: row.try_get("id")?,
-        organization_id: row.try_get("organization_id")?,
-        kind: row.try_get("type")?,
-        subject_type: row.try_get("subject_type")?,
-        subject_id: row.try_get("subject_id")?,
-        actor_type: row.try_get("actor_type")?,
-        actor_id: row.try_get("actor_id")?,
-        actor_name: row.try_get("actor_name")?,
-        data: row.try_get("data")?,
-        created_at: row.try_get("created_at")?,
-    })
+    let sql = format!("SELECT {EVENT_COLUMNS} FROM events WHERE organization_id = $1 AND id = $2");
+    Ok(sqlx::query_as(AssertSqlSafe(sql))
+        .bind(organization_id)
+        .bind(id)
+        .fetch_optional(conn)
+        .await?)
 }
 
 /// The enabled endpoints of an organization, for fan-out.
@@ -516,13 +477,13 @@ pub async fn enabled_webhooks(
     organization_id: &str,
 ) -> Result<Vec<Webhook>> {
     let sql = format!(
-        "SELECT {COLUMNS} FROM webhooks WHERE organization_id = $1 AND enabled = 1 ORDER BY created_at, id"
+        "SELECT {} FROM webhooks WHERE organization_id = $1 AND enabled = 1 ORDER BY created_at, id",
+        Webhook::COLUMNS
     );
-    let rows = sqlx::query(AssertSqlSafe(sql))
+    Ok(sqlx::query_as(AssertSqlSafe(sql))
         .bind(organization_id)
         .fetch_all(conn)
-        .await?;
-    rows.iter().map(from_row).collect()
+        .await?)
 }
 
 pub async fn mark_dispatched(
@@ -553,20 +514,22 @@ pub async fn due_deliveries(db: &Db, now: &str, limit: i64) -> Result<Vec<String
         .await?)
 }
 
-/// A delivery this process holds, with what it needs to POST it.
-#[derive(Debug, Clone)]
-pub struct Claimed {
-    pub id: String,
-    pub organization_id: String,
-    pub webhook_id: String,
-    pub event_id: String,
-    pub event_type: String,
-    pub payload: String,
-    pub attempts: i64,
-    pub round_attempts: i64,
-    pub url: String,
-    pub secret: String,
-    pub claim_token: String,
+crate::row! {
+    /// A delivery this process holds, with what it needs to POST it.
+    #[derive(Debug, Clone)]
+    pub struct Claimed {
+        pub id: String,
+        pub organization_id: String,
+        pub webhook_id: String,
+        pub event_id: String,
+        pub event_type: String,
+        pub payload: String,
+        pub attempts: i64,
+        pub round_attempts: i64,
+        pub url: String,
+        pub secret: String,
+        pub claim_token: String = String::new(),
+    }
 }
 
 /// Take a due delivery for this process until `lease_until`. `None` when another process
@@ -594,7 +557,7 @@ pub async fn claim(
     if done.rows_affected() != 1 {
         return Ok(None);
     }
-    let row = sqlx::query(
+    let claimed: Option<Claimed> = sqlx::query_as(
         "SELECT d.id, d.organization_id, d.webhook_id, d.event_id, d.event_type, d.payload, d.attempts,
                 d.round_attempts, w.url, w.secret
          FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
@@ -604,21 +567,9 @@ pub async fn claim(
     .bind(token)
     .fetch_optional(&db.pool)
     .await?;
-    let Some(row) = row else {
-        return Ok(None);
-    };
-    Ok(Some(Claimed {
-        id: row.try_get("id")?,
-        organization_id: row.try_get("organization_id")?,
-        webhook_id: row.try_get("webhook_id")?,
-        event_id: row.try_get("event_id")?,
-        event_type: row.try_get("event_type")?,
-        payload: row.try_get("payload")?,
-        attempts: row.try_get("attempts")?,
-        round_attempts: row.try_get("round_attempts")?,
-        url: row.try_get("url")?,
-        secret: row.try_get("secret")?,
+    Ok(claimed.map(|claimed| Claimed {
         claim_token: token.to_string(),
+        ..claimed
     }))
 }
 
@@ -686,39 +637,29 @@ pub async fn record_attempt(
     Ok(true)
 }
 
-/// One recorded attempt (for tests and support; the API shows the latest on the delivery).
-#[derive(Debug, Clone)]
-pub struct Attempt {
-    pub number: i64,
-    pub attempted_at: String,
-    pub duration_ms: i64,
-    pub response_status: Option<i64>,
-    pub response_body: Option<String>,
-    pub error: Option<String>,
+crate::row! {
+    /// One recorded attempt (for tests and support; the API shows the latest on the delivery).
+    #[derive(Debug, Clone)]
+    pub struct Attempt {
+        pub number: i64,
+        pub attempted_at: String,
+        pub duration_ms: i64,
+        pub response_status: Option<i64>,
+        pub response_body: Option<String>,
+        pub error: Option<String>,
+    }
 }
 
 /// Every attempt of a delivery, first first.
 pub async fn attempts(db: &Db, organization_id: &str, delivery_id: &str) -> Result<Vec<Attempt>> {
-    let rows = sqlx::query(
+    Ok(sqlx::query_as(
         "SELECT number, attempted_at, duration_ms, response_status, response_body, error
          FROM webhook_attempts WHERE organization_id = $1 AND delivery_id = $2 ORDER BY number",
     )
     .bind(organization_id)
     .bind(delivery_id)
     .fetch_all(&db.pool)
-    .await?;
-    rows.iter()
-        .map(|row| {
-            Ok(Attempt {
-                number: row.try_get("number")?,
-                attempted_at: row.try_get("attempted_at")?,
-                duration_ms: row.try_get("duration_ms")?,
-                response_status: row.try_get("response_status")?,
-                response_body: row.try_get("response_body")?,
-                error: row.try_get("error")?,
-            })
-        })
-        .collect()
+    .await?)
 }
 
 #[cfg(test)]
