@@ -13,6 +13,7 @@ use super::input::{Input, Patch};
 use super::problem::{ApiError, ApiResult, FieldError};
 use super::reply::{self, Reply, data_with_etag, written};
 use crate::auth::Principal;
+use crate::generated::OperationId;
 use crate::state::AppState;
 use crate::store::charges::ChargeFilter;
 use crate::store::customers::CustomerFilter;
@@ -28,9 +29,10 @@ pub enum ExportFilter {
     Deliveries(DeliveryFilter),
 }
 
-/// Read an export's `filters` object with the rules of the list of that kind, every fault
-/// named `filters.<name>`. Values may be JSON strings, numbers or booleans (a list's query
-/// string only has text, so `"amount_min": 100` and `"100"` mean the same).
+/// Read an export's `filters` object with the rules of the list of that kind (the list's query
+/// parameters in the document, then its reader), every fault named `filters.<name>`. Values
+/// may be JSON strings, numbers or booleans (a list's query string only has text, so
+/// `"amount_min": 100` and `"100"` mean the same).
 pub fn read_filters(kind: &str, filters: &Map<String, Value>) -> ApiResult<ExportFilter> {
     let mut pairs = Vec::new();
     let mut errors = Vec::new();
@@ -47,6 +49,15 @@ pub fn read_filters(kind: &str, filters: &Map<String, Value>) -> ApiResult<Expor
             )),
         }
     }
+    let list = match kind {
+        "charges" => Some(OperationId::ChargesList),
+        "customers" => Some(OperationId::CustomersList),
+        "deliveries" => Some(OperationId::DeliveriesList),
+        _ => None,
+    };
+    let documented = list.map_or_else(Vec::new, |list| {
+        super::schemas::query_pairs_faults(list, pairs.clone())
+    });
     let mut input = Input::from_query(pairs);
     let filter = match kind {
         "charges" => ExportFilter::Charges(super::charges::read_filter(&mut input)),
@@ -63,12 +74,19 @@ pub fn read_filters(kind: &str, filters: &Map<String, Value>) -> ApiResult<Expor
             )]));
         }
     };
-    if let Err(problem) = input.finish() {
-        errors.extend(problem.errors.into_iter().map(|e| FieldError {
-            field: format!("filters.{}", e.field),
-            ..e
-        }));
+    let mut faults = match input.finish() {
+        Ok(()) => Vec::new(),
+        Err(problem) => problem.errors,
+    };
+    for fault in documented {
+        if !faults.iter().any(|f| f.field == fault.field) {
+            faults.push(fault);
+        }
     }
+    errors.extend(faults.into_iter().map(|e| FieldError {
+        field: format!("filters.{}", e.field),
+        ..e
+    }));
     if errors.is_empty() {
         Ok(filter)
     } else {
@@ -103,10 +121,16 @@ pub async fn create(
         Ok(()) => Vec::new(),
         Err(problem) => problem.errors,
     };
+    // The body's reader reported what the document says of `filters` already; the filters'
+    // own reader adds what it alone knows (a filter that is not one of the kind's list).
     if let Some(kind) = kind
         && let Err(problem) = read_filters(kind, &filters)
     {
-        faults.extend(problem.errors);
+        for fault in problem.errors {
+            if !faults.iter().any(|f| f.field == fault.field) {
+                faults.push(fault);
+            }
+        }
     }
     if !faults.is_empty() {
         return Err(ApiError::validation(faults));
