@@ -74,6 +74,8 @@ pub fn read_filters(kind: &str, filters: &Map<String, Value>) -> ApiResult<Expor
             )]));
         }
     };
+    // The reader's faults, then the document's about filters the reader did not name: the
+    // order a list's own answer has.
     let mut faults = match input.finish() {
         Ok(()) => Vec::new(),
         Err(problem) => problem.errors,

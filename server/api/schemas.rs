@@ -315,13 +315,6 @@ fn pattern_fault(error: &ValidationError<'_>, field: &str, pattern: &str) -> Vec
         }
         return vec![super::input::invalid_characters(field, multi_line)];
     }
-    if pattern.starts_with(EMAIL_PATTERN_START) {
-        return vec![FieldError::new(
-            field,
-            "format",
-            "Must be an email address such as maria@example.com.br",
-        )];
-    }
     if pattern.starts_with("^20[0-9]{2}-") {
         let date = text.get(..10).unwrap_or(text);
         let format = time::macros::format_description!("[year]-[month]-[day]");
@@ -347,10 +340,6 @@ fn pattern_fault(error: &ValidationError<'_>, field: &str, pattern: &str) -> Vec
 /// The character ranges every text pattern of the document refuses (the text rule's C1
 /// controls and bidirectional overrides): how [`pattern_fault`] tells them from others.
 const TEXT_RULE_RANGES: &str = "\\x7F-\\x9F\\u202A-\\u202E\\u2066-\\u2069]";
-
-/// How the document's e-mail pattern begins (`<local part>@`): its faults are `format` faults,
-/// as they were when a handler judged addresses.
-const EMAIL_PATTERN_START: &str = "^[^@\\s]+@";
 
 fn length_note(error: &ValidationError<'_>) -> String {
     match error.instance().as_str() {
