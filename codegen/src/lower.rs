@@ -136,6 +136,7 @@ impl Builder<'_, '_> {
             Some(schema) => schema,
             None => input_schema(&args, annotations.read_only),
         };
+        let input_schema = schema::without_text_patterns(self.doc.json, input_schema);
         let scopes = scopes(raw.op.security.as_ref().or(self.doc.security.as_ref()));
         let query_schema = query_schema(&args);
         let body_schema = self.body_schema.take();

@@ -63,6 +63,36 @@ const DROPPED: &[&str] = &[
     "$defs",
 ];
 
+/// A tool's `inputSchema` without the patterns the document lists in its root
+/// `x-text-patterns`: a character rule every free-text field carries (the text rule: no
+/// control characters, no bidirectional overrides), said in the document for REST clients
+/// and the request validator. In a catalog it would be said again in every text argument of
+/// every tool, a large part of what an assistant reads for a rule it rarely meets; the
+/// endpoint still judges it, naming the field. The REST body and query schemas keep them.
+pub(crate) fn without_text_patterns(doc: &Value, mut input_schema: Value) -> Value {
+    fn strip(schema: &mut Value, patterns: &[Value]) {
+        match schema {
+            Value::Object(obj) => {
+                if obj.get("pattern").is_some_and(|p| patterns.contains(p)) {
+                    obj.remove("pattern");
+                }
+                obj.values_mut().for_each(|v| strip(v, patterns));
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| strip(v, patterns)),
+            _ => {}
+        }
+    }
+    let patterns: Vec<Value> = doc
+        .get("x-text-patterns")
+        .and_then(Value::as_object)
+        .map(|p| p.values().cloned().collect())
+        .unwrap_or_default();
+    if !patterns.is_empty() {
+        strip(&mut input_schema, &patterns);
+    }
+    input_schema
+}
+
 /// Converts the schema at `ptr` (a pointer into the normalised document `doc`).
 pub(crate) fn convert(
     doc: &Value,
@@ -780,6 +810,25 @@ pub(crate) fn with_object_type(mut schema: Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tool_inputs_lose_the_documents_text_patterns_and_keep_their_other_patterns() {
+        let doc = json!({"x-text-patterns": {"line": "^[^\\x00-\\x1F]*$"}});
+        let input = json!({"type": "object", "properties": {
+            "name": {"type": "string", "maxLength": 5, "pattern": "^[^\\x00-\\x1F]*$"},
+            "tags": {"type": "array", "items": {"type": "string", "pattern": "^[^\\x00-\\x1F]*$"}},
+            "id": {"type": "string", "pattern": "^cus_[a-z0-9]{16}$"},
+        }});
+        assert_eq!(
+            without_text_patterns(&doc, input.clone()),
+            json!({"type": "object", "properties": {
+                "name": {"type": "string", "maxLength": 5},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "id": {"type": "string", "pattern": "^cus_[a-z0-9]{16}$"},
+            }})
+        );
+        assert_eq!(without_text_patterns(&json!({}), input.clone()), input);
+    }
 
     fn conv(doc: Value, schema: Value, dir: Direction) -> Value {
         let mut diags = Diagnostics::default();

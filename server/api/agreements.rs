@@ -26,13 +26,11 @@ use crate::store::locks::{self, Table};
 use crate::store::retry::{self, Failure};
 use crate::store::{customers, events, ids, now_text, today};
 
-const MAX_AMOUNT: Cents = Cents(100_000_000_00);
-
 pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResult<Reply> {
     let mut input = Input::from_raw_query(raw);
     let page = input.page();
     let filter = AgreementFilter {
-        customer_id: input.string("customer_id", 1, 40),
+        customer_id: input.text("customer_id"),
         status: input.choice("status", STATUSES).map(str::to_string),
     };
     input.finish()?;
@@ -86,16 +84,11 @@ fn to_json(a: &Agreement) -> Value {
 /// `POST /v1/agreements`: a proposal. Nothing changes on the charges until it is accepted.
 pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
     let mut input = Input::from_body(&body)?;
-    let customer_id = input.required_string("customer_id", 1, 40);
-    let charge_ids = input.string_list("charge_ids", 100, 40);
+    let customer_id = input.required_text("customer_id");
+    let charge_ids = input.text_list("charge_ids");
     let charge_ids = input.require("charge_ids", charge_ids);
-    if charge_ids.as_ref().is_some_and(Vec::is_empty) {
-        input.error("charge_ids", "min_items", "Give at least one charge");
-    }
-    let down_payment = input
-        .money("down_payment", Cents(0), MAX_AMOUNT)
-        .unwrap_or(Cents(0));
-    let installments = input.integer("installments", 1, MAX_INSTALLMENTS);
+    let down_payment = input.money("down_payment").unwrap_or(Cents(0));
+    let installments = input.integer("installments");
     let installments = input.require("installments", installments);
     let first_due_date = input.due_date("first_due_date");
     let first_due_date = input.require("first_due_date", first_due_date);
@@ -108,7 +101,7 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
             "Must be today or later (YYYY-MM-DD)",
         );
     }
-    let discount_bp = match input.number("discount_percent", 0.0, 100.0) {
+    let discount_bp = match input.number("discount_percent") {
         Some(value) => match Cents::from_reais(value) {
             Some(bp) => bp.0,
             None => {
@@ -122,7 +115,7 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
         },
         None => 0,
     };
-    let note = input.string("note", 0, 2000).filter(|n| !n.is_empty());
+    let note = input.text("note").filter(|n| !n.is_empty());
 
     // Which charges exist and whose they are is an input problem (400); what state they are
     // in is a conflict (409), checked below inside the transaction.
@@ -513,7 +506,7 @@ pub async fn cancel(
     body: Bytes,
 ) -> ApiResult<Reply> {
     let mut input = Input::from_body(&body)?;
-    let reason = input.string("reason", 0, 500).filter(|r| !r.is_empty());
+    let reason = input.text("reason").filter(|r| !r.is_empty());
     input.finish()?;
     let not_cancelable = |status: &str, why: &str| {
         Failure::Refused(ApiError::conflict(

@@ -21,9 +21,6 @@ use crate::store::charges::{
 use crate::store::retry::{self, Failure};
 use crate::store::{customers, events, ids, now_text};
 
-const MAX_AMOUNT: Cents = Cents(100_000_000_00);
-const MIN_AMOUNT: Cents = Cents(1);
-
 pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResult<Reply> {
     let mut input = Input::from_raw_query(raw);
     let page = input.page();
@@ -42,7 +39,7 @@ pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResul
 /// The filters of `charges_list` (also those of a charges export), sorted by due date.
 pub fn read_filter(input: &mut Input) -> ChargeFilter {
     let mut filter = ChargeFilter::default();
-    if let Some(statuses) = input.string("status", 1, 200) {
+    if let Some(statuses) = input.text("status") {
         for s in statuses.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             if STATUSES.contains(&s) {
                 filter.statuses.push(s.to_string());
@@ -58,12 +55,12 @@ pub fn read_filter(input: &mut Input) -> ChargeFilter {
             }
         }
     }
-    filter.customer_id = input.string("customer_id", 1, 40);
+    filter.customer_id = input.text("customer_id");
     filter.due_date_from = input.date("due_date_from");
     filter.due_date_to = input.date("due_date_to");
-    filter.amount_min_cents = input.money("amount_min", Cents(0), MAX_AMOUNT).map(|c| c.0);
-    filter.amount_max_cents = input.money("amount_max", Cents(0), MAX_AMOUNT).map(|c| c.0);
-    filter.tag = input.string("tag", 1, 40);
+    filter.amount_min_cents = input.money("amount_min").map(|c| c.0);
+    filter.amount_max_cents = input.money("amount_max").map(|c| c.0);
+    filter.tag = input.text("tag");
     if let (Some(from), Some(to)) = (&filter.due_date_from, &filter.due_date_to)
         && from > to
     {
@@ -78,8 +75,8 @@ pub async fn get(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<
 }
 
 /// Percentages arrive as numbers with at most two decimals and are stored in basis points.
-fn percent_bp(input: &mut Input, name: &str, max_bp: i64) -> Option<i64> {
-    let value = input.number(name, 0.0, max_bp as f64 / 100.0)?;
+fn percent_bp(input: &mut Input, name: &str) -> Option<i64> {
+    let value = input.number(name)?;
     match Cents::from_reais(value) {
         Some(bp) => Some(bp.0),
         None => {
@@ -95,7 +92,7 @@ async fn read_collection_plan(
     p: &Principal,
     input: &mut Input,
 ) -> ApiResult<Patch<String>> {
-    Ok(match input.patch_string("collection_plan_id", 1, 40) {
+    Ok(match input.patch_text("collection_plan_id") {
         Patch::Value(id) => {
             if crate::store::plans::exists(&state.db, &p.organization_id, &id).await? {
                 Patch::Value(id)
@@ -114,15 +111,15 @@ async fn read_collection_plan(
 
 pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
     let mut input = Input::from_body(&body)?;
-    let customer_id = input.required_string("customer_id", 1, 40);
-    let description = input.required_string("description", 1, 500);
-    let amount = input.money("amount", MIN_AMOUNT, MAX_AMOUNT);
+    let customer_id = input.required_text("customer_id");
+    let description = input.required_text("description");
+    let amount = input.money("amount");
     let amount = input.require("amount", amount);
     let due_date = input.due_date("due_date");
     let due_date = input.require("due_date", due_date);
-    let fine_bp = percent_bp(&mut input, "fine_percent", MAX_FINE_BP).unwrap_or(MAX_FINE_BP);
-    let interest_bp = percent_bp(&mut input, "interest_percent", 1000).unwrap_or(100);
-    let tags = input.string_list("tags", 20, 40).unwrap_or_default();
+    let fine_bp = percent_bp(&mut input, "fine_percent").unwrap_or(MAX_FINE_BP);
+    let interest_bp = percent_bp(&mut input, "interest_percent").unwrap_or(100);
+    let tags = input.text_list("tags").unwrap_or_default();
     let plan = read_collection_plan(&state, &p, &mut input).await?;
     if let Some(customer_id) = &customer_id
         && customers::get(&state.db, &p.organization_id, customer_id)
@@ -191,12 +188,12 @@ pub async fn update(
     let mut input = Input::from_body(&body)?;
     // An unknown charge is a 404 before any complaint about the body.
     find::<Charge>(&state, &p, &id).await?;
-    let description = input.string("description", 1, 500);
-    let amount = input.money("amount", MIN_AMOUNT, MAX_AMOUNT);
+    let description = input.text("description");
+    let amount = input.money("amount");
     let due_date = input.due_date("due_date");
-    let fine_bp = percent_bp(&mut input, "fine_percent", MAX_FINE_BP);
-    let interest_bp = percent_bp(&mut input, "interest_percent", 1000);
-    let tags = input.string_list("tags", 20, 40);
+    let fine_bp = percent_bp(&mut input, "fine_percent");
+    let interest_bp = percent_bp(&mut input, "interest_percent");
+    let tags = input.text_list("tags");
     let plan = read_collection_plan(&state, &p, &mut input).await?;
     input.finish()?;
     let (db, p, org, id, headers) = (&state.db, &p, p.organization_id.as_str(), &id, &headers);
@@ -274,7 +271,7 @@ pub async fn cancel(
     body: Bytes,
 ) -> ApiResult<Reply> {
     let mut input = Input::from_body(&body)?;
-    let reason = input.string("reason", 0, 500).filter(|r| !r.is_empty());
+    let reason = input.text("reason").filter(|r| !r.is_empty());
     input.finish()?;
     let current = find::<Charge>(&state, &p, &id).await?;
     check_if_match(&headers, current.version)?;

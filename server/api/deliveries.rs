@@ -14,27 +14,6 @@ use crate::domain::collection::CHANNELS;
 use crate::engine::actions::{self, NoticeText};
 use crate::store::deliveries::{self as store, Delivery, DeliveryFilter, STATUSES};
 
-/// Ids in query filters: a prefix and 16 lowercase letters or digits.
-fn read_id(input: &mut Input, name: &str, prefix: &str) -> Option<String> {
-    let id = input.string(name, 1, 40)?;
-    let well_formed = id.strip_prefix(prefix).is_some_and(|rest| {
-        rest.len() == 16
-            && rest
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-    });
-    if well_formed {
-        Some(id)
-    } else {
-        input.error(
-            name,
-            "format",
-            format!("Must be an id like {prefix}followed by 16 lowercase letters or digits"),
-        );
-        None
-    }
-}
-
 /// A delivery as the API shows it (not its provider or organization).
 pub(super) fn to_json(d: &Delivery) -> Value {
     json!({
@@ -67,8 +46,8 @@ pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResul
 /// The filters of `deliveries_list` (also those of a deliveries export).
 pub fn read_filter(input: &mut Input) -> DeliveryFilter {
     DeliveryFilter {
-        charge_id: read_id(input, "charge_id", "chg_"),
-        customer_id: read_id(input, "customer_id", "cus_"),
+        charge_id: input.text("charge_id"),
+        customer_id: input.text("customer_id"),
         channel: input.choice("channel", CHANNELS).map(str::to_string),
         status: input.choice("status", STATUSES).map(str::to_string),
     }

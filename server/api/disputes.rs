@@ -23,8 +23,8 @@ pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResul
     let mut input = Input::from_raw_query(raw);
     let page = input.page();
     let filter = DisputeFilter {
-        charge_id: input.string("charge_id", 1, 40),
-        customer_id: input.string("customer_id", 1, 40),
+        charge_id: input.text("charge_id"),
+        customer_id: input.text("customer_id"),
         status: input.choice("status", STATUSES).map(str::to_string),
     };
     input.finish()?;
@@ -60,12 +60,10 @@ fn concurrent() -> ApiError {
 /// `POST /v1/disputes`: the debtor contests an open charge; its collection pauses.
 pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
     let mut input = Input::from_body(&body)?;
-    let charge_id = input.required_string("charge_id", 1, 40);
+    let charge_id = input.required_text("charge_id");
     let reason = input.choice("reason", REASONS);
     let reason = input.require("reason", reason);
-    let description = input
-        .string("description", 0, 2000)
-        .filter(|d| !d.is_empty());
+    let description = input.text("description").filter(|d| !d.is_empty());
     let charge = match &charge_id {
         Some(charge_id) => {
             let found = charges::get(&state.db, &p.organization_id, charge_id).await?;
@@ -159,9 +157,7 @@ pub async fn resolve(
     let mut input = Input::from_body(&body)?;
     let outcome = input.choice("outcome", &["upheld", "rejected"]);
     let outcome = input.require("outcome", outcome);
-    let note = input
-        .string("resolution_note", 0, 2000)
-        .filter(|n| !n.is_empty());
+    let note = input.text("resolution_note").filter(|n| !n.is_empty());
     input.finish()?;
     let Some(outcome) = outcome else {
         return Err(ApiError::internal("validated fields missing"));

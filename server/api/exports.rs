@@ -12,12 +12,14 @@ use super::idempotency::commit_read;
 use super::input::{Input, Patch};
 use super::problem::{ApiError, ApiResult, FieldError};
 use super::reply::{self, Reply, data_with_etag};
+use crate::generated::OperationId;
 use crate::store::exports::{self as store, Export, ExportFilter, KINDS};
 use crate::store::{events, ids, now_text};
 
-/// Read an export's `filters` object with the rules of the list of that kind, every fault
-/// named `filters.<name>`. Values may be JSON strings, numbers or booleans (a list's query
-/// string only has text, so `"amount_min": 100` and `"100"` mean the same).
+/// Read an export's `filters` object with the rules of the list of that kind (the list's query
+/// parameters in the document, then its reader), every fault named `filters.<name>`. Values
+/// may be JSON strings, numbers or booleans (a list's query string only has text, so
+/// `"amount_min": 100` and `"100"` mean the same).
 fn read_filters(kind: &str, filters: &Map<String, Value>) -> ApiResult<ExportFilter> {
     let mut pairs = Vec::new();
     let mut errors = Vec::new();
@@ -34,6 +36,15 @@ fn read_filters(kind: &str, filters: &Map<String, Value>) -> ApiResult<ExportFil
             )),
         }
     }
+    let list = match kind {
+        "charges" => Some(OperationId::ChargesList),
+        "customers" => Some(OperationId::CustomersList),
+        "deliveries" => Some(OperationId::DeliveriesList),
+        _ => None,
+    };
+    let documented = list.map_or_else(Vec::new, |list| {
+        super::schemas::query_pairs_faults(list, pairs.clone())
+    });
     let mut input = Input::from_query(pairs);
     let filter = match kind {
         "charges" => ExportFilter::Charges(super::charges::read_filter(&mut input)),
@@ -50,12 +61,21 @@ fn read_filters(kind: &str, filters: &Map<String, Value>) -> ApiResult<ExportFil
             )]));
         }
     };
-    if let Err(problem) = input.finish() {
-        errors.extend(problem.errors.into_iter().map(|e| FieldError {
-            field: format!("filters.{}", e.field),
-            ..e
-        }));
+    // The reader's faults, then the document's about filters the reader did not name: the
+    // order a list's own answer has.
+    let mut faults = match input.finish() {
+        Ok(()) => Vec::new(),
+        Err(problem) => problem.errors,
+    };
+    for fault in documented {
+        if !faults.iter().any(|f| f.field == fault.field) {
+            faults.push(fault);
+        }
     }
+    errors.extend(faults.into_iter().map(|e| FieldError {
+        field: format!("filters.{}", e.field),
+        ..e
+    }));
     if errors.is_empty() {
         Ok(filter)
     } else {
@@ -80,10 +100,16 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
         Ok(()) => Vec::new(),
         Err(problem) => problem.errors,
     };
+    // The body's reader reported what the document says of `filters` already; the filters'
+    // own reader adds what it alone knows (a filter that is not one of the kind's list).
     let filter = match kind.map(|kind| read_filters(kind, &filters)) {
         Some(Ok(filter)) => Some(filter),
         Some(Err(problem)) => {
-            faults.extend(problem.errors);
+            for fault in problem.errors {
+                if !faults.iter().any(|f| f.field == fault.field) {
+                    faults.push(fault);
+                }
+            }
             None
         }
         None => None,

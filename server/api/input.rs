@@ -6,6 +6,11 @@
 //! take fields one by one with typed getters; `finish` refuses unknown fields (a misspelt
 //! `amout` must not be silently ignored) and returns all complaints in one 400.
 //!
+//! The getters read and convert (text trimmed, money to centavos, dates parsed); they do not
+//! repeat what the document says of a field (lengths, ranges, item counts, enums, patterns):
+//! [`super::schemas`] judges the request against the document before the handler runs, and
+//! [`Input::finish`] reports those faults with the handler's own.
+//!
 //! Two rules hold for every handler because they live here:
 //! - **Text** holds no control characters (U+0000–U+001F, U+007F–U+009F) and no bidirectional
 //!   embeddings, overrides or isolates (U+202A–U+202E, U+2066–U+2069), anywhere in a body or a
@@ -64,7 +69,7 @@ pub fn allowed_char(c: char, multi_line: bool) -> bool {
     }
 }
 
-fn invalid_characters(field: &str, multi_line: bool) -> FieldError {
+pub(super) fn invalid_characters(field: &str, multi_line: bool) -> FieldError {
     let message = if multi_line {
         "Must not contain control characters other than line feeds (\\n) and tabs, nor bidirectional overrides (U+202A–U+202E, U+2066–U+2069)"
     } else {
@@ -243,24 +248,12 @@ impl Input {
         value
     }
 
-    /// A string of `min..=max` characters (trimmed). `null` counts as absent.
-    pub fn string(&mut self, name: &str, min: usize, max: usize) -> Option<String> {
+    /// A string, trimmed (it may then be empty: a field that must not be blank says so in the
+    /// document). `null` counts as absent.
+    pub fn text(&mut self, name: &str) -> Option<String> {
         match self.take(name)? {
             Value::Null => None,
-            Value::String(s) => {
-                let s = s.trim().to_string();
-                let len = s.chars().count();
-                if len < min || len > max {
-                    self.error(
-                        name,
-                        "length",
-                        format!("Must have between {min} and {max} characters (has {len})"),
-                    );
-                    None
-                } else {
-                    Some(s)
-                }
-            }
+            Value::String(s) => Some(s.trim().to_string()),
             _ => {
                 self.error(name, "type", "Must be a string");
                 None
@@ -268,13 +261,13 @@ impl Input {
         }
     }
 
-    pub fn required_string(&mut self, name: &str, min: usize, max: usize) -> Option<String> {
-        let v = self.string(name, min, max);
+    pub fn required_text(&mut self, name: &str) -> Option<String> {
+        let v = self.text(name);
         self.require(name, v)
     }
 
     /// For PATCH: distinguishes an absent field from `null` (clear it).
-    pub fn patch_string(&mut self, name: &str, min: usize, max: usize) -> Patch<String> {
+    pub fn patch_text(&mut self, name: &str) -> Patch<String> {
         match self.fields.get(name) {
             None => {
                 self.taken.insert(name.to_string());
@@ -284,9 +277,7 @@ impl Input {
                 self.taken.insert(name.to_string());
                 Patch::Null
             }
-            Some(_) => self
-                .string(name, min, max)
-                .map_or(Patch::Absent, Patch::Value),
+            Some(_) => self.text(name).map_or(Patch::Absent, Patch::Value),
         }
     }
 
@@ -310,9 +301,9 @@ impl Input {
         }
     }
 
-    /// One of `allowed`.
+    /// One of `allowed`, as the handler's own `&'static str`.
     pub fn choice(&mut self, name: &str, allowed: &[&'static str]) -> Option<&'static str> {
-        let s = self.string(name, 0, 200)?;
+        let s = self.text(name)?;
         match allowed.iter().find(|a| **a == s) {
             Some(a) => Some(*a),
             None => {
@@ -326,19 +317,8 @@ impl Input {
         }
     }
 
-    /// An integer in `min..=max`.
-    pub fn integer(&mut self, name: &str, min: i64, max: i64) -> Option<i64> {
-        let n = self.whole_number(name)?;
-        if (min..=max).contains(&n) {
-            Some(n)
-        } else {
-            self.error(name, "range", format!("Must be between {min} and {max}"));
-            None
-        }
-    }
-
     /// An integer, whose range the document states (the request's schema judges it).
-    fn whole_number(&mut self, name: &str) -> Option<i64> {
+    pub fn integer(&mut self, name: &str) -> Option<i64> {
         let value = self.take(name)?;
         let parsed = match &value {
             Value::Null => return None,
@@ -352,8 +332,8 @@ impl Input {
         parsed
     }
 
-    /// A number (percentages and the like) in `min..=max`.
-    pub fn number(&mut self, name: &str, min: f64, max: f64) -> Option<f64> {
+    /// A number (percentages and the like), whose range the document states.
+    pub fn number(&mut self, name: &str) -> Option<f64> {
         let value = self.take(name)?;
         let parsed = match &value {
             Value::Null => return None,
@@ -363,32 +343,17 @@ impl Input {
             }
             _ => None,
         };
-        match parsed {
-            Some(n) if n >= min && n <= max => Some(n),
-            Some(_) => {
-                self.error(name, "range", format!("Must be between {min} and {max}"));
-                None
-            }
-            None => {
-                self.error(name, "type", "Must be a number");
-                None
-            }
+        if parsed.is_none() {
+            self.error(name, "type", "Must be a number");
         }
+        parsed
     }
 
-    /// Money in reais with at most two decimals, in `min..=max` centavos.
-    pub fn money(&mut self, name: &str, min: Cents, max: Cents) -> Option<Cents> {
-        let n = self.number(name, f64::MIN, f64::MAX)?;
+    /// Money in reais with at most two decimals, as centavos; its range is the document's.
+    pub fn money(&mut self, name: &str) -> Option<Cents> {
+        let n = self.number(name)?;
         match Cents::from_reais(n) {
-            Some(c) if c >= min && c <= max => Some(c),
-            Some(_) => {
-                self.error(
-                    name,
-                    "range",
-                    format!("Must be between {} and {}", min.to_reais(), max.to_reais()),
-                );
-                None
-            }
+            Some(c) => Some(c),
             None => {
                 self.error(
                     name,
@@ -417,7 +382,7 @@ impl Input {
     }
 
     fn date_within(&mut self, name: &str, first: Date, last: Date) -> Option<Date> {
-        let s = self.string(name, 0, 40)?;
+        let s = self.text(name)?;
         let format = time::macros::format_description!("[year]-[month]-[day]");
         match Date::parse(&s, &format) {
             Ok(d) if (first..=last).contains(&d) => Some(d),
@@ -439,7 +404,7 @@ impl Input {
     /// An RFC 3339 instant, e.g. `2025-03-15T13:45:00-03:00`, whose date as written lies within
     /// [`FIRST_DATE`]..=[`LAST_DATE`] (what the document's `^20[0-9]{2}-` pattern says).
     pub fn instant(&mut self, name: &str) -> Option<OffsetDateTime> {
-        let text = self.string(name, 1, 64)?;
+        let text = self.text(name)?;
         match OffsetDateTime::parse(&text, &time::format_description::well_known::Rfc3339) {
             Ok(t) if (FIRST_DATE..=LAST_DATE).contains(&t.date()) => Some(t),
             Ok(_) => {
@@ -461,34 +426,22 @@ impl Input {
         }
     }
 
-    /// An array of distinct strings, each `1..=item_max` characters, at most `max_items`.
-    pub fn string_list(
-        &mut self,
-        name: &str,
-        max_items: usize,
-        item_max: usize,
-    ) -> Option<Vec<String>> {
+    /// An array of strings, each trimmed, a repeated one kept once; how many and how long
+    /// they may be is the document's.
+    pub fn text_list(&mut self, name: &str) -> Option<Vec<String>> {
         match self.take(name)? {
             Value::Null => None,
             Value::Array(items) => {
-                if items.len() > max_items {
-                    self.error(name, "max_items", format!("At most {max_items} items"));
-                    return None;
-                }
                 let mut out: Vec<String> = Vec::with_capacity(items.len());
                 for (i, item) in items.iter().enumerate() {
                     match item.as_str().map(str::trim) {
-                        Some(s) if !s.is_empty() && s.chars().count() <= item_max => {
+                        Some(s) => {
                             if !out.iter().any(|o| o == s) {
                                 out.push(s.to_string());
                             }
                         }
-                        _ => {
-                            self.error(
-                                &format!("{name}[{i}]"),
-                                "type",
-                                format!("Must be a string of 1 to {item_max} characters"),
-                            );
+                        None => {
+                            self.error(&format!("{name}[{i}]"), "type", "Must be a string");
                             return None;
                         }
                     }
@@ -519,8 +472,8 @@ impl Input {
     /// `per_page` parameters: 1 to 1 000 000 and 1 to 100); the clamp only keeps a reader that
     /// no schema judged (a unit test) from asking the store for an unbounded page.
     pub fn page(&mut self) -> PageRequest {
-        let page = self.whole_number("page").unwrap_or(1).clamp(1, 1_000_000);
-        let per_page = self.whole_number("per_page").unwrap_or(25).clamp(1, 100);
+        let page = self.integer("page").unwrap_or(1).clamp(1, 1_000_000);
+        let per_page = self.integer("per_page").unwrap_or(25).clamp(1, 100);
         PageRequest { page, per_page }
     }
 

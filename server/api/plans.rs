@@ -20,7 +20,6 @@ use crate::store::plans::{self as store, Plan, Step, StepFields};
 use crate::store::{events, ids, now_text};
 
 const ACTIONS: &[&str] = &["notify", "negativate", "protest"];
-const MAX_STEPS: usize = 50;
 
 fn plan_reply(plan: Plan) -> Reply {
     data_with_etag(plan_json(&plan), plan.version)
@@ -58,7 +57,7 @@ fn step_json(step: &Step) -> Value {
 pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResult<Reply> {
     let mut input = Input::from_raw_query(raw);
     let page = input.page();
-    let q = input.string("q", 1, 100);
+    let q = input.text("q");
     input.finish()?;
     let rows = store::list(&state.db, &p.organization_id, q.as_deref(), page).await?;
     Ok(list_reply(rows.map(|plan| plan_json(&plan)), page))
@@ -83,7 +82,7 @@ fn patch_choice(input: &mut Input, name: &str, allowed: &[&'static str]) -> Patc
     if !input.has(name) {
         return Patch::Absent;
     }
-    match input.patch_string(name, 0, 200) {
+    match input.patch_text(name) {
         Patch::Value(v) => match allowed.iter().find(|a| **a == v) {
             Some(a) => Patch::Value(*a),
             None => {
@@ -104,12 +103,12 @@ fn patch_choice(input: &mut Input, name: &str, allowed: &[&'static str]) -> Patc
 
 fn read_step(input: &mut Input) -> StepInput {
     StepInput {
-        offset_days: input.integer("offset_days", -30, 365),
+        offset_days: input.integer("offset_days"),
         action: input.choice("action", ACTIONS),
         channel: patch_choice(input, "channel", CHANNELS),
-        template: input.patch_string("template", 1, 2000),
+        template: input.patch_text("template"),
         bureau: patch_choice(input, "bureau", BUREAUS),
-        position: input.integer("position", 1, 1_000_000),
+        position: input.integer("position"),
     }
 }
 
@@ -197,10 +196,6 @@ fn read_steps(input: &mut Input, value: Option<Value>) -> Vec<(StepFields, Optio
             return Vec::new();
         }
     };
-    if items.len() > MAX_STEPS {
-        input.error("steps", "max_items", format!("At most {MAX_STEPS} steps"));
-        return Vec::new();
-    }
     let mut steps = Vec::new();
     for (i, item) in items.into_iter().enumerate() {
         let Value::Object(map) = item else {
@@ -245,10 +240,8 @@ fn split_steps(body: &Bytes) -> ApiResult<(Input, Option<Value>)> {
 /// `POST /v1/collection_plans`.
 pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
     let (mut input, steps) = split_steps(&body)?;
-    let name = input.required_string("name", 1, 100);
-    let description = input
-        .string("description", 0, 500)
-        .filter(|d| !d.is_empty());
+    let name = input.required_text("name");
+    let description = input.text("description").filter(|d| !d.is_empty());
     let steps = read_steps(&mut input, steps);
     input.finish()?;
     let Some(name) = name else {
@@ -304,8 +297,8 @@ pub async fn update(
     body: Bytes,
 ) -> ApiResult<Reply> {
     let mut input = Input::from_body(&body)?;
-    let name = input.string("name", 1, 100);
-    let description = input.patch_string("description", 0, 500);
+    let name = input.text("name");
+    let description = input.patch_text("description");
     input.finish()?;
     let current = find::<Plan>(&state, &p, &id).await?;
     check_if_match(&headers, current.version)?;

@@ -119,22 +119,33 @@ fn body_faults(operation: OperationId, bytes: &[u8]) -> Vec<FieldError> {
 }
 
 /// The faults of a query string against the operation's query parameters. An empty value is
-/// "not given" and a repeated key is the handler's to refuse (its first value is judged).
-/// Values are read as the type their parameter declares first (`"25"` as 25 for an
-/// integer), as a query string has no types.
+/// a value like any other (`?tag=` is a tag of no characters, which `minLength: 1` refuses);
+/// a repeated key is the handler's to refuse (its first value is judged).
 fn query_faults(operation: OperationId, raw: &str) -> Vec<FieldError> {
+    let pairs = form_urlencoded::parse(raw.as_bytes()).into_owned();
+    query_pairs_faults(operation, pairs)
+}
+
+/// The faults of query pairs against the query parameters of `operation`: a list's query
+/// string, or the filters of an export of that list (`api::exports`). Values are read as the
+/// type their parameter declares first (`"25"` as 25 for an integer), as a query string has
+/// no types.
+pub fn query_pairs_faults(
+    operation: OperationId,
+    pairs: impl IntoIterator<Item = (String, String)>,
+) -> Vec<FieldError> {
     let Some((validator, schema)) = &compiled(operation).query else {
         // No query parameters: anything given is unknown (the handler says so).
         return Vec::new();
     };
     let mut typed = Map::new();
-    for (key, value) in form_urlencoded::parse(raw.as_bytes()) {
-        if value.is_empty() || typed.contains_key(key.as_ref()) {
+    for (key, value) in pairs {
+        if typed.contains_key(&key) {
             continue;
         }
-        let declared = &schema["properties"][key.as_ref()];
-        let value = typed_query_value(declared, &Value::String(value.into_owned()));
-        typed.insert(key.into_owned(), value);
+        let declared = &schema["properties"][key.as_str()];
+        let value = typed_query_value(declared, &Value::String(value));
+        typed.insert(key, value);
     }
     let mut faults = faults(validator, &Value::Object(typed));
     for fault in faults.iter_mut().filter(|f| f.code == "unknown") {
@@ -284,9 +295,26 @@ fn fault(error: &ValidationError<'_>) -> Vec<FieldError> {
 
 /// A pattern the document gives a date (`^20[0-9]{2}-…`) states the century the API accepts:
 /// a real date outside it is out of range, anything else is not a date (`format`), as the
-/// date readers have always said. Other patterns are `pattern` faults.
+/// date readers have always said. The text patterns (`x-text-patterns`: the text rule, and
+/// "not blank") are the text rule's fault (`invalid_characters`, which the body's reader
+/// reports already) or a blank text (`length`: nothing once trimmed). Other patterns are
+/// `pattern` faults.
 fn pattern_fault(error: &ValidationError<'_>, field: &str, pattern: &str) -> Vec<FieldError> {
     let text = error.instance().as_str().unwrap_or_default();
+    if pattern.contains(TEXT_RULE_RANGES) {
+        let multi_line = pattern.contains("\\x0B");
+        if text
+            .chars()
+            .all(|c| super::input::allowed_char(c, multi_line))
+        {
+            return vec![FieldError::new(
+                field,
+                "length",
+                "Must not be blank (it is white space only)",
+            )];
+        }
+        return vec![super::input::invalid_characters(field, multi_line)];
+    }
     if pattern.starts_with("^20[0-9]{2}-") {
         let date = text.get(..10).unwrap_or(text);
         let format = time::macros::format_description!("[year]-[month]-[day]");
@@ -308,6 +336,10 @@ fn pattern_fault(error: &ValidationError<'_>, field: &str, pattern: &str) -> Vec
         format!("Must match the pattern {pattern}"),
     )]
 }
+
+/// The character ranges every text pattern of the document refuses (the text rule's C1
+/// controls and bidirectional overrides): how [`pattern_fault`] tells them from others.
+const TEXT_RULE_RANGES: &str = "\\x7F-\\x9F\\u202A-\\u202E\\u2066-\\u2069]";
 
 fn length_note(error: &ValidationError<'_>) -> String {
     match error.instance().as_str() {
@@ -418,6 +450,52 @@ mod tests {
         assert_eq!(
             (missing[0].field.as_str(), missing[0].code.as_str()),
             ("name", "required")
+        );
+    }
+
+    #[test]
+    fn the_documents_text_patterns_say_the_text_rule_and_not_blank() {
+        let document: Value =
+            serde_json::from_str(crate::generated::OPENAPI_JSON).expect("the document is JSON");
+        let patterns = &document["x-text-patterns"];
+        let validator = |name: &str| {
+            let pattern = patterns[name].as_str().expect(name);
+            jsonschema::draft202012::new(&serde_json::json!({"type": "string", "pattern": pattern}))
+                .expect("the pattern compiles")
+        };
+        let sample = (0..0x3000_u32)
+            .chain(0xFEFF..0xFF00)
+            .chain([0x1_F600, 0x10_FFFF])
+            .filter_map(char::from_u32);
+        for (name, multi_line) in [
+            ("line", false),
+            ("lines", true),
+            ("line_not_blank", false),
+            ("lines_not_blank", true),
+        ] {
+            let v = validator(name);
+            for c in sample.clone() {
+                assert_eq!(
+                    v.is_valid(&Value::from(format!("a{c}b"))),
+                    super::super::input::allowed_char(c, multi_line),
+                    "{name}: U+{:04X}",
+                    c as u32
+                );
+            }
+            let blank_allowed = !name.ends_with("not_blank");
+            for blank in ["", " ", "  \u{a0} "] {
+                assert_eq!(
+                    v.is_valid(&Value::from(blank)),
+                    blank_allowed,
+                    "{name}: {blank:?}"
+                );
+            }
+            assert!(v.is_valid(&Value::from(" Conceição ")), "{name}");
+        }
+        let faults = faults(&validator("line_not_blank"), &Value::from(" \u{a0} "));
+        assert_eq!(
+            faults.iter().map(|f| f.code.as_str()).collect::<Vec<_>>(),
+            ["length"]
         );
     }
 

@@ -561,3 +561,87 @@ async fn constraints_written_only_in_the_document_are_enforced_naming_the_field(
     assert_eq!(fine.status, StatusCode::OK, "{}", fine.text);
     assert_eq!(fine.body["meta"]["per_page"], 100);
 }
+
+#[tokio::test]
+async fn an_empty_query_value_is_judged_like_any_other_value() {
+    // `?tag=` used to mean "no filter"; the document says a tag has 1 to 40 characters, so
+    // an empty one is refused like any other value the document does not allow.
+    let server = TestServer::start().await;
+    let token = server.token(0, "admin", "api");
+    for (path, field, code) in [
+        ("/v1/customers?tag=", "tag", "length"),
+        ("/v1/customers?q=", "q", "length"),
+        ("/v1/charges?tag=", "tag", "length"),
+        ("/v1/collection_plans?q=", "q", "length"),
+        ("/v1/agreements?customer_id=", "customer_id", "pattern"),
+        ("/v1/deliveries?status=", "status", "enum"),
+        ("/v1/customers?page=", "page", "type"),
+    ] {
+        let answer = server.rest("GET", path, &token, None).await;
+        assert_problem(&answer, StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+        assert_eq!(
+            field_codes(&answer),
+            [(field.to_string(), code.to_string())],
+            "{path}: {}",
+            answer.text
+        );
+    }
+}
+
+#[tokio::test]
+async fn text_the_document_wants_filled_is_refused_when_blank_over_rest_and_mcp() {
+    // Handlers trim text and no longer count its characters: the document's "not blank"
+    // pattern refuses white space alone, over REST and over MCP (whose arguments meet the
+    // same document, in the tool's schema and in the `/v1` router the call goes through).
+    let server = TestServer::start().await;
+    let token = server.token(0, "admin", "api");
+    let answer = server
+        .rest(
+            "POST",
+            "/v1/customers",
+            &token,
+            Some(json!({"name": " \u{a0}\t", "document": "11144477735"})),
+        )
+        .await;
+    assert_problem(&answer, StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+    // The tab is the text rule's fault, reported once for the field.
+    assert_eq!(
+        field_codes(&answer),
+        [("name".to_string(), "invalid_characters".to_string())],
+        "{}",
+        answer.text
+    );
+    let answer = server
+        .rest(
+            "POST",
+            "/v1/collection_plans",
+            &token,
+            Some(json!({"name": "   ", "steps": [{"offset_days": 1, "action": "notify", "channel": "email", "template": " \n "}]})),
+        )
+        .await;
+    assert_problem(&answer, StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+    let mut named = field_codes(&answer);
+    named.sort();
+    assert_eq!(
+        named,
+        [
+            ("name".to_string(), "length".to_string()),
+            ("steps[0].template".to_string(), "length".to_string()),
+        ],
+        "{}",
+        answer.text
+    );
+    let mcp = server.token(0, "admin", "mcp");
+    let before = customer_total(&server).await;
+    let result = server
+        .call_tool(
+            &mcp,
+            "dunning_customers_create",
+            json!({"name": "  ", "document": "11144477735"}),
+        )
+        .await;
+    let problem = crate::common::tool_problem(&result);
+    assert_eq!(problem["status"], 400, "{result}");
+    assert_eq!(problem["errors"][0]["field"], "name", "{result}");
+    assert_eq!(customer_total(&server).await, before);
+}
