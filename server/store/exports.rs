@@ -11,7 +11,8 @@ use sqlx::{AnyConnection, AssertSqlSafe, Row, any::AnyRow};
 use super::charges::ChargeFilter;
 use super::customers::CustomerFilter;
 use super::deliveries::DeliveryFilter;
-use super::{Db, Result, StoreError, json_column};
+use super::rows::{self, Column, Stored, by_id};
+use super::{Db, Result, StoreError};
 
 /// What an export lists: the filter of the list of its kind, checked by the API when the
 /// export is created and stored beside the client's own `filters` (column `filter`, JSON), so
@@ -54,39 +55,35 @@ pub const INDEX: &str = "CREATE INDEX exports_status ON exports (status, created
 /// Kinds of export, as the API names them.
 pub const KINDS: &[&str] = &["charges", "customers", "deliveries"];
 
-/// An export as the API returns it (without its content).
-#[derive(Debug, Clone, Serialize)]
-pub struct Export {
-    pub id: String,
-    pub kind: String,
-    pub filters: Value,
-    pub status: String,
-    pub row_count: Option<i64>,
-    pub byte_size: Option<i64>,
-    pub error: Option<String>,
-    pub created_at: String,
-    pub completed_at: Option<String>,
-    #[serde(skip)]
-    pub version: i64,
+crate::row! {
+    /// An export as the API returns it (without its content).
+    #[derive(Debug, Clone, Serialize)]
+    pub struct Export {
+        pub id: String,
+        pub kind: String,
+        pub filters: Value,
+        pub status: String,
+        pub row_count: Option<i64>,
+        pub byte_size: Option<i64>,
+        pub error: Option<String>,
+        pub created_at: String,
+        pub completed_at: Option<String>,
+        #[serde(skip)]
+        pub version: i64,
+    }
 }
 
-const COLUMNS: &str =
-    "id, kind, filters, status, row_count, byte_size, error, created_at, completed_at, version";
+impl Stored for Export {
+    const TABLE: &'static str = "exports";
+    const COLUMNS: &'static str =
+        "id, kind, filters, status, row_count, byte_size, error, created_at, completed_at, version";
+}
 
-fn from_row(row: &AnyRow) -> Result<Export> {
-    let filters: String = row.try_get("filters")?;
-    Ok(Export {
-        id: row.try_get("id")?,
-        kind: row.try_get("kind")?,
-        filters: json_column(&filters, "exports.filters")?,
-        status: row.try_get("status")?,
-        row_count: row.try_get("row_count")?,
-        byte_size: row.try_get("byte_size")?,
-        error: row.try_get("error")?,
-        created_at: row.try_get("created_at")?,
-        completed_at: row.try_get("completed_at")?,
-        version: row.try_get("version")?,
-    })
+/// The checked filter is stored as JSON.
+impl Column for ExportFilter {
+    fn read(row: &AnyRow, column: &str) -> sqlx::Result<Self> {
+        rows::json(row, column)
+    }
 }
 
 pub async fn insert(
@@ -127,13 +124,7 @@ pub async fn get_in(
     organization_id: &str,
     id: &str,
 ) -> Result<Option<Export>> {
-    let sql = format!("SELECT {COLUMNS} FROM exports WHERE organization_id = $1 AND id = $2");
-    let row = sqlx::query(AssertSqlSafe(sql))
-        .bind(organization_id)
-        .bind(id)
-        .fetch_optional(conn)
-        .await?;
-    row.as_ref().map(from_row).transpose()
+    by_id(conn, organization_id, id).await
 }
 
 /// The CSV of a completed export.
@@ -161,15 +152,17 @@ pub async fn due(db: &Db, now: &str, limit: i64) -> Result<Vec<String>> {
         .await?)
 }
 
-/// An export this process builds.
-#[derive(Debug)]
-pub struct Claimed {
-    pub id: String,
-    pub organization_id: String,
-    pub kind: String,
-    /// `None` for an export created before the checked filter was stored (migration 11).
-    pub filter: Option<ExportFilter>,
-    pub claim_token: String,
+crate::row! {
+    /// An export this process builds.
+    #[derive(Debug)]
+    pub struct Claimed {
+        pub id: String,
+        pub organization_id: String,
+        pub kind: String,
+        /// `None` for an export created before the checked filter was stored (migration 11).
+        pub filter: Option<ExportFilter>,
+        pub claim_token: String,
+    }
 }
 
 /// Take an export to build until `lease_until`; `None` when another process has it.
@@ -194,31 +187,13 @@ pub async fn claim(
     if done.rows_affected() != 1 {
         return Ok(None);
     }
-    let row = sqlx::query(
-        "SELECT id, organization_id, kind, filter FROM exports WHERE id = $1 AND claim_token = $2",
+    Ok(sqlx::query_as(
+        "SELECT id, organization_id, kind, filter, claim_token FROM exports WHERE id = $1 AND claim_token = $2",
     )
     .bind(id)
     .bind(token)
     .fetch_optional(&db.pool)
-    .await?;
-    let Some(row) = row else {
-        return Ok(None);
-    };
-    let filter: Option<String> = row.try_get("filter")?;
-    let filter = match filter {
-        Some(text) => Some(
-            serde_json::from_str(&text)
-                .map_err(|e| StoreError::Corrupt(format!("exports.filter {id}: {e}")))?,
-        ),
-        None => None,
-    };
-    Ok(Some(Claimed {
-        id: row.try_get("id")?,
-        organization_id: row.try_get("organization_id")?,
-        kind: row.try_get("kind")?,
-        filter,
-        claim_token: token.to_string(),
-    }))
+    .await?)
 }
 
 /// Store the file of a claimed export. False when the claim was lost.
