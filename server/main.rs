@@ -356,13 +356,25 @@ fn init_command_logging() {
 /// when the server stops. The log's filter (`RUST_LOG`) is the log's alone, and spans never
 /// reach the log: its lines look the same with traces on or off.
 fn init_logging(format: LogFormat) -> Option<telemetry::Exporter> {
-    use tracing_subscriber::filter::{FilterExt, filter_fn};
+    use tracing::subscriber::Interest;
+    use tracing_subscriber::filter::{FilterExt, dynamic_filter_fn};
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
     use tracing_subscriber::{EnvFilter, Layer, Registry};
 
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| "info,sqlx=warn".into());
-    let lines_only = filter.and(filter_fn(|metadata| !metadata.is_span()));
+    // Events are judged at each call (`sometimes`), never from a cached "always": a cached
+    // interest lets a per-layer filter read state left by the `log` bridge's `enabled` checks
+    // (sqlx makes one after every query) and drop lines (tokio-rs/tracing#2519).
+    let lines_only = filter.and(
+        dynamic_filter_fn(|metadata, _| !metadata.is_span()).with_callsite_filter(|metadata| {
+            if metadata.is_span() {
+                Interest::never()
+            } else {
+                Interest::sometimes()
+            }
+        }),
+    );
     let log: Box<dyn Layer<Registry> + Send + Sync> = match format {
         LogFormat::Json => tracing_subscriber::fmt::layer()
             .json()

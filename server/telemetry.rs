@@ -24,9 +24,10 @@ use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use tracing::Instrument;
 use tracing::field::Empty;
+use tracing::subscriber::Interest;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 use tracing_subscriber::Layer;
-use tracing_subscriber::filter::filter_fn;
+use tracing_subscriber::filter::dynamic_filter_fn;
 use tracing_subscriber::registry::LookupSpan;
 
 use crate::access_log::RequestId;
@@ -132,7 +133,19 @@ impl Exporter {
             .with_threads(false)
             .with_target(false)
             .with_tracked_inactivity(false)
-            .with_filter(filter_fn(|metadata| metadata.is_span()))
+            // Judged at each span, not cached as "always" (see `init_logging` in `main.rs`:
+            // tokio-rs/tracing#2519 drops spans of a per-layer filter otherwise).
+            .with_filter(
+                dynamic_filter_fn(|metadata, _| metadata.is_span()).with_callsite_filter(
+                    |metadata| {
+                        if metadata.is_span() {
+                            Interest::sometimes()
+                        } else {
+                            Interest::never()
+                        }
+                    },
+                ),
+            )
     }
 
     /// Export what is queued and stop; blocks up to the SDK's shutdown timeout, so call it
