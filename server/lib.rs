@@ -22,6 +22,7 @@ pub mod probes;
 pub mod serve;
 pub mod state;
 pub mod store;
+pub mod telemetry;
 
 use axum::Router;
 
@@ -50,6 +51,7 @@ pub fn app(state: AppState) -> Router {
             state.metrics.clone(),
             metrics::count,
         ))
+        .layer(axum::middleware::from_fn(telemetry::http_span))
         .layer(axum::middleware::from_fn(access_log::access_log))
 }
 

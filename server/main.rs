@@ -10,7 +10,7 @@ use clap::{Args, Parser, Subcommand};
 use kobana_dunning::auth::{Audience, roles, tokens};
 use kobana_dunning::serve::HttpLimits;
 use kobana_dunning::store::{Db, DbSettings, orgs};
-use kobana_dunning::{AppState, Config, app, demo, oauth, serve};
+use kobana_dunning::{AppState, Config, app, demo, oauth, serve, telemetry};
 
 // Many small, short-lived allocations per request (JSON values, headers, rows) cross the
 // runtime's worker threads; glibc's allocator spent about 13 % of the server's samples
@@ -351,25 +351,75 @@ fn init_command_logging() {
         .init();
 }
 
-fn init_logging(format: LogFormat) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| "info,sqlx=warn".into());
-    let builder = tracing_subscriber::fmt().with_env_filter(filter);
-    match format {
-        LogFormat::Json => builder.json().with_current_span(false).init(),
+/// Log lines on stdout, and spans to an OpenTelemetry collector when the `OTEL_*` variables
+/// ask for it (see `telemetry`): the exporter returned is shut down, sending what it holds,
+/// when the server stops. The log's filter (`RUST_LOG`) is the log's alone, and spans never
+/// reach the log: its lines look the same with traces on or off.
+fn init_logging(format: LogFormat) -> Option<telemetry::Exporter> {
+    use tracing::subscriber::Interest;
+    use tracing_subscriber::filter::{FilterExt, dynamic_filter_fn};
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    use tracing_subscriber::{EnvFilter, Layer, Registry};
+
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| "info,sqlx=warn".into());
+    // Events are judged at each call (`sometimes`), never from a cached "always": a cached
+    // interest lets a per-layer filter read state left by the `log` bridge's `enabled` checks
+    // (sqlx makes one after every query) and drop lines (tokio-rs/tracing#2519).
+    let lines_only = filter.and(
+        dynamic_filter_fn(|metadata, _| !metadata.is_span()).with_callsite_filter(|metadata| {
+            if metadata.is_span() {
+                Interest::never()
+            } else {
+                Interest::sometimes()
+            }
+        }),
+    );
+    let log: Box<dyn Layer<Registry> + Send + Sync> = match format {
+        LogFormat::Json => tracing_subscriber::fmt::layer()
+            .json()
+            .with_current_span(false)
+            .with_filter(lines_only)
+            .boxed(),
         // Colours only for a person at a terminal, never in a file or a container log.
-        LogFormat::Text => builder.with_ansi(std::io::stdout().is_terminal()).init(),
+        LogFormat::Text => tracing_subscriber::fmt::layer()
+            .with_ansi(std::io::stdout().is_terminal())
+            .with_filter(lines_only)
+            .boxed(),
+    };
+    let (traces, warnings) = telemetry::decide(|name| std::env::var(name).ok());
+    let mut problems = warnings;
+    let exporter = match traces {
+        telemetry::Traces::Otlp => telemetry::Exporter::start()
+            .map_err(|e| problems.push(format!("{e}; traces are not exported")))
+            .ok(),
+        telemetry::Traces::Off => None,
+    };
+    let subscriber = tracing_subscriber::registry().with(log);
+    match &exporter {
+        Some(exporter) => subscriber.with(exporter.layer()).init(),
+        None => subscriber.init(),
     }
+    for problem in problems {
+        tracing::warn!("{problem}");
+    }
+    if exporter.is_some() {
+        tracing::info!("traces are exported over OTLP/HTTP");
+    }
+    exporter
 }
 
 #[tokio::main]
 async fn main() {
     let cli = Cli::parse();
-    match &cli.command {
+    let exporter = match &cli.command {
         None => init_logging(cli.serve.log_format),
         Some(Command::Serve(args)) => init_logging(args.log_format),
-        Some(_) => init_command_logging(),
-    }
+        Some(_) => {
+            init_command_logging();
+            None
+        }
+    };
     let outcome = match cli.command {
         None => serve(cli.serve).await,
         Some(Command::Serve(args)) => serve(args).await,
@@ -383,6 +433,10 @@ async fn main() {
             create_oauth_client(args).await
         }
     };
+    // Spans still queued go out before the process ends (the SDK bounds how long it tries).
+    if let Some(exporter) = exporter {
+        let _ = tokio::task::spawn_blocking(move || exporter.shutdown()).await;
+    }
     if let Err(message) = outcome {
         eprintln!("error: {message}");
         std::process::exit(1);

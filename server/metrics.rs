@@ -1,6 +1,7 @@
 //! Prometheus metrics at `/metrics`: what the process counts as it serves (HTTP and MCP
 //! requests and their latency, rate-limit refusals, confirmations, idempotent replays,
-//! webhook deliveries) and what it reads when scraped (engine queues, the database pool).
+//! webhook deliveries, the wait for a database connection) and what it reads when scraped
+//! (engine queues, the database pool).
 //!
 //! Labels are bounded by construction: `/v1` operation ids, MCP method and tool names from the
 //! catalog, status classes and fixed outcome words. Never an organization, a token, a person
@@ -203,6 +204,14 @@ impl Metrics {
         info.with_label_values(&[build.version, build.commit, build.catalog])
             .set(1);
         metrics
+    }
+
+    /// Show the pool's acquire wait (`store::Db::acquire_wait`, timed where the store takes a
+    /// connection) with the rest.
+    pub fn register_pool_wait(&self, histogram: &prometheus::Histogram) {
+        self.registry
+            .register(Box::new(histogram.clone()))
+            .expect("metric names are unique");
     }
 
     /// Count one MCP confirmation step.

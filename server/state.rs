@@ -26,13 +26,15 @@ pub struct AppState {
 
 impl AppState {
     pub fn new(db: Db, config: Config) -> Self {
+        let metrics = Metrics::new(BuildInfo::current());
+        metrics.register_pool_wait(&db.acquire_wait);
         AppState {
             tokens: Arc::new(TokenCache::new(config.token_cache_ttl)),
             limits: Arc::new(Limiter::new(db.clone(), config.rate_limit_flush)),
             db,
             config: Arc::new(config),
             engine: Arc::default(),
-            metrics: Arc::new(Metrics::new(BuildInfo::current())),
+            metrics: Arc::new(metrics),
         }
     }
 }

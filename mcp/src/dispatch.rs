@@ -10,6 +10,7 @@ use catalog::{ArgLocation, ArgSpec, BodyEncoding, Catalog, QueryStyle, ToolSpec}
 use http::{HeaderMap, HeaderName, HeaderValue, Request, StatusCode, header};
 use serde_json::{Map, Value, json};
 use tower::ServiceExt;
+use tracing::Instrument;
 
 use super::{Caller, Endpoint, Settings};
 
@@ -325,10 +326,27 @@ pub async fn run(
         request.headers_mut().insert(name, value);
     }
     request.extensions_mut().extend(caller.extensions.clone());
-    let response = match endpoint.api.clone().oneshot(request).await {
+    // The in-process request, a child of the message's span: the operation's route template
+    // and status, never its path (ids) or body.
+    let span = tracing::info_span!(
+        "MCP dispatch",
+        otel.name = format!("dispatch {}", tool.name),
+        gen_ai.tool.name = tool.name,
+        http.request.method = request.method().as_str(),
+        http.route = tool.path,
+        http.response.status_code = tracing::field::Empty,
+    );
+    let response = match endpoint
+        .api
+        .clone()
+        .oneshot(request)
+        .instrument(span.clone())
+        .await
+    {
         Ok(response) => response,
         Err(never) => match never {},
     };
+    span.record("http.response.status_code", response.status().as_u16());
     let (parts, body) = response.into_parts();
     let body = axum::body::to_bytes(body, MAX_RESPONSE_BYTES)
         .await

@@ -88,6 +88,11 @@ impl RpcError {
 pub struct Id(Box<RawValue>);
 
 impl Id {
+    /// The id as text: a string's characters, an integer's digits.
+    pub fn text(&self) -> String {
+        serde_json::from_str::<String>(self.0.get()).unwrap_or_else(|_| self.0.get().to_string())
+    }
+
     /// The id in `raw`, or why it cannot be one.
     fn parse(raw: &RawValue) -> Result<Id, RpcError> {
         let text = raw.get();

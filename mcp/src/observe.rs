@@ -3,6 +3,10 @@
 //! the application can log and count MCP traffic without this layer knowing about logs or
 //! metrics. Every name comes from a fixed list or from the catalog, never verbatim from the
 //! client: whoever counts by them gets a bounded set of labels.
+//!
+//! Each request message also runs in a `tracing` span named and attributed per the
+//! OpenTelemetry MCP semantic conventions ([`span`], [`record`]); plain `tracing`, so the
+//! application decides whether anything records it.
 
 use std::cell::Cell;
 use std::future::Future;
@@ -25,6 +29,8 @@ pub struct Exchange {
     pub outcome: Outcome,
     /// For a destructive tool: what the confirmation step did.
     pub confirmation: Option<Confirmation>,
+    /// The JSON-RPC error code of the answer, when it was an error.
+    pub error_code: Option<i64>,
 }
 
 impl Exchange {
@@ -120,6 +126,50 @@ pub fn method_label(method: &str) -> &'static str {
         .copied()
         .find(|m| *m == method)
         .unwrap_or("other")
+}
+
+/// The span of one request message: `{mcp.method.name} {gen_ai.tool.name}` (the method
+/// alone for other methods), a server span. Names come from the exchange (bounded), the id is
+/// the message's own; never arguments or results.
+pub(crate) fn span(seen: &Exchange, id: &super::jsonrpc::Id) -> tracing::Span {
+    use tracing::field::Empty;
+    tracing::info_span!(
+        "MCP request",
+        otel.name = match seen.tool {
+            Some(tool) => format!("{} {tool}", seen.method),
+            None => seen.method.to_string(),
+        },
+        otel.kind = "server",
+        otel.status_code = Empty,
+        mcp.method.name = seen.method,
+        gen_ai.tool.name = seen.tool,
+        gen_ai.operation.name = seen.tool.map(|_| "execute_tool"),
+        jsonrpc.request.id = id.text(),
+        mcp.protocol.version = Empty,
+        network.protocol.name = "http",
+        network.transport = "tcp",
+        rpc.response.status_code = Empty,
+        "error.type" = Empty,
+    )
+}
+
+/// Write how the message ended onto its span: the revision spoken and, on failure,
+/// `error.type` (the JSON-RPC code, or `tool_error` for a tool result with `isError`) with
+/// the span's status set to error.
+pub(crate) fn record(span: &tracing::Span, seen: &Exchange) {
+    span.record("mcp.protocol.version", seen.version);
+    let code = seen.error_code.map(|code| code.to_string());
+    if let Some(code) = &code {
+        span.record("rpc.response.status_code", code.as_str());
+    }
+    let error = match seen.outcome {
+        Outcome::Ok => return,
+        Outcome::ToolError => "tool_error",
+        Outcome::Unauthorized => "unauthorized",
+        Outcome::Error | Outcome::RateLimited => code.as_deref().unwrap_or("_OTHER"),
+    };
+    span.record("error.type", error);
+    span.record("otel.status_code", "ERROR");
 }
 
 tokio::task_local! {

@@ -10,6 +10,7 @@ use axum::response::{IntoResponse, Response};
 use http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use serde_json::json;
 use serde_json::value::RawValue;
+use tracing::Instrument;
 
 use super::jsonrpc::{self, ErrorCode, Incoming, Message, Messages, Outcome, Received, RpcError};
 use super::observe::{self, Exchange, Exchanges};
@@ -129,10 +130,28 @@ async fn handle_single(endpoint: &Endpoint, headers: &HeaderMap, message: &Recei
             );
         }
     };
-    let mut seen = exchange(endpoint, &incoming, fallback);
-    let context = match protocol::context_for(&incoming, headers) {
+    let seen = exchange(endpoint, &incoming, fallback);
+    let span = observe::span(&seen, &incoming.id);
+    serve_single(endpoint, headers, &incoming, seen)
+        .instrument(span)
+        .await
+}
+
+/// One request message, in its span (see `observe::span`).
+async fn serve_single(
+    endpoint: &Endpoint,
+    headers: &HeaderMap,
+    incoming: &Incoming,
+    mut seen: Exchange,
+) -> Response {
+    let fallback = seen.version;
+    let context = match protocol::context_for(incoming, headers) {
         Ok(context) => context,
-        Err(error) => return observed(error_response(fallback, &incoming, &error), seen),
+        Err(error) => {
+            seen.outcome = observe::Outcome::Error;
+            seen.error_code = Some(error.code.0);
+            return observed(error_response(fallback, incoming, &error), seen);
+        }
     };
     let version = context.version.0;
     seen.version = version;
@@ -145,7 +164,8 @@ async fn handle_single(endpoint: &Endpoint, headers: &HeaderMap, message: &Recei
     };
     let Ok(limited) = limits::admit(endpoint, caller.as_mut()).await else {
         seen.outcome = observe::Outcome::Error;
-        let response = error_response(version, &incoming, &internal().with_status(500));
+        seen.error_code = Some(ErrorCode::INTERNAL_ERROR.0);
+        let response = error_response(version, incoming, &internal().with_status(500));
         return observed(response, seen);
     };
     let outcome = match limited {
@@ -154,19 +174,20 @@ async fn handle_single(endpoint: &Endpoint, headers: &HeaderMap, message: &Recei
         }
         None => {
             let (outcome, confirmation) =
-                observe::watching(run(endpoint, context, caller, &incoming)).await;
+                observe::watching(run(endpoint, context, caller, incoming)).await;
             seen.confirmation = confirmation;
             outcome
         }
     };
     seen.outcome = outcome_of(&outcome, limited.is_some());
+    seen.error_code = outcome.as_ref().err().map(|error| error.code.0);
     let mut response = match outcome {
         Ok(result) => text_response(
             StatusCode::OK,
             version,
             jsonrpc::answer(&incoming.id, &result),
         ),
-        Err(error) => error_response(version, &incoming, &error),
+        Err(error) => error_response(version, incoming, &error),
     };
     if let Some(seconds) = limited {
         let (name, value) = limits::retry_after_header(seconds);
@@ -195,6 +216,7 @@ fn exchange(endpoint: &Endpoint, incoming: &Incoming, version: &'static str) -> 
         version,
         outcome: observe::Outcome::Ok,
         confirmation: None,
+        error_code: None,
     }
 }
 
@@ -212,8 +234,9 @@ fn outcome_of(outcome: &Result<Outcome, RpcError>, limited: bool) -> observe::Ou
     }
 }
 
-/// `response` carrying what its message was.
+/// `response` carrying what its message was (also written onto the message's span).
 fn observed(mut response: Response, seen: Exchange) -> Response {
+    observe::record(&tracing::Span::current(), &seen);
     response.extensions_mut().insert(Exchanges(vec![seen]));
     response
 }
@@ -308,9 +331,15 @@ async fn handle_batch(endpoint: &Endpoint, headers: &HeaderMap, items: Vec<Recei
                 limits::refusal(endpoint, &context, &method, seconds).map(Outcome::Value)
             }
             None => {
+                let span = observe::span(&exchange, &id);
                 let (outcome, confirmation) =
-                    observe::watching(run(endpoint, context, who, &incoming)).await;
+                    observe::watching(run(endpoint, context, who, &incoming))
+                        .instrument(span.clone())
+                        .await;
                 exchange.confirmation = confirmation;
+                exchange.error_code = outcome.as_ref().err().map(|error| error.code.0);
+                exchange.outcome = outcome_of(&outcome, false);
+                observe::record(&span, &exchange);
                 outcome
             }
         };

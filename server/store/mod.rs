@@ -27,10 +27,11 @@ pub mod retry;
 pub mod rows;
 pub mod webhooks;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
-use sqlx::{AnyPool, Connection, Executor, Row};
+use sqlx::pool::PoolConnection;
+use sqlx::{Any, AnyPool, Connection, Executor, Row, SqlSafeStr};
 
 pub use faults::StorageFault;
 
@@ -81,6 +82,25 @@ pub struct Db {
     pub backend: Backend,
     /// Opened read-only (the file or its mount refuses writes): `begin` refuses at once.
     pub read_only: bool,
+    /// Seconds each [`Db::acquire`] waited for a connection (sqlx does not measure it);
+    /// `metrics` registers it, and clones of the `Db` share it.
+    pub acquire_wait: prometheus::Histogram,
+}
+
+/// Bounds of [`Db::acquire_wait`] in seconds: from a free connection at once to the whole
+/// connect timeout.
+const ACQUIRE_WAIT_BUCKETS: &[f64] = &[
+    0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 2.5, 5.0, 10.0,
+];
+
+impl Backend {
+    /// The engine's `db.system.name` (OpenTelemetry database semantic conventions).
+    pub fn system_name(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "sqlite",
+            Backend::Postgres => "postgresql",
+        }
+    }
 }
 
 /// How the pool connects; `Default` is what the server runs with.
@@ -189,10 +209,19 @@ impl Db {
             })
         });
         let pool = options.connect(&url).await?;
+        let acquire_wait = prometheus::Histogram::with_opts(
+            prometheus::HistogramOpts::new(
+                "dunning_db_pool_acquire_wait_seconds",
+                "Time spent waiting for a database pool connection before a transaction or a list query.",
+            )
+            .buckets(ACQUIRE_WAIT_BUCKETS.to_vec()),
+        )
+        .expect("valid histogram");
         let db = Db {
             pool,
             backend,
             read_only,
+            acquire_wait,
         };
         if read_only {
             return Ok((db, false));
@@ -263,15 +292,61 @@ impl Db {
     /// Start a transaction that will write. On SQLite it takes the write lock at once
     /// (`BEGIN IMMEDIATE`): a deferred transaction that reads and then writes fails with
     /// "database is locked", without waiting, when another connection wrote in between.
+    ///
+    /// Traced as a `BEGIN` span (the wait for a connection included) when a request is.
     pub async fn begin(&self) -> Result<sqlx::Transaction<'static, sqlx::Any>> {
+        use tracing::Instrument;
         if self.read_only {
             return Err(StoreError::Fault(StorageFault::ReadOnly));
         }
-        Ok(match self.backend {
-            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
-            Backend::Postgres => self.pool.begin().await?,
-        })
+        let begin = async {
+            let connection = self.acquire().await?;
+            // What `Pool::begin_with` does, with the acquire timed apart from the BEGIN (which
+            // on SQLite may wait for the write lock: that is not the pool's wait).
+            let statement = match self.backend {
+                Backend::Sqlite => Some("BEGIN IMMEDIATE".into_sql_str()),
+                Backend::Postgres => None,
+            };
+            Ok::<_, StoreError>(sqlx::Transaction::begin(connection, statement).await?)
+        };
+        begin.instrument(self.span("BEGIN", None)).await
     }
+
+    /// A connection from the pool, the time waited for it observed in [`Db::acquire_wait`].
+    pub async fn acquire(&self) -> Result<PoolConnection<Any>> {
+        let started = Instant::now();
+        let connection = self.pool.acquire().await;
+        self.acquire_wait.observe(started.elapsed().as_secs_f64());
+        Ok(connection?)
+    }
+
+    /// The span of one database call (OpenTelemetry database semantic conventions): the
+    /// engine, an operation and a table the code names — never SQL parameters or tenant data.
+    /// Only inside a span already (a request being traced): background work polling the
+    /// database does not start traces of its own.
+    pub fn span(&self, operation: &'static str, table: Option<&str>) -> tracing::Span {
+        if tracing::Span::current().is_none() {
+            return tracing::Span::none();
+        }
+        tracing::info_span!(
+            "database",
+            otel.name = match table {
+                Some(table) => format!("{operation} {table}"),
+                None => operation.to_string(),
+            },
+            otel.kind = "client",
+            db.system.name = self.backend.system_name(),
+            db.operation.name = operation,
+            db.collection.name = table,
+        )
+    }
+}
+
+/// The table a `FROM table ...` clause written in the code reads first.
+fn table_of(from: &str) -> Option<&str> {
+    from.split_whitespace()
+        .skip_while(|word| !word.eq_ignore_ascii_case("FROM"))
+        .nth(1)
 }
 
 /// The tables the API lists, whose statistics decide which index a list uses.
@@ -611,24 +686,32 @@ impl ListQuery {
         page: PageRequest,
         read: impl Fn(&sqlx::any::AnyRow) -> Result<T>,
     ) -> Result<Page<T>> {
-        let counted: i64 = self
-            .conditions
-            .bind_all_scalar(sqlx::query_scalar(sqlx::AssertSqlSafe(
-                self.count_sql(page),
-            )))
-            .fetch_one(&db.pool)
-            .await?;
-        let rows = self
-            .conditions
-            .bind_all(sqlx::query(sqlx::AssertSqlSafe(self.page_sql(page))))
-            .fetch_all(&db.pool)
-            .await?;
-        let items = rows.iter().map(read).collect::<Result<Vec<_>>>()?;
-        Ok(Page {
-            items,
-            total: counted,
-            total_exact: counted <= page.count_cap(),
-        })
+        use tracing::Instrument;
+        let span = db.span("SELECT", table_of(&self.from));
+        async {
+            // One connection for both statements: one wait for the pool, measured.
+            let mut connection = db.acquire().await?;
+            let counted: i64 = self
+                .conditions
+                .bind_all_scalar(sqlx::query_scalar(sqlx::AssertSqlSafe(
+                    self.count_sql(page),
+                )))
+                .fetch_one(&mut *connection)
+                .await?;
+            let rows = self
+                .conditions
+                .bind_all(sqlx::query(sqlx::AssertSqlSafe(self.page_sql(page))))
+                .fetch_all(&mut *connection)
+                .await?;
+            let items = rows.iter().map(read).collect::<Result<Vec<_>>>()?;
+            Ok::<_, StoreError>(Page {
+                items,
+                total: counted,
+                total_exact: counted <= page.count_cap(),
+            })
+        }
+        .instrument(span)
+        .await
     }
 
     /// [`ListQuery::fetch`] for a row type read by its `FromRow`.
@@ -678,23 +761,30 @@ impl Conditions {
         order: &str,
         limit: i64,
     ) -> Result<(Vec<String>, i64)> {
-        let count = format!(
-            "SELECT COUNT(*) FROM (SELECT 1 AS one {from} {} LIMIT {}) AS counted",
-            self.sql(),
-            COUNT_CAP + 1
-        );
-        let total: i64 = self
-            .bind_all_scalar(sqlx::query_scalar(sqlx::AssertSqlSafe(count)))
-            .fetch_one(&db.pool)
-            .await?;
-        let sql = format!(
-            "SELECT {id_column} {from} {} ORDER BY {order} LIMIT {limit}",
-            self.sql()
-        );
-        let ids: Vec<String> = self
-            .bind_all_scalar(sqlx::query_scalar(sqlx::AssertSqlSafe(sql)))
-            .fetch_all(&db.pool)
-            .await?;
-        Ok((ids, total))
+        use tracing::Instrument;
+        let span = db.span("SELECT", table_of(from));
+        async {
+            let count = format!(
+                "SELECT COUNT(*) FROM (SELECT 1 AS one {from} {} LIMIT {}) AS counted",
+                self.sql(),
+                COUNT_CAP + 1
+            );
+            let mut connection = db.acquire().await?;
+            let total: i64 = self
+                .bind_all_scalar(sqlx::query_scalar(sqlx::AssertSqlSafe(count)))
+                .fetch_one(&mut *connection)
+                .await?;
+            let sql = format!(
+                "SELECT {id_column} {from} {} ORDER BY {order} LIMIT {limit}",
+                self.sql()
+            );
+            let ids: Vec<String> = self
+                .bind_all_scalar(sqlx::query_scalar(sqlx::AssertSqlSafe(sql)))
+                .fetch_all(&mut *connection)
+                .await?;
+            Ok::<_, StoreError>((ids, total))
+        }
+        .instrument(span)
+        .await
     }
 }

@@ -39,5 +39,6 @@ mod postgres;
 mod query_plans;
 mod rest_limits;
 mod startup;
+mod traces;
 mod webhook_security;
 mod webhooks;

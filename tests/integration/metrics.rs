@@ -184,6 +184,12 @@ async fn counters_and_histograms_move_for_a_rest_call_an_mcp_tool_call_a_refusal
         1.0
     );
     assert!(sample(&after, "dunning_db_pool_connections", &[("state", "max")]) >= 1.0);
+    // The lists above waited for a pool connection, and that wait was measured.
+    let waits = "dunning_db_pool_acquire_wait_seconds_count";
+    assert!(
+        sample(&after, waits, &[]) > sample(&before, waits, &[]),
+        "{after}"
+    );
     assert!(
         after.contains(
             "dunning_engine_queue_depth{queue=\"webhook_deliveries\",worker=\"webhooks\"}"
