@@ -116,6 +116,18 @@ fn attr(span: &Span, key: &str) -> Option<String> {
     text(&span.attributes, key)
 }
 
+/// `span` has each attribute with its value.
+fn has_attributes(span: &Span, expected: &[(&str, &str)]) {
+    for (key, value) in expected {
+        assert_eq!(
+            attr(span, key).as_deref(),
+            Some(*value),
+            "{key} of {}",
+            span.name
+        );
+    }
+}
+
 /// The one span of `trace` called `name`.
 fn named<'a>(spans: &'a [Span], trace: &str, name: &str) -> &'a Span {
     let found: Vec<&Span> = spans
@@ -257,25 +269,26 @@ async fn a_rest_call_and_an_mcp_tool_call_are_traced_in_the_callers_trace_down_t
     let http = named(&spans, REST_TRACE, "GET /v1/customers");
     assert_eq!(hex(&http.parent_span_id), REST_PARENT);
     assert_eq!(http.kind, SpanKind::Server as i32);
-    assert_eq!(attr(http, "http.request.method").as_deref(), Some("GET"));
-    assert_eq!(attr(http, "http.route").as_deref(), Some("/v1/customers"));
-    assert_eq!(attr(http, "url.path").as_deref(), Some("/v1/customers"));
-    assert_eq!(
-        attr(http, "http.response.status_code").as_deref(),
-        Some("200")
+    has_attributes(
+        http,
+        &[
+            ("http.request.method", "GET"),
+            ("http.route", "/v1/customers"),
+            ("url.path", "/v1/customers"),
+            ("http.response.status_code", "200"),
+        ],
     );
     assert!(attr(http, "dunning.request.id").is_some_and(|id| id.starts_with("req")));
     let database = named(&spans, REST_TRACE, "SELECT customers");
     assert!(descends_from(&spans, database, http), "{}", tree(&spans));
     assert_eq!(database.kind, SpanKind::Client as i32);
-    assert_eq!(attr(database, "db.system.name").as_deref(), Some("sqlite"));
-    assert_eq!(
-        attr(database, "db.operation.name").as_deref(),
-        Some("SELECT")
-    );
-    assert_eq!(
-        attr(database, "db.collection.name").as_deref(),
-        Some("customers")
+    has_attributes(
+        database,
+        &[
+            ("db.system.name", "sqlite"),
+            ("db.operation.name", "SELECT"),
+            ("db.collection.name", "customers"),
+        ],
     );
 
     // The MCP call: HTTP span, the MCP method span, the dispatch into /v1, the database.
@@ -284,36 +297,25 @@ async fn a_rest_call_and_an_mcp_tool_call_are_traced_in_the_callers_trace_down_t
     let method = named(&spans, MCP_TRACE, "tools/call dunning_customers_list");
     assert_eq!(method.parent_span_id, http.span_id);
     assert_eq!(method.kind, SpanKind::Server as i32);
-    assert_eq!(
-        attr(method, "mcp.method.name").as_deref(),
-        Some("tools/call")
-    );
-    assert_eq!(
-        attr(method, "gen_ai.tool.name").as_deref(),
-        Some("dunning_customers_list")
-    );
-    assert_eq!(
-        attr(method, "gen_ai.operation.name").as_deref(),
-        Some("execute_tool")
-    );
-    assert_eq!(
-        attr(method, "jsonrpc.request.id").as_deref(),
-        Some("call-1")
-    );
-    assert_eq!(
-        attr(method, "mcp.protocol.version").as_deref(),
-        Some("2025-06-18")
+    has_attributes(
+        method,
+        &[
+            ("mcp.method.name", "tools/call"),
+            ("gen_ai.tool.name", "dunning_customers_list"),
+            ("gen_ai.operation.name", "execute_tool"),
+            ("jsonrpc.request.id", "call-1"),
+            ("mcp.protocol.version", "2025-06-18"),
+        ],
     );
     assert_eq!(attr(method, "error.type"), None);
     let dispatch = named(&spans, MCP_TRACE, "dispatch dunning_customers_list");
     assert_eq!(dispatch.parent_span_id, method.span_id);
-    assert_eq!(
-        attr(dispatch, "http.route").as_deref(),
-        Some("/v1/customers")
-    );
-    assert_eq!(
-        attr(dispatch, "http.response.status_code").as_deref(),
-        Some("200")
+    has_attributes(
+        dispatch,
+        &[
+            ("http.route", "/v1/customers"),
+            ("http.response.status_code", "200"),
+        ],
     );
     let database = named(&spans, MCP_TRACE, "SELECT customers");
     assert!(
