@@ -15,58 +15,66 @@ const ID: ArgSpec = ArgSpec {
     style: QueryStyle::FormExploded,
 };
 
+const INPUT: &str = r#"{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}"#;
+
+/// A tool taking one `id` in its path, answering JSON.
+const fn tool(
+    name: &'static str,
+    method: HttpMethod,
+    path: &'static str,
+    scopes: &'static [&'static str],
+    tool_json: &'static str,
+) -> ToolSpec {
+    let read_only = matches!(method, HttpMethod::Get);
+    ToolSpec {
+        name,
+        method,
+        path,
+        args: &[ID],
+        body: BodyEncoding::None,
+        response: if read_only {
+            ResponseKind::Json
+        } else {
+            ResponseKind::NoContent
+        },
+        read_only,
+        destructive: !read_only,
+        server_idempotency_key: !read_only,
+        confirm: if read_only {
+            None
+        } else {
+            Some("Delete thing {id}?")
+        },
+        scopes,
+        resource_uri: None,
+        input_schema: INPUT,
+        output_schema: None,
+        tool_json,
+    }
+}
+
 static TOOLS: &[ToolSpec] = &[
-    ToolSpec {
-        name: "things_get",
-        method: HttpMethod::Get,
-        path: "/v1/things/{id}",
-        args: &[ID],
-        body: BodyEncoding::None,
-        response: ResponseKind::Json,
-        read_only: true,
-        destructive: false,
-        server_idempotency_key: false,
-        confirm: None,
-        scopes: &["things:read"],
-        resource_uri: None,
-        input_schema: r#"{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}"#,
-        output_schema: None,
-        tool_json: r#"{"name":"things_get","description":"Read a thing.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]},"annotations":{"readOnlyHint":true}}"#,
-    },
-    ToolSpec {
-        name: "others_get",
-        method: HttpMethod::Get,
-        path: "/v1/others/{id}",
-        args: &[ID],
-        body: BodyEncoding::None,
-        response: ResponseKind::Json,
-        read_only: true,
-        destructive: false,
-        server_idempotency_key: false,
-        confirm: None,
-        scopes: &["others:read"],
-        resource_uri: None,
-        input_schema: r#"{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}"#,
-        output_schema: None,
-        tool_json: r#"{"name":"others_get","description":"Read another thing.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]},"annotations":{"readOnlyHint":true}}"#,
-    },
-    ToolSpec {
-        name: "things_delete",
-        method: HttpMethod::Delete,
-        path: "/v1/things/{id}",
-        args: &[ID],
-        body: BodyEncoding::None,
-        response: ResponseKind::NoContent,
-        read_only: false,
-        destructive: true,
-        server_idempotency_key: true,
-        confirm: Some("Delete thing {id}?"),
-        scopes: &["things:write", "things:read"],
-        resource_uri: None,
-        input_schema: r#"{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}"#,
-        output_schema: None,
-        tool_json: r#"{"name":"things_delete","description":"Delete a thing.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]},"annotations":{"destructiveHint":true}}"#,
-    },
+    tool(
+        "things_get",
+        HttpMethod::Get,
+        "/v1/things/{id}",
+        &["things:read"],
+        r#"{"name":"things_get","description":"Read a thing.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]},"annotations":{"readOnlyHint":true}}"#,
+    ),
+    tool(
+        "others_get",
+        HttpMethod::Get,
+        "/v1/others/{id}",
+        &["others:read"],
+        r#"{"name":"others_get","description":"Read another thing.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]},"annotations":{"readOnlyHint":true}}"#,
+    ),
+    tool(
+        "things_delete",
+        HttpMethod::Delete,
+        "/v1/things/{id}",
+        &["things:write", "things:read"],
+        r#"{"name":"things_delete","description":"Delete a thing.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]},"annotations":{"destructiveHint":true}}"#,
+    ),
 ];
 
 /// The catalog: three tools, nothing else.
