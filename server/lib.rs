@@ -14,6 +14,7 @@ pub mod domain;
 pub mod engine;
 pub mod generated;
 pub mod limits;
+pub mod logging;
 pub mod mcp_host;
 pub mod metrics;
 pub mod net;

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use kobana_dunning::auth::{Audience, roles, tokens};
+use kobana_dunning::logging::{self, LogFormat};
 use kobana_dunning::serve::HttpLimits;
 use kobana_dunning::store::{Db, DbSettings, orgs};
 use kobana_dunning::{AppState, Config, app, demo, oauth, serve, telemetry};
@@ -305,15 +306,6 @@ struct TokenCreateArgs {
     database: DatabaseArgs,
 }
 
-/// How log lines are written.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-enum LogFormat {
-    /// For people: one line of text per event (coloured only on a terminal).
-    Text,
-    /// For log collectors: one JSON object per line.
-    Json,
-}
-
 /// The other commands print their result on stdout (a token, a client id) for scripts to
 /// read: their log lines (a slow statement on a large database, say) go to stderr.
 /// The organization a command names by id or name, or the message to print.
@@ -352,41 +344,11 @@ fn init_command_logging() {
 }
 
 /// Log lines on stdout, and spans to an OpenTelemetry collector when the `OTEL_*` variables
-/// ask for it (see `telemetry`): the exporter returned is shut down, sending what it holds,
-/// when the server stops. The log's filter (`RUST_LOG`) is the log's alone, and spans never
-/// reach the log: its lines look the same with traces on or off.
+/// ask for it (see `telemetry` and `logging`): the exporter returned is shut down, sending
+/// what it holds, when the server stops.
 fn init_logging(format: LogFormat) -> Option<telemetry::Exporter> {
-    use tracing::subscriber::Interest;
-    use tracing_subscriber::filter::{FilterExt, dynamic_filter_fn};
-    use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
-    use tracing_subscriber::{EnvFilter, Layer, Registry};
 
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| "info,sqlx=warn".into());
-    // Events are judged at each call (`sometimes`), never from a cached "always": a cached
-    // interest lets a per-layer filter read state left by the `log` bridge's `enabled` checks
-    // (sqlx makes one after every query) and drop lines (tokio-rs/tracing#2519).
-    let lines_only = filter.and(
-        dynamic_filter_fn(|metadata, _| !metadata.is_span()).with_callsite_filter(|metadata| {
-            if metadata.is_span() {
-                Interest::never()
-            } else {
-                Interest::sometimes()
-            }
-        }),
-    );
-    let log: Box<dyn Layer<Registry> + Send + Sync> = match format {
-        LogFormat::Json => tracing_subscriber::fmt::layer()
-            .json()
-            .with_current_span(false)
-            .with_filter(lines_only)
-            .boxed(),
-        // Colours only for a person at a terminal, never in a file or a container log.
-        LogFormat::Text => tracing_subscriber::fmt::layer()
-            .with_ansi(std::io::stdout().is_terminal())
-            .with_filter(lines_only)
-            .boxed(),
-    };
     let (traces, warnings) = telemetry::decide(|name| std::env::var(name).ok());
     let mut problems = warnings;
     let exporter = match traces {
@@ -395,11 +357,7 @@ fn init_logging(format: LogFormat) -> Option<telemetry::Exporter> {
             .ok(),
         telemetry::Traces::Off => None,
     };
-    let subscriber = tracing_subscriber::registry().with(log);
-    match &exporter {
-        Some(exporter) => subscriber.with(exporter.layer()).init(),
-        None => subscriber.init(),
-    }
+    logging::subscriber(format, logging::lines_from_env(), exporter.as_ref()).init();
     for problem in problems {
         tracing::warn!("{problem}");
     }

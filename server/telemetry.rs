@@ -24,10 +24,8 @@ use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use tracing::Instrument;
 use tracing::field::Empty;
-use tracing::subscriber::Interest;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 use tracing_subscriber::Layer;
-use tracing_subscriber::filter::dynamic_filter_fn;
 use tracing_subscriber::registry::LookupSpan;
 
 use crate::access_log::RequestId;
@@ -121,8 +119,8 @@ impl Exporter {
         Ok(Exporter { provider })
     }
 
-    /// The `tracing` layer: every span becomes an OpenTelemetry span. Events (log lines) do
-    /// not: they carry free text, and go to the log only.
+    /// The `tracing` layer: every span it is given becomes an OpenTelemetry span (`logging`
+    /// gives it spans only: lines carry free text and go to the log alone).
     pub fn layer<S>(&self) -> impl Layer<S> + 'static
     where
         S: tracing::Subscriber + for<'span> LookupSpan<'span>,
@@ -133,19 +131,6 @@ impl Exporter {
             .with_threads(false)
             .with_target(false)
             .with_tracked_inactivity(false)
-            // Judged at each span, not cached as "always" (see `init_logging` in `main.rs`:
-            // tokio-rs/tracing#2519 drops spans of a per-layer filter otherwise).
-            .with_filter(
-                dynamic_filter_fn(|metadata, _| metadata.is_span()).with_callsite_filter(
-                    |metadata| {
-                        if metadata.is_span() {
-                            Interest::sometimes()
-                        } else {
-                            Interest::never()
-                        }
-                    },
-                ),
-            )
     }
 
     /// Export what is queued and stop; blocks up to the SDK's shutdown timeout, so call it
