@@ -6,6 +6,8 @@
 
 use std::sync::Arc;
 
+use axum::body::Bytes;
+
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -285,22 +287,43 @@ pub enum Outcome {
     Prepared(Arc<RawValue>),
 }
 
-/// The text of the success answer carrying `outcome`. A prepared result is copied in as it
-/// is, between the same bytes the serialiser writes around a value, so both give the same
-/// text; it is not parsed again (a listing is some hundred kilobytes).
+/// The text of the success answer carrying `outcome`, in pieces to be sent one after the
+/// other. A prepared result is a piece of its own that shares the kept text instead of
+/// copying it (a listing is some hundred kilobytes, and copying it into each answer was a
+/// third of `tools/list`'s time: bench/RESULTS.md); the pieces around it are the bytes the
+/// serialiser writes around a value, so both kinds give the same text, and it is not parsed
+/// again.
+pub fn answer_pieces(id: &Id, outcome: &Outcome) -> Vec<Bytes> {
+    match outcome {
+        Outcome::Value(value) => {
+            vec![Bytes::from(String::from(Box::<str>::from(success(
+                id, value,
+            ))))]
+        }
+        Outcome::Prepared(result) => vec![
+            Bytes::from(format!(
+                r#"{{"jsonrpc":"2.0","id":{},"result":"#,
+                id.0.get()
+            )),
+            Bytes::from_owner(Shared(result.clone())),
+            Bytes::from_static(b"}"),
+        ],
+    }
+}
+
+/// The whole text of [`answer_pieces`], for a batch's array.
 pub fn answer(id: &Id, outcome: &Outcome) -> String {
-    let result = match outcome {
-        Outcome::Value(value) => return String::from(Box::<str>::from(success(id, value))),
-        Outcome::Prepared(result) => result.get(),
-    };
-    let id = id.0.get();
-    let mut text = String::with_capacity(result.len() + id.len() + 32);
-    text.push_str(r#"{"jsonrpc":"2.0","id":"#);
-    text.push_str(id);
-    text.push_str(r#","result":"#);
-    text.push_str(result);
-    text.push('}');
-    text
+    let text = answer_pieces(id, outcome).concat();
+    String::from_utf8(text).expect("the pieces of a JSON text are UTF-8")
+}
+
+/// A prepared result's text as bytes that share it.
+struct Shared(Arc<RawValue>);
+
+impl AsRef<[u8]> for Shared {
+    fn as_ref(&self) -> &[u8] {
+        self.0.get().as_bytes()
+    }
 }
 
 /// `{"jsonrpc":"2.0","id":..,"error":..}`; `id` is null when the request's could not be read.

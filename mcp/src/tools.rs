@@ -411,12 +411,19 @@ mod tests {
                     for text in ids {
                         let id = id(text);
                         let expected: Box<str> = jsonrpc::success(&id, &fresh).into();
-                        let answered = jsonrpc::answer(&id, &Outcome::Prepared(prepared.clone()));
+                        let outcome = Outcome::Prepared(prepared.clone());
+                        let answered = jsonrpc::answer(&id, &outcome);
                         assert_eq!(
                             answered,
                             &*expected,
                             "round {round}, stateless {stateless}, id {text}, scopes {:?}",
                             caller.as_ref().map(|c| &c.scopes)
+                        );
+                        // What is sent shares the kept listing: it is not copied per answer.
+                        let pieces = jsonrpc::answer_pieces(&id, &outcome);
+                        assert!(
+                            pieces.iter().any(|p| p.as_ptr() == prepared.get().as_ptr()),
+                            "the listing was copied into the answer"
                         );
                     }
                 }

@@ -182,10 +182,10 @@ async fn serve_single(
     seen.outcome = outcome_of(&outcome, limited.is_some());
     seen.error_code = outcome.as_ref().err().map(|error| error.code.0);
     let mut response = match outcome {
-        Ok(result) => text_response(
+        Ok(result) => json_response(
             StatusCode::OK,
             version,
-            jsonrpc::answer(&incoming.id, &result),
+            Body::new(Pieces::new(jsonrpc::answer_pieces(&incoming.id, &result))),
         ),
         Err(error) => error_response(version, incoming, &error),
     };
@@ -551,12 +551,59 @@ fn rpc_response(status: StatusCode, version: &str, body: Box<RawValue>) -> Respo
 
 /// `rpc_response` for an answer already written out as text.
 fn text_response(status: StatusCode, version: &str, text: String) -> Response {
-    let mut response = (status, Bytes::from(text)).into_response();
+    json_response(status, version, Body::from(text))
+}
+
+fn json_response(status: StatusCode, version: &str, body: Body) -> Response {
+    let mut response = (status, body).into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
     with_mcp_headers(response, version)
+}
+
+/// A body sent as the pieces it was made of, each as it is: a kept listing goes out from
+/// the cache without being copied (hyper writes the pieces with one vectored write). Its
+/// exact length is known, so the answer still carries `Content-Length`.
+struct Pieces {
+    pieces: std::collections::VecDeque<Bytes>,
+    left: u64,
+}
+
+impl Pieces {
+    fn new(pieces: Vec<Bytes>) -> Pieces {
+        let left = pieces.iter().map(|p| p.len() as u64).sum();
+        Pieces {
+            pieces: pieces.into(),
+            left,
+        }
+    }
+}
+
+impl http_body::Body for Pieces {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
+        let this = self.get_mut();
+        let piece = this.pieces.pop_front().map(|piece| {
+            this.left -= piece.len() as u64;
+            Ok(http_body::Frame::data(piece))
+        });
+        std::task::Poll::Ready(piece)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.pieces.is_empty()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        http_body::SizeHint::with_exact(self.left)
+    }
 }
 
 /// Every response: never cached, and names the revision in use.
