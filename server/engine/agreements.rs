@@ -107,7 +107,7 @@ pub async fn tick(state: &AppState, now: OffsetDateTime) -> Result<TickReport> {
             .filter(|c| c.status == "canceled")
             .map(|c| c.id.as_str())
             .collect();
-        let collected: i64 = installments.iter().map(|c| c.paid_cents).sum();
+        let collected: i64 = installments.iter().map(|c| c.paid_cents.0).sum();
         events::record(
             &mut tx,
             &org,

@@ -8,6 +8,7 @@ use sqlx::{AnyConnection, AssertSqlSafe};
 
 use super::rows::{Stored, by_id};
 use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
+use crate::domain::timestamp::Timestamp;
 
 /// Statuses as the API names them.
 pub const STATUSES: &[&str] = &["queued", "sent", "delivered", "failed", "bounced"];
@@ -27,8 +28,8 @@ crate::row! {
         pub step_id: Option<String>,
         pub attempts: i64,
         pub error: Option<String>,
-        pub sent_at: Option<String>,
-        pub created_at: String,
+        pub sent_at: Option<Timestamp>,
+        pub created_at: Timestamp,
         pub organization_id: String,
         pub provider: Option<String>,
         pub version: i64,
