@@ -92,8 +92,7 @@ pub async fn customer_statement(
             original: charge.amount_cents,
             paid: charge.paid_cents,
             amount_due: charge.amount_due,
-            status: ChargeStatus::from_api(&charge.status)
-                .ok_or_else(|| ApiError::internal(format!("status {}", charge.status)))?,
+            status: charge.status,
         });
     }
     let input = StatementInput {
@@ -118,7 +117,7 @@ pub async fn charge_discharge_letter(
     let charge = charges::get(&state.db, &p.organization_id, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("charge", &id))?;
-    if charge.status != "paid" {
+    if charge.status != ChargeStatus::Paid {
         return Err(ApiError::conflict(
             "charge_not_paid",
             format!(

@@ -33,7 +33,7 @@ pub fn stored_state(charge: &Charge) -> &str {
     if charge.is_open() {
         "open"
     } else {
-        &charge.status
+        charge.status.as_str()
     }
 }
 

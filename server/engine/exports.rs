@@ -147,7 +147,7 @@ async fn build(state: &AppState, claimed: &Claimed) -> Result<Built> {
                     format!("{:.2}", c.fine_bp as f64 / 100.0),
                     format!("{:.2}", c.interest_bp as f64 / 100.0),
                     c.due_date.to_string(),
-                    c.status.clone(),
+                    c.status.to_string(),
                     c.negativation_status.clone(),
                     c.protest_status.clone(),
                     text(&c.tags.join(", ")),

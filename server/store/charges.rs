@@ -9,12 +9,12 @@ use time::Date;
 
 use super::rows::{Stored, by_id};
 use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
-use crate::domain::charge_math::{ChargeTerms, amount_due};
+use crate::domain::charge_math::{ChargeStatus, ChargeTerms, amount_due};
 use crate::domain::money::Cents;
 use crate::domain::timestamp::Timestamp;
 
 /// Statuses as the API names them.
-pub const STATUSES: &[&str] = &["pending", "overdue", "paid", "canceled", "in_agreement"];
+pub const STATUSES: &[&str] = ChargeStatus::ALL;
 
 /// A charge as seen on a day: its stored terms, with that day's status (`pending` or
 /// `overdue` for an open one) and amount due. `api::charges` shows it.
@@ -30,7 +30,7 @@ pub struct Charge {
     /// What the debtor owes on the day the charge was read: zero unless it is open.
     pub amount_due: Cents,
     pub due_date: Date,
-    pub status: String,
+    pub status: ChargeStatus,
     pub tags: Vec<String>,
     pub collection_plan_id: Option<String>,
     pub agreement_id: Option<String>,
@@ -48,7 +48,7 @@ pub struct Charge {
 impl Charge {
     /// Open means pending or overdue: the only states in which it can still be collected.
     pub fn is_open(&self) -> bool {
-        matches!(self.status.as_str(), "pending" | "overdue")
+        self.status.is_open()
     }
 
     /// What its amount due is computed from.
@@ -159,9 +159,11 @@ impl ChargeRow {
     /// amount with fine and interest.
     pub fn on(self, today: Date) -> Charge {
         let status = match self.state {
-            ChargeState::Open if self.due_date < today => "overdue",
-            ChargeState::Open => "pending",
-            other => other.as_str(),
+            ChargeState::Open if self.due_date < today => ChargeStatus::Overdue,
+            ChargeState::Open => ChargeStatus::Pending,
+            ChargeState::Paid => ChargeStatus::Paid,
+            ChargeState::Canceled => ChargeStatus::Canceled,
+            ChargeState::InAgreement => ChargeStatus::InAgreement,
         };
         let mut charge = Charge {
             id: self.id,
@@ -173,7 +175,7 @@ impl ChargeRow {
             interest_bp: self.interest_bp,
             amount_due: Cents(0),
             due_date: self.due_date,
-            status: status.to_string(),
+            status,
             tags: self.tags,
             collection_plan_id: self.collection_plan_id,
             agreement_id: self.agreement_id,
