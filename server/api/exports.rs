@@ -13,7 +13,7 @@ use super::input::{Input, Patch};
 use super::problem::{ApiError, ApiResult, FieldError};
 use super::reply::{self, Reply, data_with_etag};
 use crate::generated::OperationId;
-use crate::store::exports::{self as store, Export, ExportFilter, KINDS};
+use crate::store::exports::{self as store, Export, ExportFilter, ExportStatus, KINDS};
 use crate::store::{events, ids, now_text};
 
 /// Read an export's `filters` object with the rules of the list of that kind (the list's query
@@ -175,9 +175,9 @@ pub async fn get(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<
 pub async fn download(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
     let export = find::<Export>(&state, &p, &id).await?;
     let not_ready = |detail: String| ApiError::conflict("export_not_ready", detail);
-    match export.status.as_str() {
-        "completed" => {}
-        "failed" => {
+    match export.status {
+        ExportStatus::Completed => {}
+        ExportStatus::Failed => {
             return Err(not_ready(format!(
                 "Export {id} failed ({}); create a new one",
                 export.error.as_deref().unwrap_or("no reason recorded")

@@ -16,7 +16,8 @@ use crate::engine::webhooks::payload;
 use crate::net::outbound::Policy;
 use crate::state::AppState;
 use crate::store::webhooks::{
-    self as store, DELIVERY_STATUSES, Delivery, DeliveryFilter, NewDelivery, Webhook, WebhookFields,
+    self as store, DELIVERY_STATUSES, Delivery, DeliveryFilter, DeliveryStatus, NewDelivery,
+    Webhook, WebhookFields,
 };
 use crate::store::{events, ids, now_text};
 
@@ -383,7 +384,7 @@ pub async fn retry(
             ),
         )
     };
-    if delivery.status == "pending" {
+    if delivery.status == DeliveryStatus::Pending {
         return Err(pending());
     }
     if !webhook.enabled {

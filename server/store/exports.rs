@@ -56,6 +56,16 @@ pub const INDEX: &str = "CREATE INDEX exports_status ON exports (status, created
 /// Kinds of export, as the API names them.
 pub const KINDS: &[&str] = &["charges", "customers", "deliveries"];
 
+crate::stored_words! {
+    /// Where an export stands: waiting for a worker, being built, or done one way or the other.
+    pub enum ExportStatus {
+        Pending = "pending",
+        Running = "running",
+        Completed = "completed",
+        Failed = "failed",
+    }
+}
+
 crate::row! {
     /// An export as stored (without its content); `api::exports` shows it.
     #[derive(Debug, Clone)]
@@ -63,7 +73,7 @@ crate::row! {
         pub id: String,
         pub kind: String,
         pub filters: Value,
-        pub status: String,
+        pub status: ExportStatus,
         pub row_count: Option<i64>,
         pub byte_size: Option<i64>,
         pub error: Option<String>,

@@ -220,7 +220,7 @@ crate::row! {
         pub webhook_id: String,
         pub event_id: String,
         pub event_type: String,
-        pub status: String,
+        pub status: DeliveryStatus,
         pub attempts: i64,
         pub response_status: Option<i64>,
         /// One of [`FAILURES`] when the last attempt failed.
@@ -232,8 +232,17 @@ crate::row! {
     }
 }
 
+crate::stored_words! {
+    /// Where a delivery stands: queued or being retried, done, or out of retries.
+    pub enum DeliveryStatus {
+        Pending = "pending",
+        Succeeded = "succeeded",
+        Failed = "failed",
+    }
+}
+
 /// Delivery statuses as the API names them.
-pub const DELIVERY_STATUSES: &[&str] = &["pending", "succeeded", "failed"];
+pub const DELIVERY_STATUSES: &[&str] = DeliveryStatus::ALL;
 
 /// What a failed attempt is recorded as (`engine::webhooks::Failure`): a category, never the
 /// receiver's or the operating system's words.
@@ -275,7 +284,7 @@ const DELIVERY_COLUMNS: &str =
 impl Delivery {
     /// The delivery as shown: a retry time only while pending, a failure as its category.
     fn shown(mut self) -> Delivery {
-        if self.status != "pending" {
+        if self.status != DeliveryStatus::Pending {
             self.next_retry_at = None;
         }
         self.error = failure_category(self.error.take(), self.response_status);
