@@ -210,7 +210,7 @@ async fn build(state: &AppState, claimed: &Claimed) -> Result<Built> {
                     d.customer_id.clone(),
                     text(&name),
                     d.channel.clone(),
-                    d.status.clone(),
+                    d.status.to_string(),
                     d.recipient.clone(),
                     text(d.subject.as_deref().unwrap_or_default()),
                     text(&d.body),
