@@ -7,7 +7,8 @@ use super::rows::{self, Column, Stored, by_id};
 use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
 use crate::domain::timestamp::Timestamp;
 
-/// A postal address, stored as JSON.
+/// A postal address, stored as JSON (its `Serialize` is the stored form; `api::customers`
+/// writes its own).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Address {
     pub street: String,
