@@ -322,7 +322,7 @@ async fn seed_customers(db: &Db, organization_id: &str, demo: &[DemoCustomer]) -
                 amount_cents: amount + index as i64 * 10_00,
                 fine_bp: 200,
                 interest_bp: 100,
-                due_date: due.to_string(),
+                due_date: due,
                 tags: fields.tags.clone(),
                 collection_plan_id: None,
             };

@@ -7,6 +7,7 @@ use axum::extract::{Path, RawQuery};
 use http::HeaderMap;
 use serde_json::{Value, json};
 use sqlx::AnyConnection;
+use time::Date;
 
 use super::caller::{Caller, find};
 use super::idempotency::commit_written;
@@ -56,7 +57,7 @@ fn to_json(a: &Agreement) -> Value {
             json!({
                 "number": i.number,
                 "amount": i.amount_cents.to_reais(),
-                "due_date": i.due_date,
+                "due_date": i.due_date.to_string(),
                 "charge_id": i.charge_id,
             })
         })
@@ -69,7 +70,7 @@ fn to_json(a: &Agreement) -> Value {
         "total_amount": a.total_cents.to_reais(),
         "down_payment": a.down_payment_cents.to_reais(),
         "installments": a.installments,
-        "first_due_date": a.first_due_date,
+        "first_due_date": a.first_due_date.to_string(),
         "discount_percent": a.discount_bp as f64 / 100.0,
         "installments_schedule": schedule,
         "note": a.note,
@@ -93,7 +94,7 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
     let first_due_date = input.due_date("first_due_date");
     let first_due_date = input.require("first_due_date", first_due_date);
     if let Some(date) = &first_due_date
-        && *date < today().to_string()
+        && *date < today()
     {
         input.error(
             "first_due_date",
@@ -176,14 +177,14 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
             renegotiable(tx, org, &charge).await?;
             agreed.push(AgreedCharge {
                 charge_id: charge_id.clone(),
-                amount_cents: charge.amount_cents,
-                paid_cents: charge.paid_cents,
-                due_cents: Cents::from_reais(charge.amount_due).unwrap_or_default().0,
+                amount_cents: charge.amount_cents.0,
+                paid_cents: charge.paid_cents.0,
+                due_cents: charge.amount_due.0,
             });
         }
         let due = Cents(agreed.iter().map(|c| c.due_cents).sum());
         let total = discounted_total(due, discount_bp);
-        let payments = plan(total, down_payment, installments, first_due_date)
+        let payments = plan(total, down_payment, installments, *first_due_date)
             .map_err(Failure::Refused)?;
         let new = NewAgreement {
             customer_id: customer_id.clone(),
@@ -191,7 +192,7 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
             total_cents: total.0,
             down_payment_cents: down_payment.0,
             installments,
-            first_due_date: first_due_date.clone(),
+            first_due_date: first_due_date.to_string(),
             discount_bp,
             note: note.clone(),
             schedule: payments,
@@ -277,14 +278,9 @@ fn plan(
     total: Cents,
     down_payment: Cents,
     installments: i64,
-    first_due_date: &str,
+    first_due_date: Date,
 ) -> ApiResult<Vec<(i64, i64, String)>> {
-    let first = time::Date::parse(
-        first_due_date,
-        time::macros::format_description!("[year]-[month]-[day]"),
-    )
-    .map_err(ApiError::internal)?;
-    let payments = build_schedule(total, down_payment, installments, first).map_err(|e| {
+    let payments = build_schedule(total, down_payment, installments, first_due_date).map_err(|e| {
         let (field, message) = match e {
             ScheduleError::DownPaymentTooLarge => (
                 "down_payment",
@@ -383,7 +379,7 @@ pub async fn accept(
                 amount_cents: entry.amount_cents.0,
                 fine_bp: crate::domain::charge_math::MAX_FINE_BP,
                 interest_bp: 100,
-                due_date: entry.due_date.clone(),
+                due_date: entry.due_date,
                 tags: vec!["acordo".to_string()],
                 collection_plan_id: None,
             };
@@ -399,7 +395,7 @@ pub async fn accept(
                 &json!({
                     "customer_id": agreement.customer_id,
                     "amount": entry.amount_cents.to_reais(),
-                    "due_date": entry.due_date,
+                    "due_date": entry.due_date.to_string(),
                     "agreement_id": id,
                     "installment": entry.number,
                 }),
@@ -462,7 +458,7 @@ async fn still_as_proposed(
             ),
         );
     }
-    if charge.amount_cents != agreed.amount_cents || charge.paid_cents != agreed.paid_cents {
+    if charge.amount_cents.0 != agreed.amount_cents || charge.paid_cents.0 != agreed.paid_cents {
         return refuse(
             "charge_not_open",
             format!(

@@ -3,7 +3,7 @@
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery};
 use http::HeaderMap;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::caller::{Caller, find};
 use super::collection::locked_charge;
@@ -33,7 +33,38 @@ pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResul
     filter.descending = input.choice("sort_order", &["asc", "desc"]) == Some("desc");
     input.finish()?;
     let rows = store::list(&state.db, &p.organization_id, &filter, page).await?;
-    Ok(list_reply(rows, page))
+    Ok(list_reply(rows.map(|c| to_json(&c)), page))
+}
+
+/// A charge as the API shows it: money in reais, rates in percent, the status and amount due
+/// of today.
+pub(super) fn to_json(c: &Charge) -> Value {
+    json!({
+        "id": c.id,
+        "customer_id": c.customer_id,
+        "description": c.description,
+        "amount": c.amount_cents.to_reais(),
+        "paid_amount": c.paid_cents.to_reais(),
+        "fine_percent": c.fine_bp as f64 / 100.0,
+        "interest_percent": c.interest_bp as f64 / 100.0,
+        "amount_due": c.amount_due.to_reais(),
+        "due_date": c.due_date.to_string(),
+        "status": c.status,
+        "tags": c.tags,
+        "collection_plan_id": c.collection_plan_id,
+        "agreement_id": c.agreement_id,
+        "negativation_status": c.negativation_status,
+        "protest_status": c.protest_status,
+        "paid_at": c.paid_at,
+        "canceled_at": c.canceled_at,
+        "created_at": c.created_at,
+        "updated_at": c.updated_at,
+    })
+}
+
+/// A charge with its ETag: the answer of a read or a change.
+pub(super) fn answer(charge: Charge) -> Reply {
+    data_with_etag(to_json(&charge), charge.version)
 }
 
 /// The filters of `charges_list` (also those of a charges export), sorted by due date.
@@ -70,8 +101,7 @@ pub fn read_filter(input: &mut Input) -> ChargeFilter {
 }
 
 pub async fn get(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
-    let charge = find::<Charge>(&state, &p, &id).await?;
-    Ok(data_with_etag(&charge, charge.version))
+    Ok(answer(find::<Charge>(&state, &p, &id).await?))
 }
 
 /// Percentages arrive as numbers with at most two decimals and are stored in basis points.
@@ -167,14 +197,14 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
         "charge.created",
         ("charge", &id),
         &p.actor(),
-        &json!({ "customer_id": customer_id, "amount": amount.to_reais(), "due_date": fields.due_date }),
+        &json!({ "customer_id": customer_id, "amount": amount.to_reais(), "due_date": fields.due_date.to_string() }),
     )
     .await?;
     commit_read(
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "charge",
         tx,
-        |charge| created(&charge, charge.version),
+        |charge| created(to_json(&charge), charge.version),
     )
     .await
 }
@@ -215,7 +245,7 @@ pub async fn update(
                 ),
             )));
         }
-        if amount.is_some() && current.paid_cents > 0 {
+        if amount.is_some() && current.paid_cents > Cents(0) {
             return Err(Failure::Refused(ApiError::conflict(
                 "charge_has_payments",
                 "The amount cannot change after a payment was recorded",
@@ -223,10 +253,10 @@ pub async fn update(
         }
         let fields = ChargeFields {
             description: description.clone().unwrap_or(current.description),
-            amount_cents: amount.map_or(current.amount_cents, |a| a.0),
-            fine_bp: fine_bp.unwrap_or((current.fine_percent * 100.0).round() as i64),
-            interest_bp: interest_bp.unwrap_or((current.interest_percent * 100.0).round() as i64),
-            due_date: due_date.clone().unwrap_or(current.due_date),
+            amount_cents: amount.map_or(current.amount_cents.0, |a| a.0),
+            fine_bp: fine_bp.unwrap_or(current.fine_bp),
+            interest_bp: interest_bp.unwrap_or(current.interest_bp),
+            due_date: due_date.unwrap_or(current.due_date),
             tags: tags.clone().unwrap_or(current.tags),
             collection_plan_id: match plan {
                 Patch::Null => None,
@@ -256,7 +286,7 @@ pub async fn update(
             store::get_in(tx, org, id).await?,
             "charge",
             transaction,
-            |charge| data_with_etag(&charge, charge.version),
+            answer,
         )
         .await
     })
@@ -310,7 +340,7 @@ pub async fn cancel(
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "charge",
         tx,
-        |charge| data_with_etag(&charge, charge.version),
+        answer,
     )
     .await
 }

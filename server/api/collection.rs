@@ -12,10 +12,10 @@ use sqlx::AnyConnection;
 use time::OffsetDateTime;
 
 use super::caller::{Caller, find};
-use super::idempotency::{commit, commit_attempt};
+use super::idempotency::{commit_read, commit_written};
 use super::input::Input;
 use super::problem::{ApiError, ApiResult, FieldError};
-use super::reply::{Reply, accepted, check_if_match, data_with_etag, list as list_reply, written};
+use super::reply::{Reply, check_if_match, list as list_reply};
 use crate::auth::Principal;
 use crate::domain::collection::{BUREAUS, CHANNELS, Refusal};
 use crate::domain::money::Cents;
@@ -55,15 +55,6 @@ pub(super) async fn locked_charge(
         .ok_or_else(|| Failure::Refused(ApiError::not_found("charge", id)))?;
     check_if_match(headers, charge.version).map_err(Failure::Refused)?;
     Ok(charge)
-}
-
-/// The charge an action just changed, read inside its transaction.
-async fn charge_reply(conn: &mut AnyConnection, p: &Principal, id: &str) -> ApiResult<Reply> {
-    let charge = written(
-        charges::get_in(conn, &p.organization_id, id).await?,
-        "charge",
-    )?;
-    Ok(data_with_etag(&charge, charge.version))
 }
 
 /// `POST /v1/charges/{id}/pay`: record money received, partial payments allowed.
@@ -114,7 +105,7 @@ pub async fn pay(
                 ),
             )));
         }
-        let due = actions::amount_due_on(&current, crate::store::today())?;
+        let due = actions::amount_due_on(&current, crate::store::today());
         if amount > due {
             return Err(Failure::Refused(exceeds(amount, due, id)));
         }
@@ -155,7 +146,7 @@ pub async fn pay(
                 ("charge", id),
                 &actor,
                 &json!({
-                    "paid_amount": Cents(current.paid_cents + amount.0).to_reais(),
+                    "paid_amount": Cents(current.paid_cents.0 + amount.0).to_reais(),
                     "paid_at": paid_at_text,
                 }),
             )
@@ -173,8 +164,13 @@ pub async fn pay(
                 .await?;
             }
         }
-        let reply = charge_reply(tx, p, id).await.map_err(Failure::Refused)?;
-        commit_attempt(transaction, reply).await
+        commit_written(
+            charges::get_in(tx, org, id).await?,
+            "charge",
+            transaction,
+            super::charges::answer,
+        )
+        .await
     })
     .await
 }
@@ -197,22 +193,6 @@ fn exceeds(amount: Cents, due: Cents, id: &str) -> ApiError {
             ),
         )
     }
-}
-
-/// The 202 answer with a delivery just queued, read inside its transaction.
-pub(super) async fn delivery_reply(
-    conn: &mut AnyConnection,
-    p: &Principal,
-    delivery_id: &str,
-) -> ApiResult<Reply> {
-    let delivery = written(
-        deliveries::get_in(conn, &p.organization_id, delivery_id).await?,
-        "delivery",
-    )?;
-    Ok(accepted(
-        super::deliveries::to_json(&delivery),
-        delivery.version,
-    ))
 }
 
 /// The transaction and the action's result when it was done (the caller replies and commits),
@@ -252,9 +232,30 @@ pub async fn notify(
         template: template.as_deref(),
     };
     let outcome = actions::notify(&mut tx, &cx, channel, text, None).await?;
-    let (mut tx, delivery_id) = settle(tx, outcome).await?;
-    let reply = delivery_reply(&mut tx, &p, &delivery_id).await?;
-    commit(tx, reply).await
+    let (tx, delivery_id) = settle(tx, outcome).await?;
+    commit_delivery(tx, &p.organization_id, &delivery_id).await
+}
+
+/// End an action that queued delivery `id`: 202 with the delivery (read back inside `tx`),
+/// committed with that answer.
+pub(super) async fn commit_delivery(
+    mut tx: sqlx::Transaction<'static, sqlx::Any>,
+    org: &str,
+    id: &str,
+) -> ApiResult<Reply> {
+    let delivery = deliveries::get_in(&mut tx, org, id).await?;
+    commit_read(delivery, "delivery", tx, super::deliveries::accepted).await
+}
+
+/// End an action on charge `id`: the charge as it now stands (read back inside `tx`),
+/// committed with that answer.
+async fn commit_charge(
+    mut tx: sqlx::Transaction<'static, sqlx::Any>,
+    org: &str,
+    id: &str,
+) -> ApiResult<Reply> {
+    let charge = charges::get_in(&mut tx, org, id).await?;
+    commit_read(charge, "charge", tx, super::charges::answer).await
 }
 
 /// The context of an action the caller asks for on charge `id`, now.
@@ -298,9 +299,8 @@ pub async fn negativate(
     let actor = p.actor();
     let cx = action_context(&p, &id, Some(current.version), &actor);
     let outcome = actions::request(&mut tx, &cx, CollectionRequest::Negativate { bureau }).await?;
-    let (mut tx, ()) = settle(tx, outcome).await?;
-    let reply = charge_reply(&mut tx, &p, &id).await?;
-    commit(tx, reply).await
+    let (tx, ()) = settle(tx, outcome).await?;
+    commit_charge(tx, &p.organization_id, &id).await
 }
 
 /// The requests to the bureau or the notary that take no fields: the same checks, and the
@@ -320,9 +320,8 @@ async fn third_party_request(
     let actor = p.actor();
     let cx = action_context(&p, &id, Some(current.version), &actor);
     let outcome = actions::request(&mut tx, &cx, request).await?;
-    let (mut tx, ()) = settle(tx, outcome).await?;
-    let reply = charge_reply(&mut tx, &p, &id).await?;
-    commit(tx, reply).await
+    let (tx, ()) = settle(tx, outcome).await?;
+    commit_charge(tx, &p.organization_id, &id).await
 }
 
 /// `DELETE /v1/charges/{id}/negativation`.
@@ -382,5 +381,5 @@ pub async fn events(
     input.finish()?;
     find::<Charge>(&state, &p, &id).await?;
     let rows = events::charge_timeline(&state.db, &p.organization_id, &id, page).await?;
-    Ok(list_reply(rows, page))
+    Ok(list_reply(rows.map(|e| super::events::to_json(&e)), page))
 }

@@ -39,12 +39,26 @@ fn to_json(c: &Customer) -> Value {
         "document_type": c.document_type,
         "email": c.email,
         "phone": c.phone,
-        "address": c.address,
+        "address": c.address.as_ref().map(address_json),
         "channel_opt_outs": c.channel_opt_outs,
         "tags": c.tags,
         "notes": c.notes,
         "created_at": c.created_at,
         "updated_at": c.updated_at,
+    })
+}
+
+/// A postal address as the API shows it (the same keys as stored, but written here so that
+/// the storage format can change without the API noticing).
+fn address_json(a: &Address) -> Value {
+    json!({
+        "street": a.street,
+        "number": a.number,
+        "complement": a.complement,
+        "district": a.district,
+        "city": a.city,
+        "state": a.state,
+        "zip_code": a.zip_code,
     })
 }
 

@@ -5,11 +5,10 @@ use axum::extract::{Path, RawQuery};
 use serde_json::{Value, json};
 
 use super::caller::{Caller, find};
-use super::collection::{action_context, delivery_reply, settle};
-use super::idempotency::commit;
+use super::collection::{action_context, commit_delivery, settle};
 use super::input::Input;
 use super::problem::ApiResult;
-use super::reply::{Reply, data_with_etag, list as list_reply};
+use super::reply::{self, Reply, data_with_etag, list as list_reply};
 use crate::domain::collection::CHANNELS;
 use crate::engine::actions::{self, NoticeText};
 use crate::store::deliveries::{self as store, Delivery, DeliveryFilter, STATUSES};
@@ -31,6 +30,11 @@ pub(super) fn to_json(d: &Delivery) -> Value {
         "sent_at": d.sent_at,
         "created_at": d.created_at,
     })
+}
+
+/// The 202 answer with a delivery just queued (read back inside its transaction).
+pub(super) fn accepted(delivery: Delivery) -> Reply {
+    reply::accepted(to_json(&delivery), delivery.version)
 }
 
 /// `GET /v1/deliveries`: newest first, with filters.
@@ -77,7 +81,6 @@ pub async fn resend(
         resent_from: &original.id,
     };
     let outcome = actions::notify(&mut tx, &cx, &original.channel, text, None).await?;
-    let (mut tx, delivery_id) = settle(tx, outcome).await?;
-    let reply = delivery_reply(&mut tx, &p, &delivery_id).await?;
-    commit(tx, reply).await
+    let (tx, delivery_id) = settle(tx, outcome).await?;
+    commit_delivery(tx, &p.organization_id, &delivery_id).await
 }

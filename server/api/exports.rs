@@ -13,7 +13,7 @@ use super::input::{Input, Patch};
 use super::problem::{ApiError, ApiResult, FieldError};
 use super::reply::{self, Reply, data_with_etag};
 use crate::generated::OperationId;
-use crate::store::exports::{self as store, Export, ExportFilter, KINDS};
+use crate::store::exports::{self as store, Export, ExportFilter, ExportStatus, KINDS};
 use crate::store::{events, ids, now_text};
 
 /// Read an export's `filters` object with the rules of the list of that kind (the list's query
@@ -83,8 +83,23 @@ fn read_filters(kind: &str, filters: &Map<String, Value>) -> ApiResult<ExportFil
     }
 }
 
+/// An export as the API shows it (the file itself is `download`'s).
+fn to_json(e: &Export) -> Value {
+    json!({
+        "id": e.id,
+        "kind": e.kind,
+        "filters": e.filters,
+        "status": e.status,
+        "row_count": e.row_count,
+        "byte_size": e.byte_size,
+        "error": e.error,
+        "created_at": e.created_at,
+        "completed_at": e.completed_at,
+    })
+}
+
 fn accepted(export: Export) -> Reply {
-    reply::accepted(&export, export.version)
+    reply::accepted(to_json(&export), export.version)
 }
 
 /// `POST /v1/exports`: check the filters now, build the file later.
@@ -153,16 +168,16 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
 
 pub async fn get(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
     let export = find::<Export>(&state, &p, &id).await?;
-    Ok(data_with_etag(&export, export.version))
+    Ok(data_with_etag(to_json(&export), export.version))
 }
 
 /// `GET /v1/exports/{id}/download`: the CSV of a completed export.
 pub async fn download(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
     let export = find::<Export>(&state, &p, &id).await?;
     let not_ready = |detail: String| ApiError::conflict("export_not_ready", detail);
-    match export.status.as_str() {
-        "completed" => {}
-        "failed" => {
+    match export.status {
+        ExportStatus::Completed => {}
+        ExportStatus::Failed => {
             return Err(not_ready(format!(
                 "Export {id} failed ({}); create a new one",
                 export.error.as_deref().unwrap_or("no reason recorded")

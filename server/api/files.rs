@@ -16,6 +16,7 @@ use crate::documents::{
 };
 use crate::domain::document::format_document;
 use crate::domain::money::Cents;
+use crate::domain::timestamp::Timestamp;
 use crate::store::customers::Customer;
 use crate::store::{charges, customers};
 
@@ -75,11 +76,6 @@ fn pdf(bytes: Vec<u8>, file_name: &str) -> Reply {
         .into_response()
 }
 
-fn parse_date(text: &str) -> ApiResult<Date> {
-    let format = time::macros::format_description!("[year]-[month]-[day]");
-    Date::parse(text, &format).map_err(|e| ApiError::internal(format!("stored date {text}: {e}")))
-}
-
 /// `GET /v1/customers/{id}/statement`: what the debtor owes, charge by charge, as a PDF.
 pub async fn customer_statement(
     Caller(state, p): Caller,
@@ -92,12 +88,11 @@ pub async fn customer_statement(
     for charge in charges::for_customer(&state.db, &p.organization_id, &id).await? {
         lines.push(StatementCharge {
             description: charge.description.clone(),
-            due_date: parse_date(&charge.due_date)?,
-            original: Cents(charge.amount_cents),
-            paid: Cents(charge.paid_cents),
-            amount_due: Cents::from_reais(charge.amount_due).unwrap_or_default(),
-            status: ChargeStatus::from_api(&charge.status)
-                .ok_or_else(|| ApiError::internal(format!("status {}", charge.status)))?,
+            due_date: charge.due_date,
+            original: charge.amount_cents,
+            paid: charge.paid_cents,
+            amount_due: charge.amount_due,
+            status: charge.status,
         });
     }
     let input = StatementInput {
@@ -122,7 +117,7 @@ pub async fn charge_discharge_letter(
     let charge = charges::get(&state.db, &p.organization_id, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("charge", &id))?;
-    if charge.status != "paid" {
+    if charge.status != ChargeStatus::Paid {
         return Err(ApiError::conflict(
             "charge_not_paid",
             format!(
@@ -134,18 +129,14 @@ pub async fn charge_discharge_letter(
     let customer = customers::get(&state.db, &p.organization_id, &charge.customer_id)
         .await?
         .ok_or_else(|| ApiError::internal(format!("customer of charge {id} is missing")))?;
-    let paid_at = charge.paid_at.as_deref().unwrap_or(&charge.updated_at);
-    let paid_on = OffsetDateTime::parse(paid_at, &time::format_description::well_known::Rfc3339)
-        .map_err(|e| ApiError::internal(format!("stored timestamp {paid_at}: {e}")))?
-        .to_offset(UtcOffset::from_hms(-3, 0, 0).expect("a valid offset"))
-        .date();
+    let paid_on = date_in_brazil(charge.paid_at.unwrap_or(charge.updated_at));
     let input = documents::DischargeInput {
         issuer: issuer(&p),
         debtor: debtor(&customer),
         description: charge.description.clone(),
-        original: Cents(charge.amount_cents),
-        paid: Cents(charge.paid_cents),
-        due_date: parse_date(&charge.due_date)?,
+        original: charge.amount_cents,
+        paid: charge.paid_cents,
+        due_date: charge.due_date,
         paid_on,
         // Organizations have no address yet: letters are dated from São Paulo, whose time
         // zone their dates are read in.
@@ -158,13 +149,12 @@ pub async fn charge_discharge_letter(
     ))
 }
 
-/// A stored timestamp as the date it was in Brasília.
-fn date_in_brazil(timestamp: &str) -> ApiResult<Date> {
-    let parsed = OffsetDateTime::parse(timestamp, &time::format_description::well_known::Rfc3339)
-        .map_err(|e| ApiError::internal(format!("stored timestamp {timestamp}: {e}")))?;
-    Ok(parsed
+/// The date an instant was in Brasília.
+fn date_in_brazil(timestamp: Timestamp) -> Date {
+    timestamp
+        .instant()
         .to_offset(UtcOffset::from_hms(-3, 0, 0).expect("a valid offset"))
-        .date())
+        .date()
 }
 
 /// `GET /v1/agreements/{id}/term`: the "Termo de acordo e confissão de dívida" as a PDF.
@@ -183,7 +173,7 @@ pub async fn agreement_term(Caller(state, p): Caller, Path(id): Path<String>) ->
             .ok_or_else(|| ApiError::internal(format!("charge {} is missing", agreed.charge_id)))?;
         lines.push(TermCharge {
             description: charge.description,
-            due_date: parse_date(&charge.due_date)?,
+            due_date: charge.due_date,
             original: Cents(agreed.amount_cents),
             amount_due: Cents(agreed.due_cents),
         });
@@ -192,22 +182,20 @@ pub async fn agreement_term(Caller(state, p): Caller, Path(id): Path<String>) ->
     for entry in &agreement.installments_schedule {
         payments.push(TermPayment {
             number: entry.number,
-            due_date: parse_date(&entry.due_date)?,
+            due_date: entry.due_date,
             amount: entry.amount_cents,
         });
     }
-    let since = |label: &str, at: &Option<String>| -> ApiResult<String> {
-        Ok(match at {
-            Some(at) => format!("{label} em {}", documents::date_br(date_in_brazil(at)?)),
-            None => label.to_string(),
-        })
+    let since = |label: &str, at: Option<Timestamp>| match at {
+        Some(at) => format!("{label} em {}", documents::date_br(date_in_brazil(at))),
+        None => label.to_string(),
     };
     let situation = match agreement.status.as_str() {
         "proposed" => "proposta, aguardando aceite".to_string(),
-        "accepted" => since("aceito", &agreement.accepted_at)?,
-        "canceled" => since("cancelado", &agreement.canceled_at)?,
-        "broken" => since("rompido", &agreement.broken_at)?,
-        "fulfilled" => since("cumprido", &agreement.fulfilled_at)?,
+        "accepted" => since("aceito", agreement.accepted_at),
+        "canceled" => since("cancelado", agreement.canceled_at),
+        "broken" => since("rompido", agreement.broken_at),
+        "fulfilled" => since("cumprido", agreement.fulfilled_at),
         other => other.to_string(),
     };
     let place = customer
@@ -219,7 +207,7 @@ pub async fn agreement_term(Caller(state, p): Caller, Path(id): Path<String>) ->
         debtor: debtor(&customer),
         reference: agreement.id.clone(),
         situation,
-        proposed_on: date_in_brazil(&agreement.created_at)?,
+        proposed_on: date_in_brazil(agreement.created_at),
         charges: lines,
         discount_bp: agreement.discount_bp,
         total: agreement.total_cents,

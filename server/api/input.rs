@@ -374,11 +374,11 @@ impl Input {
     /// A due date: a [`date`](Self::date) also within [`DUE_DATE_YEARS`] years of today, so
     /// that fine and interest stay those of a real debt (a due date in 1900 made R$ 100 owe
     /// R$ 1 647).
-    pub fn due_date(&mut self, name: &str) -> Option<String> {
+    pub fn due_date(&mut self, name: &str) -> Option<Date> {
         let today = crate::store::today();
         let first = add_years(today, -DUE_DATE_YEARS).max(FIRST_DATE);
         let last = add_years(today, DUE_DATE_YEARS).min(LAST_DATE);
-        self.date_within(name, first, last).map(|d| d.to_string())
+        self.date_within(name, first, last)
     }
 
     fn date_within(&mut self, name: &str, first: Date, last: Date) -> Option<Date> {

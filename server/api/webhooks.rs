@@ -5,20 +5,19 @@ use axum::body::Bytes;
 use axum::extract::{Path, RawQuery};
 use axum::response::IntoResponse;
 use http::{HeaderMap, StatusCode};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::caller::{Caller, find};
 use super::idempotency::{ReplaySecret, commit, commit_read};
 use super::input::{Input, Patch};
 use super::problem::{ApiError, ApiResult, FieldError};
-use super::reply::{
-    self, Reply, check_if_match, created, data_with_etag, list as list_reply, written,
-};
+use super::reply::{self, Reply, check_if_match, created, data_with_etag, list as list_reply};
 use crate::engine::webhooks::payload;
 use crate::net::outbound::Policy;
 use crate::state::AppState;
 use crate::store::webhooks::{
-    self as store, DELIVERY_STATUSES, Delivery, DeliveryFilter, NewDelivery, Webhook, WebhookFields,
+    self as store, DELIVERY_STATUSES, Delivery, DeliveryFilter, DeliveryStatus, NewDelivery,
+    Webhook, WebhookFields,
 };
 use crate::store::{events, ids, now_text};
 
@@ -83,8 +82,43 @@ fn read_events(input: &mut Input) -> Option<Vec<String>> {
     input.text_list("events")
 }
 
+/// A webhook endpoint as the API shows it; the signing `secret` only in the answer that
+/// created it.
+fn to_json(w: &Webhook, secret: Option<&str>) -> Value {
+    let mut shown = json!({
+        "id": w.id,
+        "url": w.url,
+        "events": w.events,
+        "description": w.description,
+        "enabled": w.enabled,
+    });
+    if let Some(secret) = secret {
+        shown["secret"] = json!(secret);
+    }
+    shown["created_at"] = json!(w.created_at);
+    shown["updated_at"] = json!(w.updated_at);
+    shown
+}
+
+/// A delivery of an event to an endpoint as the API shows it.
+fn delivery_json(d: &Delivery) -> Value {
+    json!({
+        "id": d.id,
+        "webhook_id": d.webhook_id,
+        "event_id": d.event_id,
+        "event_type": d.event_type,
+        "status": d.status,
+        "attempts": d.attempts,
+        "response_status": d.response_status,
+        "error": d.error,
+        "next_retry_at": d.next_retry_at,
+        "delivered_at": d.delivered_at,
+        "created_at": d.created_at,
+    })
+}
+
 fn accepted(delivery: Delivery) -> Reply {
-    reply::accepted(&delivery, delivery.version)
+    reply::accepted(delivery_json(&delivery), delivery.version)
 }
 
 pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResult<Reply> {
@@ -92,12 +126,12 @@ pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResul
     let page = input.page();
     input.finish()?;
     let rows = store::list(&state.db, &p.organization_id, page).await?;
-    Ok(list_reply(rows, page))
+    Ok(list_reply(rows.map(|w| to_json(&w, None)), page))
 }
 
 pub async fn get(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
     let webhook = find::<Webhook>(&state, &p, &id).await?;
-    Ok(data_with_etag(&webhook, webhook.version))
+    Ok(data_with_etag(to_json(&webhook, None), webhook.version))
 }
 
 /// `POST /v1/webhooks`: the only answer that carries the signing secret.
@@ -141,15 +175,18 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
         &json!({ "url": fields.url, "events": fields.events, "enabled": fields.enabled }),
     )
     .await?;
-    let mut webhook = written(
+    commit_read(
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "webhook",
-    )?;
-    webhook.secret = Some(secret);
-    let mut reply = created(&webhook, webhook.version);
-    // The secret is shown once; a replay of this create keeps it only for a while.
-    reply.extensions_mut().insert(ReplaySecret("/data/secret"));
-    commit(tx, reply).await
+        tx,
+        |webhook| {
+            let mut reply = created(to_json(&webhook, Some(&secret)), webhook.version);
+            // The secret is shown once; a replay of this create keeps it only for a while.
+            reply.extensions_mut().insert(ReplaySecret("/data/secret"));
+            reply
+        },
+    )
+    .await
 }
 
 /// `PATCH /v1/webhooks/{id}`. Enabling a disabled endpoint starts its subscription anew:
@@ -199,7 +236,7 @@ pub async fn update(
     let active_since = if fields.enabled && !current.enabled {
         now.clone()
     } else {
-        current.active_since.clone()
+        current.active_since.to_string()
     };
     let mut tx = state.db.begin().await?;
     if !store::update(
@@ -228,7 +265,7 @@ pub async fn update(
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "webhook",
         tx,
-        |webhook| data_with_etag(&webhook, webhook.version),
+        |webhook| data_with_etag(to_json(&webhook, None), webhook.version),
     )
     .await
 }
@@ -324,7 +361,7 @@ pub async fn deliveries(
         event_type,
     };
     let rows = store::list_deliveries(&state.db, &p.organization_id, &id, &filter, page).await?;
-    Ok(list_reply(rows, page))
+    Ok(list_reply(rows.map(|d| delivery_json(&d)), page))
 }
 
 /// `POST /v1/webhooks/{id}/deliveries/{delivery_id}/retry`: queue a finished delivery again,
@@ -347,7 +384,7 @@ pub async fn retry(
             ),
         )
     };
-    if delivery.status == "pending" {
+    if delivery.status == DeliveryStatus::Pending {
         return Err(pending());
     }
     if !webhook.enabled {

@@ -12,6 +12,7 @@ pub mod pdf;
 
 use time::{Date, Month, OffsetDateTime};
 
+pub use crate::domain::charge_math::ChargeStatus;
 use crate::domain::document::format_document;
 use crate::domain::money::Cents;
 use pdf::{Align, Column, Document};
@@ -40,52 +41,6 @@ pub struct Debtor {
     pub address_lines: Vec<String>,
     /// E-mail address, if known.
     pub email: Option<String>,
-}
-
-/// Where a charge stands, as the `/v1` API reports it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ChargeStatus {
-    /// Open and not yet due.
-    Pending,
-    /// Open and past its due date.
-    Overdue,
-    /// Paid in full.
-    Paid,
-    /// Cancelled by the creditor.
-    Canceled,
-    /// Replaced by a payment agreement.
-    InAgreement,
-}
-
-impl ChargeStatus {
-    /// The API's name for a status (`pending`, `overdue`, `paid`, `canceled`, `in_agreement`).
-    pub fn from_api(status: &str) -> Option<ChargeStatus> {
-        match status {
-            "pending" => Some(ChargeStatus::Pending),
-            "overdue" => Some(ChargeStatus::Overdue),
-            "paid" => Some(ChargeStatus::Paid),
-            "canceled" => Some(ChargeStatus::Canceled),
-            "in_agreement" => Some(ChargeStatus::InAgreement),
-            _ => None,
-        }
-    }
-
-    /// How the status reads in Portuguese, as a "situação" column shows it.
-    pub fn label(self) -> &'static str {
-        match self {
-            ChargeStatus::Pending => "pendente",
-            ChargeStatus::Overdue => "vencida",
-            ChargeStatus::Paid => "paga",
-            ChargeStatus::Canceled => "cancelada",
-            ChargeStatus::InAgreement => "em acordo",
-        }
-    }
-
-    /// Whether the amount due still counts as owed. A charge in an agreement is not: the
-    /// agreement's own installments are what the debtor now pays.
-    pub fn is_open(self) -> bool {
-        matches!(self, ChargeStatus::Pending | ChargeStatus::Overdue)
-    }
 }
 
 /// One charge on a statement.

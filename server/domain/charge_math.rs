@@ -1,5 +1,6 @@
 //! What a debtor owes on a charge today: late fine (capped at 2 %) and simple daily
-//! interest on the amount, less what was paid. Never negative.
+//! interest on the amount, less what was paid. Never negative. And where the charge stands
+//! ([`ChargeStatus`]).
 
 use time::Date;
 
@@ -7,6 +8,77 @@ use super::money::Cents;
 
 /// Legal ceiling of the late fine in Brazil (Código de Defesa do Consumidor, art. 52).
 pub const MAX_FINE_BP: i64 = 200;
+
+/// Where a charge stands, as the `/v1` API reports it: a charge stored as open is
+/// `pending` or `overdue` depending on the day it is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChargeStatus {
+    /// Open and not yet due.
+    Pending,
+    /// Open and past its due date.
+    Overdue,
+    /// Paid in full.
+    Paid,
+    /// Cancelled by the creditor.
+    Canceled,
+    /// Replaced by a payment agreement.
+    InAgreement,
+}
+
+impl ChargeStatus {
+    /// Every status, by its API name, in the order the API documents them.
+    pub const ALL: &'static [&'static str] =
+        &["pending", "overdue", "paid", "canceled", "in_agreement"];
+
+    /// The API's name for the status.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChargeStatus::Pending => "pending",
+            ChargeStatus::Overdue => "overdue",
+            ChargeStatus::Paid => "paid",
+            ChargeStatus::Canceled => "canceled",
+            ChargeStatus::InAgreement => "in_agreement",
+        }
+    }
+
+    /// The status the API calls `status` (one of [`ChargeStatus::ALL`]).
+    pub fn from_api(status: &str) -> Option<ChargeStatus> {
+        use ChargeStatus::*;
+        [Pending, Overdue, Paid, Canceled, InAgreement]
+            .into_iter()
+            .find(|s| s.as_str() == status)
+    }
+
+    /// How the status reads in Portuguese, as a "situação" column shows it.
+    pub fn label(self) -> &'static str {
+        match self {
+            ChargeStatus::Pending => "pendente",
+            ChargeStatus::Overdue => "vencida",
+            ChargeStatus::Paid => "paga",
+            ChargeStatus::Canceled => "cancelada",
+            ChargeStatus::InAgreement => "em acordo",
+        }
+    }
+
+    /// Whether the amount due still counts as owed. A charge in an agreement is not: the
+    /// agreement's own installments are what the debtor now pays.
+    pub fn is_open(self) -> bool {
+        matches!(self, ChargeStatus::Pending | ChargeStatus::Overdue)
+    }
+}
+
+impl std::fmt::Display for ChargeStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The API shows a status by its name.
+impl serde::Serialize for ChargeStatus {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
 
 /// Terms of a charge, in centavos and basis points (1 % = 100 bp).
 #[derive(Debug, Clone, Copy)]

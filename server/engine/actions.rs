@@ -10,7 +10,7 @@ use serde_json::json;
 use sqlx::AnyConnection;
 use time::{Date, OffsetDateTime};
 
-use crate::domain::charge_math::{ChargeTerms, amount_due};
+use crate::domain::charge_math::amount_due;
 use crate::domain::collection::{self as rules, ChargeFacts, NoticeValues, Refusal};
 use crate::domain::money::Cents;
 use crate::store::charges::{self, Charge};
@@ -33,37 +33,28 @@ pub fn stored_state(charge: &Charge) -> &str {
     if charge.is_open() {
         "open"
     } else {
-        &charge.status
+        charge.status.as_str()
     }
 }
 
 /// What the rules look at, from a charge as read.
-pub fn facts(charge: &Charge) -> Result<ChargeFacts<'_>> {
-    Ok(ChargeFacts {
+pub fn facts(charge: &Charge) -> ChargeFacts<'_> {
+    ChargeFacts {
         id: &charge.id,
         state: stored_state(charge),
-        due_date: parse_date(&charge.due_date)?,
+        due_date: charge.due_date,
         in_dispute: charge.open_dispute_id.is_some(),
         negativation_status: &charge.negativation_status,
         protest_status: &charge.protest_status,
-    })
+    }
 }
 
 /// What the debtor owes on `on` (the API's `amount_due`, for any day).
-pub fn amount_due_on(charge: &Charge, on: Date) -> Result<Cents> {
+pub fn amount_due_on(charge: &Charge, on: Date) -> Cents {
     if !charge.is_open() {
-        return Ok(Cents(0));
+        return Cents(0);
     }
-    Ok(amount_due(
-        &ChargeTerms {
-            amount: Cents(charge.amount_cents),
-            paid: Cents(charge.paid_cents),
-            fine_bp: (charge.fine_percent * 100.0).round() as i64,
-            interest_bp: (charge.interest_percent * 100.0).round() as i64,
-            due_date: parse_date(&charge.due_date)?,
-        },
-        on,
-    ))
+    amount_due(&charge.terms(), on)
 }
 
 async fn read_charge(conn: &mut AnyConnection, organization_id: &str, id: &str) -> Result<Charge> {
@@ -131,7 +122,7 @@ pub async fn notify(
     let customer = read_customer(conn, organization_id, &charge.customer_id).await?;
     let recipient = contact(&customer, channel);
     if let Err(refusal) = rules::can_notify(
-        &facts(&charge)?,
+        &facts(&charge),
         channel,
         &customer.channel_opt_outs,
         recipient,
@@ -147,8 +138,8 @@ pub async fn notify(
                 customer_name: &customer.name,
                 organization_name: &organization_name,
                 description: &charge.description,
-                amount_due: amount_due_on(&charge, today)?,
-                due_date: parse_date(&charge.due_date)?,
+                amount_due: amount_due_on(&charge, today),
+                due_date: charge.due_date,
                 today,
             };
             let notice = rules::notice(channel, template, &values);
@@ -278,7 +269,7 @@ pub async fn request(
 ) -> Result<Outcome<()>> {
     let (organization_id, charge_id) = (cx.organization_id, cx.charge_id);
     let charge = read_charge(conn, organization_id, charge_id).await?;
-    let facts = facts(&charge)?;
+    let facts = facts(&charge);
     let today = cx.now.date();
     let (allowed, data) = match request {
         CollectionRequest::Negativate { bureau } => {

@@ -15,6 +15,7 @@ use std::time::Duration;
 use serde_json::json;
 use time::OffsetDateTime;
 
+use crate::domain::charge_math::ChargeStatus;
 use crate::domain::installments::BREAK_AFTER_DAYS;
 use crate::state::AppState;
 use crate::store::agreements::{self as store, AgreementStatus, Ending, UnwindError, Unwinding};
@@ -99,15 +100,15 @@ pub async fn tick(state: &AppState, now: OffsetDateTime) -> Result<TickReport> {
         }
         let paid: Vec<&str> = installments
             .iter()
-            .filter(|c| c.status == "paid")
+            .filter(|c| c.status == ChargeStatus::Paid)
             .map(|c| c.id.as_str())
             .collect();
         let canceled: Vec<&str> = installments
             .iter()
-            .filter(|c| c.status == "canceled")
+            .filter(|c| c.status == ChargeStatus::Canceled)
             .map(|c| c.id.as_str())
             .collect();
-        let collected: i64 = installments.iter().map(|c| c.paid_cents).sum();
+        let collected: i64 = installments.iter().map(|c| c.paid_cents.0).sum();
         events::record(
             &mut tx,
             &org,

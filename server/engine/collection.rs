@@ -72,17 +72,6 @@ fn plus(now: OffsetDateTime, wait: Duration) -> OffsetDateTime {
     now + time::Duration::try_from(wait).unwrap_or(time::Duration::ZERO)
 }
 
-fn parse_date(text: &str) -> Result<Date> {
-    let format = time::macros::format_description!("[year]-[month]-[day]");
-    Date::parse(text.get(..10).unwrap_or(text), &format)
-        .map_err(|e| StoreError::Corrupt(format!("date {text}: {e}")))
-}
-
-fn parse_timestamp(text: &str) -> Result<OffsetDateTime> {
-    OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339)
-        .map_err(|e| StoreError::Corrupt(format!("timestamp {text}: {e}")))
-}
-
 /// The worker's loop; errors are logged and the next tick tries again.
 pub async fn run(state: AppState) {
     super::run_worker(&state, "collection", INTERVAL, || async {
@@ -121,9 +110,13 @@ async fn run_plans(state: &AppState, now: OffsetDateTime, report: &mut TickRepor
     let pending = store::pending_steps(&state.db, &horizon.to_string()).await?;
     let mut by_charge: BTreeMap<String, Vec<DueStep>> = BTreeMap::new();
     for step in pending {
-        let due = parse_date(&step.due_date)?;
-        let day = due + time::Duration::days(step.offset_days);
-        let anchor = parse_date(&step.attached_at)?.max(parse_date(&step.step_created_at)?);
+        let day = step.due_date + time::Duration::days(step.offset_days);
+        // The (UTC) days the charge got its plan and the step was added.
+        let anchor = step
+            .attached_at
+            .instant()
+            .date()
+            .max(step.step_created_at.instant().date());
         if day <= today && day >= anchor {
             by_charge
                 .entry(step.charge_id.clone())
@@ -541,7 +534,7 @@ async fn answer_requests(
     // Every negativation or protest awaiting an answer has a pending request: whoever set
     // the status (a person, a plan, a payment, a cancellation), the engine follows it up.
     for a in store::awaiting_answers(&state.db).await? {
-        let asked_at = timestamp_text(parse_timestamp(&a.updated_at)? + delay);
+        let asked_at = timestamp_text(a.updated_at.instant() + delay);
         let bureau = a.negativation_bureau.as_deref().unwrap_or("serasa");
         let mut wanted = Vec::new();
         match a.negativation_status.as_str() {

@@ -15,7 +15,7 @@ use serde_json::json;
 use time::OffsetDateTime;
 
 use crate::domain::document::format_document;
-use crate::domain::money::Cents;
+use crate::domain::timestamp::Timestamp;
 use crate::state::AppState;
 use crate::store::events::{self, Actor};
 use crate::store::exports::{self as store, Claimed, ExportFilter};
@@ -141,22 +141,22 @@ async fn build(state: &AppState, claimed: &Claimed) -> Result<Built> {
                     text(&name),
                     format_document(&document),
                     text(&c.description),
-                    money(c.amount_cents),
-                    money(c.paid_cents),
-                    money(Cents::from_reais(c.amount_due).unwrap_or_default().0),
-                    format!("{:.2}", c.fine_percent),
-                    format!("{:.2}", c.interest_percent),
-                    c.due_date.clone(),
-                    c.status.clone(),
+                    money(c.amount_cents.0),
+                    money(c.paid_cents.0),
+                    money(c.amount_due.0),
+                    format!("{:.2}", c.fine_bp as f64 / 100.0),
+                    format!("{:.2}", c.interest_bp as f64 / 100.0),
+                    c.due_date.to_string(),
+                    c.status.to_string(),
                     c.negativation_status.clone(),
                     c.protest_status.clone(),
                     text(&c.tags.join(", ")),
                     c.collection_plan_id.clone().unwrap_or_default(),
                     c.agreement_id.clone().unwrap_or_default(),
-                    c.paid_at.clone().unwrap_or_default(),
-                    c.canceled_at.clone().unwrap_or_default(),
-                    c.created_at.clone(),
-                    c.updated_at.clone(),
+                    instant(c.paid_at),
+                    instant(c.canceled_at),
+                    c.created_at.to_string(),
+                    c.updated_at.to_string(),
                 ]);
             }
             page.items.len()
@@ -189,8 +189,8 @@ async fn build(state: &AppState, claimed: &Claimed) -> Result<Built> {
                     c.channel_opt_outs.join(", "),
                     text(&c.tags.join(", ")),
                     text(c.notes.as_deref().unwrap_or_default()),
-                    c.created_at.clone(),
-                    c.updated_at.clone(),
+                    c.created_at.to_string(),
+                    c.updated_at.to_string(),
                 ]);
             }
             page.items.len()
@@ -210,15 +210,15 @@ async fn build(state: &AppState, claimed: &Claimed) -> Result<Built> {
                     d.customer_id.clone(),
                     text(&name),
                     d.channel.clone(),
-                    d.status.clone(),
+                    d.status.to_string(),
                     d.recipient.clone(),
                     text(d.subject.as_deref().unwrap_or_default()),
                     text(&d.body),
                     d.step_id.clone().unwrap_or_default(),
                     d.attempts.to_string(),
                     text(d.error.as_deref().unwrap_or_default()),
-                    d.sent_at.clone().unwrap_or_default(),
-                    d.created_at.clone(),
+                    instant(d.sent_at),
+                    d.created_at.to_string(),
                 ]);
             }
             page.items.len()
@@ -300,6 +300,11 @@ pub fn money(cents: i64) -> String {
     let sign = if cents < 0 { "-" } else { "" };
     let abs = cents.unsigned_abs();
     format!("{sign}{}.{:02}", abs / 100, abs % 100)
+}
+
+/// An instant as the API writes it; empty when there is none.
+fn instant(at: Option<Timestamp>) -> String {
+    at.map(|t| t.to_string()).unwrap_or_default()
 }
 
 /// Free text that a spreadsheet must show as text, never run as a formula.

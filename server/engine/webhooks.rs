@@ -29,6 +29,7 @@ use sha2::Sha256;
 use time::OffsetDateTime;
 use tokio::task::JoinSet;
 
+use crate::domain::timestamp::Timestamp;
 use crate::net::outbound::{self, Policy, ResolveError};
 use crate::state::AppState;
 use crate::store::events::{self, Actor};
@@ -469,12 +470,12 @@ async fn attempt(state: &AppState, claimed: Claimed, now: OffsetDateTime) -> Res
         ("succeeded", None)
     } else {
         match retry_delay(claimed.round_attempts + 1) {
-            Some(wait) => ("pending", Some(timestamp_text(now + wait))),
+            Some(wait) => ("pending", Some(Timestamp::new(now + wait))),
             None => ("failed", None),
         }
     };
     let outcome = AttemptOutcome {
-        attempted_at: timestamp_text(now),
+        attempted_at: Timestamp::new(now),
         duration_ms,
         response_status: answer.status.map(i64::from),
         response_body: answer.body,

@@ -53,7 +53,7 @@ pub async fn list(State(state): State<AppState>, headers: HeaderMap) -> Response
             } else {
                 name
             },
-            since: grant.created_at,
+            since: grant.created_at.to_string(),
             scopes: grant.scopes,
         })
         .collect();

@@ -22,6 +22,7 @@ use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result, StoreErr
 use crate::domain::charge_math::{ChargeTerms, amount_due};
 use crate::domain::installments::pro_rata;
 use crate::domain::money::Cents;
+use crate::domain::timestamp::Timestamp;
 
 /// Migration 5: agreements with their charges and schedule, and disputes.
 pub const MIGRATION: &[&str] = &[
@@ -127,7 +128,7 @@ crate::row! {
     pub struct Installment {
         pub number: i64,
         pub amount_cents: Cents,
-        pub due_date: String,
+        pub due_date: Date,
         pub charge_id: Option<String>,
     }
 }
@@ -151,16 +152,16 @@ crate::row! {
         pub total_cents: Cents,
         pub down_payment_cents: Cents,
         pub installments: i64,
-        pub first_due_date: String,
+        pub first_due_date: Date,
         pub discount_bp: i64,
         pub note: Option<String>,
         pub cancel_reason: Option<String>,
-        pub accepted_at: Option<String>,
-        pub canceled_at: Option<String>,
-        pub broken_at: Option<String>,
-        pub fulfilled_at: Option<String>,
-        pub created_at: String,
-        pub updated_at: String,
+        pub accepted_at: Option<Timestamp>,
+        pub canceled_at: Option<Timestamp>,
+        pub broken_at: Option<Timestamp>,
+        pub fulfilled_at: Option<Timestamp>,
+        pub created_at: Timestamp,
+        pub updated_at: Timestamp,
         pub version: i64,
         pub charge_ids: Vec<String> = Vec::new(),
         pub charges: Vec<AgreedCharge> = Vec::new(),
@@ -191,7 +192,7 @@ crate::row! {
         agreement_id: String,
         number: i64,
         amount_cents: Cents,
-        due_date: String,
+        due_date: Date,
         charge_id: Option<String>,
     }
 }
@@ -678,7 +679,7 @@ pub async fn unwind(
         .await?;
         result.canceled.push(charge.id.clone());
     }
-    let collected: i64 = installments.iter().map(|c| c.paid_cents).sum();
+    let collected: i64 = installments.iter().map(|c| c.paid_cents.0).sum();
     let weights: Vec<Cents> = agreement
         .charges
         .iter()
@@ -693,8 +694,8 @@ pub async fn unwind(
             .ok_or_else(|| {
                 StoreError::Corrupt(format!("charge {} is missing", agreed.charge_id))
             })?;
-        let paid = charge.paid_cents + credit.0;
-        let due = amount_due(&terms(&charge, paid)?, today);
+        let paid = charge.paid_cents.0 + credit.0;
+        let due = amount_due(&terms(&charge, paid), today);
         let state = if due.0 == 0 { "paid" } else { "open" };
         let done = sqlx::query(
             "UPDATE charges SET state = $1, paid_cents = $2, agreement_id = NULL,
@@ -751,17 +752,11 @@ pub async fn unwind(
 }
 
 /// The terms of a charge with `paid` centavos paid, for computing what it owes.
-fn terms(charge: &Charge, paid: i64) -> Result<ChargeTerms> {
-    let format = time::macros::format_description!("[year]-[month]-[day]");
-    let due_date = Date::parse(&charge.due_date, &format)
-        .map_err(|e| StoreError::Corrupt(format!("charges.due_date {}: {e}", charge.due_date)))?;
-    Ok(ChargeTerms {
-        amount: Cents(charge.amount_cents),
+fn terms(charge: &Charge, paid: i64) -> ChargeTerms {
+    ChargeTerms {
         paid: Cents(paid),
-        fine_bp: (charge.fine_percent * 100.0).round() as i64,
-        interest_bp: (charge.interest_percent * 100.0).round() as i64,
-        due_date,
-    })
+        ..charge.terms()
+    }
 }
 
 /// Accepted agreements with an open instalment charge unpaid since before `cutoff`

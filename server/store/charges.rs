@@ -4,55 +4,62 @@
 //! and `overdue` are an open charge before or after its due date, decided at read time so
 //! that no job has to flip them at midnight.
 
-use serde::Serialize;
 use sqlx::{AnyConnection, AssertSqlSafe};
 use time::Date;
 
 use super::rows::{Stored, by_id};
 use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
-use crate::domain::charge_math::{ChargeTerms, amount_due};
+use crate::domain::charge_math::{ChargeStatus, ChargeTerms, amount_due};
 use crate::domain::money::Cents;
+use crate::domain::timestamp::Timestamp;
 
 /// Statuses as the API names them.
-pub const STATUSES: &[&str] = &["pending", "overdue", "paid", "canceled", "in_agreement"];
+pub const STATUSES: &[&str] = ChargeStatus::ALL;
 
-/// A charge as the API returns it (amounts in reais).
-#[derive(Debug, Clone, Serialize)]
+/// A charge as seen on a day: its stored terms, with that day's status (`pending` or
+/// `overdue` for an open one) and amount due. `api::charges` shows it.
+#[derive(Debug, Clone)]
 pub struct Charge {
     pub id: String,
     pub customer_id: String,
     pub description: String,
-    pub amount: f64,
-    pub paid_amount: f64,
-    pub fine_percent: f64,
-    pub interest_percent: f64,
-    pub amount_due: f64,
-    pub due_date: String,
-    pub status: String,
+    pub amount_cents: Cents,
+    pub paid_cents: Cents,
+    pub fine_bp: i64,
+    pub interest_bp: i64,
+    /// What the debtor owes on the day the charge was read: zero unless it is open.
+    pub amount_due: Cents,
+    pub due_date: Date,
+    pub status: ChargeStatus,
     pub tags: Vec<String>,
     pub collection_plan_id: Option<String>,
     pub agreement_id: Option<String>,
     pub negativation_status: String,
     pub protest_status: String,
-    pub paid_at: Option<String>,
-    pub canceled_at: Option<String>,
-    pub created_at: String,
-    pub updated_at: String,
-    #[serde(skip)]
+    pub paid_at: Option<Timestamp>,
+    pub canceled_at: Option<Timestamp>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
     pub version: i64,
     /// The dispute that pauses collection of this charge, while one is open.
-    #[serde(skip)]
     pub open_dispute_id: Option<String>,
-    #[serde(skip)]
-    pub amount_cents: i64,
-    #[serde(skip)]
-    pub paid_cents: i64,
 }
 
 impl Charge {
     /// Open means pending or overdue: the only states in which it can still be collected.
     pub fn is_open(&self) -> bool {
-        matches!(self.status.as_str(), "pending" | "overdue")
+        self.status.is_open()
+    }
+
+    /// What its amount due is computed from.
+    pub fn terms(&self) -> ChargeTerms {
+        ChargeTerms {
+            amount: self.amount_cents,
+            paid: self.paid_cents,
+            fine_bp: self.fine_bp,
+            interest_bp: self.interest_bp,
+            due_date: self.due_date,
+        }
     }
 }
 
@@ -63,7 +70,7 @@ pub struct ChargeFields {
     pub amount_cents: i64,
     pub fine_bp: i64,
     pub interest_bp: i64,
-    pub due_date: String,
+    pub due_date: Date,
     pub tags: Vec<String>,
     pub collection_plan_id: Option<String>,
 }
@@ -131,11 +138,11 @@ crate::row! {
         pub agreement_id: Option<String>,
         pub negativation_status: String,
         pub protest_status: String,
-        pub paid_at: Option<String>,
-        pub canceled_at: Option<String>,
+        pub paid_at: Option<Timestamp>,
+        pub canceled_at: Option<Timestamp>,
         pub version: i64,
-        pub created_at: String,
-        pub updated_at: String,
+        pub created_at: Timestamp,
+        pub updated_at: Timestamp,
         pub open_dispute_id: Option<String>,
     }
 }
@@ -151,37 +158,24 @@ impl ChargeRow {
     /// The charge as seen on day `today`: an open one is pending or overdue, and owes its
     /// amount with fine and interest.
     pub fn on(self, today: Date) -> Charge {
-        let open = self.state == ChargeState::Open;
         let status = match self.state {
-            ChargeState::Open if self.due_date < today => "overdue",
-            ChargeState::Open => "pending",
-            other => other.as_str(),
+            ChargeState::Open if self.due_date < today => ChargeStatus::Overdue,
+            ChargeState::Open => ChargeStatus::Pending,
+            ChargeState::Paid => ChargeStatus::Paid,
+            ChargeState::Canceled => ChargeStatus::Canceled,
+            ChargeState::InAgreement => ChargeStatus::InAgreement,
         };
-        let due_now = if open {
-            amount_due(
-                &ChargeTerms {
-                    amount: self.amount_cents,
-                    paid: self.paid_cents,
-                    fine_bp: self.fine_bp,
-                    interest_bp: self.interest_bp,
-                    due_date: self.due_date,
-                },
-                today,
-            )
-        } else {
-            Cents(0)
-        };
-        Charge {
+        let mut charge = Charge {
             id: self.id,
             customer_id: self.customer_id,
             description: self.description,
-            amount: self.amount_cents.to_reais(),
-            paid_amount: self.paid_cents.to_reais(),
-            fine_percent: self.fine_bp as f64 / 100.0,
-            interest_percent: self.interest_bp as f64 / 100.0,
-            amount_due: due_now.to_reais(),
-            due_date: self.due_date.to_string(),
-            status: status.to_string(),
+            amount_cents: self.amount_cents,
+            paid_cents: self.paid_cents,
+            fine_bp: self.fine_bp,
+            interest_bp: self.interest_bp,
+            amount_due: Cents(0),
+            due_date: self.due_date,
+            status,
             tags: self.tags,
             collection_plan_id: self.collection_plan_id,
             agreement_id: self.agreement_id,
@@ -193,9 +187,11 @@ impl ChargeRow {
             updated_at: self.updated_at,
             version: self.version,
             open_dispute_id: self.open_dispute_id,
-            amount_cents: self.amount_cents.0,
-            paid_cents: self.paid_cents.0,
+        };
+        if self.state == ChargeState::Open {
+            charge.amount_due = amount_due(&charge.terms(), today);
         }
+        charge
     }
 }
 
@@ -309,7 +305,7 @@ pub async fn insert(
     .bind(fields.amount_cents)
     .bind(fields.fine_bp)
     .bind(fields.interest_bp)
-    .bind(&fields.due_date)
+    .bind(fields.due_date.to_string())
     .bind(serde_json::to_string(&fields.tags).expect("strings serialise"))
     .bind(fields.collection_plan_id.as_deref())
     .bind(now)
@@ -336,7 +332,7 @@ pub async fn update(
     .bind(fields.amount_cents)
     .bind(fields.fine_bp)
     .bind(fields.interest_bp)
-    .bind(&fields.due_date)
+    .bind(fields.due_date.to_string())
     .bind(serde_json::to_string(&fields.tags).expect("strings serialise"))
     .bind(fields.collection_plan_id.as_deref())
     .bind(now)

@@ -9,6 +9,7 @@
 use sqlx::{AnyConnection, AssertSqlSafe};
 
 use super::{Db, Result, ids};
+use crate::domain::timestamp::Timestamp;
 
 /// Migration 4: collection plans and steps, deliveries (the outbound queue), payments, plan
 /// step runs, bureau and notary requests, and the sandbox's record of messages.
@@ -306,11 +307,11 @@ crate::row! {
     pub struct PendingStep {
         pub organization_id: String,
         pub charge_id: String,
-        pub due_date: String,
-        /// When the charge got its plan (or was created), stored timestamp.
-        pub attached_at: String,
+        pub due_date: time::Date,
+        /// When the charge got its plan (or was created).
+        pub attached_at: Timestamp,
         pub step_id: String,
-        pub step_created_at: String,
+        pub step_created_at: Timestamp,
         pub offset_days: i64,
         pub position: i64,
         pub action: String,
@@ -385,7 +386,7 @@ crate::row! {
         pub negativation_status: String,
         pub protest_status: String,
         pub negativation_bureau: Option<String>,
-        pub updated_at: String,
+        pub updated_at: Timestamp,
     }
 }
 

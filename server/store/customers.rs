@@ -5,8 +5,10 @@ use sqlx::{AnyConnection, AssertSqlSafe, any::AnyRow};
 
 use super::rows::{self, Column, Stored, by_id};
 use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
+use crate::domain::timestamp::Timestamp;
 
-/// A postal address, stored as JSON.
+/// A postal address, stored as JSON (its `Serialize` is the stored form; `api::customers`
+/// writes its own).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Address {
     pub street: String,
@@ -32,8 +34,8 @@ crate::row! {
         pub channel_opt_outs: Vec<String>,
         pub tags: Vec<String>,
         pub notes: Option<String>,
-        pub created_at: String,
-        pub updated_at: String,
+        pub created_at: Timestamp,
+        pub updated_at: Timestamp,
         pub version: i64,
     }
 }

@@ -8,9 +8,22 @@ use sqlx::{AnyConnection, AssertSqlSafe};
 
 use super::rows::{Stored, by_id};
 use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
+use crate::domain::timestamp::Timestamp;
+
+crate::stored_words! {
+    /// Where a message stands: waiting for its provider, handed to it, confirmed received,
+    /// or not sent (failed) or returned (bounced).
+    pub enum DeliveryStatus {
+        Queued = "queued",
+        Sent = "sent",
+        Delivered = "delivered",
+        Failed = "failed",
+        Bounced = "bounced",
+    }
+}
 
 /// Statuses as the API names them.
-pub const STATUSES: &[&str] = &["queued", "sent", "delivered", "failed", "bounced"];
+pub const STATUSES: &[&str] = DeliveryStatus::ALL;
 
 crate::row! {
     /// A delivery as stored; `api::deliveries` shows it.
@@ -20,15 +33,15 @@ crate::row! {
         pub charge_id: String,
         pub customer_id: String,
         pub channel: String,
-        pub status: String,
+        pub status: DeliveryStatus,
         pub recipient: String,
         pub subject: Option<String>,
         pub body: String,
         pub step_id: Option<String>,
         pub attempts: i64,
         pub error: Option<String>,
-        pub sent_at: Option<String>,
-        pub created_at: String,
+        pub sent_at: Option<Timestamp>,
+        pub created_at: Timestamp,
         pub organization_id: String,
         pub provider: Option<String>,
         pub version: i64,

@@ -7,6 +7,7 @@ use sqlx::AnyConnection;
 
 use super::rows::{Stored, by_id};
 use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result, StoreError};
+use crate::domain::timestamp::Timestamp;
 
 /// Reasons a debtor gives, as the API names them.
 pub const REASONS: &[&str] = &[
@@ -40,9 +41,9 @@ crate::row! {
         pub description: Option<String>,
         pub status: DisputeStatus,
         pub resolution_note: Option<String>,
-        pub resolved_at: Option<String>,
-        pub created_at: String,
-        pub updated_at: String,
+        pub resolved_at: Option<Timestamp>,
+        pub created_at: Timestamp,
+        pub updated_at: Timestamp,
         pub version: i64,
     }
 }

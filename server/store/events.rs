@@ -1,31 +1,29 @@
 //! The audit trail: one row per state change, written in the same transaction as the change.
 
-use serde::Serialize;
 use serde_json::Value;
 use sqlx::AnyConnection;
 
 use super::{Db, Result, ids, now_text};
+use crate::domain::timestamp::Timestamp;
 
 /// Who caused an event.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct Actor {
-    #[serde(rename = "type")]
     pub kind: &'static str,
     pub id: Option<String>,
     pub name: Option<String>,
 }
 
-/// An event as the API returns it.
-#[derive(Debug, Clone, Serialize)]
+/// An event as read back; `api::events` shows it.
+#[derive(Debug, Clone)]
 pub struct Event {
     pub id: String,
-    #[serde(rename = "type")]
     pub kind: String,
     pub subject_type: String,
     pub subject_id: String,
     pub actor: Actor,
     pub data: Value,
-    pub created_at: String,
+    pub created_at: Timestamp,
 }
 
 /// Record an event inside the caller's transaction.
@@ -96,7 +94,7 @@ crate::row! {
         actor_id: Option<String>,
         actor_name: Option<String>,
         data: Value,
-        created_at: String,
+        created_at: Timestamp,
     }
 }
 

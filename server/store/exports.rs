@@ -13,6 +13,7 @@ use super::customers::CustomerFilter;
 use super::deliveries::DeliveryFilter;
 use super::rows::{self, Column, Stored, by_id};
 use super::{Db, Result, StoreError};
+use crate::domain::timestamp::Timestamp;
 
 /// What an export lists: the filter of the list of its kind, checked by the API when the
 /// export is created and stored beside the client's own `filters` (column `filter`, JSON), so
@@ -55,20 +56,29 @@ pub const INDEX: &str = "CREATE INDEX exports_status ON exports (status, created
 /// Kinds of export, as the API names them.
 pub const KINDS: &[&str] = &["charges", "customers", "deliveries"];
 
+crate::stored_words! {
+    /// Where an export stands: waiting for a worker, being built, or done one way or the other.
+    pub enum ExportStatus {
+        Pending = "pending",
+        Running = "running",
+        Completed = "completed",
+        Failed = "failed",
+    }
+}
+
 crate::row! {
-    /// An export as the API returns it (without its content).
-    #[derive(Debug, Clone, Serialize)]
+    /// An export as stored (without its content); `api::exports` shows it.
+    #[derive(Debug, Clone)]
     pub struct Export {
         pub id: String,
         pub kind: String,
         pub filters: Value,
-        pub status: String,
+        pub status: ExportStatus,
         pub row_count: Option<i64>,
         pub byte_size: Option<i64>,
         pub error: Option<String>,
-        pub created_at: String,
-        pub completed_at: Option<String>,
-        #[serde(skip)]
+        pub created_at: Timestamp,
+        pub completed_at: Option<Timestamp>,
         pub version: i64,
     }
 }

@@ -472,14 +472,11 @@ pub fn now_text() -> String {
     timestamp_text(time::OffsetDateTime::now_utc())
 }
 
-/// Format a time the way timestamps are stored and returned.
+/// Format a time the way timestamps are stored and returned ([`Timestamp`]'s text).
+///
+/// [`Timestamp`]: crate::domain::timestamp::Timestamp
 pub fn timestamp_text(t: time::OffsetDateTime) -> String {
-    let format = time::macros::format_description!(
-        "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
-    );
-    t.to_offset(time::UtcOffset::UTC)
-        .format(&format)
-        .expect("a UTC timestamp always formats")
+    crate::domain::timestamp::Timestamp::new(t).to_string()
 }
 
 /// Today's date (UTC) as `YYYY-MM-DD`.

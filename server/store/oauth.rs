@@ -11,6 +11,7 @@ use sqlx::any::AnyRow;
 
 use super::rows::Column;
 use super::{Db, Result, ids, now_text};
+use crate::domain::timestamp::Timestamp;
 
 /// Migration 10.
 pub const MIGRATION: &[&str] = &[
@@ -234,7 +235,7 @@ pub struct Grant {
     pub client_id: String,
     pub scopes: Vec<String>,
     pub resource: String,
-    pub created_at: String,
+    pub created_at: Timestamp,
     pub revoked: bool,
 }
 
@@ -247,8 +248,8 @@ crate::row! {
         client_id: String,
         scopes: String,
         resource: String,
-        created_at: String,
-        revoked_at: Option<String>,
+        created_at: Timestamp,
+        revoked_at: Option<Timestamp>,
     }
 }
 
@@ -273,7 +274,7 @@ crate::row! {
         redirect_uri: String,
         code_challenge: String,
         expires_at_epoch: i64,
-        used_at: Option<String>,
+        used_at: Option<Timestamp>,
     }
 }
 
@@ -281,7 +282,7 @@ crate::row! {
     /// The refresh token's own columns, beside its grant's.
     struct RefreshRow {
         expires_at_epoch: i64,
-        used_at: Option<String>,
+        used_at: Option<Timestamp>,
     }
 }
 

@@ -8,6 +8,7 @@ use sqlx::{AnyConnection, AssertSqlSafe};
 
 use super::rows::{Stored, by_id};
 use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
+use crate::domain::timestamp::Timestamp;
 use crate::store::customers::search_key;
 
 crate::row! {
@@ -18,8 +19,8 @@ crate::row! {
         pub name: String,
         pub description: Option<String>,
         pub steps: Vec<Step> = Vec::new(),
-        pub created_at: String,
-        pub updated_at: String,
+        pub created_at: Timestamp,
+        pub updated_at: Timestamp,
         pub version: i64,
     }
 }
@@ -41,8 +42,8 @@ crate::row! {
         pub template: Option<String>,
         pub bureau: Option<String>,
         pub position: i64,
-        pub created_at: String,
-        pub updated_at: String,
+        pub created_at: Timestamp,
+        pub updated_at: Timestamp,
         pub version: i64,
     }
 }

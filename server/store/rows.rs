@@ -3,10 +3,11 @@
 //!
 //! Both engines are read through `sqlx::Any`, whose values are only the types both share
 //! (`TEXT`, `BIGINT`). A [`Column`] turns one column into a field type (money as [`Cents`],
-//! dates, status enums by their stored words, JSON text), starting from a `String` or an
-//! `i64`, so no `Decode` impl for `Any` is needed; [`row!`](crate::row) declares a struct
-//! whose `sqlx::FromRow` reads each field from the column of the same name (the `SELECT`
-//! renames a column with `AS` where the names differ), so `sqlx::query_as` returns it.
+//! dates, instants as [`Timestamp`], status enums by their stored words, JSON text),
+//! starting from a `String` or an `i64`, so no `Decode` impl for `Any` is needed;
+//! [`row!`](crate::row) declares a struct whose `sqlx::FromRow` reads each field from the
+//! column of the same name (the `SELECT` renames a column with `AS` where the names
+//! differ), so `sqlx::query_as` returns it.
 
 use serde::de::DeserializeOwned;
 use sqlx::any::{Any, AnyRow};
@@ -15,6 +16,7 @@ use time::Date;
 
 use super::Result;
 use crate::domain::money::Cents;
+use crate::domain::timestamp::Timestamp;
 
 /// A field read from the column of its name.
 pub trait Column: Sized {
@@ -52,6 +54,14 @@ impl Column for Date {
         let text: String = row.try_get(column)?;
         let format = time::macros::format_description!("[year]-[month]-[day]");
         Date::parse(&text, &format).map_err(|e| corrupt(column, &text, e))
+    }
+}
+
+/// Instants are stored as fixed-width RFC 3339 text (`store::timestamp_text`).
+impl Column for Timestamp {
+    fn read(row: &AnyRow, column: &str) -> sqlx::Result<Self> {
+        let text: String = row.try_get(column)?;
+        Timestamp::parse(&text).map_err(|e| corrupt(column, &text, e))
     }
 }
 
@@ -221,6 +231,7 @@ mod tests {
             amount: Cents,
             due: Date,
             paid_on: Option<Date>,
+            at: Timestamp,
             light: Light,
             tags: Vec<String>,
             flag: bool,
@@ -243,7 +254,8 @@ mod tests {
     async fn a_row_reads_each_field_from_the_column_of_its_name_in_its_type() {
         let sample: Sample = read(
             "SELECT 'Ana' AS name, 34990 AS amount, '2026-01-31' AS due, NULL AS paid_on,
-                    'green' AS light, '[\"vip\",\"sp\"]' AS tags, 1 AS flag",
+                    '2026-01-31T13:45:00.120Z' AS at, 'green' AS light, '[\"vip\",\"sp\"]' AS tags,
+                    1 AS flag",
         )
         .await
         .expect("the row reads");
@@ -251,6 +263,7 @@ mod tests {
         assert_eq!(sample.amount, Cents(349_90));
         assert_eq!(sample.due.to_string(), "2026-01-31");
         assert_eq!(sample.paid_on, None);
+        assert_eq!(sample.at.to_string(), "2026-01-31T13:45:00.120Z");
         assert_eq!(sample.light, Light::Green);
         assert_eq!(sample.light.as_str(), "green");
         assert_eq!(Light::ALL, ["red", "green"]);
@@ -265,12 +278,17 @@ mod tests {
         for (sql, column) in [
             (
                 "SELECT 'Ana' AS name, 1 AS amount, '2026-02-30' AS due, NULL AS paid_on,
-                        'red' AS light, '[]' AS tags, 0 AS flag",
+                        '2026-01-31T13:45:00.120Z' AS at, 'red' AS light, '[]' AS tags, 0 AS flag",
                 "due",
             ),
             (
                 "SELECT 'Ana' AS name, 1 AS amount, '2026-01-31' AS due, NULL AS paid_on,
-                        'blue' AS light, '[]' AS tags, 0 AS flag",
+                        '2026-01-31' AS at, 'red' AS light, '[]' AS tags, 0 AS flag",
+                "at",
+            ),
+            (
+                "SELECT 'Ana' AS name, 1 AS amount, '2026-01-31' AS due, NULL AS paid_on,
+                        '2026-01-31T13:45:00.120Z' AS at, 'blue' AS light, '[]' AS tags, 0 AS flag",
                 "light",
             ),
         ] {

@@ -7,11 +7,11 @@
 //! unique per (webhook, event). So an event is never missed (nothing else clears the flag)
 //! and never queued twice (two replicas racing on the same event meet the unique key).
 
-use serde::Serialize;
 use sqlx::{AnyConnection, AssertSqlSafe};
 
 use super::rows::{Stored, by_id};
 use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
+use crate::domain::timestamp::Timestamp;
 
 /// Migration 6: webhooks, their deliveries and attempts, the dispatch flag on events, and
 /// exports (see [`super::exports`]).
@@ -75,23 +75,19 @@ pub const MIGRATION: &[&str] = &[
 ];
 
 crate::row! {
-    /// A webhook endpoint as the API returns it. The secret only appears when it was created.
-    #[derive(Debug, Clone, Serialize)]
+    /// A webhook endpoint as stored (without its signing secret); `api::webhooks` shows it.
+    #[derive(Debug, Clone)]
     pub struct Webhook {
         pub id: String,
         pub url: String,
         pub events: Vec<String>,
         pub description: Option<String>,
         pub enabled: bool,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub secret: Option<String> = None,
-        pub created_at: String,
-        pub updated_at: String,
-        #[serde(skip)]
+        pub created_at: Timestamp,
+        pub updated_at: Timestamp,
         pub version: i64,
         /// Events created before this time are not delivered (creation, or the last re-enable).
-        #[serde(skip)]
-        pub active_since: String,
+        pub active_since: Timestamp,
     }
 }
 
@@ -217,28 +213,36 @@ pub async fn delete(conn: &mut AnyConnection, organization_id: &str, id: &str) -
 }
 
 crate::row! {
-    /// One POST of an event to an endpoint, with its retries, as the API returns it.
-    #[derive(Debug, Clone, Serialize)]
+    /// One POST of an event to an endpoint, with its retries; `api::webhooks` shows it.
+    #[derive(Debug, Clone)]
     pub struct Delivery {
         pub id: String,
         pub webhook_id: String,
         pub event_id: String,
         pub event_type: String,
-        pub status: String,
+        pub status: DeliveryStatus,
         pub attempts: i64,
         pub response_status: Option<i64>,
         /// One of [`FAILURES`] when the last attempt failed.
         pub error: Option<String>,
-        pub next_retry_at: Option<String>,
-        pub delivered_at: Option<String>,
-        pub created_at: String,
-        #[serde(skip)]
+        pub next_retry_at: Option<Timestamp>,
+        pub delivered_at: Option<Timestamp>,
+        pub created_at: Timestamp,
         pub version: i64,
     }
 }
 
+crate::stored_words! {
+    /// Where a delivery stands: queued or being retried, done, or out of retries.
+    pub enum DeliveryStatus {
+        Pending = "pending",
+        Succeeded = "succeeded",
+        Failed = "failed",
+    }
+}
+
 /// Delivery statuses as the API names them.
-pub const DELIVERY_STATUSES: &[&str] = &["pending", "succeeded", "failed"];
+pub const DELIVERY_STATUSES: &[&str] = DeliveryStatus::ALL;
 
 /// What a failed attempt is recorded as (`engine::webhooks::Failure`): a category, never the
 /// receiver's or the operating system's words.
@@ -280,7 +284,7 @@ const DELIVERY_COLUMNS: &str =
 impl Delivery {
     /// The delivery as shown: a retry time only while pending, a failure as its category.
     fn shown(mut self) -> Delivery {
-        if self.status != "pending" {
+        if self.status != DeliveryStatus::Pending {
             self.next_retry_at = None;
         }
         self.error = failure_category(self.error.take(), self.response_status);
@@ -431,7 +435,7 @@ crate::row! {
         pub actor_id: Option<String>,
         pub actor_name: Option<String>,
         pub data: String,
-        pub created_at: String,
+        pub created_at: Timestamp,
     }
 }
 
@@ -576,7 +580,7 @@ pub async fn claim(
 /// What one POST came to.
 #[derive(Debug, Clone)]
 pub struct AttemptOutcome {
-    pub attempted_at: String,
+    pub attempted_at: Timestamp,
     pub duration_ms: i64,
     pub response_status: Option<i64>,
     pub response_body: Option<String>,
@@ -584,7 +588,7 @@ pub struct AttemptOutcome {
     /// The delivery's status afterwards: `succeeded`, `pending` (retry at `next_attempt_at`)
     /// or `failed`.
     pub status: &'static str,
-    pub next_attempt_at: Option<String>,
+    pub next_attempt_at: Option<Timestamp>,
 }
 
 /// Record an attempt and release the claim, if this process still holds it. False when the
@@ -595,7 +599,8 @@ pub async fn record_attempt(
     claimed: &Claimed,
     outcome: &AttemptOutcome,
 ) -> Result<bool> {
-    let delivered_at = (outcome.status == "succeeded").then_some(outcome.attempted_at.as_str());
+    let attempted_at = outcome.attempted_at.to_string();
+    let delivered_at = (outcome.status == "succeeded").then_some(attempted_at.as_str());
     let done = sqlx::query(
         "UPDATE webhook_deliveries SET attempts = attempts + 1, round_attempts = round_attempts + 1, status = $1,
              response_status = $2, error = $3, next_attempt_at = $4,
@@ -606,9 +611,9 @@ pub async fn record_attempt(
     .bind(outcome.status)
     .bind(outcome.response_status)
     .bind(outcome.error.as_deref())
-    .bind(outcome.next_attempt_at.as_deref())
+    .bind(outcome.next_attempt_at.map(|t| t.to_string()))
     .bind(delivered_at)
-    .bind(&outcome.attempted_at)
+    .bind(&attempted_at)
     .bind(&claimed.id)
     .bind(&claimed.organization_id)
     .bind(&claimed.claim_token)
@@ -627,7 +632,7 @@ pub async fn record_attempt(
     .bind(&claimed.id)
     .bind(&claimed.webhook_id)
     .bind(claimed.attempts + 1)
-    .bind(&outcome.attempted_at)
+    .bind(&attempted_at)
     .bind(outcome.duration_ms)
     .bind(outcome.response_status)
     .bind(outcome.response_body.as_deref())
@@ -639,6 +644,7 @@ pub async fn record_attempt(
 
 crate::row! {
     /// One recorded attempt (for tests and support; the API shows the latest on the delivery).
+    /// `attempted_at` stays the stored text: the tests that read it parse it themselves.
     #[derive(Debug, Clone)]
     pub struct Attempt {
         pub number: i64,
