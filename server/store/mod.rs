@@ -615,6 +615,15 @@ pub struct Page<T> {
 }
 
 impl<T> Page<T> {
+    /// The same page, each item seen through `f` (a borrowed view of it).
+    pub fn view<'a, U>(&'a self, f: impl FnMut(&'a T) -> U) -> Page<U> {
+        Page {
+            items: self.items.iter().map(f).collect(),
+            total: self.total,
+            total_exact: self.total_exact,
+        }
+    }
+
     /// The same page with each item turned into `f(item)` (a row into its wire shape).
     pub fn map<U>(self, f: impl FnMut(T) -> U) -> Page<U> {
         Page {
