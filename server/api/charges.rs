@@ -15,6 +15,7 @@ use super::problem::{ApiError, ApiResult};
 use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply};
 use crate::auth::Principal;
 use crate::domain::charge_math::{ChargeStatus, MAX_FINE_BP};
+use crate::domain::collection::{NegativationStatus, ProtestStatus};
 use crate::domain::money::Cents;
 use crate::domain::timestamp::Timestamp;
 use crate::state::AppState;
@@ -58,8 +59,8 @@ pub(super) struct Wire<'a> {
     tags: &'a [String],
     collection_plan_id: Option<&'a str>,
     agreement_id: Option<&'a str>,
-    negativation_status: &'a str,
-    protest_status: &'a str,
+    negativation_status: NegativationStatus,
+    protest_status: ProtestStatus,
     paid_at: Option<Timestamp>,
     canceled_at: Option<Timestamp>,
     created_at: Timestamp,
@@ -81,8 +82,8 @@ pub(super) fn wire(c: &Charge) -> Wire<'_> {
         tags: &c.tags,
         collection_plan_id: c.collection_plan_id.as_deref(),
         agreement_id: c.agreement_id.as_deref(),
-        negativation_status: &c.negativation_status,
-        protest_status: &c.protest_status,
+        negativation_status: c.negativation_status,
+        protest_status: c.protest_status,
         paid_at: c.paid_at,
         canceled_at: c.canceled_at,
         created_at: c.created_at,

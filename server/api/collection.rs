@@ -17,7 +17,7 @@ use super::input::Input;
 use super::problem::{ApiError, ApiResult, FieldError};
 use super::reply::{Reply, check_if_match, list as list_reply};
 use crate::auth::Principal;
-use crate::domain::collection::{BUREAUS, CHANNELS, Refusal};
+use crate::domain::collection::{BUREAUS, CHANNELS, NegativationStatus, Refusal};
 use crate::domain::money::Cents;
 use crate::engine::actions::{self, ActionContext, CollectionRequest, NoticeText, Outcome};
 use crate::state::AppState;
@@ -151,7 +151,10 @@ pub async fn pay(
                 }),
             )
             .await?;
-            if matches!(current.negativation_status.as_str(), "requested" | "active") {
+            if matches!(
+                current.negativation_status,
+                NegativationStatus::Requested | NegativationStatus::Active
+            ) {
                 let bureau = store::negativation_bureau(tx, org, id).await?;
                 events::record(
                     tx,

@@ -34,6 +34,30 @@ pub const BUREAUS: &[&str] = &["serasa", "boa_vista", "spc"];
 /// Channels a debtor can be reached on.
 pub const CHANNELS: &[&str] = &["email", "sms", "whatsapp"];
 
+crate::stored_words! {
+    /// Where a charge's report to a credit bureau (negativação) stands: asked for, in force,
+    /// its removal asked for, removed.
+    pub enum NegativationStatus {
+        None = "none",
+        Requested = "requested",
+        Active = "active",
+        RemovalRequested = "removal_requested",
+        Removed = "removed",
+    }
+}
+
+crate::stored_words! {
+    /// Where a charge's notary protest (protesto) stands: asked for, done, its cancellation
+    /// asked for, canceled.
+    pub enum ProtestStatus {
+        None = "none",
+        Requested = "requested",
+        Protested = "protested",
+        CancelRequested = "cancel_requested",
+        Canceled = "canceled",
+    }
+}
+
 /// What the rules need to know about a charge, as stored.
 #[derive(Debug, Clone)]
 pub struct ChargeFacts<'a> {
@@ -42,8 +66,8 @@ pub struct ChargeFacts<'a> {
     pub state: &'a str,
     pub due_date: Date,
     pub in_dispute: bool,
-    pub negativation_status: &'a str,
-    pub protest_status: &'a str,
+    pub negativation_status: NegativationStatus,
+    pub protest_status: ProtestStatus,
 }
 
 impl ChargeFacts<'_> {
@@ -93,18 +117,22 @@ impl ChargeFacts<'_> {
 
     /// A negativation is requested, active, or being removed.
     fn negativation_in_force(&self) -> bool {
-        matches!(
-            self.negativation_status,
-            "requested" | "active" | "removal_requested"
-        )
+        match self.negativation_status {
+            NegativationStatus::Requested
+            | NegativationStatus::Active
+            | NegativationStatus::RemovalRequested => true,
+            NegativationStatus::None | NegativationStatus::Removed => false,
+        }
     }
 
     /// A protest is requested, done, or being canceled.
     fn protest_in_force(&self) -> bool {
-        matches!(
-            self.protest_status,
-            "requested" | "protested" | "cancel_requested"
-        )
+        match self.protest_status {
+            ProtestStatus::Requested
+            | ProtestStatus::Protested
+            | ProtestStatus::CancelRequested => true,
+            ProtestStatus::None | ProtestStatus::Canceled => false,
+        }
     }
 }
 
@@ -213,7 +241,10 @@ pub fn can_protest(charge: &ChargeFacts<'_>, today: Date) -> Check {
 
 /// Removal needs a negativation requested or active.
 pub fn can_remove_negativation(charge: &ChargeFacts<'_>) -> Check {
-    if matches!(charge.negativation_status, "requested" | "active") {
+    if matches!(
+        charge.negativation_status,
+        NegativationStatus::Requested | NegativationStatus::Active
+    ) {
         Ok(())
     } else {
         Err(Refusal::new(
@@ -228,7 +259,10 @@ pub fn can_remove_negativation(charge: &ChargeFacts<'_>) -> Check {
 
 /// Cancellation needs a protest requested or done.
 pub fn can_cancel_protest(charge: &ChargeFacts<'_>) -> Check {
-    if matches!(charge.protest_status, "requested" | "protested") {
+    if matches!(
+        charge.protest_status,
+        ProtestStatus::Requested | ProtestStatus::Protested
+    ) {
         Ok(())
     } else {
         Err(Refusal::new(
@@ -389,8 +423,8 @@ mod tests {
             state,
             due_date: due,
             in_dispute: false,
-            negativation_status: "none",
-            protest_status: "none",
+            negativation_status: NegativationStatus::None,
+            protest_status: ProtestStatus::None,
         }
     }
 
@@ -465,12 +499,12 @@ mod tests {
             "charge_in_dispute"
         );
         f.in_dispute = false;
-        f.protest_status = "requested";
+        f.protest_status = ProtestStatus::Requested;
         assert_eq!(
             can_negativate(&f, today, 10, sent).unwrap_err().code,
             "protest_active"
         );
-        f.protest_status = "canceled";
+        f.protest_status = ProtestStatus::Canceled;
         assert_eq!(
             can_negativate(&f, today, 10, Some(date!(2026 - 03 - 25)))
                 .unwrap_err()
@@ -482,7 +516,7 @@ mod tests {
             "negativation_notice_missing"
         );
         assert!(can_negativate(&f, today, 10, sent).is_ok());
-        f.negativation_status = "active";
+        f.negativation_status = NegativationStatus::Active;
         assert_eq!(
             can_negativate(&f, today, 10, sent).unwrap_err().code,
             "negativation_already_requested"

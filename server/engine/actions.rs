@@ -11,10 +11,12 @@ use sqlx::AnyConnection;
 use time::{Date, OffsetDateTime};
 
 use crate::domain::charge_math::amount_due;
-use crate::domain::collection::{self as rules, ChargeFacts, NoticeValues, Refusal};
+use crate::domain::collection::{
+    self as rules, ChargeFacts, NegativationStatus, NoticeValues, ProtestStatus, Refusal,
+};
 use crate::domain::money::Cents;
 use crate::store::charges::{self, Charge};
-use crate::store::collection::{self as store, CollectionKind, StatusMove};
+use crate::store::collection::{self as store, StatusMove};
 use crate::store::customers::Customer;
 use crate::store::deliveries::{self, NewDelivery};
 use crate::store::events::{self, Actor};
@@ -44,8 +46,8 @@ pub fn facts(charge: &Charge) -> ChargeFacts<'_> {
         state: stored_state(charge),
         due_date: charge.due_date,
         in_dispute: charge.open_dispute_id.is_some(),
-        negativation_status: &charge.negativation_status,
-        protest_status: &charge.protest_status,
+        negativation_status: charge.negativation_status,
+        protest_status: charge.protest_status,
     }
 }
 
@@ -218,36 +220,40 @@ pub enum CollectionRequest<'a> {
 
 /// A request as data: the status it moves, from which values to which, and its event.
 struct Transition {
-    kind: CollectionKind,
-    from: &'static [&'static str],
-    to: &'static str,
+    change: StatusMove<'static>,
     event: &'static str,
 }
 
 impl CollectionRequest<'_> {
     fn transition(self) -> &'static Transition {
         const NEGATIVATE: Transition = Transition {
-            kind: CollectionKind::Negativation,
-            from: &["none", "removed"],
-            to: "requested",
+            change: StatusMove::Negativation {
+                from: &[NegativationStatus::None, NegativationStatus::Removed],
+                to: NegativationStatus::Requested,
+                bureau: None,
+            },
             event: "charge.negativation_requested",
         };
         const REMOVE_NEGATIVATION: Transition = Transition {
-            kind: CollectionKind::Negativation,
-            from: &["requested", "active"],
-            to: "removal_requested",
+            change: StatusMove::Negativation {
+                from: &[NegativationStatus::Requested, NegativationStatus::Active],
+                to: NegativationStatus::RemovalRequested,
+                bureau: None,
+            },
             event: "charge.negativation_removal_requested",
         };
         const PROTEST: Transition = Transition {
-            kind: CollectionKind::Protest,
-            from: &["none", "canceled"],
-            to: "requested",
+            change: StatusMove::Protest {
+                from: &[ProtestStatus::None, ProtestStatus::Canceled],
+                to: ProtestStatus::Requested,
+            },
             event: "charge.protest_requested",
         };
         const CANCEL_PROTEST: Transition = Transition {
-            kind: CollectionKind::Protest,
-            from: &["requested", "protested"],
-            to: "cancel_requested",
+            change: StatusMove::Protest {
+                from: &[ProtestStatus::Requested, ProtestStatus::Protested],
+                to: ProtestStatus::CancelRequested,
+            },
             event: "charge.protest_cancel_requested",
         };
         match self {
@@ -297,15 +303,16 @@ pub async fn request(
         return Ok(Err(refusal));
     }
     let transition = request.transition();
-    let bureau = match request {
-        CollectionRequest::Negativate { bureau } => Some(bureau),
-        _ => None,
-    };
-    let change = StatusMove {
-        kind: transition.kind,
-        from: transition.from,
-        to: transition.to,
-        bureau,
+    // A negativation records the bureau it is reported to.
+    let change = match (transition.change, request) {
+        (StatusMove::Negativation { from, to, .. }, CollectionRequest::Negativate { bureau }) => {
+            StatusMove::Negativation {
+                from,
+                to,
+                bureau: Some(bureau),
+            }
+        }
+        (change, _) => change,
     };
     let now = timestamp_text(cx.now);
     if !store::set_collection_status(conn, organization_id, charge_id, cx.version, &change, &now)

@@ -21,8 +21,9 @@ use time::{Date, OffsetDateTime};
 
 use super::actions::{self, ActionContext, CollectionRequest, NoticeText};
 use super::providers::{PartyAnswer, PartyRequest, Providers, Receipt, SANDBOX_DELAY, SendResult};
+use crate::domain::collection::{NegativationStatus, ProtestStatus};
 use crate::state::AppState;
-use crate::store::collection::{self as store, CollectionKind, PendingStep, StatusMove, StepRun};
+use crate::store::collection::{self as store, PendingStep, StatusMove, StepRun};
 use crate::store::deliveries::{self, AttemptResult, Delivery};
 use crate::store::events::{self, Actor};
 use crate::store::{Result, StoreError, charges, ids, timestamp_text};
@@ -481,42 +482,42 @@ async fn apply_receipts(
 
 /// The transition an answer makes: from this status to that one, with its event.
 struct Transition {
-    which: CollectionKind,
-    from: &'static str,
-    to: &'static str,
+    change: StatusMove<'static>,
     event: &'static str,
 }
 
 fn transition(kind: &str) -> Option<Transition> {
-    let t = |which, from, to, event| Transition {
-        which,
-        from,
-        to,
+    let negativation = |from, to, event| Transition {
+        change: StatusMove::Negativation {
+            from,
+            to,
+            bureau: None,
+        },
+        event,
+    };
+    let protest = |from, to, event| Transition {
+        change: StatusMove::Protest { from, to },
         event,
     };
     Some(match kind {
-        "negativation" => t(
-            CollectionKind::Negativation,
-            "requested",
-            "active",
+        "negativation" => negativation(
+            &[NegativationStatus::Requested],
+            NegativationStatus::Active,
             "charge.negativated",
         ),
-        "negativation_removal" => t(
-            CollectionKind::Negativation,
-            "removal_requested",
-            "removed",
+        "negativation_removal" => negativation(
+            &[NegativationStatus::RemovalRequested],
+            NegativationStatus::Removed,
             "charge.negativation_removed",
         ),
-        "protest" => t(
-            CollectionKind::Protest,
-            "requested",
-            "protested",
+        "protest" => protest(
+            &[ProtestStatus::Requested],
+            ProtestStatus::Protested,
             "charge.protested",
         ),
-        "protest_cancel" => t(
-            CollectionKind::Protest,
-            "cancel_requested",
-            "canceled",
+        "protest_cancel" => protest(
+            &[ProtestStatus::CancelRequested],
+            ProtestStatus::Canceled,
             "charge.protest_canceled",
         ),
         _ => return None,
@@ -537,15 +538,18 @@ async fn answer_requests(
         let asked_at = timestamp_text(a.updated_at.instant() + delay);
         let bureau = a.negativation_bureau.as_deref().unwrap_or("serasa");
         let mut wanted = Vec::new();
-        match a.negativation_status.as_str() {
-            "requested" => wanted.push(("negativation", bureau)),
-            "removal_requested" => wanted.push(("negativation_removal", bureau)),
-            _ => {}
+        match a.negativation_status {
+            NegativationStatus::Requested => wanted.push(("negativation", bureau)),
+            NegativationStatus::RemovalRequested => {
+                wanted.push(("negativation_removal", bureau));
+            }
+            NegativationStatus::None | NegativationStatus::Active | NegativationStatus::Removed => {
+            }
         }
-        match a.protest_status.as_str() {
-            "requested" => wanted.push(("protest", "notary")),
-            "cancel_requested" => wanted.push(("protest_cancel", "notary")),
-            _ => {}
+        match a.protest_status {
+            ProtestStatus::Requested => wanted.push(("protest", "notary")),
+            ProtestStatus::CancelRequested => wanted.push(("protest_cancel", "notary")),
+            ProtestStatus::None | ProtestStatus::Protested | ProtestStatus::Canceled => {}
         }
         for (kind, party) in wanted {
             store::ensure_request(
@@ -598,12 +602,7 @@ async fn answer_requests(
                         &r.organization_id,
                         &r.charge_id,
                         None,
-                        &StatusMove {
-                            kind: t.which,
-                            from: &[t.from],
-                            to: t.to,
-                            bureau: None,
-                        },
+                        &t.change,
                         &now_text,
                     )
                     .await?
@@ -618,7 +617,7 @@ async fn answer_requests(
                             id: None,
                             name: Some(party.actor_name(&r.party)),
                         },
-                        &json!({ "party": r.party, "status": t.to }),
+                        &json!({ "party": r.party, "status": t.change.to_word() }),
                     )
                     .await?;
                     report.answers += 1;

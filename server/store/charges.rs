@@ -10,6 +10,7 @@ use time::Date;
 use super::rows::{Stored, by_id};
 use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
 use crate::domain::charge_math::{ChargeStatus, ChargeTerms, amount_due};
+use crate::domain::collection::{NegativationStatus, ProtestStatus};
 use crate::domain::money::Cents;
 use crate::domain::timestamp::Timestamp;
 
@@ -34,8 +35,8 @@ pub struct Charge {
     pub tags: Vec<String>,
     pub collection_plan_id: Option<String>,
     pub agreement_id: Option<String>,
-    pub negativation_status: String,
-    pub protest_status: String,
+    pub negativation_status: NegativationStatus,
+    pub protest_status: ProtestStatus,
     pub paid_at: Option<Timestamp>,
     pub canceled_at: Option<Timestamp>,
     pub created_at: Timestamp,
@@ -136,8 +137,8 @@ crate::row! {
         pub tags: Vec<String>,
         pub collection_plan_id: Option<String>,
         pub agreement_id: Option<String>,
-        pub negativation_status: String,
-        pub protest_status: String,
+        pub negativation_status: NegativationStatus,
+        pub protest_status: ProtestStatus,
         pub paid_at: Option<Timestamp>,
         pub canceled_at: Option<Timestamp>,
         pub version: i64,

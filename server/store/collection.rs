@@ -9,6 +9,7 @@
 use sqlx::{AnyConnection, AssertSqlSafe};
 
 use super::{Db, Result, ids};
+use crate::domain::collection::{NegativationStatus, ProtestStatus};
 use crate::domain::timestamp::Timestamp;
 
 /// Migration 4: collection plans and steps, deliveries (the outbound queue), payments, plan
@@ -194,11 +195,26 @@ pub async fn apply_payment(
 /// A move of a charge's negativation (recording `bureau` when given) or protest status, from
 /// one of `from` to `to`.
 #[derive(Debug, Clone, Copy)]
-pub struct StatusMove<'a> {
-    pub kind: CollectionKind,
-    pub from: &'a [&'a str],
-    pub to: &'a str,
-    pub bureau: Option<&'a str>,
+pub enum StatusMove<'a> {
+    Negativation {
+        from: &'a [NegativationStatus],
+        to: NegativationStatus,
+        bureau: Option<&'a str>,
+    },
+    Protest {
+        from: &'a [ProtestStatus],
+        to: ProtestStatus,
+    },
+}
+
+impl StatusMove<'_> {
+    /// The word of the status moved to.
+    pub fn to_word(&self) -> &'static str {
+        match self {
+            StatusMove::Negativation { to, .. } => to.as_str(),
+            StatusMove::Protest { to, .. } => to.as_str(),
+        }
+    }
 }
 
 /// Make `change` to a charge, at `version` when given. False when the row was not in one of
@@ -211,12 +227,19 @@ pub async fn set_collection_status(
     change: &StatusMove<'_>,
     now: &str,
 ) -> Result<bool> {
-    let column = match change.kind {
-        CollectionKind::Negativation => "negativation_status",
-        CollectionKind::Protest => "protest_status",
+    let (column, from, bureau) = match *change {
+        StatusMove::Negativation { from, bureau, .. } => (
+            "negativation_status",
+            from.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+            bureau,
+        ),
+        StatusMove::Protest { from, .. } => (
+            "protest_status",
+            from.iter().map(|s| s.as_str()).collect(),
+            None,
+        ),
     };
-    let states = change
-        .from
+    let states = from
         .iter()
         .map(|s| format!("'{s}'"))
         .collect::<Vec<_>>()
@@ -228,20 +251,13 @@ pub async fn set_collection_status(
          WHERE organization_id = $4 AND id = $5 AND ($6 = 0 OR version = $6) AND {column} IN ({states})"
     );
     let query = sqlx::query(AssertSqlSafe(sql))
-        .bind(change.to)
-        .bind(change.bureau)
+        .bind(change.to_word())
+        .bind(bureau)
         .bind(now)
         .bind(organization_id)
         .bind(id)
         .bind(version.unwrap_or(0));
     Ok(query.execute(conn).await?.rows_affected() == 1)
-}
-
-/// Which of a charge's collection states.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CollectionKind {
-    Negativation,
-    Protest,
 }
 
 /// The bureau a charge's negativation was reported to.
@@ -383,8 +399,8 @@ crate::row! {
     pub struct AwaitingAnswer {
         pub organization_id: String,
         pub charge_id: String,
-        pub negativation_status: String,
-        pub protest_status: String,
+        pub negativation_status: NegativationStatus,
+        pub protest_status: ProtestStatus,
         pub negativation_bureau: Option<String>,
         pub updated_at: Timestamp,
     }
