@@ -192,7 +192,7 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
             total_cents: total.0,
             down_payment_cents: down_payment.0,
             installments,
-            first_due_date: first_due_date.to_string(),
+            first_due_date: *first_due_date,
             discount_bp,
             note: note.clone(),
             schedule: payments,
@@ -279,7 +279,7 @@ fn plan(
     down_payment: Cents,
     installments: i64,
     first_due_date: Date,
-) -> ApiResult<Vec<(i64, i64, String)>> {
+) -> ApiResult<Vec<(i64, i64, Date)>> {
     let payments = build_schedule(total, down_payment, installments, first_due_date).map_err(|e| {
         let (field, message) = match e {
             ScheduleError::DownPaymentTooLarge => (
@@ -309,7 +309,7 @@ fn plan(
     })?;
     Ok(payments
         .iter()
-        .map(|x| (x.number, x.amount.0, x.due_date.to_string()))
+        .map(|x| (x.number, x.amount.0, x.due_date))
         .collect())
 }
 

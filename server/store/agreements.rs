@@ -205,11 +205,11 @@ pub struct NewAgreement {
     pub total_cents: i64,
     pub down_payment_cents: i64,
     pub installments: i64,
-    pub first_due_date: String,
+    pub first_due_date: Date,
     pub discount_bp: i64,
     pub note: Option<String>,
     /// (number, centavos, due date)
-    pub schedule: Vec<(i64, i64, String)>,
+    pub schedule: Vec<(i64, i64, Date)>,
 }
 
 /// List filters (validated).
@@ -371,7 +371,7 @@ pub async fn insert(
     .bind(new.total_cents)
     .bind(new.down_payment_cents)
     .bind(new.installments)
-    .bind(&new.first_due_date)
+    .bind(new.first_due_date.to_string())
     .bind(new.discount_bp)
     .bind(new.note.as_deref())
     .bind(now)
@@ -412,7 +412,7 @@ pub async fn insert(
         .bind(organization_id)
         .bind(*number)
         .bind(*amount_cents)
-        .bind(due_date)
+        .bind(due_date.to_string())
         .execute(&mut *conn)
         .await?;
     }

@@ -644,11 +644,10 @@ pub async fn record_attempt(
 
 crate::row! {
     /// One recorded attempt (for tests and support; the API shows the latest on the delivery).
-    /// `attempted_at` stays the stored text: the tests that read it parse it themselves.
     #[derive(Debug, Clone)]
     pub struct Attempt {
         pub number: i64,
-        pub attempted_at: String,
+        pub attempted_at: Timestamp,
         pub duration_ms: i64,
         pub response_status: Option<i64>,
         pub response_body: Option<String>,

@@ -348,6 +348,7 @@ async fn the_index_keeps_one_live_agreement(server: Arc<TestServer>) {
     let debtor = customer(&server, "Índice de Acordos", "906813579").await;
     let owed = charge(&server, &debtor, 120.0, 10).await;
     let org = server.org_id(0).to_string();
+    let due = time::OffsetDateTime::now_utc().date() + time::Duration::days(30);
     let new = NewAgreement {
         customer_id: debtor.clone(),
         charges: vec![AgreedCharge {
@@ -359,10 +360,10 @@ async fn the_index_keeps_one_live_agreement(server: Arc<TestServer>) {
         total_cents: 120_00,
         down_payment_cents: 0,
         installments: 1,
-        first_due_date: day(30),
+        first_due_date: due,
         discount_bp: 0,
         note: None,
-        schedule: vec![(1, 120_00, day(30))],
+        schedule: vec![(1, 120_00, due)],
     };
     let db = &server.state.db;
     let propose = async |id: &str| {

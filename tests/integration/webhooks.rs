@@ -354,7 +354,7 @@ async fn fails_twice_then_accepts(server: &TestServer) {
     assert_eq!(numbers, vec![1, 2, 3]);
     let offsets: Vec<i64> = recorded
         .iter()
-        .map(|a| (parse_time(&a.attempted_at) - t0).whole_seconds())
+        .map(|a| (a.attempted_at.instant() - t0).whole_seconds())
         .collect();
     assert_eq!(offsets, vec![0, 61, 362]);
     assert_eq!(recorded[0].error.as_deref(), Some("http_5xx"));
