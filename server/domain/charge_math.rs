@@ -9,6 +9,16 @@ use super::money::Cents;
 /// Legal ceiling of the late fine in Brazil (Código de Defesa do Consumidor, art. 52).
 pub const MAX_FINE_BP: i64 = 200;
 
+crate::stored_words! {
+    /// Where a charge stands as stored; an open one is `pending` or `overdue` to the API.
+    pub enum ChargeState {
+        Open = "open",
+        Paid = "paid",
+        Canceled = "canceled",
+        InAgreement = "in_agreement",
+    }
+}
+
 /// Where a charge stands, as the `/v1` API reports it: a charge stored as open is
 /// `pending` or `overdue` depending on the day it is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,6 +39,16 @@ impl ChargeStatus {
     /// Every status, by its API name, in the order the API documents them.
     pub const ALL: &'static [&'static str] =
         &["pending", "overdue", "paid", "canceled", "in_agreement"];
+
+    /// The stored state of a charge with this status: pending and overdue are both open.
+    pub fn state(self) -> ChargeState {
+        match self {
+            ChargeStatus::Pending | ChargeStatus::Overdue => ChargeState::Open,
+            ChargeStatus::Paid => ChargeState::Paid,
+            ChargeStatus::Canceled => ChargeState::Canceled,
+            ChargeStatus::InAgreement => ChargeState::InAgreement,
+        }
+    }
 
     /// The API's name for the status.
     pub fn as_str(self) -> &'static str {

@@ -6,6 +6,7 @@
 
 use time::Date;
 
+use super::charge_math::ChargeState;
 use super::money::Cents;
 
 /// Why a collection action is refused: a stable code (the API's problem `code`, the plan's
@@ -62,8 +63,7 @@ crate::stored_words! {
 #[derive(Debug, Clone)]
 pub struct ChargeFacts<'a> {
     pub id: &'a str,
-    /// Stored state: `open`, `paid`, `canceled` or `in_agreement`.
-    pub state: &'a str,
+    pub state: ChargeState,
     pub due_date: Date,
     pub in_dispute: bool,
     pub negativation_status: NegativationStatus,
@@ -72,7 +72,7 @@ pub struct ChargeFacts<'a> {
 
 impl ChargeFacts<'_> {
     fn require_open(&self) -> Check {
-        if self.state == "open" {
+        if self.state == ChargeState::Open {
             Ok(())
         } else {
             Err(Refusal::new(
@@ -136,10 +136,10 @@ impl ChargeFacts<'_> {
     }
 }
 
-fn state_label(state: &str) -> &str {
+fn state_label(state: ChargeState) -> &'static str {
     match state {
-        "in_agreement" => "in an agreement",
-        other => other,
+        ChargeState::InAgreement => "in an agreement",
+        other => other.as_str(),
     }
 }
 
@@ -417,7 +417,7 @@ mod tests {
 
     use super::*;
 
-    fn facts<'a>(state: &'a str, due: Date) -> ChargeFacts<'a> {
+    fn facts(state: ChargeState, due: Date) -> ChargeFacts<'static> {
         ChargeFacts {
             id: "chg_x",
             state,
@@ -481,18 +481,18 @@ mod tests {
         let due = date!(2026 - 03 - 01);
         let sent = Some(date!(2026 - 03 - 20));
         assert_eq!(
-            can_negativate(&facts("paid", due), today, 10, sent)
+            can_negativate(&facts(ChargeState::Paid, due), today, 10, sent)
                 .unwrap_err()
                 .code,
             "charge_not_open"
         );
         assert_eq!(
-            can_negativate(&facts("open", today), today, 10, sent)
+            can_negativate(&facts(ChargeState::Open, today), today, 10, sent)
                 .unwrap_err()
                 .code,
             "charge_not_overdue"
         );
-        let mut f = facts("open", due);
+        let mut f = facts(ChargeState::Open, due);
         f.in_dispute = true;
         assert_eq!(
             can_negativate(&f, today, 10, sent).unwrap_err().code,
@@ -529,7 +529,7 @@ mod tests {
 
     #[test]
     fn notices_respect_opt_outs_and_contacts() {
-        let f = facts("open", date!(2026 - 03 - 01));
+        let f = facts(ChargeState::Open, date!(2026 - 03 - 01));
         let opt = vec!["sms".to_string()];
         assert_eq!(
             can_notify(&f, "sms", &opt, Some("+5511999999999"))

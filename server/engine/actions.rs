@@ -30,20 +30,11 @@ fn parse_date(text: &str) -> Result<Date> {
     Date::parse(text, &format).map_err(|e| StoreError::Corrupt(format!("date {text}: {e}")))
 }
 
-/// The stored state of a charge (`open`, `paid`, `canceled`, `in_agreement`).
-pub fn stored_state(charge: &Charge) -> &str {
-    if charge.is_open() {
-        "open"
-    } else {
-        charge.status.as_str()
-    }
-}
-
 /// What the rules look at, from a charge as read.
 pub fn facts(charge: &Charge) -> ChargeFacts<'_> {
     ChargeFacts {
         id: &charge.id,
-        state: stored_state(charge),
+        state: charge.status.state(),
         due_date: charge.due_date,
         in_dispute: charge.open_dispute_id.is_some(),
         negativation_status: charge.negativation_status,

@@ -9,7 +9,7 @@ use time::Date;
 
 use super::rows::{Stored, by_id};
 use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
-use crate::domain::charge_math::{ChargeStatus, ChargeTerms, amount_due};
+use crate::domain::charge_math::{ChargeState, ChargeStatus, ChargeTerms, amount_due};
 use crate::domain::collection::{NegativationStatus, ProtestStatus};
 use crate::domain::money::Cents;
 use crate::domain::timestamp::Timestamp;
@@ -109,16 +109,6 @@ pub struct ChargeFilter {
     pub tag: Option<String>,
     pub order: ChargeOrder,
     pub descending: bool,
-}
-
-crate::stored_words! {
-    /// Where a charge stands as stored; an open one is `pending` or `overdue` to the API.
-    pub enum ChargeState {
-        Open = "open",
-        Paid = "paid",
-        Canceled = "canceled",
-        InAgreement = "in_agreement",
-    }
 }
 
 crate::row! {
