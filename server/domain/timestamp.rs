@@ -33,12 +33,21 @@ impl Timestamp {
 }
 
 impl fmt::Display for Timestamp {
+    // Written field by field, not through `time`'s formatter, which builds a `String` first:
+    // a list page shows four instants per row.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let format = time::macros::format_description!(
-            "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
-        );
-        let text = self.0.format(&format).map_err(|_| fmt::Error)?;
-        f.write_str(&text)
+        let t = self.0;
+        write!(
+            f,
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+            t.year(),
+            u8::from(t.month()),
+            t.day(),
+            t.hour(),
+            t.minute(),
+            t.second(),
+            t.millisecond()
+        )
     }
 }
 
