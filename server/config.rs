@@ -56,6 +56,12 @@ pub struct Config {
     /// (`DUNNING_ALLOW_PRIVATE_WEBHOOK_TARGETS`): for development and tests only. Cloud
     /// metadata, unspecified and multicast addresses stay refused even then.
     pub allow_private_webhook_targets: bool,
+    /// Let the OAuth server fetch Client ID Metadata Documents from loopback and private
+    /// networks (`DUNNING_ALLOW_PRIVATE_CLIENT_METADATA`): for development and tests only.
+    pub allow_private_client_metadata: bool,
+    /// How long an OAuth grant (a person's consent to an application) lives without being
+    /// used (`DUNNING_OAUTH_GRANT_IDLE_TTL`, 30 days): then it ends with its tokens.
+    pub oauth_grant_idle_ttl: std::time::Duration,
     /// How long a token found in the database is believed without reading it again
     /// (`DUNNING_TOKEN_CACHE_TTL`): the longest a revoked token keeps working on a replica.
     pub token_cache_ttl: std::time::Duration,
@@ -92,6 +98,8 @@ impl Config {
             engine_lease: None,
             http: crate::serve::HttpLimits::default(),
             allow_private_webhook_targets: false,
+            allow_private_client_metadata: false,
+            oauth_grant_idle_ttl: std::time::Duration::from_secs(30 * 86_400),
             token_cache_ttl: std::time::Duration::from_secs(2),
             rate_limit_flush: std::time::Duration::from_secs(1),
             metrics_bind: None,
@@ -127,6 +135,18 @@ impl Config {
     pub fn base_url(&self) -> String {
         format!("http://{}", self.bind)
     }
+}
+
+/// Why a server listening on `bind` must not start, if it must not: beyond loopback without
+/// a canonical URL, the OAuth issuer, the MCP resource and the metadata would follow each
+/// request's `Host` header, which the client chooses.
+pub fn check_public_url(bind: SocketAddr, canonical_url: Option<&str>) -> Result<(), String> {
+    if bind.ip().is_loopback() || canonical_url.is_some() {
+        return Ok(());
+    }
+    Err(format!(
+        "--bind {bind} listens beyond loopback: set --canonical-url (DUNNING_CANONICAL_URL) to the public URL, e.g. https://dunning.example.com; without it the OAuth issuer and the MCP resource would follow each request's Host header"
+    ))
 }
 
 /// 32 random bytes, for a confirmation secret nobody configured.

@@ -175,6 +175,14 @@ struct ServeArgs {
     /// How long an access token issued by the built-in OAuth server works, e.g. `10m`.
     #[arg(long, env = "DUNNING_OAUTH_ACCESS_TOKEN_TTL", default_value = "10m", value_parser = parse_duration)]
     oauth_access_token_ttl: Duration,
+    /// How long an OAuth grant (a person's consent to an application) may go unused before
+    /// it ends with its tokens, e.g. `30d`.
+    #[arg(long, env = "DUNNING_OAUTH_GRANT_IDLE_TTL", default_value = "30d", value_parser = parse_duration)]
+    oauth_grant_idle_ttl: Duration,
+    /// Let the OAuth server fetch Client ID Metadata Documents from loopback and private
+    /// networks (development and tests only).
+    #[arg(long, env = "DUNNING_ALLOW_PRIVATE_CLIENT_METADATA")]
+    allow_private_client_metadata: bool,
     /// Seconds a request holds its Idempotency-Key without renewing it: the longest a retry
     /// waits after the process that ran the first attempt died.
     #[arg(long, env = "DUNNING_IDEMPOTENCY_LEASE", default_value_t = 30,
@@ -402,6 +410,11 @@ async fn main() {
 }
 
 async fn serve(args: ServeArgs) -> Result<(), String> {
+    // A public address without a canonical URL is refused before anything listens.
+    kobana_dunning::config::check_public_url(
+        resolve(&args.bind).await?,
+        args.canonical_url.as_deref(),
+    )?;
     // Listen first: a busy port must fail before a new database is created (a retry on
     // another port would find it migrated but never seeded).
     let listener = bind(&args.bind).await?;
@@ -436,6 +449,8 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
             max_connections: args.max_connections as usize,
         },
         allow_private_webhook_targets: args.allow_private_webhook_targets,
+        allow_private_client_metadata: args.allow_private_client_metadata,
+        oauth_grant_idle_ttl: args.oauth_grant_idle_ttl,
         token_cache_ttl: args.token_cache_ttl,
         rate_limit_flush: args.rate_limit_flush,
         metrics_bind,
@@ -555,18 +570,23 @@ async fn next_signal(terminate: &mut Option<tokio::signal::unix::Signal>) {
     }
 }
 
-/// Listen on `HOST:PORT`, resolving a host name (the first address it resolves to).
-async fn bind(text: &str) -> Result<tokio::net::TcpListener, String> {
-    let address: SocketAddr = match text.parse() {
-        Ok(address) => address,
+/// The address of `HOST:PORT`, resolving a host name (the first address it resolves to).
+async fn resolve(text: &str) -> Result<SocketAddr, String> {
+    match text.parse() {
+        Ok(address) => Ok(address),
         Err(_) => tokio::net::lookup_host(text)
             .await
             .map_err(|e| format!("cannot listen on {text}: {e} (give HOST:PORT)"))?
             .next()
             .ok_or(format!(
                 "cannot listen on {text}: the name resolves to no address"
-            ))?,
-    };
+            )),
+    }
+}
+
+/// Listen on `HOST:PORT`, resolving a host name (the first address it resolves to).
+async fn bind(text: &str) -> Result<tokio::net::TcpListener, String> {
+    let address = resolve(text).await?;
     tokio::net::TcpListener::bind(address)
         .await
         .map_err(|e| format!("cannot listen on {text} ({address}): {e}"))
@@ -636,8 +656,8 @@ fn print_welcome(base_url: &str, config: &Config, credentials: Option<&demo::Cre
     println!();
 }
 
-/// `10s`, `500ms`, `2m` or a bare number of seconds; zero is refused (it would cut every
-/// connection at once).
+/// `10s`, `500ms`, `2m`, `12h`, `30d` or a bare number of seconds; zero is refused (it would
+/// cut every connection at once).
 fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     let split = text
@@ -650,8 +670,10 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
     let duration = match unit.trim() {
         "ms" => Duration::from_millis(number),
         "" | "s" => Duration::from_secs(number),
-        "m" | "min" => Duration::from_secs(number * 60),
-        other => return Err(format!("'{other}' is not a unit; use ms, s or m")),
+        "m" | "min" => Duration::from_secs(number.saturating_mul(60)),
+        "h" => Duration::from_secs(number.saturating_mul(3600)),
+        "d" => Duration::from_secs(number.saturating_mul(86_400)),
+        other => return Err(format!("'{other}' is not a unit; use ms, s, m, h or d")),
     };
     if duration.is_zero() {
         return Err("a timeout must be longer than zero".into());
@@ -814,8 +836,13 @@ async fn set_password(args: SetPasswordArgs) -> Result<(), String> {
     kobana_dunning::store::oauth::set_password(&db, &person.id, &oauth::passwords::hash(password))
         .await
         .map_err(|e| e.to_string())?;
+    // Browsers without a device cookie that strangers locked out of the address get in again.
+    let untrusted = oauth::throttle::key(&person.email.trim().to_lowercase(), None);
+    kobana_dunning::store::sign_in::clear_attempts(&db, &untrusted)
+        .await
+        .map_err(|e| e.to_string())?;
     eprintln!(
-        "Password set for {} ({}) in {}",
+        "Password set for {} ({}) in {}; their sign-ins and connected applications were ended",
         person.name, person.email, org.name
     );
     Ok(())
@@ -880,7 +907,9 @@ mod tests {
             ("30", Some(Duration::from_secs(30))),
             ("0s", None),
             ("ten", None),
-            ("5h", None),
+            ("5h", Some(Duration::from_secs(5 * 3600))),
+            ("30d", Some(Duration::from_secs(30 * 86_400))),
+            ("5w", None),
             ("", None),
         ];
         for (text, expected) in cases {

@@ -51,6 +51,8 @@ pub struct Metrics {
     idempotent_replays: IntCounter,
     webhook_deliveries: IntCounterVec,
     webhook_retries: IntCounter,
+    oauth: IntCounterVec,
+    oauth_expired: IntCounterVec,
     queue_depth: IntGaugeVec,
     queue_lag: GaugeVec,
     pool_connections: IntGaugeVec,
@@ -174,6 +176,18 @@ impl Metrics {
                 "Webhook POSTs that were a retry of an earlier failed attempt.",
             )
             .expect("valid counter"),
+            oauth: counter(
+                &r,
+                "dunning_oauth_requests_total",
+                "Steps of the built-in OAuth server, by step (sign_in, password_check, consent, register, token_code, token_refresh, reuse) and outcome.",
+                &["step", "outcome"],
+            ),
+            oauth_expired: counter(
+                &r,
+                "dunning_oauth_expired_total",
+                "What OAuth housekeeping ended or deleted: grants unused too long, registrations never used, dead sessions.",
+                &["what"],
+            ),
             queue_depth: gauge(
                 &r,
                 "dunning_engine_queue_depth",
@@ -230,6 +244,16 @@ impl Metrics {
         if retry {
             self.webhook_retries.inc();
         }
+    }
+
+    /// Count one step of the OAuth server (fixed words, never who or which client).
+    pub fn oauth(&self, step: &'static str, outcome: &'static str) {
+        self.oauth.with_label_values(&[step, outcome]).inc();
+    }
+
+    /// Count what OAuth housekeeping removed: `what` is `grants`, `clients` or `sessions`.
+    pub fn oauth_expired(&self, what: &'static str, count: u64) {
+        self.oauth_expired.with_label_values(&[what]).inc_by(count);
     }
 
     /// The text format of every metric.

@@ -85,7 +85,7 @@ pub async fn serve(
             slot = slots.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
             () = &mut shutdown => break,
         };
-        let (stream, _peer) = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
                 Err(e) => {
@@ -102,7 +102,7 @@ pub async fn serve(
         let limits = limits.clone();
         let stopping = stopping.clone();
         tokio::spawn(async move {
-            connection(stream, app, &limits, stopping).await;
+            connection(stream, peer, app, &limits, stopping).await;
             drop(slot);
         });
     }
@@ -113,9 +113,11 @@ pub async fn serve(
     Ok(())
 }
 
-/// One connection, from accept to close.
+/// One connection, from accept to close. Each request carries the peer's address
+/// (`ConnectInfo`), for limits per client address.
 async fn connection(
     stream: TcpStream,
+    peer: std::net::SocketAddr,
     app: Router,
     limits: &HttpLimits,
     mut stopping: watch::Receiver<bool>,
@@ -129,7 +131,10 @@ async fn connection(
     let service_activity = activity.clone();
     let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
         let guard = service_activity.request_started();
-        let request = request.map(|body| Body::new(Deadline::new(body, body_timeout)));
+        let mut request = request.map(|body| Body::new(Deadline::new(body, body_timeout)));
+        request
+            .extensions_mut()
+            .insert(axum::extract::ConnectInfo(peer));
         let app = app.clone();
         async move {
             let response = app.oneshot(request).await?;

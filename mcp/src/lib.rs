@@ -43,6 +43,7 @@ use std::sync::Arc;
 use axum::Router;
 
 pub use catalog::{Catalog, canonical_json};
+pub use guard::is_loopback_host;
 pub use jsonrpc::ErrorCode;
 pub use protocol::{SUPPORTED_VERSIONS, Version};
 

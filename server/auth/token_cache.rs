@@ -31,6 +31,12 @@ impl TokenCache {
         }
     }
 
+    /// Forget every token found: after a revocation on this replica, so that it takes effect
+    /// here at once (other replicas see it within the TTL).
+    pub fn forget_all(&self) {
+        self.entries.lock().expect("token cache lock").clear();
+    }
+
     /// The live token with this hash, from memory if it was found less than the TTL ago.
     pub async fn find(&self, db: &Db, token_hash: &str) -> Result<Option<TokenRecord>> {
         if self.ttl.is_zero() {

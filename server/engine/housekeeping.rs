@@ -2,14 +2,19 @@
 //! idempotent replays after their short time, and idempotency records past their 24-hour
 //! retention are deleted (until now they went only when their key was used again). And the
 //! planner's statistics are refreshed (`Db::refresh_statistics`), so that lists keep using the
-//! index of their filter as tables grow.
+//! index of their filter as tables grow. OAuth forgets too: grants unused for
+//! `--oauth-grant-idle-ttl` end with their tokens, registrations no grant used within a day
+//! are deleted, and so are dead sessions, old throttle counts, and spent codes and refresh
+//! tokens a day past their expiry.
 
 use std::time::Duration;
 
 use time::OffsetDateTime;
 
+use crate::oauth::clients::UNUSED_REGISTRATION_SECS;
+use crate::oauth::throttle::FORGET_SECS;
 use crate::state::AppState;
-use crate::store::{Result, Statistics, idempotency};
+use crate::store::{Result, Statistics, idempotency, oauth, sign_in, timestamp_text};
 
 const INTERVAL: Duration = Duration::from_secs(60);
 
@@ -18,6 +23,8 @@ const INTERVAL: Duration = Duration::from_secs(60);
 pub struct TickReport {
     pub secrets_redacted: usize,
     pub records_deleted: u64,
+    pub oauth: oauth::Expired,
+    pub sessions_deleted: u64,
 }
 
 /// Run [`tick`] every minute.
@@ -40,6 +47,20 @@ pub async fn tick(state: &AppState, now: OffsetDateTime) -> Result<TickReport> {
         }
     }
     report.records_deleted = idempotency::delete_expired(&state.db, now).await?;
+    let idle = i64::try_from(state.config.oauth_grant_idle_ttl.as_secs()).unwrap_or(i64::MAX / 2);
+    let client_cutoff = OffsetDateTime::from_unix_timestamp(now - UNUSED_REGISTRATION_SECS)
+        .map_or_else(|_| String::new(), timestamp_text);
+    report.oauth = oauth::expire(&state.db, now, now - idle, &client_cutoff).await?;
+    report.sessions_deleted = sign_in::delete_dead_sessions(&state.db, now).await?;
+    sign_in::delete_forgotten_attempts(&state.db, now - FORGET_SECS, now).await?;
+    state.metrics.oauth_expired("grants", report.oauth.grants);
+    state.metrics.oauth_expired("clients", report.oauth.clients);
+    state
+        .metrics
+        .oauth_expired("sessions", report.sessions_deleted);
+    if report.oauth.grants > 0 {
+        state.tokens.forget_all();
+    }
     state.db.refresh_statistics(Statistics::Periodic).await?;
     Ok(report)
 }

@@ -303,6 +303,14 @@ impl Policy {
         }
     }
 
+    /// The policy for Client ID Metadata Documents (OAuth): strangers choose those URLs, so
+    /// private networks are reachable only with their own opt-in, not the webhooks'.
+    pub fn for_client_metadata(config: &crate::config::Config) -> Policy {
+        Policy {
+            allow_private: config.allow_private_client_metadata,
+        }
+    }
+
     fn permits(self, range: Range) -> bool {
         self.allow_private && range.is_private_network()
     }

@@ -4,21 +4,26 @@
 //! only, PKCE S256 required, the redirect URI registered) and shows the sign-in form, or the
 //! consent form to a person already signed in. A request whose client or redirect URI is
 //! wrong is never redirected (that would make us an open redirector): the person sees an
-//! error page. Other mistakes go back to the client as `error=` on its redirect URI.
+//! error page. Other mistakes go back to the client as `error=` on its redirect URI, but only
+//! once the person is signed in (RFC 9700 §4.11.2): anyone can register a redirect URI, so
+//! before that the error is shown on our own page and the browser goes nowhere.
 
 use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
 use axum::extract::{RawQuery, State};
 use axum::response::{IntoResponse, Redirect, Response};
-use http::{HeaderMap, HeaderValue, StatusCode, header};
+use http::{HeaderMap, HeaderValue, StatusCode};
 use reqwest::Url;
 
 use super::clients::{self, ClientError};
-use super::session::{self, Session};
-use super::{form, form_all, form_first, issuer, pages, passwords, resource, secure};
+use super::session::Visitor;
+use super::sign_in::{csrf_refused, unavailable};
+use super::{form, form_all, form_first, forms, issuer, pages, resource, scopes as words};
 use crate::auth::{roles, tokens};
 use crate::state::AppState;
 use crate::store::ids::new_secret;
 use crate::store::oauth::{self as store, Client, NewAuthorization, now_epoch};
+use crate::store::sign_in::SessionOwner;
 
 /// How long an authorization code may wait for its exchange.
 pub const CODE_SECS: i64 = 60;
@@ -30,10 +35,14 @@ const LONGEST_STATE: usize = 500;
 pub struct Checked {
     pub client: Client,
     pub redirect_uri: String,
+    /// Whether the request named `redirect_uri` (else it is the client's only one).
+    pub redirect_uri_given: bool,
     pub state: Option<String>,
     pub code_challenge: String,
-    /// Requested scopes (all known), in our order.
+    /// Requested scopes (all known), in our order; every scope when none was asked for.
     pub scopes: Vec<String>,
+    /// Whether the request asked for scopes (else the consent page ticks the harmless ones).
+    pub scopes_asked: bool,
     pub resource: String,
     /// The query string as received, carried through the forms.
     pub raw: String,
@@ -44,15 +53,30 @@ pub struct Checked {
 pub enum Stop {
     /// Shown to the person: the client or its redirect URI cannot be trusted.
     Page(StatusCode, String),
-    /// Sent back to the client's redirect URI.
-    Redirect(String),
+    /// An error the client may be told on its redirect URI (RFC 6749 §4.1.2.1, RFC 8707):
+    /// the redirect with `error=`, and its OAuth error and description.
+    Client {
+        redirect: String,
+        error: &'static str,
+        description: String,
+    },
 }
 
-impl IntoResponse for Stop {
-    fn into_response(self) -> Response {
+impl Stop {
+    /// The answer to a person signed in (`known`): a client error goes back to the client;
+    /// to anyone else it is shown here, and the browser is sent nowhere.
+    fn answer(self, known: bool) -> Response {
         match self {
             Stop::Page(status, message) => pages::error(status, &message),
-            Stop::Redirect(url) => Redirect::to(&url).into_response(),
+            Stop::Client { redirect, .. } if known => Redirect::to(&redirect).into_response(),
+            Stop::Client {
+                error, description, ..
+            } => pages::error(
+                StatusCode::BAD_REQUEST,
+                &format!(
+                    "O aplicativo fez um pedido que este servidor não atende ({error}: {description})."
+                ),
+            ),
         }
     }
 }
@@ -97,6 +121,7 @@ pub async fn check(state: &AppState, headers: &HeaderMap, raw: &str) -> Result<C
             ));
         }
     };
+    let redirect_uri_given = get("redirect_uri").is_some();
     let redirect_uri = match get("redirect_uri") {
         Some(uri) => uri,
         None if client.redirect_uris.len() == 1 => client.redirect_uris[0].clone(),
@@ -116,13 +141,15 @@ pub async fn check(state: &AppState, headers: &HeaderMap, raw: &str) -> Result<C
     }
     let iss = issuer(&state.config, headers);
     let client_state = get("state");
-    let fail = |error: &str, description: &str| {
-        Stop::Redirect(back(
+    let fail = |error: &'static str, description: &str| Stop::Client {
+        redirect: back(
             &redirect_uri,
             &[("error", error), ("error_description", description)],
             client_state.as_deref(),
             &iss,
-        ))
+        ),
+        error,
+        description: description.to_string(),
     };
     if client_state
         .as_ref()
@@ -184,9 +211,11 @@ pub async fn check(state: &AppState, headers: &HeaderMap, raw: &str) -> Result<C
     Ok(Checked {
         client,
         redirect_uri,
+        redirect_uri_given,
         state: client_state,
         code_challenge: challenge,
         scopes,
+        scopes_asked: !asked.is_empty(),
         resource,
         raw: raw.to_string(),
     })
@@ -199,34 +228,46 @@ pub async fn authorize(
     RawQuery(query): RawQuery,
 ) -> Response {
     let raw = query.unwrap_or_default();
+    let visitor = match Visitor::of(&state, &headers).await {
+        Ok(visitor) => visitor,
+        Err(e) => return unavailable(e),
+    };
     let checked = match check(&state, &headers, &raw).await {
         Ok(checked) => checked,
-        Err(stop) => return stop.into_response(),
+        Err(stop) => return stop.answer(visitor.owner().is_some()),
     };
-    let secure = secure(&state.config, &headers);
-    let (csrf, set_cookie) = session::csrf(&headers, secure);
-    match session::session(&state.config, &headers) {
-        Some(who) => consent_page(&state, &who, &checked, &csrf, set_cookie).await,
-        None => pages::page(
-            StatusCode::OK,
-            "Entrar",
-            &pages::sign_in(
-                &csrf,
-                &format!("/oauth/authorize?{raw}"),
-                Some(&checked.client.name),
-                None,
-            ),
-            set_cookie,
-        ),
+    let (csrf, set_cookie) = visitor.csrf(&state.config);
+    match visitor.owner() {
+        Some(who) => consent_page(&state, who, &checked, &csrf).await,
+        None => sign_in_page(&checked, &csrf, set_cookie, None),
     }
+}
+
+/// The sign-in form that comes back to this authorization request.
+fn sign_in_page(
+    checked: &Checked,
+    csrf: &str,
+    set_cookie: Option<HeaderValue>,
+    message: Option<&str>,
+) -> Response {
+    pages::page(
+        StatusCode::OK,
+        "Entrar",
+        &pages::sign_in(
+            csrf,
+            &format!("/oauth/authorize?{}", checked.raw),
+            Some(&checked.client.name),
+            message,
+        ),
+        set_cookie,
+    )
 }
 
 async fn consent_page(
     state: &AppState,
-    who: &Session,
+    who: &SessionOwner,
     checked: &Checked,
     csrf: &str,
-    set_cookie: Option<HeaderValue>,
 ) -> Response {
     let Ok(Some((person, role, organization))) =
         store::person_names(&state.db, &who.person_id).await
@@ -242,6 +283,13 @@ async fn consent_page(
         .iter()
         .cloned()
         .partition(|s| permitted.contains(&s.as_str()));
+    // Scopes the application asked for are ticked; with none asked, only those that change
+    // nothing (the person ticks the others if they want them).
+    let ticked: Vec<String> = scopes
+        .iter()
+        .filter(|s| checked.scopes_asked || !words::destructive(s))
+        .cloned()
+        .collect();
     let host = Url::parse(&checked.redirect_uri)
         .ok()
         .and_then(|u| u.host_str().map(str::to_string))
@@ -253,163 +301,60 @@ async fn consent_page(
             csrf,
             request: &checked.raw,
             application: &checked.client.name,
+            self_registered: checked.client.kind != "preregistered",
             redirect_host: &host,
             person: &person,
             organization: &organization,
             scopes: &scopes,
+            ticked: &ticked,
             refused: &refused,
         }),
-        set_cookie,
+        None,
     );
     pages::allow_form_target(&mut response, &checked.redirect_uri);
     response
 }
 
-/// Where a sign-in may send the browser afterwards: only our own OAuth pages.
-fn safe_return(to: Option<&str>) -> String {
-    match to {
-        Some(to) if to.starts_with("/oauth/") && !to.contains("//") && !to.contains('\\') => {
-            to.to_string()
-        }
-        _ => "/oauth/apps".to_string(),
-    }
-}
-
-/// A CSRF failure: the form did not come from our page in this browser.
-pub fn csrf_refused() -> Response {
-    pages::error(
-        StatusCode::FORBIDDEN,
-        "O formulário expirou ou não veio desta página (falta o código de segurança). Recarregue a página e tente de novo.",
-    )
-}
-
-/// `POST /oauth/sign-in`: check the e-mail and password, lock the account after repeated
-/// failures, start a session and go back where the person came from.
-pub async fn sign_in(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
-    let fields = form(&body);
-    if !session::csrf_ok(&headers, form_first(&fields, "csrf")) {
-        return csrf_refused();
-    }
-    let return_to = safe_return(form_first(&fields, "return_to"));
-    let email = form_first(&fields, "email")
-        .unwrap_or_default()
-        .trim()
-        .to_lowercase();
-    let password = form_first(&fields, "password")
-        .unwrap_or_default()
-        .to_string();
-    let secure = secure(&state.config, &headers);
-    let (csrf, _) = session::csrf(&headers, secure);
-    let again = |status: StatusCode, message: &str| {
-        pages::page(
-            status,
-            "Entrar",
-            &pages::sign_in(&csrf, &return_to, None, Some(message)),
-            None,
-        )
-    };
-    if email.is_empty() || email.len() > 254 || password.is_empty() || password.len() > 1024 {
-        return again(StatusCode::BAD_REQUEST, "Informe o e-mail e a senha.");
-    }
-    let candidates = match store::sign_in_candidates(&state.db, &email).await {
-        Ok(found) => found,
-        Err(e) => {
-            tracing::error!("sign-in lookup failed: {e}");
-            return pages::error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "Erro interno; tente de novo em instantes.",
-            );
-        }
-    };
-    let now = now_epoch();
-    if let Some(until) = candidates
-        .iter()
-        .filter_map(|c| c.locked_until_epoch)
-        .filter(|until| *until > now)
-        .max()
-    {
-        let minutes = (until - now + 59) / 60;
-        let mut response = again(
-            StatusCode::TOO_MANY_REQUESTS,
-            &format!("Muitas tentativas erradas. Tente de novo em {minutes} minuto(s)."),
-        );
-        response.headers_mut().insert(
-            header::RETRY_AFTER,
-            HeaderValue::from_str(&(until - now).to_string()).expect("digits"),
-        );
-        return response;
-    }
-    let with_password: Vec<_> = candidates
-        .iter()
-        .filter(|c| c.password_hash.is_some())
-        .collect();
-    if with_password.is_empty() {
-        // Same work as a wrong password, so the answer's time does not say whether the
-        // address exists.
-        passwords::verify_blocking(password, passwords::decoy().to_string()).await;
-        return again(StatusCode::BAD_REQUEST, "E-mail ou senha incorretos.");
-    }
-    let mut signed_in = None;
-    for candidate in &with_password {
-        let stored = candidate.password_hash.clone().unwrap_or_default();
-        if passwords::verify_blocking(password.clone(), stored).await {
-            signed_in = Some(*candidate);
-            break;
-        }
-    }
-    let Some(person) = signed_in else {
-        for candidate in &with_password {
-            let locked = passwords::lock_after(candidate.failed_sign_ins + 1, now);
-            if let Err(e) = store::record_failure(&state.db, &candidate.person_id, locked).await {
-                tracing::error!("cannot record a failed sign-in: {e}");
-            }
-        }
-        tracing::info!("sign-in refused: wrong password");
-        return again(StatusCode::BAD_REQUEST, "E-mail ou senha incorretos.");
-    };
-    if let Err(e) = store::clear_failures(&state.db, &person.person_id).await {
-        tracing::error!("cannot clear sign-in failures: {e}");
-    }
-    let who = Session {
-        organization_id: person.organization_id.clone(),
-        person_id: person.person_id.clone(),
-    };
-    tracing::info!(person = %who.person_id, "signed in");
-    let mut response = Redirect::to(&return_to).into_response();
-    response.headers_mut().append(
-        header::SET_COOKIE,
-        session::start(&state.config, &who, secure),
-    );
-    response
-}
-
 /// `POST /oauth/consent`: the person allowed (some of the scopes) or denied.
-pub async fn consent(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
-    let fields = form(&body);
-    if !session::csrf_ok(&headers, form_first(&fields, "csrf")) {
-        return csrf_refused();
+pub async fn consent(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let body = match forms::form_body(body) {
+        Ok(body) => body,
+        Err(refused) => return refused.into_response(),
+    };
+    if let Some(why) = forms::foreign_origin(&state, &headers) {
+        state.metrics.oauth("consent", "refused");
+        return forms::foreign_origin_refused(&why);
     }
+    let visitor = match Visitor::of(&state, &headers).await {
+        Ok(visitor) => visitor,
+        Err(e) => return unavailable(e),
+    };
+    let fields = form(&body);
     let raw = form_first(&fields, "request")
         .unwrap_or_default()
         .to_string();
+    let Some(who) = visitor.owner() else {
+        // Signed out meanwhile (or never): sign in again, then come back to the request.
+        return match check(&state, &headers, &raw).await {
+            Ok(checked) => {
+                let (csrf, set_cookie) = visitor.csrf(&state.config);
+                let message = Some("Sua sessão expirou; entre de novo.");
+                sign_in_page(&checked, &csrf, set_cookie, message)
+            }
+            Err(stop) => stop.answer(false),
+        };
+    };
+    if !visitor.csrf_ok(&state.config, form_first(&fields, "csrf")) {
+        state.metrics.oauth("consent", "refused");
+        return csrf_refused();
+    }
     let checked = match check(&state, &headers, &raw).await {
         Ok(checked) => checked,
-        Err(stop) => return stop.into_response(),
-    };
-    let Some(who) = session::session(&state.config, &headers) else {
-        let secure = secure(&state.config, &headers);
-        let (csrf, set_cookie) = session::csrf(&headers, secure);
-        return pages::page(
-            StatusCode::OK,
-            "Entrar",
-            &pages::sign_in(
-                &csrf,
-                &format!("/oauth/authorize?{raw}"),
-                Some(&checked.client.name),
-                Some("Sua sessão expirou; entre de novo."),
-            ),
-            set_cookie,
-        );
+        Err(stop) => return stop.answer(true),
     };
     let iss = issuer(&state.config, &headers);
     let deny = |description: &str| {
@@ -425,6 +370,7 @@ pub async fn consent(State(state): State<AppState>, headers: HeaderMap, body: By
         .into_response()
     };
     if form_first(&fields, "decision") != Some("allow") {
+        state.metrics.oauth("consent", "denied");
         return deny("the person denied access");
     }
     let Ok(Some((_, role, _))) = store::person_names(&state.db, &who.person_id).await else {
@@ -443,6 +389,7 @@ pub async fn consent(State(state): State<AppState>, headers: HeaderMap, body: By
         .cloned()
         .collect();
     if granted.is_empty() {
+        state.metrics.oauth("consent", "denied");
         return deny("no scope was granted");
     }
     let code = new_secret(32);
@@ -456,18 +403,16 @@ pub async fn consent(State(state): State<AppState>, headers: HeaderMap, body: By
             resource: &checked.resource,
             code_hash: &tokens::hash(&code),
             redirect_uri: &checked.redirect_uri,
+            redirect_uri_given: checked.redirect_uri_given,
             code_challenge: &checked.code_challenge,
             code_expires_at_epoch: now_epoch() + CODE_SECS,
         },
     )
     .await;
     if let Err(e) = stored {
-        tracing::error!("cannot store an authorization: {e}");
-        return pages::error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "Erro interno; tente de novo em instantes.",
-        );
+        return unavailable(e);
     }
+    state.metrics.oauth("consent", "granted");
     tracing::info!(person = %who.person_id, client = %checked.client.id, "authorization granted");
     Redirect::to(&back(
         &checked.redirect_uri,

@@ -6,15 +6,21 @@
 //! Every client is public (`token_endpoint_auth_method: none`): PKCE, not a secret, ties the
 //! code to the client that asked for it, and the assistants connecting here cannot keep one.
 
-use axum::Json;
-use axum::extract::State;
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex};
+
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{ConnectInfo, State};
 use axum::response::{IntoResponse, Response};
-use http::StatusCode;
+use axum::{Extension, Json};
+use http::{HeaderValue, StatusCode, header};
 use reqwest::Url;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::error;
+use super::{error, forms};
+use crate::api::input::allowed_char;
 use crate::net::outbound::{self, Policy};
 use crate::state::AppState;
 use crate::store::oauth::{self, Client, now_epoch};
@@ -28,6 +34,11 @@ const LONGEST_NAME: usize = 100;
 pub const LARGEST_METADATA_DOCUMENT: usize = 5 * 1024;
 /// How long a fetched metadata document is believed.
 const METADATA_CACHE_SECS: i64 = 3600;
+/// Registrations one client address may make per window (per replica).
+pub const REGISTRATIONS_PER_WINDOW: u32 = 10;
+const REGISTRATION_WINDOW_SECS: i64 = 60;
+/// A registered client that no grant used within this long is deleted by housekeeping.
+pub const UNUSED_REGISTRATION_SECS: i64 = 86_400;
 
 /// A registration request or a metadata document: the fields we read.
 #[derive(Debug, Deserialize)]
@@ -47,16 +58,24 @@ struct ClientMetadata {
 }
 
 /// Whether a redirect URI may be registered: `https://`, `http://` only on a loopback host,
-/// or a private-use scheme such as `com.example.app:/callback`; never with a fragment.
+/// or a private-use scheme such as `com.example.app:/callback`; never with a fragment. Only
+/// printable ASCII (RFC 3986): a URL parser drops tabs and line breaks and would accept
+/// what is stored, and later sent in a `Location` header, as something else.
 pub fn check_redirect_uri(uri: &str) -> Result<(), String> {
     if uri.len() > LONGEST_URI {
         return Err(format!(
             "redirect URIs have at most {LONGEST_URI} characters"
         ));
     }
-    let url = Url::parse(uri).map_err(|_| format!("'{uri}' is not an absolute URI"))?;
-    if url.fragment().is_some() {
-        return Err(format!("'{uri}' has a fragment"));
+    if !uri.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(format!(
+            "redirect URI {uri:?} holds a space, a control or a non-ASCII character (percent-encode it)"
+        ));
+    }
+    let url =
+        Url::parse(uri).map_err(|_| format!("redirect URI '{uri}' is not an absolute URI"))?;
+    if url.fragment().is_some() || uri.contains('#') {
+        return Err(format!("redirect URI '{uri}' has a fragment"));
     }
     match url.scheme() {
         "https" if url.host_str().is_some() => Ok(()),
@@ -66,7 +85,7 @@ pub fn check_redirect_uri(uri: &str) -> Result<(), String> {
         )),
         scheme if scheme.contains('.') => Ok(()),
         _ => Err(format!(
-            "'{uri}' must be https, http on a loopback address, or a private-use scheme (reverse domain name)"
+            "redirect URI '{uri}' must be https, http on a loopback address, or a private-use scheme (reverse domain name)"
         )),
     }
 }
@@ -82,6 +101,10 @@ fn is_loopback(url: &Url) -> bool {
 /// that a loopback `http` URI matches on any port (native apps listen on whatever port the
 /// system gives them).
 pub fn redirect_matches(registered: &[String], given: &str) -> bool {
+    // The answer must land in the query, never in a fragment (RFC 9700 §4.1.3).
+    if given.contains('#') || !given.bytes().all(|b| b.is_ascii_graphic()) {
+        return false;
+    }
     if registered.iter().any(|r| r == given) {
         return true;
     }
@@ -113,10 +136,10 @@ fn check_metadata(metadata: &ClientMetadata) -> Result<(), String> {
         check_redirect_uri(uri)?;
     }
     if let Some(name) = &metadata.client_name
-        && (name.chars().count() > LONGEST_NAME || name.chars().any(char::is_control))
+        && (name.chars().count() > LONGEST_NAME || !name.chars().all(|c| allowed_char(c, false)))
     {
         return Err(format!(
-            "client_name has at most {LONGEST_NAME} characters and no control characters"
+            "client_name has at most {LONGEST_NAME} characters, no control characters and no bidirectional overrides"
         ));
     }
     match metadata.token_endpoint_auth_method.as_deref() {
@@ -145,8 +168,75 @@ fn check_metadata(metadata: &ClientMetadata) -> Result<(), String> {
     Ok(())
 }
 
+/// Registrations per client address in the current window: anyone may register, so one
+/// address may not fill the table (unused registrations are also deleted after a day).
+#[derive(Debug, Default)]
+pub struct RegistrationLimit {
+    windows: Mutex<HashMap<Option<IpAddr>, (i64, u32)>>,
+}
+
+/// Most addresses remembered; past it, windows that ended are dropped.
+const MOST_ADDRESSES: usize = 10_000;
+
+impl RegistrationLimit {
+    /// Count one registration from `address`; `Err(seconds)` to wait when over the limit.
+    fn admit(&self, address: Option<IpAddr>, now: i64) -> Result<(), i64> {
+        let window = now - now.rem_euclid(REGISTRATION_WINDOW_SECS);
+        let mut windows = self.windows.lock().expect("registration limit lock");
+        if windows.len() >= MOST_ADDRESSES {
+            windows.retain(|_, (start, _)| *start == window);
+        }
+        let entry = windows.entry(address).or_insert((window, 0));
+        if entry.0 != window {
+            *entry = (window, 0);
+        }
+        if entry.1 >= REGISTRATIONS_PER_WINDOW {
+            return Err(window + REGISTRATION_WINDOW_SECS - now);
+        }
+        entry.1 += 1;
+        Ok(())
+    }
+}
+
 /// `POST /oauth/register`: RFC 7591 registration of a public client.
-pub async fn register(State(state): State<AppState>, body: axum::body::Bytes) -> Response {
+pub async fn register(
+    State(state): State<AppState>,
+    Extension(limit): Extension<Arc<RegistrationLimit>>,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    body: Result<axum::body::Bytes, BytesRejection>,
+) -> Response {
+    let response = registration(&state, &limit, peer.map(|p| p.0.0.ip()), body).await;
+    let outcome = match response.status() {
+        StatusCode::CREATED => "registered",
+        StatusCode::TOO_MANY_REQUESTS => "rate_limited",
+        _ => "refused",
+    };
+    state.metrics.oauth("register", outcome);
+    response
+}
+
+async fn registration(
+    state: &AppState,
+    limit: &RegistrationLimit,
+    address: Option<IpAddr>,
+    body: Result<axum::body::Bytes, BytesRejection>,
+) -> Response {
+    if let Err(wait) = limit.admit(address, now_epoch()) {
+        let mut response = error(
+            StatusCode::TOO_MANY_REQUESTS,
+            "invalid_request",
+            &format!("too many registrations from this address; retry in {wait} seconds"),
+        );
+        response.headers_mut().insert(
+            header::RETRY_AFTER,
+            HeaderValue::from_str(&wait.to_string()).expect("digits"),
+        );
+        return response;
+    }
+    let body = match forms::oauth_body(body) {
+        Ok(body) => body,
+        Err(refused) => return refused.into_response(),
+    };
     let metadata: ClientMetadata = match serde_json::from_slice(&body) {
         Ok(metadata) => metadata,
         Err(e) => {
@@ -243,8 +333,9 @@ async fn fetch_metadata(state: &AppState, url: &str) -> Result<ClientMetadata, S
     if parsed.scheme() != "https" || parsed.path() == "/" || parsed.fragment().is_some() {
         return Err("a client_id URL is https, with a path and no fragment".into());
     }
-    // The guard's policy is the webhooks': tenants and strangers choose both URLs.
-    let policy = Policy::for_webhooks(&state.config);
+    // Strangers choose this URL: public addresses only, unless the operator opened private
+    // ones for client metadata in particular (a test or development set-up).
+    let policy = Policy::for_client_metadata(&state.config);
     let client = outbound::Client::new(policy, |b| {
         b.timeout(std::time::Duration::from_secs(5))
             .user_agent("kobana-dunning-oauth")

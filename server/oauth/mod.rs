@@ -8,8 +8,10 @@
 //! - `authorize`: the authorization endpoint, sign-in and consent;
 //! - `token`: codes and refresh tokens to access tokens; `revoke`: RFC 7009;
 //! - `apps`: the person's connected applications;
-//! - `pages`, `scopes`: the HTML and its words; `session`: cookies and CSRF;
-//!   `passwords`: Argon2id and the lockout.
+//! - `sign_in`: the sign-in form; `throttle`: slowing guesses down (device cookies);
+//!   `passwords`: Argon2id;
+//! - `pages`, `scopes`: the HTML and its words; `session`: server-side sessions, cookies and
+//!   the CSRF token; `forms`: the Host guard, the origin of forms, the body limit.
 //!
 //! Access tokens are ordinary `mcp` tokens (hashed in `tokens`) with an expiry, so the MCP
 //! endpoint authenticates them as it does any other, and the role still narrows the granted
@@ -18,18 +20,23 @@
 mod apps;
 mod authorize;
 pub mod clients;
+mod forms;
 mod metadata;
 mod pages;
 pub mod passwords;
 mod revoke;
 mod scopes;
 mod session;
+mod sign_in;
+pub mod throttle;
 mod token;
 
-use axum::Json;
+use std::sync::Arc;
+
 use axum::Router;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use axum::{Extension, Json};
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 use serde_json::json;
 
@@ -41,6 +48,7 @@ pub use token::REFRESH_SECS;
 
 /// The authorization server's routes.
 pub fn router(state: AppState) -> Router {
+    passwords::warm_decoy();
     Router::new()
         .route(
             "/.well-known/oauth-authorization-server",
@@ -48,15 +56,25 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/oauth/register", post(clients::register))
         .route("/oauth/authorize", get(authorize::authorize))
-        .route("/oauth/sign-in", post(authorize::sign_in))
+        .route("/oauth/sign-in", post(sign_in::sign_in))
         .route("/oauth/consent", post(authorize::consent))
         .route("/oauth/token", post(token::token))
         .route("/oauth/revoke", post(revoke::revoke))
         .route("/oauth/apps", get(apps::list))
         .route("/oauth/apps/revoke", post(apps::revoke))
         .route("/oauth/sign-out", post(apps::sign_out))
-        .layer(axum::extract::DefaultBodyLimit::max(16 * 1024))
+        .layer(axum::extract::DefaultBodyLimit::max(forms::LARGEST_BODY))
+        .layer(Extension(Arc::new(clients::RegistrationLimit::default())))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            forms::host_guard,
+        ))
         .with_state(state)
+}
+
+/// How long a grant may go unused, in seconds.
+fn grant_idle_secs(config: &Config) -> i64 {
+    i64::try_from(config.oauth_grant_idle_ttl.as_secs()).unwrap_or(i64::MAX / 2)
 }
 
 /// The issuer: the canonical URL when configured, else the URL the request came by (the

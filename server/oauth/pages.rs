@@ -143,11 +143,16 @@ pub struct Consent<'a> {
     pub csrf: &'a str,
     pub request: &'a str,
     pub application: &'a str,
+    /// The application registered itself (dynamic registration or a metadata document):
+    /// nobody vouched for its name, so the page says to check where it leads.
+    pub self_registered: bool,
     pub redirect_host: &'a str,
     pub person: &'a str,
     pub organization: &'a str,
     /// Requested scopes the person's role permits.
     pub scopes: &'a [String],
+    /// Those of `scopes` ticked when the page opens.
+    pub ticked: &'a [String],
     /// Requested scopes the role does not permit (shown, not offered).
     pub refused: &'a [String],
 }
@@ -160,8 +165,13 @@ pub fn consent(c: &Consent<'_>) -> String {
         } else {
             ""
         };
+        let checked = if c.ticked.contains(scope) {
+            " checked"
+        } else {
+            ""
+        };
         items.push_str(&format!(
-            "<div class=\"scope\"><input type=\"checkbox\" id=\"s{i}\" name=\"scope\" value=\"{}\" checked>\
+            "<div class=\"scope\"><input type=\"checkbox\" id=\"s{i}\" name=\"scope\" value=\"{}\"{checked}>\
              <label for=\"s{i}\">{}{badge} <span class=\"muted\">({})</span></label></div>",
             escape(scope),
             escape(scopes::describe(scope)),
@@ -181,10 +191,19 @@ pub fn consent(c: &Consent<'_>) -> String {
             list.join("")
         )
     };
+    let unverified = if c.self_registered {
+        format!(
+            "<p class=\"alert\">Este aplicativo se registrou sozinho: ninguém confirmou que o nome acima é dele. \
+             Só permita se você mesmo o conectou agora e se ele leva de volta a <strong>{}</strong>.</p>",
+            escape(c.redirect_host)
+        )
+    } else {
+        String::new()
+    };
     format!(
         "<h1>Autorizar {app}</h1>\
          <p><strong>{app}</strong> quer acessar o Kobana Dunning em nome de <strong>{person}</strong>, \
-         na organização <strong>{org}</strong>.</p>\
+         na organização <strong>{org}</strong>.</p>{unverified}\
          <form method=\"post\" action=\"/oauth/consent\">\
          <input type=\"hidden\" name=\"csrf\" value=\"{csrf}\">\
          <input type=\"hidden\" name=\"request\" value=\"{request}\">\

@@ -1,5 +1,5 @@
-//! People's passwords: Argon2id hashes in PHC strings, and the lockout after repeated
-//! failures.
+//! People's passwords: Argon2id hashes in PHC strings (the throttle of failed sign-ins is
+//! `throttle`).
 //!
 //! Hashing is slow on purpose (19 MiB, 2 passes: OWASP's Argon2id minimum), so it runs on the
 //! blocking pool, never on a request's task.
@@ -7,10 +7,6 @@
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::{Algorithm, Argon2, Params, Version};
 
-/// Failures in a row before the account locks.
-pub const FAILURES_BEFORE_LOCK: i64 = 5;
-/// The longest lock, in seconds.
-const LONGEST_LOCK_SECS: i64 = 3600;
 /// Shortest and longest password accepted by `person set-password`.
 pub const PASSWORD_CHARS: std::ops::RangeInclusive<usize> = 12..=256;
 
@@ -40,10 +36,24 @@ pub fn verify(password: &str, stored: &str) -> bool {
 }
 
 /// A hash of nothing anyone knows, verified when no person has the e-mail address, so that
-/// an unknown address takes as long to refuse as a wrong password.
+/// an unknown address takes as long to refuse as a wrong password. Made with the same
+/// parameters as every hash; [`warm_decoy`] makes it before the first sign-in needs it.
 pub fn decoy() -> &'static str {
     static DECOY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     DECOY.get_or_init(|| hash(&crate::store::ids::new_secret(16)))
+}
+
+/// Make the decoy hash on a thread of its own, so that no sign-in waits for it (the first
+/// unknown address would otherwise take two hashes).
+pub fn warm_decoy() {
+    std::thread::spawn(|| {
+        decoy();
+    });
+}
+
+/// Check a password against the decoy, off the request's task: the work of a wrong password.
+pub async fn verify_decoy_blocking(password: String) {
+    let _ = tokio::task::spawn_blocking(move || verify(&password, decoy())).await;
 }
 
 /// Check a password off the request's task.
@@ -51,16 +61,6 @@ pub async fn verify_blocking(password: String, stored: String) -> bool {
     tokio::task::spawn_blocking(move || verify(&password, &stored))
         .await
         .unwrap_or(false)
-}
-
-/// Until when an account stays locked after its `failures`-th failure in a row: from the
-/// fifth on, 1, 2, 4, ... minutes, at most an hour. `None`: not locked.
-pub fn lock_after(failures: i64, now: i64) -> Option<i64> {
-    if failures < FAILURES_BEFORE_LOCK {
-        return None;
-    }
-    let doublings = (failures - FAILURES_BEFORE_LOCK).min(6) as u32;
-    Some(now + (60 * 2_i64.pow(doublings)).min(LONGEST_LOCK_SECS))
 }
 
 #[cfg(test)]
@@ -74,13 +74,5 @@ mod tests {
         assert!(verify("correct horse battery", &stored));
         assert!(!verify("correct horse batterY", &stored));
         assert!(!verify("anything", "not a phc string"));
-    }
-
-    #[test]
-    fn the_lock_starts_at_the_fifth_failure_and_doubles_up_to_an_hour() {
-        assert_eq!(lock_after(4, 0), None);
-        assert_eq!(lock_after(5, 0), Some(60));
-        assert_eq!(lock_after(6, 0), Some(120));
-        assert_eq!(lock_after(30, 0), Some(3600));
     }
 }

@@ -4,16 +4,24 @@
 
 use axum::body::Bytes;
 use axum::extract::State;
+use axum::extract::rejection::BytesRejection;
 use axum::response::{IntoResponse, Response};
 use http::StatusCode;
 
-use super::{form, form_first, server_error};
+use super::{form, form_first, forms, server_error};
 use crate::auth::tokens;
 use crate::state::AppState;
 use crate::store::oauth as store;
 
 /// `POST /oauth/revoke`.
-pub async fn revoke(State(state): State<AppState>, body: Bytes) -> Response {
+pub async fn revoke(
+    State(state): State<AppState>,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let body = match forms::oauth_body(body) {
+        Ok(body) => body,
+        Err(refused) => return refused.into_response(),
+    };
     let fields = form(&body);
     let Some(token) = form_first(&fields, "token").filter(|t| !t.is_empty()) else {
         return super::error(
@@ -29,16 +37,21 @@ pub async fn revoke(State(state): State<AppState>, body: Bytes) -> Response {
             // client's id is left alone.
             if form_first(&fields, "client_id").is_none_or(|id| id == found.grant.client_id) {
                 store::revoke_grant(&state.db, &found.grant.id).await?;
+                return Ok(true);
             }
-            return Ok(());
+            return Ok(false);
         }
-        store::revoke_access_token(&state.db, &hash)
-            .await
-            .map(|_| ())
+        store::revoke_access_token(&state.db, &hash).await
     }
     .await;
     match outcome {
-        Ok(()) => StatusCode::OK.into_response(),
+        Ok(revoked) => {
+            // Effective at once on this replica too, not only after the token cache's TTL.
+            if revoked {
+                state.tokens.forget_all();
+            }
+            StatusCode::OK.into_response()
+        }
         Err(e) => server_error(e),
     }
 }

@@ -3,22 +3,27 @@
 //!
 //! Codes are single-use; a code or refresh token presented a second time means someone else
 //! holds it, so the whole grant (the family: every access and refresh token from that consent)
-//! is revoked (OAuth 2.1 §4.1.2, §4.3.1).
+//! is revoked (OAuth 2.1 §4.1.2, §4.3.1). A request is checked in full before it spends its
+//! code or refresh token, so a refused one (a wrong verifier, too many scopes, an expired
+//! token) leaves it usable (RFC 6749 §6 replaces a refresh token only when a new one is
+//! issued); spending it, checking the grant and storing the new tokens are one transaction
+//! (`store::oauth::issue_tokens`), so a grant revoked at the same moment keeps no live token.
 
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
+use axum::extract::rejection::BytesRejection;
 use axum::response::{IntoResponse, Response};
 use base64::Engine;
-use http::{HeaderMap, StatusCode};
+use http::{HeaderMap, HeaderValue, StatusCode, header};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
-use super::{error, form, form_first, no_store, resource, server_error};
+use super::{error, form, form_first, forms, grant_idle_secs, no_store, resource, server_error};
 use crate::auth::{Audience, tokens};
 use crate::state::AppState;
 use crate::store::ids::new_secret;
-use crate::store::oauth::{self as store, Grant, NewTokens, now_epoch};
+use crate::store::oauth::{self as store, Grant, Issued, NewTokens, Spent, now_epoch};
 
 /// How long a refresh token lives (each use replaces it).
 pub const REFRESH_SECS: i64 = 30 * 24 * 3600;
@@ -39,15 +44,29 @@ pub fn pkce_matches(verifier: &str, challenge: &str) -> bool {
 }
 
 /// `POST /oauth/token`.
-pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+pub async fn token(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let body = match forms::oauth_body(body) {
+        Ok(body) => body,
+        Err(refused) => return refused.into_response(),
+    };
     let fields = form(&body);
     let field = |key| form_first(&fields, key).unwrap_or_default();
     let Some(client_id) = form_first(&fields, "client_id") else {
-        return error(
+        // RFC 6749 §5.2: a 401 names the authentication scheme it wanted.
+        let mut response = error(
             StatusCode::UNAUTHORIZED,
             "invalid_client",
             "client_id is required (clients here are public: no secret)",
         );
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static("Basic realm=\"kobana-dunning\""),
+        );
+        return response;
     };
     let ours = resource(&state.config, &headers);
     if let Some(asked) = form_first(&fields, "resource")
@@ -59,13 +78,14 @@ pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Byte
             &format!("this server issues tokens only for {ours}"),
         );
     }
-    let outcome = match field("grant_type") {
+    let grant_type = field("grant_type");
+    let outcome = match grant_type {
         "authorization_code" => {
             exchange_code(
                 &state,
                 client_id,
                 field("code"),
-                field("redirect_uri"),
+                form_first(&fields, "redirect_uri"),
                 field("code_verifier"),
             )
             .await
@@ -90,16 +110,41 @@ pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Byte
             "grant_type is authorization_code or refresh_token",
         )),
     };
+    let word = match &outcome {
+        Ok(_) => "issued",
+        Err(_) => "refused",
+    };
+    let kind = match grant_type {
+        "authorization_code" => "token_code",
+        "refresh_token" => "token_refresh",
+        _ => "token_other",
+    };
+    state.metrics.oauth(kind, word);
     match outcome {
         Ok(response) | Err(response) => response,
     }
+}
+
+/// Someone else presented this code or refresh token already: end the whole grant.
+async fn reused(state: &AppState, grant: &Grant, what: &str) -> Response {
+    if !grant.revoked {
+        tracing::warn!(grant = %grant.id, "{what} presented twice: grant revoked");
+        state.metrics.oauth("reuse", "revoked");
+        if let Err(e) = store::revoke_grant(&state.db, &grant.id).await {
+            return server_error(e);
+        }
+        state.tokens.forget_all();
+    }
+    invalid_grant(&format!(
+        "the {what} was already used; every token of this grant is revoked"
+    ))
 }
 
 async fn exchange_code(
     state: &AppState,
     client_id: &str,
     code: &str,
-    redirect_uri: &str,
+    redirect_uri: Option<&str>,
     verifier: &str,
 ) -> Result<Response, Response> {
     let hash = tokens::hash(code);
@@ -109,18 +154,8 @@ async fn exchange_code(
     let Some(found) = found else {
         return Err(invalid_grant("the code is unknown"));
     };
-    if found.used
-        || !store::use_code(&state.db, &hash)
-            .await
-            .map_err(server_error)?
-    {
-        tracing::warn!(grant = %found.grant.id, "authorization code used twice: grant revoked");
-        store::revoke_grant(&state.db, &found.grant.id)
-            .await
-            .map_err(server_error)?;
-        return Err(invalid_grant(
-            "the code was already used; the tokens issued with it are revoked",
-        ));
+    if found.used {
+        return Err(reused(state, &found.grant, "code").await);
     }
     if found.expires_at_epoch <= now_epoch() {
         return Err(invalid_grant("the code has expired"));
@@ -128,7 +163,12 @@ async fn exchange_code(
     if found.grant.client_id != client_id {
         return Err(invalid_grant("the code was issued to another client"));
     }
-    if found.redirect_uri != redirect_uri {
+    // RFC 6749 §4.1.3: required, and identical, when the authorization request sent it.
+    let redirect_ok = match redirect_uri {
+        Some(given) => given == found.redirect_uri,
+        None => !found.redirect_uri_given,
+    };
+    if !redirect_ok {
         return Err(invalid_grant(
             "redirect_uri differs from the authorization request's",
         ));
@@ -141,7 +181,7 @@ async fn exchange_code(
     if found.grant.revoked {
         return Err(invalid_grant("the grant was revoked"));
     }
-    issue(state, &found.grant, &found.grant.scopes).await
+    issue(state, &found.grant, Spent::Code(&hash), &found.grant.scopes).await
 }
 
 async fn refresh(
@@ -165,18 +205,8 @@ async fn refresh(
     if found.grant.revoked {
         return Err(invalid_grant("the grant was revoked"));
     }
-    if found.used
-        || !store::use_refresh(&state.db, &hash)
-            .await
-            .map_err(server_error)?
-    {
-        tracing::warn!(grant = %found.grant.id, "refresh token reused: grant revoked");
-        store::revoke_grant(&state.db, &found.grant.id)
-            .await
-            .map_err(server_error)?;
-        return Err(invalid_grant(
-            "the refresh token was already used; every token of this grant is revoked",
-        ));
+    if found.used {
+        return Err(reused(state, &found.grant, "refresh token").await);
     }
     if found.expires_at_epoch <= now_epoch() {
         return Err(invalid_grant("the refresh token has expired"));
@@ -196,10 +226,15 @@ async fn refresh(
             asked
         }
     };
-    issue(state, &found.grant, &scopes).await
+    issue(state, &found.grant, Spent::Refresh(&hash), &scopes).await
 }
 
-async fn issue(state: &AppState, grant: &Grant, scopes: &[String]) -> Result<Response, Response> {
+async fn issue(
+    state: &AppState,
+    grant: &Grant,
+    spent: Spent<'_>,
+    scopes: &[String],
+) -> Result<Response, Response> {
     let access = tokens::generate(Audience::Mcp);
     let refresh = format!("kd_rt_{}", new_secret(32));
     let ttl = i64::try_from(state.config.oauth_access_token_ttl.as_secs()).unwrap_or(600);
@@ -207,20 +242,36 @@ async fn issue(state: &AppState, grant: &Grant, scopes: &[String]) -> Result<Res
         .await
         .map_err(server_error)?
         .map_or_else(|| grant.client_id.clone(), |c| c.name);
-    store::issue_tokens(
+    let now = now_epoch();
+    let issued = store::issue_tokens(
         &state.db,
         NewTokens {
             grant,
+            spent,
             scopes,
             label: &format!("oauth: {}", client.chars().take(80).collect::<String>()),
             access_hash: &tokens::hash(&access),
-            access_expires_at_epoch: now_epoch() + ttl,
+            access_expires_at_epoch: now + ttl,
             refresh_hash: &tokens::hash(&refresh),
-            refresh_expires_at_epoch: now_epoch() + REFRESH_SECS,
+            refresh_expires_at_epoch: now + REFRESH_SECS.min(grant_idle_secs(&state.config)),
+            idle_cutoff_epoch: now - grant_idle_secs(&state.config),
         },
     )
     .await
     .map_err(server_error)?;
+    match issued {
+        Issued::Stored => {}
+        Issued::AlreadySpent => {
+            let what = match spent {
+                Spent::Code(_) => "code",
+                Spent::Refresh(_) => "refresh token",
+            };
+            return Err(reused(state, grant, what).await);
+        }
+        Issued::GrantEnded => {
+            return Err(invalid_grant("the grant was revoked or expired unused"));
+        }
+    }
     let mut response = Json(json!({
         "access_token": access,
         "token_type": "Bearer",

@@ -177,6 +177,11 @@ const MIGRATIONS: &[(i64, &str, &[&str])] = &[
         "exports: the filter as checked when the export was created",
         crate::store::exports::MIGRATION_FILTER,
     ),
+    (
+        12,
+        "OAuth: server-side sessions, the sign-in throttle, grants' last use, codes' given redirect URI",
+        crate::store::sign_in::MIGRATION,
+    ),
     // Areas add their migration here, one tuple each: (version, description, statements).
 ];
 

@@ -25,6 +25,7 @@ pub mod plans;
 pub mod queues;
 pub mod retry;
 pub mod rows;
+pub mod sign_in;
 pub mod webhooks;
 
 use std::time::{Duration, Instant};

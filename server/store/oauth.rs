@@ -121,14 +121,12 @@ pub fn now_epoch() -> i64 {
 }
 
 crate::row! {
-    /// A person who may sign in, with what the sign-in page needs to decide.
+    /// A person who may sign in with a password.
     #[derive(Debug, Clone)]
     pub struct SignInCandidate {
         pub person_id: String,
         pub organization_id: String,
         pub password_hash: Option<String>,
-        pub failed_sign_ins: i64,
-        pub locked_until_epoch: Option<i64>,
     }
 }
 
@@ -136,7 +134,7 @@ crate::row! {
 /// people of several organizations).
 pub async fn sign_in_candidates(db: &Db, email: &str) -> Result<Vec<SignInCandidate>> {
     Ok(sqlx::query_as(
-        "SELECT id AS person_id, organization_id, password_hash, failed_sign_ins, locked_until_epoch
+        "SELECT id AS person_id, organization_id, password_hash
          FROM people WHERE email = $1 ORDER BY organization_id LIMIT 10",
     )
     .bind(email)
@@ -144,40 +142,38 @@ pub async fn sign_in_candidates(db: &Db, email: &str) -> Result<Vec<SignInCandid
     .await?)
 }
 
-/// Store a person's new password hash and clear their failures.
+/// Store a person's new password hash and end what the old password opened: every browser
+/// session of the person and every grant (with its tokens), in one transaction.
 pub async fn set_password(db: &Db, person_id: &str, password_hash: &str) -> Result<()> {
+    let now = now_text();
+    let mut tx = db.begin().await?;
+    sqlx::query("UPDATE people SET password_hash = $1 WHERE id = $2")
+        .bind(password_hash)
+        .bind(person_id)
+        .execute(&mut *tx)
+        .await?;
     sqlx::query(
-        "UPDATE people SET password_hash = $1, failed_sign_ins = 0, locked_until_epoch = NULL WHERE id = $2",
+        "UPDATE oauth_sessions SET ended_at_epoch = $1 WHERE person_id = $2 AND ended_at_epoch IS NULL",
     )
-    .bind(password_hash)
+    .bind(now_epoch())
     .bind(person_id)
-    .execute(&db.pool)
+    .execute(&mut *tx)
     .await?;
-    Ok(())
-}
-
-/// Count a failed sign-in; `locked_until` is set when the policy locks the account.
-pub async fn record_failure(db: &Db, person_id: &str, locked_until: Option<i64>) -> Result<()> {
     sqlx::query(
-        "UPDATE people SET failed_sign_ins = failed_sign_ins + 1,
-                locked_until_epoch = COALESCE($1, locked_until_epoch)
-         WHERE id = $2",
+        "UPDATE oauth_grants SET revoked_at = $1 WHERE person_id = $2 AND revoked_at IS NULL",
     )
-    .bind(locked_until)
+    .bind(&now)
     .bind(person_id)
-    .execute(&db.pool)
+    .execute(&mut *tx)
     .await?;
-    Ok(())
-}
-
-/// A successful sign-in forgets earlier failures.
-pub async fn clear_failures(db: &Db, person_id: &str) -> Result<()> {
     sqlx::query(
-        "UPDATE people SET failed_sign_ins = 0, locked_until_epoch = NULL WHERE id = $1 AND failed_sign_ins > 0",
+        "UPDATE tokens SET revoked_at = $1 WHERE person_id = $2 AND grant_id IS NOT NULL AND revoked_at IS NULL",
     )
+    .bind(&now)
     .bind(person_id)
-    .execute(&db.pool)
+    .execute(&mut *tx)
     .await?;
+    tx.commit().await?;
     Ok(())
 }
 
@@ -272,6 +268,7 @@ crate::row! {
     /// The code's own columns, beside its grant's.
     struct CodeRow {
         redirect_uri: String,
+        redirect_uri_given: bool,
         code_challenge: String,
         expires_at_epoch: i64,
         used_at: Option<Timestamp>,
@@ -296,6 +293,9 @@ pub struct NewAuthorization<'a> {
     pub resource: &'a str,
     pub code_hash: &'a str,
     pub redirect_uri: &'a str,
+    /// Whether the authorization request named the redirect URI (else it was the client's
+    /// only one), which decides whether the token request must repeat it.
+    pub redirect_uri_given: bool,
     pub code_challenge: &'a str,
     pub code_expires_at_epoch: i64,
 }
@@ -305,8 +305,8 @@ pub async fn create_authorization(db: &Db, new: NewAuthorization<'_>) -> Result<
     let id = ids::new_id("grt");
     let mut tx = db.begin().await?;
     sqlx::query(
-        "INSERT INTO oauth_grants (id, organization_id, person_id, client_id, scopes, resource, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        "INSERT INTO oauth_grants (id, organization_id, person_id, client_id, scopes, resource, created_at, last_used_epoch)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
     )
     .bind(&id)
     .bind(new.organization_id)
@@ -315,15 +315,17 @@ pub async fn create_authorization(db: &Db, new: NewAuthorization<'_>) -> Result<
     .bind(new.scopes.join(" "))
     .bind(new.resource)
     .bind(now_text())
+    .bind(now_epoch())
     .execute(&mut *tx)
     .await?;
     sqlx::query(
-        "INSERT INTO oauth_codes (code_hash, grant_id, redirect_uri, code_challenge, expires_at_epoch)
-         VALUES ($1, $2, $3, $4, $5)",
+        "INSERT INTO oauth_codes (code_hash, grant_id, redirect_uri, redirect_uri_given, code_challenge, expires_at_epoch)
+         VALUES ($1, $2, $3, $4, $5, $6)",
     )
     .bind(new.code_hash)
     .bind(&id)
     .bind(new.redirect_uri)
+    .bind(i64::from(new.redirect_uri_given))
     .bind(new.code_challenge)
     .bind(new.code_expires_at_epoch)
     .execute(&mut *tx)
@@ -337,6 +339,7 @@ pub async fn create_authorization(db: &Db, new: NewAuthorization<'_>) -> Result<
 pub struct Code {
     pub grant: Grant,
     pub redirect_uri: String,
+    pub redirect_uri_given: bool,
     pub code_challenge: String,
     pub expires_at_epoch: i64,
     pub used: bool,
@@ -344,7 +347,7 @@ pub struct Code {
 
 pub async fn find_code(db: &Db, code_hash: &str) -> Result<Option<Code>> {
     let row = sqlx::query(
-        "SELECT c.redirect_uri, c.code_challenge, c.expires_at_epoch, c.used_at,
+        "SELECT c.redirect_uri, c.redirect_uri_given, c.code_challenge, c.expires_at_epoch, c.used_at,
                 g.id, g.organization_id, g.person_id, g.client_id, g.scopes, g.resource,
                 g.created_at, g.revoked_at
          FROM oauth_codes c JOIN oauth_grants g ON g.id = c.grant_id
@@ -358,28 +361,26 @@ pub async fn find_code(db: &Db, code_hash: &str) -> Result<Option<Code>> {
     Ok(Some(Code {
         grant: grant_from(&r)?,
         redirect_uri: code.redirect_uri,
+        redirect_uri_given: code.redirect_uri_given,
         code_challenge: code.code_challenge,
         expires_at_epoch: code.expires_at_epoch,
         used: code.used_at.is_some(),
     }))
 }
 
-/// Mark a code used; false when another request used it first (the database decides, so
-/// two concurrent exchanges cannot both win).
-pub async fn use_code(db: &Db, code_hash: &str) -> Result<bool> {
-    let done =
-        sqlx::query("UPDATE oauth_codes SET used_at = $1 WHERE code_hash = $2 AND used_at IS NULL")
-            .bind(now_text())
-            .bind(code_hash)
-            .execute(&db.pool)
-            .await?;
-    Ok(done.rows_affected() == 1)
+/// What a token answer spends: the code or the refresh token it was asked with.
+#[derive(Debug, Clone, Copy)]
+pub enum Spent<'a> {
+    Code(&'a str),
+    Refresh(&'a str),
 }
 
 /// What one token answer stores: an access token (a `tokens` row) and a refresh token.
 #[derive(Debug)]
 pub struct NewTokens<'a> {
     pub grant: &'a Grant,
+    /// The code or refresh token (by hash) this answer uses up.
+    pub spent: Spent<'a>,
     /// The access token's scopes: the grant's, or fewer when a refresh asked for fewer.
     pub scopes: &'a [String],
     pub label: &'a str,
@@ -387,10 +388,59 @@ pub struct NewTokens<'a> {
     pub access_expires_at_epoch: i64,
     pub refresh_hash: &'a str,
     pub refresh_expires_at_epoch: i64,
+    /// A grant not used since before this (seconds since the epoch) has expired.
+    pub idle_cutoff_epoch: i64,
 }
 
-pub async fn issue_tokens(db: &Db, new: NewTokens<'_>) -> Result<()> {
+/// Whether [`issue_tokens`] stored the tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Issued {
+    Stored,
+    /// The code or refresh token was already used: someone else holds it.
+    AlreadySpent,
+    /// The grant was revoked, or expired unused, before these tokens could be stored.
+    GrantEnded,
+}
+
+/// Spend the code or refresh token, check the grant is live and store the new tokens, in
+/// one transaction. The grant's row is written before the tokens (its last use), which takes
+/// its row lock on PostgreSQL, and [`revoke_grant`] writes that row first too: a revocation
+/// either comes first, and nothing is stored, or waits for this commit and then sees (and
+/// revokes) the tokens stored here. On SQLite the write lock orders them the same way.
+pub async fn issue_tokens(db: &Db, new: NewTokens<'_>) -> Result<Issued> {
+    let now = now_text();
     let mut tx = db.begin().await?;
+    let spent = match new.spent {
+        Spent::Code(hash) => sqlx::query(
+            "UPDATE oauth_codes SET used_at = $1 WHERE code_hash = $2 AND used_at IS NULL",
+        )
+        .bind(&now)
+        .bind(hash),
+        Spent::Refresh(hash) => sqlx::query(
+            "UPDATE oauth_refresh_tokens SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL",
+        )
+        .bind(&now)
+        .bind(hash),
+    }
+    .execute(&mut *tx)
+    .await?;
+    if spent.rows_affected() != 1 {
+        tx.rollback().await?;
+        return Ok(Issued::AlreadySpent);
+    }
+    let live = sqlx::query(
+        "UPDATE oauth_grants SET last_used_epoch = $1
+         WHERE id = $2 AND revoked_at IS NULL AND last_used_epoch >= $3",
+    )
+    .bind(now_epoch())
+    .bind(&new.grant.id)
+    .bind(new.idle_cutoff_epoch)
+    .execute(&mut *tx)
+    .await?;
+    if live.rows_affected() != 1 {
+        tx.rollback().await?;
+        return Ok(Issued::GrantEnded);
+    }
     sqlx::query(
         "INSERT INTO tokens (id, organization_id, person_id, audience, scopes, token_hash, label, created_at, expires_at_epoch, grant_id)
          VALUES ($1, $2, $3, 'mcp', $4, $5, $6, $7, $8, $9)",
@@ -401,7 +451,7 @@ pub async fn issue_tokens(db: &Db, new: NewTokens<'_>) -> Result<()> {
     .bind(new.scopes.join(" "))
     .bind(new.access_hash)
     .bind(new.label)
-    .bind(now_text())
+    .bind(&now)
     .bind(new.access_expires_at_epoch)
     .bind(&new.grant.id)
     .execute(&mut *tx)
@@ -413,11 +463,11 @@ pub async fn issue_tokens(db: &Db, new: NewTokens<'_>) -> Result<()> {
     .bind(new.refresh_hash)
     .bind(&new.grant.id)
     .bind(new.refresh_expires_at_epoch)
-    .bind(now_text())
+    .bind(&now)
     .execute(&mut *tx)
     .await?;
     tx.commit().await?;
-    Ok(())
+    Ok(Issued::Stored)
 }
 
 /// A refresh token and the grant (family) it belongs to.
@@ -448,20 +498,8 @@ pub async fn find_refresh(db: &Db, token_hash: &str) -> Result<Option<Refresh>> 
     }))
 }
 
-/// Mark a refresh token used (rotation); false when it already was.
-pub async fn use_refresh(db: &Db, token_hash: &str) -> Result<bool> {
-    let done = sqlx::query(
-        "UPDATE oauth_refresh_tokens SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL",
-    )
-    .bind(now_text())
-    .bind(token_hash)
-    .execute(&db.pool)
-    .await?;
-    Ok(done.rows_affected() == 1)
-}
-
 /// Revoke a grant: the grant itself, so no refresh token of its family works, and every
-/// access token issued from it.
+/// access token issued from it. The grant's row is written first (see [`issue_tokens`]).
 pub async fn revoke_grant(db: &Db, grant_id: &str) -> Result<()> {
     let now = now_text();
     let mut tx = db.begin().await?;
@@ -492,21 +530,25 @@ pub async fn revoke_access_token(db: &Db, token_hash: &str) -> Result<bool> {
     Ok(done.rows_affected() == 1)
 }
 
-/// A person's live grants with their clients' names, newest first.
+/// A person's live grants (not revoked, used since `idle_cutoff_epoch`) with their clients'
+/// names, newest first.
 pub async fn live_grants(
     db: &Db,
     organization_id: &str,
     person_id: &str,
+    idle_cutoff_epoch: i64,
 ) -> Result<Vec<(Grant, String)>> {
     let rows = sqlx::query(
         "SELECT g.id, g.organization_id, g.person_id, g.client_id, g.scopes, g.resource,
                 g.created_at, g.revoked_at, c.name AS client_name
          FROM oauth_grants g LEFT JOIN oauth_clients c ON c.id = g.client_id
          WHERE g.organization_id = $1 AND g.person_id = $2 AND g.revoked_at IS NULL
+           AND g.last_used_epoch >= $3
          ORDER BY g.created_at DESC LIMIT 200",
     )
     .bind(organization_id)
     .bind(person_id)
+    .bind(idle_cutoff_epoch)
     .fetch_all(&db.pool)
     .await?;
     rows.iter()
@@ -544,4 +586,63 @@ pub async fn person_names(db: &Db, person_id: &str) -> Result<Option<(String, St
     .bind(person_id)
     .fetch_optional(&db.pool)
     .await?)
+}
+
+/// What one clean-up of the OAuth tables removed.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Expired {
+    /// Grants unused since the cutoff, now revoked with their tokens.
+    pub grants: u64,
+    /// Registered clients that never got a grant, deleted.
+    pub clients: u64,
+}
+
+/// Revoke the grants unused since `idle_cutoff_epoch` (and their tokens), delete registered
+/// clients made before `client_cutoff` that no grant ever used, and forget spent or expired
+/// codes and refresh tokens that can no longer be presented (kept a day past their expiry,
+/// so a late reuse is still recognised).
+pub async fn expire(
+    db: &Db,
+    now: i64,
+    idle_cutoff_epoch: i64,
+    client_cutoff: &str,
+) -> Result<Expired> {
+    let revoked_at = now_text();
+    let mut tx = db.begin().await?;
+    // The grants first, as `revoke_grant` does, then their tokens.
+    let grants = sqlx::query(
+        "UPDATE oauth_grants SET revoked_at = $1 WHERE revoked_at IS NULL AND last_used_epoch < $2",
+    )
+    .bind(&revoked_at)
+    .bind(idle_cutoff_epoch)
+    .execute(&mut *tx)
+    .await?
+    .rows_affected();
+    sqlx::query(
+        "UPDATE tokens SET revoked_at = $1 WHERE revoked_at IS NULL AND grant_id IN
+         (SELECT id FROM oauth_grants WHERE revoked_at = $1 AND last_used_epoch < $2)",
+    )
+    .bind(&revoked_at)
+    .bind(idle_cutoff_epoch)
+    .execute(&mut *tx)
+    .await?;
+    let clients = sqlx::query(
+        "DELETE FROM oauth_clients WHERE kind = 'registered' AND created_at < $1
+         AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.id)",
+    )
+    .bind(client_cutoff)
+    .execute(&mut *tx)
+    .await?
+    .rows_affected();
+    let forgotten = now - 86_400;
+    sqlx::query("DELETE FROM oauth_codes WHERE expires_at_epoch < $1")
+        .bind(forgotten)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query("DELETE FROM oauth_refresh_tokens WHERE expires_at_epoch < $1")
+        .bind(forgotten)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(Expired { grants, clients })
 }

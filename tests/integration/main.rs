@@ -33,6 +33,7 @@ mod mcp_tools;
 mod mcp_transport;
 mod metrics;
 mod oauth;
+mod oauth_attacks;
 mod operations;
 mod plans;
 mod postgres;

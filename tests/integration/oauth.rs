@@ -12,17 +12,21 @@ use sha2::{Digest, Sha256};
 
 use crate::common::{TestServer, tool_problem};
 
-const REDIRECT: &str = "http://127.0.0.1:4999/callback";
+pub(crate) const REDIRECT: &str = "http://127.0.0.1:4999/callback";
 
 /// A server on a real socket whose token lookups are never cached (a revocation shows at
 /// once), and its base URL.
-async fn start_with(config: Config) -> (TestServer, String) {
+pub(crate) async fn start_with(config: Config) -> (TestServer, String) {
     let dir = tempfile::tempdir().expect("temp dir");
     let url = format!("sqlite://{}?mode=rwc", dir.path().join("test.db").display());
     start_on(url, dir, config).await
 }
 
-async fn start_on(url: String, dir: tempfile::TempDir, config: Config) -> (TestServer, String) {
+pub(crate) async fn start_on(
+    url: String,
+    dir: tempfile::TempDir,
+    config: Config,
+) -> (TestServer, String) {
     let config = Config {
         token_cache_ttl: std::time::Duration::ZERO,
         ..config
@@ -32,24 +36,25 @@ async fn start_on(url: String, dir: tempfile::TempDir, config: Config) -> (TestS
     (server, base)
 }
 
-async fn start() -> (TestServer, String) {
+pub(crate) async fn start() -> (TestServer, String) {
     start_with(Config::local()).await
 }
 
 /// A browser: keeps cookies, never follows redirects (the test looks at each).
-struct Browser {
-    http: reqwest::Client,
-    cookies: HashMap<String, String>,
+pub(crate) struct Browser {
+    pub http: reqwest::Client,
+    pub cookies: HashMap<String, String>,
 }
 
-struct Page {
-    status: StatusCode,
-    location: Option<String>,
-    text: String,
+pub(crate) struct Page {
+    pub status: StatusCode,
+    pub location: Option<String>,
+    pub text: String,
+    pub set_cookies: Vec<String>,
 }
 
 impl Browser {
-    fn new() -> Browser {
+    pub(crate) fn new() -> Browser {
         Browser {
             http: reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
@@ -59,7 +64,7 @@ impl Browser {
         }
     }
 
-    fn cookie_header(&self) -> String {
+    pub(crate) fn cookie_header(&self) -> String {
         self.cookies
             .iter()
             .map(|(k, v)| format!("{k}={v}"))
@@ -67,8 +72,10 @@ impl Browser {
             .join("; ")
     }
 
-    async fn keep(&mut self, response: reqwest::Response) -> Page {
+    pub(crate) async fn keep(&mut self, response: reqwest::Response) -> Page {
+        let mut set_cookies = Vec::new();
         for set in response.headers().get_all("set-cookie") {
+            set_cookies.push(set.to_str().unwrap().to_string());
             let pair = set.to_str().unwrap().split(';').next().unwrap();
             let (name, value) = pair.split_once('=').unwrap();
             if value.is_empty() || set.to_str().unwrap().contains("Max-Age=0") {
@@ -86,10 +93,11 @@ impl Browser {
             status,
             location,
             text: response.text().await.unwrap(),
+            set_cookies,
         }
     }
 
-    async fn get(&mut self, url: &str) -> Page {
+    pub(crate) async fn get(&mut self, url: &str) -> Page {
         let response = self
             .http
             .get(url)
@@ -100,25 +108,36 @@ impl Browser {
         self.keep(response).await
     }
 
-    async fn post(&mut self, url: &str, fields: &[(&str, &str)]) -> Page {
+    pub(crate) async fn post(&mut self, url: &str, fields: &[(&str, &str)]) -> Page {
+        self.post_with(url, fields, &[]).await
+    }
+
+    /// A form post with extra request headers (what a browser adds: `Origin`,
+    /// `Sec-Fetch-Site`).
+    pub(crate) async fn post_with(
+        &mut self,
+        url: &str,
+        fields: &[(&str, &str)],
+        headers: &[(&str, &str)],
+    ) -> Page {
         let body = form_urlencoded::Serializer::new(String::new())
             .extend_pairs(fields)
             .finish();
-        let response = self
+        let mut request = self
             .http
             .post(url)
             .header("cookie", self.cookie_header())
-            .header("content-type", "application/x-www-form-urlencoded")
-            .body(body)
-            .send()
-            .await
-            .unwrap();
+            .header("content-type", "application/x-www-form-urlencoded");
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let response = request.body(body).send().await.unwrap();
         self.keep(response).await
     }
 }
 
 /// The value of the hidden field `name` in a page.
-fn hidden(html: &str, name: &str) -> String {
+pub(crate) fn hidden(html: &str, name: &str) -> String {
     let marker = format!("name=\"{name}\" value=\"");
     let start = html
         .find(&marker)
@@ -132,19 +151,19 @@ fn hidden(html: &str, name: &str) -> String {
 }
 
 /// The query parameters of a URL.
-fn query(url: &str) -> HashMap<String, String> {
+pub(crate) fn query(url: &str) -> HashMap<String, String> {
     let url = reqwest::Url::parse(url).unwrap();
     url.query_pairs().into_owned().collect()
 }
 
-fn pkce() -> (String, String) {
+pub(crate) fn pkce() -> (String, String) {
     let verifier = kobana_dunning::store::ids::new_secret(32);
     let challenge = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .encode(Sha256::digest(verifier.as_bytes()));
     (verifier, challenge)
 }
 
-async fn register(base: &str, redirect: &str) -> String {
+pub(crate) async fn register(base: &str, redirect: &str) -> String {
     let answer: Value = reqwest::Client::new()
         .post(format!("{base}/oauth/register"))
         .json(&json!({"client_name": "Assistente de Teste", "redirect_uris": [redirect]}))
@@ -157,7 +176,12 @@ async fn register(base: &str, redirect: &str) -> String {
     answer["client_id"].as_str().expect("client_id").to_string()
 }
 
-fn authorize_url(base: &str, client_id: &str, challenge: &str, extra: &[(&str, &str)]) -> String {
+pub(crate) fn authorize_url(
+    base: &str,
+    client_id: &str,
+    challenge: &str,
+    extra: &[(&str, &str)],
+) -> String {
     let mut q = form_urlencoded::Serializer::new(String::new());
     q.extend_pairs([
         ("response_type", "code"),
@@ -173,7 +197,7 @@ fn authorize_url(base: &str, client_id: &str, challenge: &str, extra: &[(&str, &
 }
 
 /// Organization 0's person of `role`: (email, password).
-fn person(server: &TestServer, role: &str) -> (String, String) {
+pub(crate) fn person(server: &TestServer, role: &str) -> (String, String) {
     let p = server.credentials.organizations[0]
         .people
         .iter()
@@ -183,7 +207,7 @@ fn person(server: &TestServer, role: &str) -> (String, String) {
 }
 
 /// Submit the sign-in form as its page would: `csrf` and `return_to` are its hidden fields.
-async fn post_sign_in(
+pub(crate) async fn post_sign_in(
     browser: &mut Browser,
     base: &str,
     csrf: &str,
@@ -205,7 +229,7 @@ async fn post_sign_in(
 }
 
 /// Sign in on the page `url` leads to; returns the consent page.
-async fn sign_in(
+pub(crate) async fn sign_in(
     browser: &mut Browser,
     base: &str,
     url: &str,
@@ -228,7 +252,12 @@ async fn sign_in(
 }
 
 /// Allow the scopes on the consent page except `untick`; returns the redirect.
-async fn consent(browser: &mut Browser, base: &str, page: &Page, untick: &[&str]) -> String {
+pub(crate) async fn consent(
+    browser: &mut Browser,
+    base: &str,
+    page: &Page,
+    untick: &[&str],
+) -> String {
     assert!(
         page.text.contains("Autorizar Assistente de Teste"),
         "{}",
@@ -261,15 +290,14 @@ async fn consent(browser: &mut Browser, base: &str, page: &Page, untick: &[&str]
     answer.location.unwrap()
 }
 
-async fn token(base: &str, fields: &[(&str, &str)]) -> (StatusCode, Value) {
+pub(crate) async fn token(base: &str, fields: &[(&str, &str)]) -> (StatusCode, Value) {
+    let body = form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(fields)
+        .finish();
     let response = reqwest::Client::new()
         .post(format!("{base}/oauth/token"))
         .header("content-type", "application/x-www-form-urlencoded")
-        .body(
-            form_urlencoded::Serializer::new(String::new())
-                .extend_pairs(fields)
-                .finish(),
-        )
+        .body(body)
         .send()
         .await
         .unwrap();
@@ -277,9 +305,26 @@ async fn token(base: &str, fields: &[(&str, &str)]) -> (StatusCode, Value) {
     (status, response.json().await.unwrap_or(Value::Null))
 }
 
+/// A refresh of `refresh_token` by `client_id`.
+pub(crate) async fn refresh(
+    base: &str,
+    client_id: &str,
+    refresh_token: &str,
+) -> (StatusCode, Value) {
+    token(
+        base,
+        &[
+            ("grant_type", "refresh_token"),
+            ("client_id", client_id),
+            ("refresh_token", refresh_token),
+        ],
+    )
+    .await
+}
+
 /// A registered client, an admin signed in who consented to everything: the client id,
 /// the code, and the PKCE verifier.
-async fn authorized(
+pub(crate) async fn authorized(
     server: &TestServer,
     base: &str,
     role: &str,
@@ -299,7 +344,12 @@ async fn authorized(
     (client_id, q["code"].clone(), verifier)
 }
 
-async fn exchange(base: &str, client_id: &str, code: &str, verifier: &str) -> (StatusCode, Value) {
+pub(crate) async fn exchange(
+    base: &str,
+    client_id: &str,
+    code: &str,
+    verifier: &str,
+) -> (StatusCode, Value) {
     token(
         base,
         &[
@@ -315,7 +365,7 @@ async fn exchange(base: &str, client_id: &str, code: &str, verifier: &str) -> (S
 }
 
 /// `tools/list` with `access`, unchecked (a refusal is a problem document, not JSON-RPC).
-async fn mcp_list(server: &TestServer, access: &str) -> crate::common::Answer {
+pub(crate) async fn mcp_list(server: &TestServer, access: &str) -> crate::common::Answer {
     let auth = format!("Bearer {access}");
     server
         .mcp_raw(
@@ -329,7 +379,7 @@ async fn mcp_list(server: &TestServer, access: &str) -> crate::common::Answer {
         .await
 }
 
-async fn mcp_status(server: &TestServer, access: &str) -> StatusCode {
+pub(crate) async fn mcp_status(server: &TestServer, access: &str) -> StatusCode {
     mcp_list(server, access).await.status
 }
 
@@ -481,7 +531,7 @@ async fn a_sign_in_form_without_its_csrf_token_is_refused() {
     let (email, password) = person(&server, "admin");
     let mut browser = Browser::new();
     let page = browser.get(&format!("{base}/oauth/apps")).await;
-    assert!(browser.cookies.contains_key("kd_csrf"), "{}", page.text);
+    assert!(browser.cookies.contains_key("kd_pre"), "{}", page.text);
     let refused = browser
         .post(
             &format!("{base}/oauth/sign-in"),
@@ -552,7 +602,19 @@ async fn a_token_for_another_resource_is_refused() {
     let (_, challenge) = pkce();
     let url = authorize_url(&base, &client_id, &challenge, &[])
         .replace("resource=", "resource=https%3A%2F%2Fother.example%2Fmcp&x=");
-    let page = Browser::new().get(&url).await;
+    // Signed out, the error is shown here (`oauth_attacks::before_sign_in_...`); signed in,
+    // it goes back to the client.
+    let (email, password) = person(&server, "admin");
+    let mut browser = Browser::new();
+    sign_in(
+        &mut browser,
+        &base,
+        &format!("{base}/oauth/apps"),
+        &email,
+        &password,
+    )
+    .await;
+    let page = browser.get(&url).await;
     assert_eq!(page.status, StatusCode::SEE_OTHER);
     let q = query(&page.location.unwrap());
     assert_eq!(q["error"], "invalid_target");
@@ -668,15 +730,7 @@ async fn a_revoked_application_loses_its_tokens() {
         after.text
     );
     assert_eq!(mcp_status(&server, access).await, StatusCode::UNAUTHORIZED);
-    let (status, _) = token(
-        &base,
-        &[
-            ("grant_type", "refresh_token"),
-            ("client_id", &client_id),
-            ("refresh_token", tokens["refresh_token"].as_str().unwrap()),
-        ],
-    )
-    .await;
+    let (status, _) = refresh(&base, &client_id, tokens["refresh_token"].as_str().unwrap()).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
 }
 
