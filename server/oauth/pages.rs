@@ -92,9 +92,11 @@ pub fn page(
         HeaderValue::from_static(CSP),
     );
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    // No referrer leaves for another origin. `no-referrer` would also make browsers send
+    // `Origin: null` with our own forms, which `forms::foreign_origin` refuses.
     headers.insert(
         header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
+        HeaderValue::from_static("same-origin"),
     );
     if let Some(cookie) = set_cookie {
         headers.append(header::SET_COOKIE, cookie);

@@ -196,3 +196,96 @@ def test_chromium_signs_in_and_consents_on_the_rendered_pages(server):
     finally:
         browser.close()
         receiver.shutdown()
+
+
+class Attacker(http.server.BaseHTTPRequestHandler):
+    """A page on another port of 127.0.0.1 (another origin of the same site): it plants a
+    `kd_pre` cookie (cookies ignore ports) and submits a form to our consent or sign-in
+    endpoint by itself, as a forged-consent or login-CSRF page would."""
+
+    form = ""  # set by the test: the HTML of the auto-submitting form
+    redirected = []  # any request reaching the attacker's callback (a stolen code)
+
+    def do_GET(self):  # noqa: N802
+        if self.path.startswith("/callback"):
+            Attacker.redirected.append(self.path)
+        body = f"<!doctype html><html><body>{Attacker.form}<script>document.forms[0].submit()</script></body></html>".encode()
+        self.send_response(200)
+        self.send_header("content-type", "text/html; charset=utf-8")
+        self.send_header("set-cookie", "kd_pre=" + "A" * 43 + "; Path=/oauth")
+        self.send_header("set-cookie", "kd_csrf=" + "A" * 43 + "; Path=/oauth")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_chromium_refuses_forms_another_origin_of_the_site_submits(server):
+    port = free_port()
+    attacker = http.server.ThreadingHTTPServer(("127.0.0.1", port), Attacker)
+    threading.Thread(target=attacker.serve_forever, daemon=True).start()
+    redirect = f"http://127.0.0.1:{port}/callback"
+    registration = urllib.request.Request(
+        f"{server.base}/oauth/register", method="POST",
+        data=json.dumps({"client_name": "Assistente Oficial", "redirect_uris": [redirect]}).encode(),
+        headers={"content-type": "application/json"},
+    )
+    client_id = json.loads(urllib.request.urlopen(registration).read())["client_id"]
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(b"x" * 43).digest()).decode().rstrip("=")
+    request = urllib.parse.urlencode({
+        "response_type": "code", "client_id": client_id, "redirect_uri": redirect,
+        "code_challenge": challenge, "code_challenge_method": "S256", "resource": server.mcp_url,
+    })
+    planted = "A" * 43
+    admin = server.person("admin")
+    viewer = server.person("viewer")
+    browser = Browser()
+    try:
+        browser.send("Page.enable")
+        # The victim is signed in.
+        browser.send("Page.navigate", url=f"{server.base}/oauth/apps")
+        browser.wait_for("document.querySelector('#email') !== null", "the sign-in form")
+        browser.type_into("#email", admin["email"])
+        browser.type_into("#password", admin["password"])
+        browser.click("button[type=submit]")
+        browser.wait_for("document.body.innerText.includes('Aplicativos conectados')", "the signed-in page")
+
+        # A forged consent: every scope, for the attacker's application, with a planted token.
+        fields = [("csrf", planted), ("request", request), ("decision", "allow")] + [
+            ("scope", s) for s in ("customers:write", "charges:write", "charges:collect", "webhooks:write")
+        ]
+        inputs = "".join(
+            f'<input type="hidden" name="{k}" value="{html_escape(v)}">' for k, v in fields
+        )
+        Attacker.form = f'<form method="post" action="{server.base}/oauth/consent">{inputs}</form>'
+        browser.send("Page.navigate", url=f"http://127.0.0.1:{port}/forged")
+        browser.wait_for("document.body.innerText.includes('não veio das páginas')", "the refusal")
+        browser.screenshot("05-consentimento-forjado.png")
+        assert browser.eval("location.href") == f"{server.base}/oauth/consent"
+        assert Attacker.redirected == [], "no code reached the attacker"
+
+        # Login CSRF: the attacker's own credentials, submitted from the attacker's page.
+        fields = [("csrf", planted), ("return_to", "/oauth/apps"),
+                  ("email", viewer["email"]), ("password", viewer["password"])]
+        inputs = "".join(
+            f'<input type="hidden" name="{k}" value="{html_escape(v)}">' for k, v in fields
+        )
+        Attacker.form = f'<form method="post" action="{server.base}/oauth/sign-in">{inputs}</form>'
+        browser.send("Page.navigate", url=f"http://127.0.0.1:{port}/login")
+        browser.wait_for("document.body.innerText.includes('não veio das páginas')", "the refusal")
+
+        # The victim is still the victim, and nothing was connected.
+        browser.send("Page.navigate", url=f"{server.base}/oauth/apps")
+        browser.wait_for("document.body.innerText.includes('Aplicativos conectados')", "the list")
+        text = browser.text()
+        assert admin["name"] in text and viewer["name"] not in text
+        assert "Assistente Oficial" not in text
+    finally:
+        browser.close()
+        attacker.shutdown()
+
+
+def html_escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
