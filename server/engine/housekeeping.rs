@@ -11,8 +11,6 @@ use std::time::Duration;
 
 use time::OffsetDateTime;
 
-use crate::oauth::clients::UNUSED_REGISTRATION_SECS;
-use crate::oauth::throttle::FORGET_SECS;
 use crate::state::AppState;
 use crate::store::{Result, Statistics, idempotency, oauth, sign_in, timestamp_text};
 
@@ -48,11 +46,11 @@ pub async fn tick(state: &AppState, now: OffsetDateTime) -> Result<TickReport> {
     }
     report.records_deleted = idempotency::delete_expired(&state.db, now).await?;
     let idle = i64::try_from(state.config.oauth_grant_idle_ttl.as_secs()).unwrap_or(i64::MAX / 2);
-    let client_cutoff = OffsetDateTime::from_unix_timestamp(now - UNUSED_REGISTRATION_SECS)
+    let client_cutoff = OffsetDateTime::from_unix_timestamp(now - oauth::UNUSED_REGISTRATION_SECS)
         .map_or_else(|_| String::new(), timestamp_text);
     report.oauth = oauth::expire(&state.db, now, now - idle, &client_cutoff).await?;
     report.sessions_deleted = sign_in::delete_dead_sessions(&state.db, now).await?;
-    sign_in::delete_forgotten_attempts(&state.db, now - FORGET_SECS, now).await?;
+    sign_in::delete_forgotten_attempts(&state.db, now - sign_in::FORGET_AFTER_SECS, now).await?;
     state.metrics.oauth_expired("grants", report.oauth.grants);
     state.metrics.oauth_expired("clients", report.oauth.clients);
     state

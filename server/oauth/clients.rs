@@ -37,8 +37,6 @@ const METADATA_CACHE_SECS: i64 = 3600;
 /// Registrations one client address may make per window (per replica).
 pub const REGISTRATIONS_PER_WINDOW: u32 = 10;
 const REGISTRATION_WINDOW_SECS: i64 = 60;
-/// A registered client that no grant used within this long is deleted by housekeeping.
-pub const UNUSED_REGISTRATION_SECS: i64 = 86_400;
 
 /// A registration request or a metadata document: the fields we read.
 #[derive(Debug, Deserialize)]

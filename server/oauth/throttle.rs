@@ -21,7 +21,7 @@ use super::session::{Cookies, signed, verified};
 use crate::auth::tokens;
 use crate::config::Config;
 use crate::store::ids::new_secret;
-use crate::store::sign_in::ThrottlePolicy;
+use crate::store::sign_in::{FORGET_AFTER_SECS, ThrottlePolicy};
 
 /// The device cookie's name (before the `__Host-` prefix).
 pub const DEVICE: &str = "kd_device";
@@ -31,13 +31,11 @@ const DEVICE_SECS: i64 = 365 * 86_400;
 pub const FAILURES_BEFORE_LOCK: i64 = 5;
 /// The longest lock, in seconds.
 const LONGEST_LOCK_SECS: i64 = 3600;
-/// Failures this long after the last one no longer count.
-pub const FORGET_SECS: i64 = 86_400;
 
 /// The throttle of sign-in attempts.
 pub const POLICY: ThrottlePolicy = ThrottlePolicy {
     lock_after,
-    forget_after: FORGET_SECS,
+    forget_after: FORGET_AFTER_SECS,
 };
 
 /// Until when a key stays locked after its `failures`-th failure in a row: from the fifth

@@ -588,6 +588,9 @@ pub async fn person_names(db: &Db, person_id: &str) -> Result<Option<(String, St
     .await?)
 }
 
+/// A registered client that no grant used within this long is deleted by housekeeping.
+pub const UNUSED_REGISTRATION_SECS: i64 = 86_400;
+
 /// What one clean-up of the OAuth tables removed.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Expired {

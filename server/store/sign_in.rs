@@ -120,6 +120,9 @@ crate::row! {
     }
 }
 
+/// Failures this long after a key's last one no longer count (and housekeeping forgets them).
+pub const FORGET_AFTER_SECS: i64 = 86_400;
+
 /// What the throttle says of one more attempt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Attempt {
