@@ -16,7 +16,9 @@
 //!    Schema 2020-12, self-contained) and `annotations` (hints and `_meta`); the vendor
 //!    extension is read by `xmcp`;
 //! 4. `catalog` (the MCP JSON) and `emit` (Rust tokens with `quote`, formatted by
-//!    `prettyplease`).
+//!    `prettyplease`);
+//! 5. `models`: the document's schemas as Rust types, from the normalised document and the
+//!    IR's operations, into a file of their own ([`Output::models`]).
 //!
 //! Every problem in a document is collected and reported at once, each with its JSON pointer.
 
@@ -31,6 +33,7 @@ mod emit;
 pub mod ir;
 mod load;
 mod lower;
+mod models;
 pub mod names;
 mod normalise;
 mod parse;
@@ -62,6 +65,55 @@ pub struct Settings {
     /// What a tool may carry; `None`: [`budget::Budget::default`]. The document's
     /// `x-mcp.budget` overrides it key by key.
     pub budget: Option<budget::Budget>,
+    /// How the models spell values ([`Output::models`]).
+    pub models: ModelSettings,
+}
+
+/// What the models need beyond the document: the Rust type of each format that matters.
+#[derive(Debug, Clone)]
+pub struct ModelSettings {
+    /// The Rust types of formats: a schema's `x-format` (see `codegen/X-MCP.md`), else its
+    /// `format`, found here, is that type; a format not here (`email`, `uri`, `date-time` by
+    /// default) is a plain string, and an `x-format` not here is an error. Default: `date` →
+    /// `time::Date` (its serde form is `YYYY-MM-DD` with `time`'s `serde-human-readable`
+    /// feature), `money` → the models' own `Cents`.
+    pub formats: Vec<FormatType>,
+}
+
+impl Default for ModelSettings {
+    fn default() -> Self {
+        ModelSettings {
+            formats: vec![
+                FormatType::new("date", "::time::Date"),
+                FormatType::new("money", "super::Cents"),
+            ],
+        }
+    }
+}
+
+/// The Rust type of one format, on each side. The paths are written as from a module one
+/// level below the models root (`::time::Date`, `crate::domain::money::Cents`, or
+/// `super::Cents` for the models' own); the types are owned, `Debug` and `Clone`, and
+/// (de)serialise the wire form themselves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FormatType {
+    /// The `format` (or `x-format`) word: `date`, `date-time`, `money`, ...
+    pub format: String,
+    /// What requests hold (`Deserialize`).
+    pub request: String,
+    /// What responses hold (`Serialize`).
+    pub response: String,
+}
+
+impl FormatType {
+    /// The same type on both sides.
+    pub fn new(format: &str, rust: &str) -> FormatType {
+        FormatType {
+            format: format.to_owned(),
+            request: rust.to_owned(),
+            response: rust.to_owned(),
+        }
+    }
 }
 
 /// The result of a successful generation.
@@ -84,6 +136,12 @@ pub struct Output {
     /// each operation's request body and query schemas) for `include!` inside a
     /// module that has the MCP layer's `catalog::*` in scope, formatted by `prettyplease`.
     pub source: String,
+    /// The document's types as Rust (the models): helpers and enums at the root, `request`
+    /// and `response` modules with the component schemas' forms, and a module per operation
+    /// (`charges_list::Query`, `charges_list::Response200<'a>`, ...), formatted by
+    /// `prettyplease`, for `include!` inside a module of its own. Needs `serde` (with
+    /// `derive`), `serde_json` and the crates the format types name.
+    pub models: String,
 }
 
 /// Shorthand for results whose error is a [`Report`].
@@ -158,6 +216,15 @@ pub fn generate(doc: &Value, settings: &Settings) -> Result<Output> {
     let strict = settings.strict_clashes.unwrap_or(root.present);
     let parsed = parse::parse(&normalised, &mut diags);
     let mut operations = lower::build(&parsed, doc, &root, strict, &mut diags);
+    // From the operations before the budget trims their schemas: the models follow the
+    // document, not what a tool carries.
+    let models = models::generate(
+        &normalised,
+        &operations,
+        &root.tool_prefix,
+        &settings.models,
+        &mut diags,
+    );
     let budget = budget::Budget::from_document(
         &normalised,
         settings.budget.clone().unwrap_or_default(),
@@ -191,6 +258,7 @@ pub fn generate(doc: &Value, settings: &Settings) -> Result<Output> {
         catalog,
         warnings,
         source,
+        models,
     })
 }
 

@@ -7,6 +7,7 @@
 //!                                    counts, timings and sizes per tool instead; with
 //!                                    --no-budget, every schema as the document writes it
 //! codegen source <spec>              the generated Rust tables on stdout
+//! codegen models <spec>              the generated models (the document's types) on stdout
 //! codegen diff <old> <new>           what changes for an assistant between two catalogs (or
 //!                                    documents): each change breaking or compatible; exit
 //!                                    status 1 when one is breaking
@@ -21,7 +22,7 @@ use std::time::Instant;
 
 use codegen::{Settings, count_operations, deny_warnings, generate, load};
 
-const USAGE: &str = "usage: codegen catalog <spec> [--stats] [--no-budget] [--deny-warnings]\n       codegen source <spec> [--deny-warnings]\n       codegen diff <old> <new>";
+const USAGE: &str = "usage: codegen catalog <spec> [--stats] [--no-budget] [--deny-warnings]\n       codegen source <spec> [--deny-warnings]\n       codegen models <spec> [--deny-warnings]\n       codegen diff <old> <new>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -48,7 +49,7 @@ fn main() -> ExitCode {
         eprintln!("codegen: unknown option {flag}\n{USAGE}");
         return ExitCode::from(2);
     }
-    if command != "catalog" && command != "source" {
+    if !["catalog", "source", "models"].contains(&command) {
         eprintln!("{USAGE}");
         return ExitCode::from(2);
     }
@@ -103,6 +104,7 @@ fn main() -> ExitCode {
     }
     match command {
         "source" => print!("{}", output.source),
+        "models" => print!("{}", output.models),
         _ => match serde_json::to_string_pretty(&output.catalog) {
             Ok(text) => println!("{text}"),
             Err(e) => {

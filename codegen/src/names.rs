@@ -6,9 +6,14 @@
 //! Keeping all of it here means one place decides case conversion, sanitising, length limits
 //! and uniqueness, and one test table covers it.
 //!
-//! Argument names are JSON keys, never Rust identifiers (the generated code only holds them
+//! Argument names are JSON keys, never Rust identifiers (the generated tables only hold them
 //! as strings), so Rust keywords such as `type` or `ref` are fine as they are: renaming them
 //! would make tools harder to use for no gain.
+//!
+//! The generated models do need Rust identifiers: [`type_ident`] (types, `UpperCamelCase`),
+//! [`field_ident`] and [`module_ident`] (`snake_case`, keywords as raw identifiers) and
+//! [`variant_ident`] (enum variants from wire words); each gives a valid identifier for any
+//! text, and [`IdentSet`] makes them unique where they share a namespace.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -244,9 +249,187 @@ pub fn title_from_name(name: &str) -> String {
     }
 }
 
+/// Words that cannot be identifiers even as raw identifiers (`r#self` is refused).
+const NOT_RAW: &[&str] = &["self", "Self", "super", "crate", "_"];
+
+/// Rust keywords (strict, reserved, and the 2018+ ones), which need `r#` as identifiers.
+const KEYWORDS: &[&str] = &[
+    "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern", "false",
+    "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub",
+    "ref", "return", "static", "struct", "trait", "true", "type", "unsafe", "use", "where",
+    "while", "abstract", "become", "box", "do", "final", "macro", "override", "priv", "try",
+    "typeof", "unsized", "virtual", "yield",
+];
+
+/// Whether `ident` must be written `r#ident` (a keyword) in Rust source.
+pub fn is_keyword(ident: &str) -> bool {
+    KEYWORDS.contains(&ident)
+}
+
+/// A `snake_case` identifier for a JSON property or module named `text`, never empty and never
+/// starting with a digit (`2fa` → `n2fa`); keywords stay (written `r#type`), and the words
+/// that cannot be raw identifiers get a `_` after them (`self` → `self_`).
+fn snake_ident(text: &str, fallback: &str) -> String {
+    let mut ident = snake_case(&text.replace('$', "_"));
+    if ident.is_empty() {
+        ident = format!("{fallback}_{:06x}", fnv1a(text.as_bytes()) & 0xff_ffff);
+    }
+    if ident.starts_with(|c: char| c.is_ascii_digit()) {
+        ident.insert(0, 'n');
+    }
+    if NOT_RAW.contains(&ident.as_str()) {
+        ident.push('_');
+    }
+    ident
+}
+
+/// The Rust field name of the JSON property `wire` (`templateTest` → `template_test`,
+/// `type` → `type`, emitted `r#type`).
+pub fn field_ident(wire: &str) -> String {
+    snake_ident(&arg_name_spelled(wire), "field")
+}
+
+/// The module of an operation's models, from its tool name without the prefix
+/// (`charges_list`, `json_schema_2020_12_tool`).
+pub fn module_ident(variant: &str) -> String {
+    snake_ident(variant, "operation")
+}
+
+/// An `UpperCamelCase` type name made of `parts` (`["charge", "negativation_status"]` →
+/// `ChargeNegativationStatus`), accents folded, never empty nor starting with a digit.
+pub fn type_ident(parts: &[&str]) -> String {
+    let joined: String = parts
+        .iter()
+        .map(|p| snake_case(p))
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("_");
+    let mut ident = joined.to_upper_camel_case();
+    if ident.is_empty() {
+        ident = "Type".to_owned();
+    }
+    if ident.starts_with(|c: char| c.is_ascii_digit()) {
+        ident.insert(0, 'T');
+    }
+    if ident == "Self" {
+        ident.push('_');
+    }
+    ident
+}
+
+/// The enum variant for the wire word `wire` (`in_agreement` → `InAgreement`,
+/// `customers:read` → `CustomersRead`, `2xx` → `V2xx`, `` → `Empty`).
+pub fn variant_ident(wire: &str) -> String {
+    if wire.is_empty() {
+        return "Empty".to_owned();
+    }
+    let mut ident = snake_case(&arg_name_spelled(wire)).to_upper_camel_case();
+    if ident.is_empty() {
+        ident = format!("V{:06x}", fnv1a(wire.as_bytes()) & 0xff_ffff);
+    }
+    if ident.starts_with(|c: char| c.is_ascii_digit()) {
+        ident.insert(0, 'V');
+    }
+    if ident == "Self" {
+        ident.push('_');
+    }
+    ident
+}
+
+/// Comparison suffixes spelled out, as in [`arg_name`].
+fn arg_name_spelled(wire: &str) -> String {
+    wire.replace(">=", "_gte")
+        .replace("<=", "_lte")
+        .replace('>', "_gt")
+        .replace('<', "_lt")
+}
+
+/// Identifiers handed out in one namespace (a module's types, a struct's fields, an enum's
+/// variants): the first claim of a name gets it, later ones a number after it (`Status2`,
+/// `status_2`), so the result depends only on the claim order.
+#[derive(Debug, Default)]
+pub struct IdentSet {
+    used: HashSet<String>,
+}
+
+impl IdentSet {
+    /// Marks `ident` as taken (a helper type the generator always writes).
+    pub fn reserve(&mut self, ident: &str) {
+        self.used.insert(ident.to_owned());
+    }
+
+    /// `ident` if free, else the first free `ident2`, `ident3`, ... (`ident_2` for
+    /// `snake_case` identifiers).
+    pub fn claim(&mut self, ident: &str) -> String {
+        if self.used.insert(ident.to_owned()) {
+            return ident.to_owned();
+        }
+        let separator = if ident.contains(|c: char| c.is_ascii_uppercase()) {
+            ""
+        } else {
+            "_"
+        };
+        for n in 2.. {
+            let candidate = format!("{ident}{separator}{n}");
+            if self.used.insert(candidate.clone()) {
+                return candidate;
+            }
+        }
+        unreachable!("the loop above only ends by returning")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rust_identifiers_table() {
+        let fields = [
+            ("templateTest", "template_test"),
+            ("type", "type"),
+            ("self", "self_"),
+            ("2fa", "n2fa"),
+            ("$", "field_"),
+            ("amount_due", "amount_due"),
+            ("Idempotency-Key", "idempotency_key"),
+        ];
+        for (wire, expected) in fields {
+            assert!(
+                field_ident(wire).starts_with(expected),
+                "field_ident({wire:?})"
+            );
+        }
+        assert!(is_keyword("type") && !is_keyword("amount"));
+        let variants = [
+            ("in_agreement", "InAgreement"),
+            ("customers:read", "CustomersRead"),
+            ("boa_vista", "BoaVista"),
+            ("2xx", "V2xx"),
+            ("", "Empty"),
+            ("Self", "Self_"),
+            ("cobrança", "Cobranca"),
+        ];
+        for (wire, expected) in variants {
+            assert_eq!(variant_ident(wire), expected, "variant_ident({wire:?})");
+        }
+        assert_eq!(
+            type_ident(&["charge", "negativation_status"]),
+            "ChargeNegativationStatus"
+        );
+        assert_eq!(type_ident(&["ProblemFieldError"]), "ProblemFieldError");
+        assert_eq!(type_ident(&["", "401"]), "T401");
+        assert_eq!(module_ident("charges_list"), "charges_list");
+        assert_eq!(
+            module_ident("json_schema_2020_12_tool"),
+            "json_schema_2020_12_tool"
+        );
+        let mut set = IdentSet::default();
+        set.reserve("Patch");
+        assert_eq!(set.claim("Patch"), "Patch2");
+        assert_eq!(set.claim("status"), "status");
+        assert_eq!(set.claim("status"), "status_2");
+    }
 
     #[test]
     fn snake_case_table() {
@@ -382,6 +565,28 @@ mod tests {
                 arg.bytes()
                     .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
             );
+            // Every Rust identifier made from the text parses as one.
+            let raw = |ident: String| {
+                if is_keyword(&ident) {
+                    format!("r#{ident}")
+                } else {
+                    ident
+                }
+            };
+            for ident in [
+                raw(field_ident(&text)),
+                raw(module_ident(&text)),
+                type_ident(&[&text, "x"]),
+                type_ident(&[&text]),
+                variant_ident(&text),
+            ] {
+                let parsed = if let Some(raw) = ident.strip_prefix("r#") {
+                    syn::parse_str::<syn::Ident>(&format!("r#{raw}")).is_ok()
+                } else {
+                    syn::parse_str::<syn::Ident>(&ident).is_ok() && !is_keyword(&ident)
+                };
+                assert!(parsed, "{text:?} gave the identifier {ident:?}");
+            }
         }
     }
 }

@@ -1,5 +1,7 @@
-//! Generates the fixture's MCP catalog from `fixture.yaml`, `instructions.md` and `prompts/`
-//! into `$OUT_DIR`, with the same `codegen` as the dunning server. Reads and writes files only.
+//! Generates the fixture's MCP catalog (`catalog.rs`) and its models (`models.rs`, the
+//! document's types its operations are written against) from `fixture.yaml`,
+//! `instructions.md` and `prompts/` into `$OUT_DIR`, with the same `codegen` as the dunning
+//! server. Reads and writes files only.
 
 use std::{env, fs, path::Path};
 
@@ -16,6 +18,7 @@ fn main() {
         prompts: codegen::read_prompts(Path::new("prompts")).expect("read prompts/"),
         // The conformance suite's fixtures are served exactly as written.
         budget: Some(codegen::budget::Budget::unlimited()),
+        models: codegen::ModelSettings::default(),
     };
     let output = codegen::generate(&document, &settings)
         .unwrap_or_else(|report| panic!("fixture.yaml and prompts/:\n{report}"));
@@ -24,4 +27,5 @@ fn main() {
     }
     let out_dir = env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     fs::write(Path::new(&out_dir).join("catalog.rs"), output.source).expect("write catalog.rs");
+    fs::write(Path::new(&out_dir).join("models.rs"), output.models).expect("write models.rs");
 }

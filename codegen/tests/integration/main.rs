@@ -5,5 +5,6 @@ mod cli;
 mod common;
 mod compiled;
 mod errors;
+mod models;
 mod real_documents;
 mod snapshots;

@@ -1,14 +1,14 @@
 //! The fixture's operations: one handler per operation of `fixture.yaml`, answering what the
 //! conformance suite expects. The MCP layer reaches them in-process, like the dunning
-//! server's `/v1`.
+//! server's `/v1`. Each reads its input as the generated models (`crate::models`: path, query,
+//! body) and writes the answers the document shapes as them too (`crate::answers`); the MCP
+//! results, which the document leaves free-form (`{type: object}`), are built here.
 //!
 //! Most answer MCP results themselves (`x-mcp.result: mcp`). Those that ask the client for
 //! input follow the layer's convention (codegen/X-MCP.md, "Asking the client for input"): they
 //! answer an `InputRequiredResult`, and read the next round's `inputResponses`, their own
 //! `requestState` and the client's capabilities from the `Mcp-Input-Responses`,
 //! `Mcp-Request-State` and `Mcp-Client-Capabilities` headers (base64url of UTF-8).
-
-use std::collections::HashMap;
 
 use axum::extract::{Path, Query};
 use axum::response::{IntoResponse, Response};
@@ -18,6 +18,12 @@ use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use http::{HeaderMap, StatusCode, header};
 use serde_json::{Map, Value, json};
+
+use crate::answers;
+use crate::models::{
+    template_data, test_elicitation, test_header_echo, test_prompt_with_embedded_resource,
+    test_sampling,
+};
 
 /// A 1x1 red PNG.
 pub const PNG_BASE64: &str =
@@ -243,42 +249,30 @@ async fn reconnection() -> Json<Value> {
     )
 }
 
-async fn json_schema_2020_12(Json(body): Json<Value>) -> Json<Value> {
-    Json(json!({ "received": body }))
+async fn json_schema_2020_12(Json(body): Json<Map<String, Value>>) -> Response {
+    Json(answers::json_schema_2020_12(&body)).into_response()
 }
 
-async fn header_echo(Query(query): Query<HashMap<String, String>>) -> Json<Value> {
-    text(format!(
-        "Region: {}",
-        query.get("region").map_or("", String::as_str)
-    ))
+async fn header_echo(Query(query): Query<test_header_echo::Query>) -> Json<Value> {
+    text(format!("Region: {}", query.region))
 }
 
 // --- Asking for input -----------------------------------------------------------------------
 
-async fn sampling(headers: HeaderMap, Json(body): Json<Value>) -> Json<Value> {
+async fn sampling(headers: HeaderMap, Json(body): Json<test_sampling::Body>) -> Json<Value> {
     let round = Round::of(&headers);
     match round.sampled("completion") {
         Some(answer) => text(format!("LLM response: {answer}")),
-        None => {
-            let prompt = body
-                .get("prompt")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            ask(json!({ "completion": sample(prompt, 100) }), None)
-        }
+        None => ask(json!({ "completion": sample(&body.prompt, 100) }), None),
     }
 }
 
-async fn elicitation(headers: HeaderMap, Json(body): Json<Value>) -> Json<Value> {
+async fn elicitation(headers: HeaderMap, Json(body): Json<test_elicitation::Body>) -> Json<Value> {
     let round = Round::of(&headers);
     if let Some(outcome) = outcome(&round, "user_input") {
         return text(format!("User response: {outcome}"));
     }
-    let message = body
-        .get("message")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+    let message = body.message.as_str();
     let schema = json!({
         "type": "object",
         "properties": {
@@ -520,14 +514,17 @@ async fn watched() -> Response {
         .into_response()
 }
 
-async fn template_data(Path(id): Path<String>) -> Json<Value> {
-    Json(json!({ "id": id, "templateTest": true, "data": format!("Data for ID: {id}") }))
+async fn template_data(Path(path): Path<template_data::Path>) -> Response {
+    let text = format!("Data for ID: {}", path.id);
+    Json(answers::template_data(&path, &text)).into_response()
 }
 
 // --- Prompts --------------------------------------------------------------------------------
 
-async fn prompt_embedded_resource(Query(query): Query<HashMap<String, String>>) -> Json<Value> {
-    let uri = query.get("resourceUri").cloned().unwrap_or_default();
+async fn prompt_embedded_resource(
+    Query(query): Query<test_prompt_with_embedded_resource::Query>,
+) -> Json<Value> {
+    let uri = query.resource_uri;
     Json(json!({
         "description": "A prompt with an embedded resource",
         "messages": [
