@@ -1,4 +1,5 @@
-//! Generates the MCP catalog and dispatch tables from `openapi/v1.yaml` into `$OUT_DIR`.
+//! Generates the MCP catalog and dispatch tables (`catalog.rs`) and the document's types
+//! (`models.rs`) from `openapi/v1.yaml` into `$OUT_DIR`.
 //! All the work is in the `codegen` crate; this only reads and writes files.
 //! `CODEGEN_DENY_WARNINGS=1` makes the generator's warnings errors.
 //! It also names the build for the metrics' build info: `DUNNING_GIT_COMMIT` (the commit, or
@@ -26,6 +27,7 @@ fn main() {
         prompts,
         // The defaults (lean output schemas, no input examples): see codegen/src/budget.rs.
         budget: None,
+        models: codegen::ModelSettings::default(),
     };
     let output = codegen::generate(&loaded.document, &settings)
         .and_then(
@@ -45,6 +47,7 @@ fn main() {
     );
     println!("cargo::rustc-env=DUNNING_GIT_COMMIT={}", git_commit());
     fs::write(Path::new(&out_dir).join("catalog.rs"), output.source).expect("write catalog.rs");
+    fs::write(Path::new(&out_dir).join("models.rs"), output.models).expect("write models.rs");
 }
 
 /// FNV-1a, 64 bits: enough to tell two catalogs apart, and no dependency.

@@ -13,7 +13,7 @@ use axum::response::Response;
 use http::HeaderValue;
 use mcp::observe::Exchanges;
 
-use crate::store::ids;
+use dunning_store::ids;
 
 /// The organization a request acted for, set on the response by authentication so that the
 /// access log can name it.

@@ -131,6 +131,16 @@ impl Config {
         }
     }
 
+    /// What the engine's workers read of the configuration.
+    pub fn engine_settings(&self) -> dunning_engine::Settings {
+        dunning_engine::Settings {
+            lease: self.engine_lease,
+            smtp_url: self.smtp_url.clone(),
+            allow_private_webhook_targets: self.allow_private_webhook_targets,
+            oauth_grant_idle_ttl: self.oauth_grant_idle_ttl,
+        }
+    }
+
     /// Base URL clients use to reach this server (for printed instructions and metadata).
     pub fn base_url(&self) -> String {
         format!("http://{}", self.bind)

@@ -7,13 +7,13 @@ use serde_json::json;
 use time::Duration;
 
 use crate::auth::{Audience, roles, tokens};
-use crate::domain::document::{cnpj_with_check_digits, cpf_with_check_digits};
-use crate::store::charges::{self, ChargeFields};
-use crate::store::customers::{self, Address, CustomerFields};
-use crate::store::events::{self, Actor};
-use crate::store::orgs::{self, NewToken};
-use crate::store::plans;
-use crate::store::{Db, Result, ids, now_text, today};
+use dunning_domain::document::{cnpj_with_check_digits, cpf_with_check_digits};
+use dunning_store::charges::{self, ChargeFields};
+use dunning_store::customers::{self, Address, CustomerFields};
+use dunning_store::events::{self, Actor};
+use dunning_store::orgs::{self, NewToken};
+use dunning_store::plans;
+use dunning_store::{Db, Result, ids, now_text, today};
 
 /// What the credentials file holds.
 #[derive(Debug, Serialize)]
@@ -197,9 +197,9 @@ pub async fn seed(db: &Db, base_url: &str) -> Result<Credentials> {
                 let password = password.clone();
                 tokio::task::spawn_blocking(move || crate::oauth::passwords::hash(&password))
                     .await
-                    .map_err(|e| crate::store::StoreError::Corrupt(e.to_string()))?
+                    .map_err(|e| dunning_store::StoreError::Corrupt(e.to_string()))?
             };
-            crate::store::oauth::set_password(db, &person.id, &hashed).await?;
+            dunning_store::oauth::set_password(db, &person.id, &hashed).await?;
             let scopes: Vec<String> = roles::permissions(role)
                 .iter()
                 .map(|s| s.to_string())

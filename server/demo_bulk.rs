@@ -13,8 +13,8 @@
 
 use time::Duration;
 
-use crate::domain::document::cpf_with_check_digits;
-use crate::store::{Backend, Db, Result, ids, now_text, today};
+use dunning_domain::document::cpf_with_check_digits;
+use dunning_store::{Backend, Db, Result, ids, now_text, today};
 
 /// Rows per `INSERT` statement: 10 bound values per charge row stays far below SQLite's
 /// 32 766 and PostgreSQL's 65 535 parameters.
@@ -170,7 +170,7 @@ pub async fn generate(
             .fetch_all(&db.pool)
             .await?;
         if customer_ids.is_empty() {
-            return Err(crate::store::StoreError::Corrupt(
+            return Err(dunning_store::StoreError::Corrupt(
                 "the organization has no customer to bill: pass --customers".into(),
             ));
         }
@@ -222,7 +222,7 @@ fn customer_row(mix: &mut Mix, serial: usize) -> [Option<String>; 9] {
         mix.pick(LAST_NAMES),
         mix.pick(LAST_NAMES)
     );
-    let search = crate::store::customers::search_key(&name);
+    let search = dunning_store::customers::search_key(&name);
     let document = cpf_with_check_digits(&format!("{CPF_PREFIX}{serial:07}"));
     let local = search.split_whitespace().collect::<Vec<_>>().join(".");
     let email = (mix.below(10) < 8).then(|| format!("{local}.{serial}@example.com.br"));
@@ -396,7 +396,7 @@ fn push_rows(sql: &mut String, rows: usize, fixed: &str, per_row: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::document::TaxDocument;
+    use dunning_domain::document::TaxDocument;
 
     #[test]
     fn generated_customers_have_valid_distinct_cpfs() {

@@ -1,9 +1,17 @@
 //! The catalog generated at build time from `openapi/v1.yaml` and `templates/` by `codegen`
 //! (see `build.rs`): the `/v1` routes are registered from `TOOLS`, and `CATALOG` is what the
-//! MCP endpoint serves.
+//! MCP endpoint serves; and `models`, the document's types (`codegen::Output::models`).
 
 #![allow(clippy::all)]
 
 use catalog::*;
 
 include!(concat!(env!("OUT_DIR"), "/catalog.rs"));
+
+/// The document's types: per operation its path, query, body and response types (see
+/// `codegen/X-MCP.md`, "The models"). Handlers still read and write JSON by hand; they adopt
+/// these next, so most of it is unused for now.
+#[allow(dead_code, clippy::all)]
+pub mod models {
+    include!(concat!(env!("OUT_DIR"), "/models.rs"));
+}

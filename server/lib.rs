@@ -9,20 +9,16 @@ pub mod auth;
 pub mod config;
 pub mod demo;
 pub mod demo_bulk;
-pub mod documents;
-pub mod domain;
-pub mod engine;
 pub mod generated;
-pub mod limits;
+pub mod http;
 pub mod logging;
 pub mod mcp_host;
 pub mod metrics;
-pub mod net;
 pub mod oauth;
 pub mod probes;
+pub mod rate_limit;
 pub mod serve;
 pub mod state;
-pub mod store;
 pub mod telemetry;
 
 use axum::Router;
@@ -44,10 +40,10 @@ pub fn app(state: AppState) -> Router {
         .merge(probes::router(state.clone()));
     // With `--metrics-bind`, `/metrics` is served on its own listener instead (`main.rs`).
     if state.config.metrics_bind.is_none() {
-        app = app.merge(metrics::router(state.clone()));
+        app = app.merge(metrics::router(state.metrics.clone(), state.db.clone()));
     }
-    app.method_not_allowed_fallback(api::problem::wrong_method)
-        .fallback(api::problem::no_route)
+    app.method_not_allowed_fallback(http::problem::wrong_method)
+        .fallback(http::problem::no_route)
         .layer(axum::middleware::from_fn_with_state(
             state.metrics.clone(),
             metrics::count,

@@ -7,10 +7,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
+use dunning_store::{Db, DbSettings, orgs};
 use kobana_dunning::auth::{Audience, roles, tokens};
 use kobana_dunning::logging::{self, LogFormat};
 use kobana_dunning::serve::HttpLimits;
-use kobana_dunning::store::{Db, DbSettings, orgs};
 use kobana_dunning::{AppState, Config, app, demo, oauth, serve, telemetry};
 
 // Many small, short-lived allocations per request (JSON values, headers, rows) cross the
@@ -486,7 +486,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     }
     let state = AppState::new(db, config);
     let workers = if state.config.run_engine {
-        kobana_dunning::engine::start(state.clone())
+        dunning_engine::start(state.engine.clone())
     } else {
         Vec::new()
     };
@@ -498,9 +498,9 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         tracing::info!(address = %metrics_bind.map_or(String::new(), |a| a.to_string()), "metrics served on their own listener");
         let mut asked = stopping.clone();
         // Alone on its listener, with the same problem documents as the main one.
-        let metrics = kobana_dunning::metrics::router(state.clone())
-            .method_not_allowed_fallback(kobana_dunning::api::problem::wrong_method)
-            .fallback(kobana_dunning::api::problem::no_route);
+        let metrics = kobana_dunning::metrics::router(state.metrics.clone(), state.db.clone())
+            .method_not_allowed_fallback(kobana_dunning::http::problem::wrong_method)
+            .fallback(kobana_dunning::http::problem::no_route);
         tokio::spawn(serve::serve(
             listener,
             metrics,
@@ -531,7 +531,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         }
     };
     // The workers finish the step they are in (so they leave no lease held), then stop.
-    state.engine.stop();
+    state.engine.status.stop();
     let all_stopped = async {
         for worker in workers {
             let _ = worker.await;
@@ -833,12 +833,12 @@ async fn set_password(args: SetPasswordArgs) -> Result<(), String> {
     }
     let (db, _) = args.database.open().await?;
     let (org, person) = find_person(&db, &args.organization, &args.person).await?;
-    kobana_dunning::store::oauth::set_password(&db, &person.id, &oauth::passwords::hash(password))
+    dunning_store::oauth::set_password(&db, &person.id, &oauth::passwords::hash(password))
         .await
         .map_err(|e| e.to_string())?;
     // Browsers without a device cookie that strangers locked out of the address get in again.
     let untrusted = oauth::throttle::key(&person.email.trim().to_lowercase(), None);
-    kobana_dunning::store::sign_in::clear_attempts(&db, &untrusted)
+    dunning_store::sign_in::clear_attempts(&db, &untrusted)
         .await
         .map_err(|e| e.to_string())?;
     eprintln!(
@@ -851,9 +851,9 @@ async fn set_password(args: SetPasswordArgs) -> Result<(), String> {
 async fn trust_issuer(args: TrustIssuerArgs) -> Result<(), String> {
     let (db, _) = args.database.open().await?;
     let org = find_organization(&db, &args.organization).await?;
-    kobana_dunning::store::oauth::set_external_issuer(
+    dunning_store::oauth::set_external_issuer(
         &db,
-        &kobana_dunning::store::oauth::ExternalIssuer {
+        &dunning_store::oauth::ExternalIssuer {
             organization_id: org.id.clone(),
             issuer: args.issuer.clone(),
             jwks_uri: args.jwks_uri.clone(),
@@ -875,14 +875,14 @@ async fn create_oauth_client(args: OauthClientCreateArgs) -> Result<(), String> 
         oauth::clients::check_redirect_uri(uri)?;
     }
     let (db, _) = args.database.open().await?;
-    let client = kobana_dunning::store::oauth::Client {
-        id: kobana_dunning::store::ids::new_id("cli"),
+    let client = dunning_store::oauth::Client {
+        id: dunning_store::ids::new_id("cli"),
         name: args.name.clone(),
         redirect_uris: args.redirect_uris.clone(),
         kind: "preregistered".into(),
         fetched_at_epoch: None,
     };
-    kobana_dunning::store::oauth::save_client(&db, &client)
+    dunning_store::oauth::save_client(&db, &client)
         .await
         .map_err(|e| e.to_string())?;
     eprintln!(

@@ -8,10 +8,10 @@ use std::pin::Pin;
 
 use mcp::{Admission, AuthFailure, Caller, Completion, CompletionRequest, Host};
 
-use crate::api::limits::{self, Counted};
+use crate::api::rate_limit::{self, Counted};
 use crate::auth::{self, Audience, Principal, tokens};
 use crate::state::AppState;
-use crate::store::{agreements, charges, customers, disputes, exports};
+use dunning_store::{agreements, charges, customers, disputes, exports};
 
 /// The [`Host`] for Kobana Dunning: checks tokens against the database.
 pub struct McpAuthenticator {
@@ -30,7 +30,9 @@ impl Host for McpAuthenticator {
     fn authenticate<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Caller, AuthFailure>> {
         Box::pin(async move {
             if auth::external::looks_like_jwt(token) {
-                let record = auth::external::authenticate(&self.state, token)
+                let policy =
+                    dunning_engine::outbound::Policy::for_webhooks(&self.state.engine.settings);
+                let record = auth::external::authenticate(&self.state.db, policy, token)
                     .await
                     .map_err(AuthFailure::InvalidToken)?;
                 return Ok(caller(Principal::from_record(record, Audience::Mcp)));
@@ -70,7 +72,7 @@ impl Host for McpAuthenticator {
             let Some(principal) = caller.extensions.get::<Principal>() else {
                 return Ok(Admission::Admitted);
             };
-            let window = limits::count(&self.state, principal)
+            let window = rate_limit::count(&self.state, principal)
                 .await
                 .map_err(|e| e.to_string())?;
             caller.extensions.insert(Counted(window));

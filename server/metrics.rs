@@ -23,8 +23,8 @@ use prometheus::{
     Registry, TextEncoder,
 };
 
-use crate::state::AppState;
-use crate::store;
+use dunning_store as store;
+use dunning_store::Db;
 
 /// Latency buckets in seconds: from a cached read (about a millisecond) to a slow export.
 const LATENCY_BUCKETS: &[f64] = &[
@@ -307,8 +307,8 @@ impl Metrics {
     }
 
     /// Read what is only known by asking: the pool's connections and the engine's queues.
-    async fn refresh(&self, state: &AppState) {
-        let pool = &state.db.pool;
+    async fn refresh(&self, db: &Db) {
+        let pool = &db.pool;
         let size = i64::from(pool.size());
         let idle = i64::try_from(pool.num_idle()).unwrap_or(i64::MAX);
         let max = i64::from(pool.options().get_max_connections());
@@ -318,8 +318,8 @@ impl Metrics {
             .set((size - idle).max(0));
         connections.with_label_values(&["idle"]).set(idle);
         connections.with_label_values(&["max"]).set(max);
-        let now = time::OffsetDateTime::now_utc();
-        match tokio::time::timeout(QUEUE_CHECK, store::queues::due(&state.db, now)).await {
+        let now = dunning_domain::timestamp::now();
+        match tokio::time::timeout(QUEUE_CHECK, store::queues::due(db, now)).await {
             Ok(Ok(queues)) => {
                 for queue in queues {
                     let labels = [queue.worker, queue.queue];
@@ -368,16 +368,17 @@ pub async fn count(State(metrics): State<Arc<Metrics>>, request: Request, next: 
     response
 }
 
-/// `/metrics` alone, for the main listener or a listener of its own (`--metrics-bind`).
-pub fn router(state: AppState) -> Router {
+/// `/metrics` alone, for the main listener or a listener of its own (`--metrics-bind`): the
+/// metrics, and the database whose pool and queues a scrape reads.
+pub fn router(metrics: Arc<Metrics>, db: Db) -> Router {
     Router::new()
         .route("/metrics", get(scrape))
-        .with_state(state)
+        .with_state((metrics, db))
 }
 
-async fn scrape(State(state): State<AppState>) -> Response {
-    state.metrics.refresh(&state).await;
-    match state.metrics.render() {
+async fn scrape(State((metrics, db)): State<(Arc<Metrics>, Db)>) -> Response {
+    metrics.refresh(&db).await;
+    match metrics.render() {
         Ok(text) => {
             let mut response = text.into_response();
             response.headers_mut().insert(
@@ -386,7 +387,7 @@ async fn scrape(State(state): State<AppState>) -> Response {
             );
             response
         }
-        Err(e) => crate::api::problem::ApiError::internal(format!("metrics: {e}")).into_response(),
+        Err(e) => crate::http::problem::ApiError::internal(format!("metrics: {e}")).into_response(),
     }
 }
 

@@ -12,7 +12,7 @@ use axum::routing::get;
 use http::StatusCode;
 use serde_json::json;
 
-use crate::api::problem::ApiError;
+use crate::http::problem::ApiError;
 use crate::state::AppState;
 
 /// How long readiness waits for the database before it says "not ready".
@@ -40,11 +40,11 @@ async fn ready(State(state): State<AppState>) -> Response {
             DATABASE_CHECK.as_millis()
         )),
     }
-    if state.engine.stopping() {
+    if state.engine.status.stopping() {
         problems.push("shutting down".to_string());
     }
-    for worker in state.engine.dead_workers() {
-        if !state.engine.stopping() {
+    for worker in state.engine.status.dead_workers() {
+        if !state.engine.status.stopping() {
             problems.push(format!("engine: worker {worker} is not running"));
         }
     }

@@ -1,23 +1,26 @@
-//! Shared application state handed to every handler.
+//! Shared application state handed to every handler, and the engine's view of the process
+//! (its `Observer`: the metrics to count in, the token cache a revocation clears).
 
 use std::sync::Arc;
 
+use dunning_engine::status::EngineStatus;
+use dunning_engine::{Engine, Observer};
+use dunning_store::Db;
+
 use crate::auth::TokenCache;
 use crate::config::Config;
-use crate::engine::status::EngineStatus;
-use crate::limits::Limiter;
 use crate::metrics::{BuildInfo, Metrics};
-use crate::store::Db;
+use crate::rate_limit::Limiter;
 
 /// Cheap to clone: the database pool, the configuration, what the process keeps in memory
-/// between requests (token lookups, rate-limit windows) and the engine's status behind
-/// `Arc`s.
+/// between requests (token lookups, rate-limit windows), the metrics, and the engine (its
+/// workers' settings and status) behind `Arc`s.
 #[derive(Clone)]
 pub struct AppState {
     pub db: Db,
     pub config: Arc<Config>,
-    /// Which background workers run, and the signal that stops them.
-    pub engine: Arc<EngineStatus>,
+    /// The background workers' view of the process: what `dunning_engine` runs on.
+    pub engine: Engine,
     pub tokens: Arc<TokenCache>,
     pub limits: Arc<Limiter>,
     /// What `/metrics` shows.
@@ -26,15 +29,46 @@ pub struct AppState {
 
 impl AppState {
     pub fn new(db: Db, config: Config) -> Self {
-        let metrics = Metrics::new(BuildInfo::current());
+        let metrics = Arc::new(Metrics::new(BuildInfo::current()));
         metrics.register_pool_wait(&db.acquire_wait);
+        let tokens = Arc::new(TokenCache::new(config.token_cache_ttl));
+        let engine = Engine {
+            db: db.clone(),
+            settings: Arc::new(config.engine_settings()),
+            status: Arc::new(EngineStatus::default()),
+            observer: Arc::new(Observed {
+                metrics: metrics.clone(),
+                tokens: tokens.clone(),
+            }),
+        };
         AppState {
-            tokens: Arc::new(TokenCache::new(config.token_cache_ttl)),
+            tokens,
             limits: Arc::new(Limiter::new(db.clone(), config.rate_limit_flush)),
             db,
             config: Arc::new(config),
-            engine: Arc::default(),
-            metrics: Arc::new(metrics),
+            engine,
+            metrics,
         }
+    }
+}
+
+/// What the engine reports, counted in the process's metrics; a revocation clears the token
+/// cache, so it takes effect here at once.
+struct Observed {
+    metrics: Arc<Metrics>,
+    tokens: Arc<TokenCache>,
+}
+
+impl Observer for Observed {
+    fn webhook_attempt(&self, outcome: &'static str, retry: bool) {
+        self.metrics.webhook_attempt(outcome, retry);
+    }
+
+    fn expired(&self, what: &'static str, count: u64) {
+        self.metrics.oauth_expired(what, count);
+    }
+
+    fn revoked(&self) {
+        self.tokens.forget_all();
     }
 }

@@ -14,6 +14,7 @@
 
 #![deny(missing_docs)]
 
+mod admission;
 mod bounds;
 mod completions;
 mod confirm;
@@ -23,7 +24,6 @@ mod guard;
 mod input;
 mod jsonrpc;
 mod lifecycle;
-mod limits;
 mod metadata;
 pub mod observe;
 mod prompts;

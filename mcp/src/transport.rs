@@ -16,7 +16,7 @@ use super::jsonrpc::{self, ErrorCode, Incoming, Message, Messages, Outcome, Rece
 use super::observe::{self, Exchange, Exchanges};
 use super::protocol::{self, Context};
 use super::{
-    AuthFailure, Caller, Endpoint, completions, fault, guard, lifecycle, limits, prompts,
+    AuthFailure, Caller, Endpoint, admission, completions, fault, guard, lifecycle, prompts,
     resources, tools,
 };
 
@@ -162,7 +162,7 @@ async fn serve_single(
             return observed(with_mcp_headers(response, version), seen);
         }
     };
-    let Ok(limited) = limits::admit(endpoint, caller.as_mut()).await else {
+    let Ok(limited) = admission::admit(endpoint, caller.as_mut()).await else {
         seen.outcome = observe::Outcome::Error;
         seen.error_code = Some(ErrorCode::INTERNAL_ERROR.0);
         let response = error_response(version, incoming, &internal().with_status(500));
@@ -170,7 +170,7 @@ async fn serve_single(
     };
     let outcome = match limited {
         Some(seconds) => {
-            limits::refusal(endpoint, &context, &incoming.method, seconds).map(Outcome::Value)
+            admission::refusal(endpoint, &context, &incoming.method, seconds).map(Outcome::Value)
         }
         None => {
             let (outcome, confirmation) =
@@ -190,7 +190,7 @@ async fn serve_single(
         Err(error) => error_response(version, incoming, &error),
     };
     if let Some(seconds) = limited {
-        let (name, value) = limits::retry_after_header(seconds);
+        let (name, value) = admission::retry_after_header(seconds);
         response.headers_mut().insert(name, value);
     }
     observed(response, seen)
@@ -319,7 +319,7 @@ async fn handle_batch(endpoint: &Endpoint, headers: &HeaderMap, items: Vec<Recei
         caller = Some(auth);
         // Each message counts: a batch of twenty is twenty requests.
         let mut who = who;
-        let Ok(limited) = limits::admit(endpoint, who.as_mut()).await else {
+        let Ok(limited) = admission::admit(endpoint, who.as_mut()).await else {
             seen.push(exchange);
             responses.push(jsonrpc::failure(Some(&id), &internal()));
             continue;
@@ -328,7 +328,7 @@ async fn handle_batch(endpoint: &Endpoint, headers: &HeaderMap, items: Vec<Recei
         let outcome = match limited {
             Some(seconds) => {
                 retry_after = retry_after.max(Some(seconds));
-                limits::refusal(endpoint, &context, &method, seconds).map(Outcome::Value)
+                admission::refusal(endpoint, &context, &method, seconds).map(Outcome::Value)
             }
             None => {
                 let span = observe::span(&exchange, &id);
@@ -363,7 +363,7 @@ async fn handle_batch(endpoint: &Endpoint, headers: &HeaderMap, items: Vec<Recei
     }
     let mut response = rpc_response(StatusCode::OK, version, batch_text(&responses));
     if let Some(seconds) = retry_after {
-        let (name, value) = limits::retry_after_header(seconds);
+        let (name, value) = admission::retry_after_header(seconds);
         response.headers_mut().insert(name, value);
     }
     response.extensions_mut().insert(Exchanges(seen));

@@ -6,8 +6,8 @@ use axum::response::{IntoResponse, Response};
 use http::{HeaderValue, header};
 
 use super::operations;
-use super::problem::ApiError;
 use crate::auth::{self, Audience, Principal, tokens};
+use crate::http::problem::ApiError;
 use crate::state::AppState;
 
 /// Attach a [`Principal`] to the request or answer 401.

@@ -7,10 +7,10 @@
 use axum::extract::FromRequestParts;
 use http::request::Parts;
 
-use super::problem::{ApiError, ApiResult};
 use crate::auth::Principal;
+use crate::http::problem::{ApiError, ApiResult};
 use crate::state::AppState;
-use crate::store::{self, Db};
+use dunning_store::{self as store, Db};
 
 /// Who calls, and with what: the application state and the authenticated principal, taken
 /// apart as handlers take axum's extractors apart (`Caller(state, p): Caller`).

@@ -3,27 +3,24 @@
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery};
 use http::HeaderMap;
-use serde::Serialize;
 use serde_json::json;
-use time::Date;
 
 use super::caller::{Caller, find};
-use super::collection::locked_charge;
+use super::charge_actions::locked_charge;
 use super::idempotency::{commit_read, commit_written};
 use super::input::{Input, Patch};
-use super::problem::{ApiError, ApiResult};
-use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply};
+use super::reply::{Reply, check_if_match, created, list as list_reply};
+use super::wire;
 use crate::auth::Principal;
-use crate::domain::charge_math::{ChargeStatus, MAX_FINE_BP};
-use crate::domain::collection::{NegativationStatus, ProtestStatus};
-use crate::domain::money::Cents;
-use crate::domain::timestamp::Timestamp;
+use crate::http::problem::{ApiError, ApiResult};
 use crate::state::AppState;
-use crate::store::charges::{
+use dunning_domain::charge_math::MAX_FINE_BP;
+use dunning_domain::money::Cents;
+use dunning_store::charges::{
     self as store, Charge, ChargeFields, ChargeFilter, ChargeOrder, STATUSES,
 };
-use crate::store::retry::{self, Failure};
-use crate::store::{customers, events, ids, now_text};
+use dunning_store::retry::{self, Failure};
+use dunning_store::{customers, events, ids, now_text};
 
 pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResult<Reply> {
     let mut input = Input::from_raw_query(raw);
@@ -37,68 +34,7 @@ pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResul
     filter.descending = input.choice("sort_order", &["asc", "desc"]) == Some("desc");
     input.finish()?;
     let rows = store::list(&state.db, &p.organization_id, &filter, page).await?;
-    Ok(list_reply(rows.view(wire), page))
-}
-
-/// A charge as the API shows it: money in reais, rates in percent, the status and amount due
-/// of today. Borrowed from the charge and serialised as it is: a list page writes 25 of
-/// them, and building a `Value` map for each cost 15 % of a list's server time (bench).
-#[derive(Serialize)]
-pub(super) struct Wire<'a> {
-    id: &'a str,
-    customer_id: &'a str,
-    description: &'a str,
-    amount: f64,
-    paid_amount: f64,
-    fine_percent: f64,
-    interest_percent: f64,
-    amount_due: f64,
-    #[serde(serialize_with = "as_text")]
-    due_date: Date,
-    status: ChargeStatus,
-    tags: &'a [String],
-    collection_plan_id: Option<&'a str>,
-    agreement_id: Option<&'a str>,
-    negativation_status: NegativationStatus,
-    protest_status: ProtestStatus,
-    paid_at: Option<Timestamp>,
-    canceled_at: Option<Timestamp>,
-    created_at: Timestamp,
-    updated_at: Timestamp,
-}
-
-pub(super) fn wire(c: &Charge) -> Wire<'_> {
-    Wire {
-        id: &c.id,
-        customer_id: &c.customer_id,
-        description: &c.description,
-        amount: c.amount_cents.to_reais(),
-        paid_amount: c.paid_cents.to_reais(),
-        fine_percent: c.fine_bp as f64 / 100.0,
-        interest_percent: c.interest_bp as f64 / 100.0,
-        amount_due: c.amount_due.to_reais(),
-        due_date: c.due_date,
-        status: c.status,
-        tags: &c.tags,
-        collection_plan_id: c.collection_plan_id.as_deref(),
-        agreement_id: c.agreement_id.as_deref(),
-        negativation_status: c.negativation_status,
-        protest_status: c.protest_status,
-        paid_at: c.paid_at,
-        canceled_at: c.canceled_at,
-        created_at: c.created_at,
-        updated_at: c.updated_at,
-    }
-}
-
-/// A date as `YYYY-MM-DD`, written straight into the answer.
-fn as_text<S: serde::Serializer>(date: &Date, s: S) -> Result<S::Ok, S::Error> {
-    s.collect_str(date)
-}
-
-/// A charge with its ETag: the answer of a read or a change.
-pub(super) fn answer(charge: Charge) -> Reply {
-    data_with_etag(wire(&charge), charge.version)
+    Ok(list_reply(rows.view(wire::charge), page))
 }
 
 /// The filters of `charges_list` (also those of a charges export), sorted by due date.
@@ -135,7 +71,7 @@ pub fn read_filter(input: &mut Input) -> ChargeFilter {
 }
 
 pub async fn get(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
-    Ok(answer(find::<Charge>(&state, &p, &id).await?))
+    Ok(wire::charge_answer(find::<Charge>(&state, &p, &id).await?))
 }
 
 /// Percentages arrive as numbers with at most two decimals and are stored in basis points.
@@ -158,7 +94,7 @@ async fn read_collection_plan(
 ) -> ApiResult<Patch<String>> {
     Ok(match input.patch_text("collection_plan_id") {
         Patch::Value(id) => {
-            if crate::store::plans::exists(&state.db, &p.organization_id, &id).await? {
+            if dunning_store::plans::exists(&state.db, &p.organization_id, &id).await? {
                 Patch::Value(id)
             } else {
                 input.error(
@@ -238,7 +174,7 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "charge",
         tx,
-        |charge| created(wire(&charge), charge.version),
+        |charge| created(wire::charge(&charge), charge.version),
     )
     .await
 }
@@ -305,7 +241,7 @@ pub async fn update(
             return Err(Failure::Refused(ApiError::concurrent_update("charge")));
         }
         if plan_attached {
-            crate::store::collection::mark_plan_attached(tx, org, id, &now).await?;
+            dunning_store::collection::mark_plan_attached(tx, org, id, &now).await?;
         }
         events::record(
             tx,
@@ -320,7 +256,7 @@ pub async fn update(
             store::get_in(tx, org, id).await?,
             "charge",
             transaction,
-            answer,
+            wire::charge_answer,
         )
         .await
     })
@@ -374,7 +310,7 @@ pub async fn cancel(
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "charge",
         tx,
-        answer,
+        wire::charge_answer,
     )
     .await
 }

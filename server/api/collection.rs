@@ -6,56 +6,27 @@
 
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery};
-use http::{HeaderMap, StatusCode};
-use serde_json::json;
-use sqlx::AnyConnection;
-use time::OffsetDateTime;
+use http::HeaderMap;
 
 use super::caller::{Caller, find};
+use super::charge_actions::{action_context, commit_delivery, locked_charge, settle};
 use super::idempotency::{commit_read, commit_written};
 use super::input::Input;
-use super::problem::{ApiError, ApiResult, FieldError};
+use super::refused::answered;
 use super::reply::{Reply, check_if_match, list as list_reply};
+use super::wire;
 use crate::auth::Principal;
-use crate::domain::collection::{BUREAUS, CHANNELS, NegativationStatus, Refusal};
-use crate::domain::money::Cents;
-use crate::engine::actions::{self, ActionContext, CollectionRequest, NoticeText, Outcome};
+use crate::http::problem::{ApiError, ApiResult};
 use crate::state::AppState;
-use crate::store::charges::{self, Charge};
-use crate::store::collection::{self as store, Payment};
-use crate::store::events::Actor;
-use crate::store::locks::{self, Table};
-use crate::store::retry::{self, Failure};
-use crate::store::{deliveries, events, timestamp_text};
+use dunning_app::collection::{self as actions, CollectionRequest, NoticeText};
+use dunning_app::payments::{self, Received};
+use dunning_domain::collection::{BUREAUS, CHANNELS};
+use dunning_store::charges::{self, Charge};
+use dunning_store::retry::{self};
+use dunning_store::{events, timestamp_text};
 
 /// Ways money is received.
 const METHODS: &[&str] = &["pix", "boleto", "card", "transfer", "cash", "other"];
-
-/// A rule's refusal as a 409 problem.
-pub(super) fn refused(refusal: Refusal) -> ApiError {
-    ApiError::conflict(refusal.code, refusal.detail)
-}
-
-/// An RFC 3339 instant, e.g. `2025-03-15T13:45:00-03:00`, within the API's dates.
-pub(super) fn read_instant(input: &mut Input, name: &str) -> Option<OffsetDateTime> {
-    input.instant(name)
-}
-
-/// Lock charge `id` and read it inside the transaction; 404 when there is none, 412 when
-/// `If-Match` names another version than the one stored.
-pub(super) async fn locked_charge(
-    tx: &mut AnyConnection,
-    org: &str,
-    id: &str,
-    headers: &HeaderMap,
-) -> Result<Charge, Failure<ApiError>> {
-    locks::lock(tx, Table::Charges, org, id).await?;
-    let charge = charges::get_in(tx, org, id)
-        .await?
-        .ok_or_else(|| Failure::Refused(ApiError::not_found("charge", id)))?;
-    check_if_match(headers, charge.version).map_err(Failure::Refused)?;
-    Ok(charge)
-}
 
 /// `POST /v1/charges/{id}/pay`: record money received, partial payments allowed.
 pub async fn pay(
@@ -64,13 +35,13 @@ pub async fn pay(
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult<Reply> {
-    let now = OffsetDateTime::now_utc();
+    let now = dunning_domain::timestamp::now();
     let mut input = Input::from_body(&body)?;
     let amount = input.money("amount");
     let amount = input.require("amount", amount);
     let method = input.choice("method", METHODS);
     let method = input.require("method", method);
-    let paid_at = read_instant(&mut input, "paid_at");
+    let paid_at = input.instant("paid_at");
     let note = input.text("note").filter(|n| !n.is_empty());
     if paid_at.is_some_and(|t| t > now) {
         input.error("paid_at", "range", "Cannot be in the future");
@@ -90,127 +61,36 @@ pub async fn pay(
         &note,
     );
     let (now_text, paid_at_text) = (&now_text, &paid_at_text);
-    // The charge is locked before its amount due is read: of payments racing on one charge
-    // each sees the ones committed before it, so together they never pay more than is due.
     retry::run(|| async move {
         let mut transaction = db.begin().await?;
-        let tx = &mut *transaction;
-        let current = locked_charge(tx, org, id, headers).await?;
-        if !current.is_open() {
-            return Err(Failure::Refused(ApiError::conflict(
-                "charge_not_open",
-                format!(
-                    "Charge {id} is {}; only pending or overdue charges take payments (pay the instalment charges of an agreement instead)",
-                    current.status
-                ),
-            )));
-        }
-        let due = actions::amount_due_on(&current, crate::store::today());
-        if amount > due {
-            return Err(Failure::Refused(exceeds(amount, due, id)));
-        }
-        let settles = amount == due;
-        let payment = Payment {
-            charge_id: id,
-            amount_cents: amount.0,
+        let charge = locked_charge(&mut transaction, org, id, headers).await?;
+        let received = Received {
+            amount,
             method,
             note: note.as_deref(),
             paid_at: paid_at_text,
         };
-        if !store::apply_payment(tx, org, &payment, current.version, settles, now_text).await? {
-            return Err(Failure::Refused(ApiError::concurrent_update("charge")));
-        }
-        let payment_id = store::insert_payment(tx, org, &payment, now_text).await?;
-        let actor = p.actor();
-        events::record(
-            tx,
+        let today = dunning_store::today();
+        payments::pay(
+            &mut transaction,
             org,
-            "charge.payment_recorded",
-            ("charge", id),
-            &actor,
-            &json!({
-                "payment_id": payment_id,
-                "amount": amount.to_reais(),
-                "method": method,
-                "paid_at": paid_at_text,
-                "note": note,
-                "amount_due_before": due.to_reais(),
-            }),
+            &p.actor(),
+            &charge,
+            received,
+            today,
+            now_text,
         )
-        .await?;
-        if settles {
-            events::record(
-                tx,
-                org,
-                "charge.paid",
-                ("charge", id),
-                &actor,
-                &json!({
-                    "paid_amount": Cents(current.paid_cents.0 + amount.0).to_reais(),
-                    "paid_at": paid_at_text,
-                }),
-            )
-            .await?;
-            if matches!(
-                current.negativation_status,
-                NegativationStatus::Requested | NegativationStatus::Active
-            ) {
-                let bureau = store::negativation_bureau(tx, org, id).await?;
-                events::record(
-                    tx,
-                    org,
-                    "charge.negativation_removal_requested",
-                    ("charge", id),
-                    &actor,
-                    &json!({ "bureau": bureau, "reason": "paid" }),
-                )
-                .await?;
-            }
-        }
+        .await
+        .map_err(answered)?;
         commit_written(
-            charges::get_in(tx, org, id).await?,
+            charges::get_in(&mut transaction, org, id).await?,
             "charge",
             transaction,
-            super::charges::answer,
+            wire::charge_answer,
         )
         .await
     })
     .await
-}
-
-/// 422 `payment_exceeds_amount_due`: `amount` is more than the `due` of charge `id`.
-fn exceeds(amount: Cents, due: Cents, id: &str) -> ApiError {
-    ApiError {
-        errors: vec![FieldError::new(
-            "amount",
-            "maximum",
-            format!("Must be at most the amount due, {}", due.to_reais()),
-        )],
-        ..ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "payment_exceeds_amount_due",
-            format!(
-                "The payment of {} is more than the {} due on charge {id}",
-                amount.to_brl(),
-                due.to_brl()
-            ),
-        )
-    }
-}
-
-/// The transaction and the action's result when it was done (the caller replies and commits),
-/// or its refusal with nothing written.
-pub(super) async fn settle<T>(
-    tx: sqlx::Transaction<'static, sqlx::Any>,
-    outcome: Outcome<T>,
-) -> ApiResult<(sqlx::Transaction<'static, sqlx::Any>, T)> {
-    match outcome {
-        Ok(value) => Ok((tx, value)),
-        Err(refusal) => {
-            tx.rollback().await?;
-            Err(refused(refusal))
-        }
-    }
 }
 
 /// `POST /v1/charges/{id}/notify`: queue a notice to the debtor now.
@@ -239,17 +119,6 @@ pub async fn notify(
     commit_delivery(tx, &p.organization_id, &delivery_id).await
 }
 
-/// End an action that queued delivery `id`: 202 with the delivery (read back inside `tx`),
-/// committed with that answer.
-pub(super) async fn commit_delivery(
-    mut tx: sqlx::Transaction<'static, sqlx::Any>,
-    org: &str,
-    id: &str,
-) -> ApiResult<Reply> {
-    let delivery = deliveries::get_in(&mut tx, org, id).await?;
-    commit_read(delivery, "delivery", tx, super::deliveries::accepted).await
-}
-
 /// End an action on charge `id`: the charge as it now stands (read back inside `tx`),
 /// committed with that answer.
 async fn commit_charge(
@@ -258,23 +127,7 @@ async fn commit_charge(
     id: &str,
 ) -> ApiResult<Reply> {
     let charge = charges::get_in(&mut tx, org, id).await?;
-    commit_read(charge, "charge", tx, super::charges::answer).await
-}
-
-/// The context of an action the caller asks for on charge `id`, now.
-pub(super) fn action_context<'a>(
-    p: &'a Principal,
-    id: &'a str,
-    version: Option<i64>,
-    actor: &'a Actor,
-) -> ActionContext<'a> {
-    ActionContext {
-        organization_id: &p.organization_id,
-        charge_id: id,
-        version,
-        actor,
-        now: OffsetDateTime::now_utc(),
-    }
+    commit_read(charge, "charge", tx, wire::charge_answer).await
 }
 
 /// Body of the actions that take none: empty, or an empty object.
@@ -384,5 +237,5 @@ pub async fn events(
     input.finish()?;
     find::<Charge>(&state, &p, &id).await?;
     let rows = events::charge_timeline(&state.db, &p.organization_id, &id, page).await?;
-    Ok(list_reply(rows.map(|e| super::events::to_json(&e)), page))
+    Ok(list_reply(rows.map(|e| wire::event(&e)), page))
 }

@@ -8,13 +8,13 @@ use serde_json::{Map, Value, json};
 use super::caller::{Caller, find};
 use super::idempotency::{commit, commit_read, commit_written};
 use super::input::{Input, Patch};
-use super::problem::{ApiError, ApiResult};
 use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply};
-use crate::domain::document::TaxDocument;
-use crate::store::customers::{self as store, Address, Customer, CustomerFields, CustomerFilter};
-use crate::store::locks::{self, Table};
-use crate::store::retry::{self, Failure};
-use crate::store::{events, ids, now_text};
+use crate::http::problem::{ApiError, ApiResult};
+use dunning_domain::document::TaxDocument;
+use dunning_store::customers::{self as store, Address, Customer, CustomerFields, CustomerFilter};
+use dunning_store::locks::{self, Table};
+use dunning_store::retry::{self, Failure};
+use dunning_store::{events, ids, now_text};
 
 pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResult<Reply> {
     let mut input = Input::from_raw_query(raw);
@@ -362,7 +362,7 @@ pub async fn delete(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResu
             ),
         ));
     }
-    let charges = store::delete(&mut tx, &p.organization_id, &id).await?;
+    let charges = dunning_store::erasure::delete_customer(&mut tx, &p.organization_id, &id).await?;
     events::record(
         &mut tx,
         &p.organization_id,

@@ -2,40 +2,16 @@
 
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery};
-use serde_json::{Value, json};
 
 use super::caller::{Caller, find};
-use super::collection::{action_context, commit_delivery, settle};
+use super::charge_actions::{action_context, commit_delivery, settle};
 use super::input::Input;
-use super::problem::ApiResult;
-use super::reply::{self, Reply, data_with_etag, list as list_reply};
-use crate::domain::collection::CHANNELS;
-use crate::engine::actions::{self, NoticeText};
-use crate::store::deliveries::{self as store, Delivery, DeliveryFilter, STATUSES};
-
-/// A delivery as the API shows it (not its provider or organization).
-pub(super) fn to_json(d: &Delivery) -> Value {
-    json!({
-        "id": d.id,
-        "charge_id": d.charge_id,
-        "customer_id": d.customer_id,
-        "channel": d.channel,
-        "status": d.status,
-        "recipient": d.recipient,
-        "subject": d.subject,
-        "body": d.body,
-        "step_id": d.step_id,
-        "attempts": d.attempts,
-        "error": d.error,
-        "sent_at": d.sent_at,
-        "created_at": d.created_at,
-    })
-}
-
-/// The 202 answer with a delivery just queued (read back inside its transaction).
-pub(super) fn accepted(delivery: Delivery) -> Reply {
-    reply::accepted(to_json(&delivery), delivery.version)
-}
+use super::reply::{Reply, data_with_etag, list as list_reply};
+use super::wire;
+use crate::http::problem::ApiResult;
+use dunning_app::collection::{self as actions, NoticeText};
+use dunning_domain::collection::CHANNELS;
+use dunning_store::deliveries::{self as store, Delivery, DeliveryFilter, STATUSES};
 
 /// `GET /v1/deliveries`: newest first, with filters.
 pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResult<Reply> {
@@ -44,7 +20,7 @@ pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResul
     let filter = read_filter(&mut input);
     input.finish()?;
     let rows = store::list(&state.db, &p.organization_id, &filter, page).await?;
-    Ok(list_reply(rows.map(|d| to_json(&d)), page))
+    Ok(list_reply(rows.map(|d| wire::delivery(&d)), page))
 }
 
 /// The filters of `deliveries_list` (also those of a deliveries export).
@@ -60,7 +36,7 @@ pub fn read_filter(input: &mut Input) -> DeliveryFilter {
 /// `GET /v1/deliveries/{id}`.
 pub async fn get(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
     let delivery = find::<Delivery>(&state, &p, &id).await?;
-    Ok(data_with_etag(to_json(&delivery), delivery.version))
+    Ok(data_with_etag(wire::delivery(&delivery), delivery.version))
 }
 
 /// `POST /v1/deliveries/{id}/resend`: the same text again, as a new delivery, to the

@@ -10,14 +10,14 @@ use serde_json::{Value, json};
 use super::caller::{Caller, find};
 use super::idempotency::commit_written;
 use super::input::Input;
-use super::problem::{ApiError, ApiResult};
+use super::refused::answered;
 use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply};
-use crate::store::disputes::{
-    self as store, Dispute, DisputeFilter, DisputeStatus, NewDispute, Opening, REASONS, STATUSES,
-};
-use crate::store::locks::{self, Table};
-use crate::store::retry::{self, Failure};
-use crate::store::{charges, events, ids, now_text};
+use crate::http::problem::{ApiError, ApiResult};
+use dunning_app::disputes::{self as app, Contest};
+use dunning_store::disputes::{self as store, Dispute, DisputeFilter, REASONS, STATUSES};
+use dunning_store::locks::{self, Table};
+use dunning_store::retry::{self, Failure};
+use dunning_store::{charges, now_text};
 
 pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResult<Reply> {
     let mut input = Input::from_raw_query(raw);
@@ -53,10 +53,6 @@ fn to_json(d: &Dispute) -> Value {
     })
 }
 
-fn concurrent() -> ApiError {
-    ApiError::concurrent_update("dispute or its charge")
-}
-
 /// `POST /v1/disputes`: the debtor contests an open charge; its collection pauses.
 pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
     let mut input = Input::from_body(&body)?;
@@ -82,52 +78,19 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
     let (Some(charge), Some(reason)) = (charge, reason) else {
         return Err(ApiError::internal("validated fields missing"));
     };
-    let id = ids::new_id("dsp");
-    let (db, p, org) = (&state.db, &p, p.organization_id.as_str());
-    let (charge_id, id, description) = (&charge.id, &id, &description);
-    // The charge is locked and read again inside the transaction: of disputes racing on one
-    // charge the later ones see the first, and get the problem a second dispute gets.
+    let (db, p, org, description) = (&state.db, &p, p.organization_id.as_str(), &description);
+    let contest = Contest {
+        charge_id: &charge.id,
+        reason,
+        description: description.as_deref(),
+    };
     retry::run(|| async move {
         let mut transaction = db.begin().await?;
-        let tx = &mut *transaction;
-        locks::lock(tx, Table::Charges, org, charge_id).await?;
-        let charge = charges::get_in(tx, org, charge_id)
-            .await?
-            .ok_or_else(|| Failure::Refused(ApiError::not_found("charge", charge_id)))?;
-        if !charge.is_open() {
-            return Err(Failure::Refused(ApiError::conflict(
-                "charge_not_open",
-                format!(
-                    "Charge {} is {}; only a pending or overdue charge can be disputed",
-                    charge.id, charge.status
-                ),
-            )));
-        }
-        if let Some(open) = &charge.open_dispute_id {
-            return Err(Failure::Refused(already_open(charge_id, Some(open))));
-        }
-        let new = NewDispute {
-            charge_id,
-            customer_id: &charge.customer_id,
-            reason,
-            description: description.as_deref(),
-        };
-        match store::open(tx, org, id, &new, charge.version, &now_text()).await? {
-            Opening::Opened => {}
-            Opening::ChargeMovedOn => return Err(Failure::Refused(concurrent())),
-            Opening::AlreadyOpen => return Err(Failure::Refused(already_open(charge_id, None))),
-        }
-        events::record(
-            tx,
-            org,
-            "dispute.opened",
-            ("dispute", id),
-            &p.actor(),
-            &json!({ "charge_id": charge.id, "customer_id": charge.customer_id, "reason": reason }),
-        )
-        .await?;
+        let id = app::open(&mut transaction, org, &p.actor(), contest, &now_text())
+            .await
+            .map_err(answered)?;
         commit_written(
-            store::get_in(tx, org, id).await?,
+            store::get_in(&mut transaction, org, &id).await?,
             "dispute",
             transaction,
             |dispute| created(to_json(&dispute), dispute.version),
@@ -135,15 +98,6 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
         .await
     })
     .await
-}
-
-/// 409 `charge_has_open_dispute`, naming the open dispute when known.
-fn already_open(charge_id: &str, open: Option<&str>) -> ApiError {
-    let which = open.map(|id| format!(" {id}")).unwrap_or_default();
-    ApiError::conflict(
-        "charge_has_open_dispute",
-        format!("Charge {charge_id} already has the open dispute{which}; resolve it first"),
-    )
 }
 
 /// `POST /v1/disputes/{id}/resolve`: upheld cancels the charge (withdrawing negativation and
@@ -171,64 +125,25 @@ pub async fn resolve(
         &note,
     );
     retry::run(|| async move {
-        let now = now_text();
         let mut transaction = db.begin().await?;
         let tx = &mut *transaction;
-        // The dispute, then its charge: the order every writer locks them in.
         locks::lock(tx, Table::Disputes, org, id).await?;
         let current = store::get_in(tx, org, id)
             .await?
             .ok_or_else(|| Failure::Refused(ApiError::not_found("dispute", id)))?;
         check_if_match(headers, current.version).map_err(Failure::Refused)?;
-        if current.status != DisputeStatus::Open {
-            return Err(Failure::Refused(ApiError::conflict(
-                "dispute_not_open",
-                format!("Dispute {id} was already resolved ({})", current.status),
-            )));
-        }
-        locks::lock(tx, Table::Charges, org, &current.charge_id).await?;
-        if !store::resolve(tx, org, &current, outcome, note.as_deref(), &now).await? {
-            return Err(Failure::Refused(concurrent()));
-        }
-        // An upheld dispute cancels the charge when it is still open; one that was paid or
-        // canceled meanwhile stays as it is (a refund, if any, happens outside this service).
-        let mut charge_canceled = false;
-        if outcome == "upheld"
-            && let Some(charge) = charges::get_in(tx, org, &current.charge_id).await?
-            && charge.is_open()
-        {
-            let reason = format!("Contestação {id} procedente");
-            if !charges::cancel(tx, org, &charge.id, charge.version, Some(&reason), &now).await? {
-                return Err(Failure::Refused(concurrent()));
-            }
-            events::record(
-                tx,
-                org,
-                "charge.canceled",
-                ("charge", &charge.id),
-                &p.actor(),
-                &json!({ "reason": reason, "dispute_id": id }),
-            )
-            .await?;
-            charge_canceled = true;
-        }
-        events::record(
+        let upheld = outcome == "upheld";
+        app::resolve(
             tx,
             org,
-            if outcome == "upheld" {
-                "dispute.upheld"
-            } else {
-                "dispute.rejected"
-            },
-            ("dispute", id),
             &p.actor(),
-            &json!({
-                "charge_id": current.charge_id,
-                "resolution_note": note,
-                "charge_canceled": charge_canceled,
-            }),
+            &current,
+            upheld,
+            note.as_deref(),
+            &now_text(),
         )
-        .await?;
+        .await
+        .map_err(answered)?;
         commit_written(
             store::get_in(tx, org, id).await?,
             "dispute",

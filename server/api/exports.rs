@@ -10,11 +10,11 @@ use serde_json::{Map, Value, json};
 use super::caller::{Caller, find};
 use super::idempotency::commit_read;
 use super::input::{Input, Patch};
-use super::problem::{ApiError, ApiResult, FieldError};
 use super::reply::{self, Reply, data_with_etag};
 use crate::generated::OperationId;
-use crate::store::exports::{self as store, Export, ExportFilter, ExportStatus, KINDS};
-use crate::store::{events, ids, now_text};
+use crate::http::problem::{ApiError, ApiResult, FieldError};
+use dunning_store::exports::{self as store, Export, ExportFilter, ExportStatus, KINDS};
+use dunning_store::{events, ids, now_text};
 
 /// Read an export's `filters` object with the rules of the list of that kind (the list's query
 /// parameters in the document, then its reader), every fault named `filters.<name>`. Values

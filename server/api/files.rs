@@ -1,4 +1,4 @@
-//! The PDF documents of the API: built from the organization's data by `crate::documents`
+//! The PDF documents of the API: built from the organization's data by `dunning_domain::documents`
 //! and sent as `application/pdf`.
 
 use axum::extract::Path;
@@ -7,22 +7,23 @@ use http::header;
 use time::{Date, OffsetDateTime, UtcOffset};
 
 use super::caller::Caller;
-use super::problem::{ApiError, ApiResult};
 use super::reply::Reply;
 use crate::auth::Principal;
-use crate::documents::{
+use crate::http::problem::{ApiError, ApiResult};
+use dunning_domain::document::format_document;
+use dunning_domain::documents::{
     self, AgreementTermInput, ChargeStatus, Debtor, Issuer, StatementCharge, StatementInput,
     TermCharge, TermPayment,
 };
-use crate::domain::document::format_document;
-use crate::domain::money::Cents;
-use crate::domain::timestamp::Timestamp;
-use crate::store::customers::Customer;
-use crate::store::{charges, customers};
+use dunning_domain::money::Cents;
+use dunning_domain::timestamp::Timestamp;
+use dunning_store::customers::Customer;
+use dunning_store::{charges, customers};
 
 /// Brasília time (UTC−3, no daylight saving since 2019): the dates printed on documents.
 fn now_in_brazil() -> OffsetDateTime {
-    OffsetDateTime::now_utc().to_offset(UtcOffset::from_hms(-3, 0, 0).expect("a valid offset"))
+    dunning_domain::timestamp::now()
+        .to_offset(UtcOffset::from_hms(-3, 0, 0).expect("a valid offset"))
 }
 
 fn issuer(p: &Principal) -> Issuer {
@@ -159,7 +160,7 @@ fn date_in_brazil(timestamp: Timestamp) -> Date {
 
 /// `GET /v1/agreements/{id}/term`: the "Termo de acordo e confissão de dívida" as a PDF.
 pub async fn agreement_term(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
-    use crate::store::agreements;
+    use dunning_store::agreements;
     let agreement = agreements::get(&state.db, &p.organization_id, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("agreement", &id))?;
@@ -212,7 +213,7 @@ pub async fn agreement_term(Caller(state, p): Caller, Path(id): Path<String>) ->
         discount_bp: agreement.discount_bp,
         total: agreement.total_cents,
         payments,
-        break_after_days: crate::domain::installments::BREAK_AFTER_DAYS,
+        break_after_days: dunning_domain::installments::BREAK_AFTER_DAYS,
         place,
         issued_at: now_in_brazil(),
     };

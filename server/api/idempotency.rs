@@ -22,13 +22,13 @@ use http::{HeaderMap, HeaderValue, Method, StatusCode};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use super::problem::{ApiError, ApiResult, FieldError};
 use super::reply::{Reply, written};
 use crate::auth::Principal;
+use crate::http::problem::{ApiError, ApiResult, FieldError};
 use crate::state::AppState;
-use crate::store::idempotency::{self, Claim, Existing, StoredResponse};
-use crate::store::ids;
-use crate::store::retry::Failure;
+use dunning_store::idempotency::{self, Claim, Existing, StoredResponse};
+use dunning_store::ids;
+use dunning_store::retry::Failure;
 
 /// Request bodies above this are refused before they are hashed (the API's ceiling).
 const MAX_BODY: usize = 2 * 1024 * 1024;
@@ -107,7 +107,7 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
     // finished or died (it renews its lease while alive, and a dead one's key is taken over).
     let give_up_at = std::time::Instant::now() + lease + Duration::from_secs(1);
     loop {
-        let now = time::OffsetDateTime::now_utc().unix_timestamp();
+        let now = dunning_domain::timestamp::now().unix_timestamp();
         let lease_until = now + lease_secs(lease);
         let claim = match idempotency::claim(
             &state.db,
@@ -197,7 +197,7 @@ pub async fn commit_read<T>(
         .map_err(problem_of)
 }
 
-/// [`commit_read`] inside a [`crate::store::retry::run`] attempt; see [`commit_attempt`].
+/// [`commit_read`] inside a [`dunning_store::retry::run`] attempt; see [`commit_attempt`].
 pub async fn commit_written<T>(
     found: Option<T>,
     what: &str,
@@ -215,7 +215,7 @@ fn problem_of(failure: Failure<ApiError>) -> ApiError {
     }
 }
 
-/// [`commit`] inside a [`crate::store::retry::run`] attempt: a transient database failure
+/// [`commit`] inside a [`dunning_store::retry::run`] attempt: a transient database failure
 /// stays one, so that the attempt is run again.
 pub async fn commit_attempt(
     mut tx: sqlx::Transaction<'static, sqlx::Any>,
@@ -232,7 +232,7 @@ pub async fn commit_attempt(
         .map_err(|e| Failure::Refused(ApiError::internal(e)))?;
     let headers = stored_headers(&parts.headers);
     let redact = parts.extensions.get::<ReplaySecret>().map(|secret| {
-        let after = time::OffsetDateTime::now_utc().unix_timestamp() + SECRET_REPLAY_SECS;
+        let after = dunning_domain::timestamp::now().unix_timestamp() + SECRET_REPLAY_SECS;
         (secret.0, after)
     });
     let stored = idempotency::complete(
@@ -329,7 +329,7 @@ async fn renewing(
         tokio::select! {
             response = &mut work => return response,
             _ = ticks.tick() => {
-                let until = time::OffsetDateTime::now_utc().unix_timestamp() + lease_secs(lease);
+                let until = dunning_domain::timestamp::now().unix_timestamp() + lease_secs(lease);
                 if let Err(e) = idempotency::renew(&state.db, &held.organization_id, &held.key, &held.owner, until).await {
                     tracing::warn!("cannot renew idempotency lease: {e}");
                 }

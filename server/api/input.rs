@@ -8,8 +8,8 @@
 //!
 //! The getters read and convert (text trimmed, money to centavos, dates parsed); they do not
 //! repeat what the document says of a field (lengths, ranges, item counts, enums, patterns):
-//! [`super::schemas`] judges the request against the document before the handler runs, and
-//! [`Input::finish`] reports those faults with the handler's own.
+//! `super::schemas` judges the request against the document before the handler runs, and
+//! [`Input::finish`] reports those faults (`super::faults`) with the handler's own.
 //!
 //! Two rules hold for every handler because they live here:
 //! - **Text** holds no control characters (U+0000–U+001F, U+007F–U+009F) and no bidirectional
@@ -31,9 +31,9 @@ use serde_json::{Map, Value};
 use time::macros::date;
 use time::{Date, OffsetDateTime};
 
-use super::problem::{ApiError, ApiResult, FieldError};
-use crate::domain::money::Cents;
-use crate::store::PageRequest;
+use crate::http::problem::{ApiError, ApiResult, FieldError};
+use dunning_domain::money::Cents;
+use dunning_store::PageRequest;
 
 /// The largest request body (the MCP endpoint has the same ceiling).
 pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
@@ -58,16 +58,7 @@ pub const LAST_DATE: Date = date!(2099 - 12 - 31);
 /// further ahead is a typo.
 pub const DUE_DATE_YEARS: i32 = 10;
 
-/// Whether `c` may appear in a text field (`multi_line`: one of [`MULTI_LINE_FIELDS`]).
-pub fn allowed_char(c: char, multi_line: bool) -> bool {
-    match c {
-        '\n' | '\t' => multi_line,
-        // `char::is_control` is the Unicode Cc category: U+0000–U+001F and U+007F–U+009F.
-        c if c.is_control() => false,
-        '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => false,
-        _ => true,
-    }
-}
+pub use dunning_domain::text::allowed_char;
 
 pub(super) fn invalid_characters(field: &str, multi_line: bool) -> FieldError {
     let message = if multi_line {
@@ -124,7 +115,7 @@ pub struct Input {
     taken: BTreeSet<String>,
     errors: Vec<FieldError>,
     /// Whether this reads the request's own body or query string, whose faults against the
-    /// document ([`super::schemas`]) it then reports with its own.
+    /// document (`super::schemas`) it then reports with its own.
     request: bool,
 }
 
@@ -375,7 +366,7 @@ impl Input {
     /// that fine and interest stay those of a real debt (a due date in 1900 made R$ 100 owe
     /// R$ 1 647).
     pub fn due_date(&mut self, name: &str) -> Option<Date> {
-        let today = crate::store::today();
+        let today = dunning_store::today();
         let first = add_years(today, -DUE_DATE_YEARS).max(FIRST_DATE);
         let last = add_years(today, DUE_DATE_YEARS).min(LAST_DATE);
         self.date_within(name, first, last)
@@ -482,7 +473,7 @@ impl Input {
     /// unknown fields.
     pub fn finish(mut self) -> ApiResult<()> {
         if self.request {
-            for fault in super::schemas::take_faults() {
+            for fault in super::faults::take() {
                 if !self.errors.iter().any(|e| e.field == fault.field) {
                     self.errors.push(fault);
                 }

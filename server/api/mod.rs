@@ -8,6 +8,7 @@
 mod agreements;
 mod authenticate;
 mod caller;
+mod charge_actions;
 mod charges;
 mod collection;
 mod customers;
@@ -15,17 +16,20 @@ mod deliveries;
 mod disputes;
 mod events;
 mod exports;
+mod faults;
 mod files;
 mod idempotency;
 pub mod input;
-pub mod limits;
 mod me;
 pub mod operations;
 mod plans;
-pub mod problem;
+pub mod rate_limit;
+
+mod refused;
 pub mod reply;
 pub mod schemas;
 mod webhooks;
+mod wire;
 
 use std::collections::BTreeMap;
 
@@ -67,7 +71,7 @@ pub fn router(state: AppState) -> Router {
         .route_layer(axum::middleware::from_fn(require_operation_scopes))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
-            limits::rate_limit,
+            rate_limit::rate_limit,
         ))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
@@ -162,7 +166,7 @@ fn handler_for(operation: OperationId) -> Option<MethodRouter<AppState>> {
 fn not_implemented(tool: &'static ToolSpec) -> MethodRouter<AppState> {
     let operation = tool.name.strip_prefix("dunning_").unwrap_or(tool.name);
     on(filter(tool.method), move || async move {
-        problem::ApiError::not_implemented(operation)
+        crate::http::problem::ApiError::not_implemented(operation)
     })
 }
 

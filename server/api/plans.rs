@@ -9,15 +9,15 @@ use serde_json::{Map, Value, json};
 use super::caller::{Caller, find};
 use super::idempotency::{commit, commit_read};
 use super::input::{Input, Patch};
-use super::problem::{ApiError, ApiResult};
 use super::reply::{
     Reply, check_if_match, created, data_with_etag, list as list_reply, object_with_status,
 };
 use crate::auth::Principal;
-use crate::domain::collection::{BUREAUS, CHANNELS};
+use crate::http::problem::{ApiError, ApiResult};
 use crate::state::AppState;
-use crate::store::plans::{self as store, Plan, Step, StepFields};
-use crate::store::{events, ids, now_text};
+use dunning_domain::collection::{BUREAUS, CHANNELS};
+use dunning_store::plans::{self as store, Plan, Step, StepFields};
+use dunning_store::{events, ids, now_text};
 
 const ACTIONS: &[&str] = &["notify", "negativate", "protest"];
 

@@ -9,8 +9,8 @@ use http::{HeaderMap, HeaderValue, StatusCode, header};
 use serde::Serialize;
 use serde_json::json;
 
-use super::problem::{ApiError, ApiResult};
-use crate::store::{Page, PageRequest, ids};
+use crate::http::problem::{ApiError, ApiResult};
+use dunning_store::{Page, PageRequest, ids};
 
 /// What handlers return.
 pub type Reply = Response;

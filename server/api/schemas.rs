@@ -7,14 +7,13 @@
 //! `additionalProperties: false` included) and its query parameters as one object schema
 //! (`OperationId::body_schema`, `OperationId::query_schema`); they are compiled once, on first
 //! use, into a table indexed by operation. [`checked`] (a `/v1` middleware, just before the
-//! handler) judges the request and leaves the faults to the request's
+//! handler) judges the request and leaves the faults (`super::faults`) to the request's
 //! [`super::input::Input`], which reports them with the handler's own (the handler's first,
 //! then the document's for fields the handler did not name) so that one 400 still names every
 //! fault at once. Each fault is named by its
 //! path (`address.street`, `tags[0]`) with the codes handlers used before (`length`, `range`,
 //! `enum`, `type`, `required`, `unknown`, `format`, `pattern`, `min_items`, ...).
 
-use std::cell::RefCell;
 use std::sync::OnceLock;
 
 use axum::body::Body;
@@ -27,18 +26,12 @@ use jsonschema::{ValidationError, Validator};
 use serde_json::{Map, Value};
 
 use super::operations;
-use super::problem::{ApiError, FieldError};
 use crate::generated::OperationId;
-
-tokio::task_local! {
-    /// The document's faults of the running request, set by [`checked`], taken by the
-    /// request's [`super::input::Input`] when it finishes.
-    static FAULTS: RefCell<Option<Vec<FieldError>>>;
-}
+use crate::http::problem::{ApiError, FieldError};
 
 /// Judge the request's query string and JSON body against its operation's schemas, and run
-/// the handler with the faults found waiting for its input reader ([`take_faults`]): the
-/// handler then reports them together with its own, in one 400, as it always has.
+/// the handler with the faults found waiting for its input reader (`super::faults::take`):
+/// the handler then reports them together with its own, in one 400, as it always has.
 pub async fn checked(request: Request, next: Next) -> Response {
     let operation = request
         .extensions()
@@ -58,19 +51,7 @@ pub async fn checked(request: Request, next: Next) -> Response {
     let mut faults = query_faults(operation, parts.uri.query().unwrap_or_default());
     faults.extend(body_faults(operation, &bytes));
     let request = Request::from_parts(parts, Body::from(bytes));
-    FAULTS
-        .scope(RefCell::new(Some(faults)), next.run(request))
-        .await
-}
-
-/// The document's faults of the running request, once: the reader of the request's own body
-/// or query string takes them (a reader of a part, such as one step of a plan, does not).
-pub fn take_faults() -> Vec<FieldError> {
-    FAULTS
-        .try_with(|cell| cell.borrow_mut().take())
-        .ok()
-        .flatten()
-        .unwrap_or_default()
+    super::faults::carry(faults, next.run(request)).await
 }
 
 /// The compiled schemas of one operation.

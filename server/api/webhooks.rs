@@ -10,16 +10,16 @@ use serde_json::{Value, json};
 use super::caller::{Caller, find};
 use super::idempotency::{ReplaySecret, commit, commit_read};
 use super::input::{Input, Patch};
-use super::problem::{ApiError, ApiResult, FieldError};
 use super::reply::{self, Reply, check_if_match, created, data_with_etag, list as list_reply};
-use crate::engine::webhooks::payload;
-use crate::net::outbound::Policy;
+use crate::http::problem::{ApiError, ApiResult, FieldError};
 use crate::state::AppState;
-use crate::store::webhooks::{
+use dunning_engine::outbound::Policy;
+use dunning_engine::webhooks::payload;
+use dunning_store::webhooks::{
     self as store, DELIVERY_STATUSES, Delivery, DeliveryFilter, DeliveryStatus, NewDelivery,
     Webhook, WebhookFields,
 };
-use crate::store::{events, ids, now_text};
+use dunning_store::{events, ids, now_text};
 
 /// An absolute http(s) URL without credentials or fragment, as typed (trimmed).
 fn check_url(input: &mut Input, url: String) -> Option<String> {
@@ -57,7 +57,7 @@ fn check_url(input: &mut Input, url: String) -> Option<String> {
 /// machine, a private network, the cloud's metadata service (see `net::outbound`). Names are
 /// only judged by their spelling here; what they resolve to is checked at every delivery.
 fn check_target(state: &AppState, url: &str) -> ApiResult<()> {
-    let Err(refusal) = Policy::for_webhooks(&state.config).check_url(url) else {
+    let Err(refusal) = Policy::for_webhooks(&state.engine.settings).check_url(url) else {
         return Ok(());
     };
     let message = format!("{refusal}: webhooks are only sent to public internet addresses");

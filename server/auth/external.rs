@@ -16,10 +16,10 @@ use p256::ecdsa::{Signature, VerifyingKey};
 use serde_json::Value;
 
 use super::roles;
-use crate::net::outbound::{self, Policy};
-use crate::state::AppState;
-use crate::store::oauth::{self as store, now_epoch};
-use crate::store::orgs::{self, TokenRecord};
+use dunning_engine::outbound::{self, Policy};
+use dunning_store::Db;
+use dunning_store::oauth::{self as store, now_epoch};
+use dunning_store::orgs::{self, TokenRecord};
 
 /// How long a fetched key set is believed.
 const JWKS_TTL: Duration = Duration::from_secs(300);
@@ -45,7 +45,8 @@ fn decode(part: &str) -> Option<Vec<u8>> {
 pub type Refusal = &'static str;
 
 /// The caller a valid external token stands for.
-pub async fn authenticate(state: &AppState, token: &str) -> Result<TokenRecord, Refusal> {
+/// `policy` says which addresses the issuer's JWKS may be fetched from.
+pub async fn authenticate(db: &Db, policy: Policy, token: &str) -> Result<TokenRecord, Refusal> {
     let mut parts = token.split('.');
     let (Some(head), Some(body), Some(signature)) = (parts.next(), parts.next(), parts.next())
     else {
@@ -61,7 +62,7 @@ pub async fn authenticate(state: &AppState, token: &str) -> Result<TokenRecord, 
         .and_then(|b| serde_json::from_slice(&b).ok())
         .ok_or("The JWT payload is not base64url JSON")?;
     let issuer_name = claims["iss"].as_str().ok_or("The JWT has no iss")?;
-    let issuer = store::find_external_issuer(&state.db, issuer_name)
+    let issuer = store::find_external_issuer(db, issuer_name)
         .await
         .map_err(|_| "The token's issuer cannot be checked now")?
         .ok_or("No organization trusts this JWT's issuer")?;
@@ -70,7 +71,7 @@ pub async fn authenticate(state: &AppState, token: &str) -> Result<TokenRecord, 
         .ok_or("The JWT signature is not an ES256 signature")?;
     let signed = &token[..head.len() + 1 + body.len()];
     let kid = header["kid"].as_str();
-    let keys = keys(state, &issuer.jwks_uri, kid).await?;
+    let keys = keys(policy, &issuer.jwks_uri, kid).await?;
     let verified = keys
         .iter()
         .filter(|(id, _)| kid.is_none() || id.as_deref() == kid)
@@ -92,11 +93,11 @@ pub async fn authenticate(state: &AppState, token: &str) -> Result<TokenRecord, 
     let who = claims[issuer.person_claim.as_str()]
         .as_str()
         .ok_or("The JWT lacks the claim that names the person")?;
-    let person = orgs::find_person(&state.db, &issuer.organization_id, who)
+    let person = orgs::find_person(db, &issuer.organization_id, who)
         .await
         .map_err(|_| "The token's person cannot be checked now")?
         .ok_or("The JWT names nobody of the organization")?;
-    let organization = orgs::find_organization(&state.db, &issuer.organization_id)
+    let organization = orgs::find_organization(db, &issuer.organization_id)
         .await
         .map_err(|_| "The token's organization cannot be checked now")?
         .ok_or("The JWT's organization is gone")?;
@@ -125,7 +126,7 @@ fn cache() -> &'static Mutex<HashMap<String, (Instant, KeySet)>> {
 }
 
 /// The issuer's keys: from the cache, or fetched when missing, stale, or lacking `kid`.
-async fn keys(state: &AppState, jwks_uri: &str, kid: Option<&str>) -> Result<KeySet, Refusal> {
+async fn keys(policy: Policy, jwks_uri: &str, kid: Option<&str>) -> Result<KeySet, Refusal> {
     {
         let cached = cache().lock().expect("JWKS cache lock");
         if let Some((at, keys)) = cached.get(jwks_uri) {
@@ -135,7 +136,7 @@ async fn keys(state: &AppState, jwks_uri: &str, kid: Option<&str>) -> Result<Key
             }
         }
     }
-    let keys = fetch(state, jwks_uri).await.map_err(|e| {
+    let keys = fetch(policy, jwks_uri).await.map_err(|e| {
         tracing::warn!(jwks_uri, "cannot fetch a JWKS: {e}");
         "The issuer's keys cannot be fetched"
     })?;
@@ -147,8 +148,8 @@ async fn keys(state: &AppState, jwks_uri: &str, kid: Option<&str>) -> Result<Key
     Ok(keys)
 }
 
-async fn fetch(state: &AppState, jwks_uri: &str) -> Result<KeySet, String> {
-    let client = outbound::Client::new(Policy::for_webhooks(&state.config), |b| {
+async fn fetch(policy: Policy, jwks_uri: &str) -> Result<KeySet, String> {
+    let client = outbound::Client::new(policy, |b| {
         b.timeout(Duration::from_secs(5))
             .user_agent("kobana-dunning-jwks")
     })

@@ -12,8 +12,8 @@ use std::collections::BTreeSet;
 
 pub use token_cache::TokenCache;
 
-use crate::store::events::Actor;
-use crate::store::orgs::TokenRecord;
+use dunning_store::events::Actor;
+use dunning_store::orgs::TokenRecord;
 
 /// Which endpoint a token was issued for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,7 +64,7 @@ pub struct Principal {
 pub fn expired(record: &TokenRecord) -> bool {
     record
         .expires_at_epoch
-        .is_some_and(|at| at <= crate::store::oauth::now_epoch())
+        .is_some_and(|at| at <= dunning_store::oauth::now_epoch())
 }
 
 impl Principal {

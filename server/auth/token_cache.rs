@@ -10,8 +10,8 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::store::orgs::{self, TokenRecord};
-use crate::store::{Db, Result};
+use dunning_store::orgs::{self, TokenRecord};
+use dunning_store::{Db, Result};
 
 /// Most tokens remembered; beyond it the expired ones are dropped, then all of them.
 const MOST_ENTRIES: usize = 10_000;

@@ -3,7 +3,7 @@
 use sha2::{Digest, Sha256};
 
 use super::Audience;
-use crate::store::ids::new_secret;
+use dunning_store::ids::new_secret;
 
 /// A new secret such as `kd_mcp_<43 characters>`; the prefix tells people and secret
 /// scanners what it is and where it works.

@@ -11,7 +11,7 @@ use super::session::Visitor;
 use super::sign_in::{csrf_refused, unavailable};
 use super::{form, form_first, forms, pages};
 use crate::state::AppState;
-use crate::store::oauth::{self as store, now_epoch};
+use dunning_store::oauth::{self as store, now_epoch};
 
 /// `GET /oauth/apps`: the list, or the sign-in form that comes back here.
 pub async fn list(State(state): State<AppState>, headers: HeaderMap) -> Response {
@@ -34,7 +34,7 @@ pub async fn list(State(state): State<AppState>, headers: HeaderMap) -> Response
         let grants =
             store::live_grants(&state.db, &who.organization_id, &who.person_id, idle_cutoff)
                 .await?;
-        Ok::<_, crate::store::StoreError>((names, grants))
+        Ok::<_, dunning_store::StoreError>((names, grants))
     }
     .await;
     let (Some((person, _, organization)), grants) = (match found {

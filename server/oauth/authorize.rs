@@ -21,9 +21,9 @@ use super::sign_in::{csrf_refused, unavailable};
 use super::{form, form_all, form_first, forms, issuer, pages, resource, scopes as words};
 use crate::auth::{roles, tokens};
 use crate::state::AppState;
-use crate::store::ids::new_secret;
-use crate::store::oauth::{self as store, Client, NewAuthorization, now_epoch};
-use crate::store::sign_in::SessionOwner;
+use dunning_store::ids::new_secret;
+use dunning_store::oauth::{self as store, Client, NewAuthorization, now_epoch};
+use dunning_store::sign_in::SessionOwner;
 
 /// How long an authorization code may wait for its exchange.
 pub const CODE_SECS: i64 = 60;

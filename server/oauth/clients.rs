@@ -20,10 +20,10 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{error, forms};
-use crate::api::input::allowed_char;
-use crate::net::outbound::{self, Policy};
 use crate::state::AppState;
-use crate::store::oauth::{self, Client, now_epoch};
+use dunning_domain::text::allowed_char;
+use dunning_engine::outbound::{self, Policy};
+use dunning_store::oauth::{self, Client, now_epoch};
 
 /// Most redirect URIs a client may register.
 const MOST_REDIRECT_URIS: usize = 10;
@@ -254,7 +254,7 @@ async fn registration(
         return error(StatusCode::BAD_REQUEST, code, &why);
     }
     let client = Client {
-        id: crate::store::ids::new_id("cli"),
+        id: dunning_store::ids::new_id("cli"),
         name: metadata
             .client_name
             .clone()
@@ -288,7 +288,7 @@ pub enum ClientError {
     #[error("o documento de metadados do aplicativo não pôde ser usado: {0}")]
     Metadata(String),
     #[error("erro interno")]
-    Store(#[from] crate::store::StoreError),
+    Store(#[from] dunning_store::StoreError),
 }
 
 /// The client with this id: a registered one, or the metadata document at an `https://` id,
@@ -333,7 +333,7 @@ async fn fetch_metadata(state: &AppState, url: &str) -> Result<ClientMetadata, S
     }
     // Strangers choose this URL: public addresses only, unless the operator opened private
     // ones for client metadata in particular (a test or development set-up).
-    let policy = Policy::for_client_metadata(&state.config);
+    let policy = Policy::new(state.config.allow_private_client_metadata);
     let client = outbound::Client::new(policy, |b| {
         b.timeout(std::time::Duration::from_secs(5))
             .user_agent("kobana-dunning-oauth")

@@ -40,7 +40,7 @@ pub fn verify(password: &str, stored: &str) -> bool {
 /// parameters as every hash; [`warm_decoy`] makes it before the first sign-in needs it.
 pub fn decoy() -> &'static str {
     static DECOY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    DECOY.get_or_init(|| hash(&crate::store::ids::new_secret(16)))
+    DECOY.get_or_init(|| hash(&dunning_store::ids::new_secret(16)))
 }
 
 /// Make the decoy hash on a thread of its own, so that no sign-in waits for it (the first

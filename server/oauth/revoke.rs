@@ -11,7 +11,7 @@ use http::StatusCode;
 use super::{form, form_first, forms, server_error};
 use crate::auth::tokens;
 use crate::state::AppState;
-use crate::store::oauth as store;
+use dunning_store::oauth as store;
 
 /// `POST /oauth/revoke`.
 pub async fn revoke(

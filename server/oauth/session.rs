@@ -26,10 +26,10 @@ use sha2::Sha256;
 use crate::auth::tokens;
 use crate::config::Config;
 use crate::state::AppState;
-use crate::store::ids::new_secret;
-use crate::store::oauth::now_epoch;
-use crate::store::sign_in::{self, SessionOwner};
-use crate::store::{Result, StoreError};
+use dunning_store::ids::new_secret;
+use dunning_store::oauth::now_epoch;
+use dunning_store::sign_in::{self, SessionOwner};
+use dunning_store::{Result, StoreError};
 
 /// How long a sign-in lasts in the browser.
 pub const SESSION_SECS: i64 = 3600;

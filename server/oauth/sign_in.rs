@@ -12,8 +12,8 @@ use http::{HeaderMap, HeaderValue, StatusCode, header};
 use super::session::Visitor;
 use super::{form, form_first, forms, pages, passwords, throttle};
 use crate::state::AppState;
-use crate::store::oauth::{self as store, now_epoch};
-use crate::store::sign_in::{self, Attempt, SessionOwner};
+use dunning_store::oauth::{self as store, now_epoch};
+use dunning_store::sign_in::{self, Attempt, SessionOwner};
 
 /// Where a sign-in may send the browser afterwards: only our own OAuth pages.
 pub fn safe_return(to: Option<&str>) -> String {

@@ -20,8 +20,8 @@ use http::{HeaderMap, HeaderValue};
 use super::session::{Cookies, signed, verified};
 use crate::auth::tokens;
 use crate::config::Config;
-use crate::store::ids::new_secret;
-use crate::store::sign_in::{FORGET_AFTER_SECS, ThrottlePolicy};
+use dunning_store::ids::new_secret;
+use dunning_store::sign_in::{FORGET_AFTER_SECS, ThrottlePolicy};
 
 /// The device cookie's name (before the `__Host-` prefix).
 pub const DEVICE: &str = "kd_device";

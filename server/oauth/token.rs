@@ -22,8 +22,8 @@ use sha2::{Digest, Sha256};
 use super::{error, form, form_first, forms, grant_idle_secs, no_store, resource, server_error};
 use crate::auth::{Audience, tokens};
 use crate::state::AppState;
-use crate::store::ids::new_secret;
-use crate::store::oauth::{self as store, Grant, Issued, NewTokens, Spent, now_epoch};
+use dunning_store::ids::new_secret;
+use dunning_store::oauth::{self as store, Grant, Issued, NewTokens, Spent, now_epoch};
 
 /// How long a refresh token lives (each use replaces it).
 pub const REFRESH_SECS: i64 = 30 * 24 * 3600;

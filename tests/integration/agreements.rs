@@ -2,9 +2,9 @@
 //! created), cancellation and breaking (balance reinstated), fulfilment, the term PDF, and
 //! the same operations through MCP.
 
+use dunning_engine as engine;
+use dunning_store::events;
 use http::StatusCode;
-use kobana_dunning::engine;
-use kobana_dunning::store::events;
 use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
 
@@ -18,7 +18,7 @@ pub fn day(days: i64) -> String {
 /// A new customer of organization 0 (with e-mail, so that notices can reach it).
 pub async fn customer(server: &TestServer, name: &str, cpf_base: &str) -> String {
     let token = server.token(0, "admin", "api");
-    let document = kobana_dunning::domain::document::cpf_with_check_digits(cpf_base);
+    let document = dunning_domain::document::cpf_with_check_digits(cpf_base);
     let answer = server
         .rest(
             "POST",
@@ -163,7 +163,7 @@ async fn a_proposal_totals_the_amounts_due_less_the_discount_and_splits_it_exact
         .collect();
     let first = OffsetDateTime::now_utc().date() + Duration::days(5);
     let month = |n: i64| {
-        kobana_dunning::domain::installments::add_months(first, n)
+        dunning_domain::installments::add_months(first, n)
             .unwrap()
             .to_string()
     };
@@ -566,7 +566,7 @@ async fn an_instalment_unpaid_for_more_than_thirty_days_breaks_the_agreement() {
     let (id, original, instalments) = accepted_agreement(&server).await;
     let now = OffsetDateTime::now_utc();
 
-    let report = engine::agreements::tick(&server.state, now + Duration::days(30))
+    let report = engine::agreements::tick(&server.state.engine, now + Duration::days(30))
         .await
         .unwrap();
     assert!(
@@ -578,7 +578,7 @@ async fn an_instalment_unpaid_for_more_than_thirty_days_breaks_the_agreement() {
         "accepted"
     );
 
-    let report = engine::agreements::tick(&server.state, now + Duration::days(31))
+    let report = engine::agreements::tick(&server.state.engine, now + Duration::days(31))
         .await
         .unwrap();
     assert_eq!(report.broken, [id.as_str()]);
@@ -611,7 +611,7 @@ async fn an_instalment_unpaid_for_more_than_thirty_days_breaks_the_agreement() {
         .unwrap();
     assert_eq!(broken.actor.kind, "system");
 
-    let again = engine::agreements::tick(&server.state, now + Duration::days(60))
+    let again = engine::agreements::tick(&server.state.engine, now + Duration::days(60))
         .await
         .unwrap();
     assert_eq!(
@@ -633,7 +633,7 @@ async fn a_disputed_instalment_does_not_break_the_agreement() {
     .await;
     assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.text);
     let report = engine::agreements::tick(
-        &server.state,
+        &server.state.engine,
         OffsetDateTime::now_utc() + Duration::days(40),
     )
     .await
@@ -650,13 +650,13 @@ async fn paying_every_instalment_fulfils_the_agreement() {
     let server = TestServer::start().await;
     let (id, original, instalments) = accepted_agreement(&server).await;
     for (i, instalment) in instalments.iter().enumerate() {
-        let report = engine::agreements::tick(&server.state, OffsetDateTime::now_utc())
+        let report = engine::agreements::tick(&server.state.engine, OffsetDateTime::now_utc())
             .await
             .unwrap();
         assert!(report.fulfilled.is_empty(), "{i} of 3 paid");
         pay(&server, instalment, 100.00).await;
     }
-    let report = engine::agreements::tick(&server.state, OffsetDateTime::now_utc())
+    let report = engine::agreements::tick(&server.state.engine, OffsetDateTime::now_utc())
         .await
         .unwrap();
     assert_eq!(report.fulfilled, [id.as_str()]);
@@ -962,7 +962,7 @@ async fn postgres_runs_agreements_disputes_and_deletion() {
     .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.text);
     let report = engine::agreements::tick(
-        &server.state,
+        &server.state.engine,
         OffsetDateTime::now_utc() + Duration::days(31),
     )
     .await

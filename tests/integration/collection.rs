@@ -5,8 +5,8 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use dunning_engine::collection::tick;
 use http::StatusCode;
-use kobana_dunning::engine::collection::tick;
 use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
 
@@ -30,7 +30,7 @@ pub async fn customer_with(
         "{:09}",
         700_000_001 + NEXT.fetch_add(1, Ordering::Relaxed) * 7
     );
-    let document = kobana_dunning::domain::document::cpf_with_check_digits(&base);
+    let document = dunning_domain::document::cpf_with_check_digits(&base);
     let mut body = json!({ "name": name, "document": document, "channel_opt_outs": opt_outs });
     if let Some(e) = email {
         body["email"] = json!(e);
@@ -164,13 +164,13 @@ pub async fn delivered_notice(server: &TestServer, charge_id: &str, days_ago: i6
     assert_eq!(answer.status, StatusCode::ACCEPTED, "{}", answer.text);
     let id = answer.body["data"]["id"].as_str().unwrap().to_string();
     let now = OffsetDateTime::now_utc();
-    tick(&server.state, now).await.unwrap();
-    tick(&server.state, now + Duration::minutes(2))
+    tick(&server.state.engine, now).await.unwrap();
+    tick(&server.state.engine, now + Duration::minutes(2))
         .await
         .unwrap();
     let delivery = get(server, &format!("/v1/deliveries/{id}")).await;
     assert_eq!(delivery["status"], "delivered", "{delivery}");
-    let sent = kobana_dunning::store::timestamp_text(now - Duration::days(days_ago));
+    let sent = dunning_store::timestamp_text(now - Duration::days(days_ago));
     sql(
         server,
         &format!("UPDATE deliveries SET sent_at = '{sent}' WHERE id = '{id}'"),
@@ -399,7 +399,7 @@ async fn a_notice_is_queued_with_the_standard_text_or_the_template() {
     let due = get(&server, &format!("/v1/charges/{id}")).await["amount_due"]
         .as_f64()
         .unwrap();
-    let amount = kobana_dunning::domain::money::Cents::from_reais(due)
+    let amount = dunning_domain::money::Cents::from_reais(due)
         .unwrap()
         .to_brl();
     let due_date = OffsetDateTime::now_utc().date() - Duration::days(10);
@@ -632,7 +632,7 @@ async fn negativation_needs_an_overdue_undisputed_charge_and_an_old_enough_notic
 
     // The bureau answers later, through the engine.
     let now = OffsetDateTime::now_utc();
-    tick(&server.state, now + Duration::minutes(2))
+    tick(&server.state.engine, now + Duration::minutes(2))
         .await
         .unwrap();
     let active = get(&server, &format!("/v1/charges/{overdue}")).await;
@@ -651,7 +651,7 @@ async fn negativation_needs_an_overdue_undisputed_charge_and_an_old_enough_notic
         removal.body["data"]["negativation_status"],
         "removal_requested"
     );
-    tick(&server.state, now + Duration::minutes(4))
+    tick(&server.state.engine, now + Duration::minutes(4))
         .await
         .unwrap();
     let removed = get(&server, &format!("/v1/charges/{overdue}")).await;
@@ -728,7 +728,7 @@ async fn a_payment_that_settles_a_negativated_charge_requests_its_removal() {
     .await;
     assert_eq!(neg.status, StatusCode::OK, "{}", neg.text);
     let now = OffsetDateTime::now_utc();
-    tick(&server.state, now + Duration::minutes(2))
+    tick(&server.state.engine, now + Duration::minutes(2))
         .await
         .unwrap();
     let charge = get(&server, &format!("/v1/charges/{id}")).await;
@@ -758,7 +758,7 @@ async fn a_payment_that_settles_a_negativated_charge_requests_its_removal() {
     assert!(events.contains(&"charge.negativation_removal_requested".to_string()));
 
     // The bureau confirms asynchronously.
-    tick(&server.state, now + Duration::minutes(4))
+    tick(&server.state.engine, now + Duration::minutes(4))
         .await
         .unwrap();
     let removed = get(&server, &format!("/v1/charges/{id}")).await;
@@ -869,7 +869,7 @@ async fn protest_has_its_rules_and_is_answered_by_the_notary() {
     .await;
 
     let now = OffsetDateTime::now_utc();
-    tick(&server.state, now + Duration::minutes(2))
+    tick(&server.state.engine, now + Duration::minutes(2))
         .await
         .unwrap();
     assert_eq!(
@@ -889,7 +889,7 @@ async fn protest_has_its_rules_and_is_answered_by_the_notary() {
         "{}",
         cancel.text
     );
-    tick(&server.state, now + Duration::minutes(4))
+    tick(&server.state.engine, now + Duration::minutes(4))
         .await
         .unwrap();
     assert_eq!(
@@ -958,7 +958,7 @@ async fn the_timeline_is_oldest_first_and_paginated() {
         json!({"amount": 10, "method": "pix"}),
     )
     .await;
-    tick(&server.state, OffsetDateTime::now_utc())
+    tick(&server.state.engine, OffsetDateTime::now_utc())
         .await
         .unwrap();
     let events = timeline(&server, &id).await;
@@ -1165,7 +1165,7 @@ async fn canceling_a_negativated_charge_is_followed_up_with_the_bureau() {
         "removal_requested"
     );
     let now = OffsetDateTime::now_utc();
-    tick(&server.state, now + Duration::minutes(2))
+    tick(&server.state.engine, now + Duration::minutes(2))
         .await
         .unwrap();
     let after = get(&server, &format!("/v1/charges/{id}")).await;

@@ -6,9 +6,9 @@
 use std::sync::{Arc, Mutex};
 
 use base64::Engine;
+use dunning_engine::collection::tick;
+use dunning_store::Db;
 use http::StatusCode;
-use kobana_dunning::engine::collection::tick;
-use kobana_dunning::store::Db;
 use kobana_dunning::{AppState, Config};
 use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
@@ -62,11 +62,11 @@ async fn each_step_fires_once_on_its_day() {
     let c = customer(&server, "Conceição Araújo").await;
     let id = charge_with_plan(&server, &c, 500.0, 5, Some(&plan)).await;
 
-    let report = tick(&server.state, at(0, 0)).await.unwrap();
+    let report = tick(&server.state.engine, at(0, 0)).await.unwrap();
     assert_eq!(report.steps_run, 0, "no step is due yet");
 
     // Day −2: the reminder goes out (and is sent in the same pass).
-    let report = tick(&server.state, at(3, 0)).await.unwrap();
+    let report = tick(&server.state.engine, at(3, 0)).await.unwrap();
     assert_eq!(report.steps_run, 1);
     let sent = deliveries_of(&server, &id).await;
     assert_eq!(sent.len(), 1);
@@ -76,15 +76,21 @@ async fn each_step_fires_once_on_its_day() {
     assert!(sent[0]["subject"].as_str().unwrap().starts_with("Lembrete"));
 
     // The same day again, and concurrent ticks: nothing more.
-    let (a, b) = tokio::join!(tick(&server.state, at(3, 1)), tick(&server.state, at(3, 2)));
+    let (a, b) = tokio::join!(
+        tick(&server.state.engine, at(3, 1)),
+        tick(&server.state.engine, at(3, 2))
+    );
     assert_eq!(a.unwrap().steps_run + b.unwrap().steps_run, 0);
-    tick(&server.state, at(3, 5)).await.unwrap();
+    tick(&server.state.engine, at(3, 5)).await.unwrap();
     let sent = deliveries_of(&server, &id).await;
     assert_eq!(sent.len(), 1);
     assert_eq!(sent[0]["status"], "delivered", "the sandbox receipt came");
 
     // Due date: the SMS, with its template; two replicas racing still send one.
-    let (a, b) = tokio::join!(tick(&server.state, at(5, 0)), tick(&server.state, at(5, 0)));
+    let (a, b) = tokio::join!(
+        tick(&server.state.engine, at(5, 0)),
+        tick(&server.state.engine, at(5, 0))
+    );
     assert_eq!(a.unwrap().steps_run + b.unwrap().steps_run, 1);
     let sms: Vec<Value> = deliveries_of(&server, &id)
         .await
@@ -95,16 +101,16 @@ async fn each_step_fires_once_on_its_day() {
     assert_eq!(sms[0]["body"], "Conceição Araújo: vence hoje R$ 500,00");
 
     // Day +15: negativation, the reminder having been delivered 17 days before.
-    let report = tick(&server.state, at(20, 0)).await.unwrap();
+    let report = tick(&server.state.engine, at(20, 0)).await.unwrap();
     assert_eq!(report.steps_run, 1, "{report:?}");
     let charge = get(&server, &format!("/v1/charges/{id}")).await;
     assert_eq!(charge["negativation_status"], "requested");
-    tick(&server.state, at(20, 2)).await.unwrap();
+    tick(&server.state.engine, at(20, 2)).await.unwrap();
     let charge = get(&server, &format!("/v1/charges/{id}")).await;
     assert_eq!(charge["negativation_status"], "active");
 
     for later in [21, 40, 400] {
-        let report = tick(&server.state, at(later, 0)).await.unwrap();
+        let report = tick(&server.state.engine, at(later, 0)).await.unwrap();
         assert_eq!(report.steps_run + report.steps_skipped, 0);
     }
     assert_eq!(
@@ -187,7 +193,7 @@ async fn steps_skip_paid_canceled_disputed_and_in_agreement_charges_and_opted_ou
     )
     .await;
 
-    let report = tick(&server.state, at(3, 0)).await.unwrap();
+    let report = tick(&server.state.engine, at(3, 0)).await.unwrap();
     assert_eq!(
         (report.steps_run, report.steps_skipped),
         (1, 1),
@@ -210,7 +216,7 @@ async fn steps_skip_paid_canceled_disputed_and_in_agreement_charges_and_opted_ou
             .await
             .contains(&"charge.step_skipped".to_string())
     );
-    let report = tick(&server.state, at(4, 0)).await.unwrap();
+    let report = tick(&server.state.engine, at(4, 0)).await.unwrap();
     assert_eq!((report.steps_run, report.steps_skipped), (0, 0));
 
     // A dispute pauses: once it is over, the step runs.
@@ -219,7 +225,7 @@ async fn steps_skip_paid_canceled_disputed_and_in_agreement_charges_and_opted_ou
         &format!("UPDATE charges SET open_dispute_id = NULL WHERE id = '{disputed}'"),
     )
     .await;
-    let report = tick(&server.state, at(4, 0)).await.unwrap();
+    let report = tick(&server.state.engine, at(4, 0)).await.unwrap();
     assert_eq!(report.steps_run, 1);
     assert_eq!(deliveries_of(&server, &disputed).await.len(), 1);
 }
@@ -239,7 +245,7 @@ async fn a_step_added_later_does_not_fire_for_days_gone_and_only_the_latest_noti
     let c = customer(&server, "Márcia Helena Brandão").await;
     let id = charge_with_plan(&server, &c, 100.0, 0, Some(&plan_id)).await;
     // The engine was down until day 5: one notice (the latest), and the protest.
-    let report = tick(&server.state, at(5, 0)).await.unwrap();
+    let report = tick(&server.state.engine, at(5, 0)).await.unwrap();
     assert_eq!(
         (report.steps_run, report.steps_skipped),
         (2, 1),
@@ -257,7 +263,7 @@ async fn a_step_added_later_does_not_fire_for_days_gone_and_only_the_latest_noti
 
     // A charge already overdue when it gets its plan: past days do not fire.
     let late = charge_with_plan(&server, &c, 100.0, -10, Some(&plan_id)).await;
-    let report = tick(&server.state, at(0, 0)).await.unwrap();
+    let report = tick(&server.state.engine, at(0, 0)).await.unwrap();
     assert_eq!(report.steps_run + report.steps_skipped, 0);
     assert!(deliveries_of(&server, &late).await.is_empty());
 }
@@ -268,7 +274,7 @@ async fn a_negativate_step_refused_by_a_rule_is_recorded_not_retried() {
     let plan = plan(&server, json!([{"offset_days": 3, "action": "negativate"}])).await;
     let c = customer(&server, "João Pedro Magalhães").await;
     let id = charge_with_plan(&server, &c, 100.0, 1, Some(&plan)).await;
-    let report = tick(&server.state, at(4, 0)).await.unwrap();
+    let report = tick(&server.state.engine, at(4, 0)).await.unwrap();
     assert_eq!(report.steps_skipped, 1);
     assert_eq!(
         count(&server, &format!("SELECT COUNT(*) FROM collection_step_runs WHERE charge_id = '{id}' AND reason = 'negativation_notice_missing'")).await,
@@ -278,7 +284,7 @@ async fn a_negativate_step_refused_by_a_rule_is_recorded_not_retried() {
         get(&server, &format!("/v1/charges/{id}")).await["negativation_status"],
         "none"
     );
-    let report = tick(&server.state, at(5, 0)).await.unwrap();
+    let report = tick(&server.state.engine, at(5, 0)).await.unwrap();
     assert_eq!(report.steps_skipped + report.steps_run, 0);
 }
 
@@ -301,37 +307,31 @@ async fn pending_work_survives_a_restart() {
     .await;
     let queued_id = queued.body["data"]["id"].as_str().unwrap().to_string();
     // A worker claimed it and died before sending: its lease must run out first.
-    let now = kobana_dunning::store::timestamp_text(OffsetDateTime::now_utc());
-    let until = kobana_dunning::store::timestamp_text(at(0, 5));
+    let now = dunning_store::timestamp_text(OffsetDateTime::now_utc());
+    let until = dunning_store::timestamp_text(at(0, 5));
     assert!(
-        kobana_dunning::store::deliveries::claim(
-            &server.state.db,
-            &queued_id,
-            "clm_dead",
-            &now,
-            &until
-        )
-        .await
-        .unwrap()
+        dunning_store::deliveries::claim(&server.state.db, &queued_id, "clm_dead", &now, &until)
+            .await
+            .unwrap()
     );
 
     // "Restart": a new process state over the same database file, nothing in memory.
     let (db, fresh) = Db::open(&server.state.config.database_url).await.unwrap();
     assert!(!fresh);
     let restarted = AppState::new(db, (*server.state.config).clone());
-    let report = tick(&restarted, at(0, 1)).await.unwrap();
+    let report = tick(&restarted.engine, at(0, 1)).await.unwrap();
     assert_eq!(report.attempts, 0, "the claim still holds");
-    let report = tick(&restarted, at(0, 10)).await.unwrap();
+    let report = tick(&restarted.engine, at(0, 10)).await.unwrap();
     assert_eq!(report.attempts, 1);
     assert_eq!(
         get(&server, &format!("/v1/deliveries/{queued_id}")).await["status"],
         "sent"
     );
 
-    tick(&restarted, at(3, 0)).await.unwrap();
+    tick(&restarted.engine, at(3, 0)).await.unwrap();
     let (db, _) = Db::open(&server.state.config.database_url).await.unwrap();
     let again = AppState::new(db, (*server.state.config).clone());
-    let report = tick(&again, at(3, 1)).await.unwrap();
+    let report = tick(&again.engine, at(3, 1)).await.unwrap();
     assert_eq!(
         report.steps_run, 0,
         "a step that ran before the restart does not run again"
@@ -374,7 +374,7 @@ async fn the_sandbox_retries_failures_and_reports_bounces() {
     .await;
     let fa = fa.body["data"]["id"].as_str().unwrap().to_string();
     let fb = fb.body["data"]["id"].as_str().unwrap().to_string();
-    tick(&server.state, at(0, 0)).await.unwrap();
+    tick(&server.state.engine, at(0, 0)).await.unwrap();
     let first = get(&server, &format!("/v1/deliveries/{fa}")).await;
     assert_eq!(
         (first["status"].as_str(), first["attempts"].as_i64()),
@@ -382,7 +382,7 @@ async fn the_sandbox_retries_failures_and_reports_bounces() {
     );
     assert!(first["error"].as_str().unwrap().contains("temporary"));
     for hours in 1..8 {
-        tick(&server.state, at(0, hours * 60)).await.unwrap();
+        tick(&server.state.engine, at(0, hours * 60)).await.unwrap();
     }
     let last = get(&server, &format!("/v1/deliveries/{fa}")).await;
     assert_eq!(
@@ -476,7 +476,7 @@ async fn a_delivery_is_resent_to_the_current_contact() {
     .await;
     let refused = post(&server, &resend, json!({})).await;
     assert_eq!(refused.body["code"], "charge_not_open");
-    tick(&server.state, at(0, 0)).await.unwrap();
+    tick(&server.state.engine, at(0, 0)).await.unwrap();
     let all = deliveries_of(&server, &id).await;
     assert!(all.iter().all(|d| d["status"] == "failed"), "{all:?}");
     assert!(all[0]["error"].as_str().unwrap().contains("paid"));
@@ -594,7 +594,7 @@ async fn e_mails_go_out_over_smtp_when_configured() {
         json!({"channel": "email"}),
     )
     .await;
-    let report = tick(&server.state, OffsetDateTime::now_utc())
+    let report = tick(&server.state.engine, OffsetDateTime::now_utc())
         .await
         .unwrap();
     assert_eq!(report.attempts, 3);
@@ -678,14 +678,17 @@ async fn postgres_runs_plans_deliveries_bureau_answers_and_payments() {
     .await;
     let c = customer(&server, "Conceição Araújo").await;
     let id = charge_with_plan(&server, &c, 200.0, 1, Some(&plan)).await;
-    let (a, b) = tokio::join!(tick(&server.state, at(1, 0)), tick(&server.state, at(1, 0)));
+    let (a, b) = tokio::join!(
+        tick(&server.state.engine, at(1, 0)),
+        tick(&server.state.engine, at(1, 0))
+    );
     assert_eq!(a.unwrap().steps_run + b.unwrap().steps_run, 1);
-    tick(&server.state, at(1, 2)).await.unwrap();
+    tick(&server.state.engine, at(1, 2)).await.unwrap();
     let sent = deliveries_of(&server, &id).await;
     assert_eq!(sent.len(), 1);
     assert_eq!(sent[0]["status"], "delivered");
-    tick(&server.state, at(13, 0)).await.unwrap();
-    tick(&server.state, at(13, 2)).await.unwrap();
+    tick(&server.state.engine, at(13, 0)).await.unwrap();
+    tick(&server.state.engine, at(13, 2)).await.unwrap();
     let charge = get(&server, &format!("/v1/charges/{id}")).await;
     assert_eq!(charge["negativation_status"], "active", "{charge}");
     // Paid in full (with the fine and interest of today's date): removal requested.

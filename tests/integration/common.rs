@@ -4,9 +4,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use axum::Router;
 use axum::body::Body;
+use dunning_store::Db;
 use http::{Request, StatusCode};
 use kobana_dunning::demo::Credentials;
-use kobana_dunning::store::Db;
 use kobana_dunning::{AppState, Config, app, demo};
 use serde_json::{Value, json};
 use tower::ServiceExt;

@@ -344,7 +344,7 @@ async fn a_second_open_dispute_is_refused_by_the_index_on_postgres() {
 /// Storing a second live proposal on a charge, past the handler, is refused by the index;
 /// once the first ends, the charge can be proposed again.
 async fn the_index_keeps_one_live_agreement(server: Arc<TestServer>) {
-    use kobana_dunning::store::agreements::{self, AgreedCharge, NewAgreement, Proposal};
+    use dunning_store::agreements::{self, AgreedCharge, NewAgreement, Proposal};
     let debtor = customer(&server, "Índice de Acordos", "906813579").await;
     let owed = charge(&server, &debtor, 120.0, 10).await;
     let org = server.org_id(0).to_string();
@@ -376,9 +376,9 @@ async fn the_index_keeps_one_live_agreement(server: Arc<TestServer>) {
         }
         outcome
     };
-    let first = kobana_dunning::store::ids::new_id("agr");
+    let first = dunning_store::ids::new_id("agr");
     assert_eq!(propose(&first).await, Proposal::Stored);
-    let second = kobana_dunning::store::ids::new_id("agr");
+    let second = dunning_store::ids::new_id("agr");
     assert_eq!(propose(&second).await, Proposal::ChargeTaken(owed.clone()));
     let canceled = server
         .rest(
@@ -389,7 +389,7 @@ async fn the_index_keeps_one_live_agreement(server: Arc<TestServer>) {
         )
         .await;
     assert_eq!(canceled.status, StatusCode::OK, "{}", canceled.text);
-    let third = kobana_dunning::store::ids::new_id("agr");
+    let third = dunning_store::ids::new_id("agr");
     assert_eq!(propose(&third).await, Proposal::Stored);
 }
 
@@ -408,8 +408,7 @@ async fn a_second_live_agreement_on_a_charge_is_refused_by_the_index_on_postgres
 
 async fn one_customer_per_document(server: Arc<TestServer>) {
     for round in 0..ROUNDS {
-        let document =
-            kobana_dunning::domain::document::cpf_with_check_digits(&format!("90792468{round}"));
+        let document = dunning_domain::document::cpf_with_check_digits(&format!("90792468{round}"));
         let requests = (0..RACERS)
             .map(|i| {
                 let body =
@@ -445,9 +444,9 @@ async fn concurrent_customers_with_one_document_create_one_on_postgres() {
 async fn a_transaction_aborted_by_a_deadlock_is_run_again_on_postgres() {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    use kobana_dunning::store::locks::{self, Table};
-    use kobana_dunning::store::retry::{self, Failure};
-    use kobana_dunning::store::{Db, StoreError};
+    use dunning_store::locks::{self, Table};
+    use dunning_store::retry::{self, Failure};
+    use dunning_store::{Db, StoreError};
     use tokio::sync::Barrier;
 
     let Some(server) = postgres_server().await else {

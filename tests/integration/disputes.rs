@@ -2,8 +2,8 @@
 //! (upheld) or resumes collection (rejected). Also customer deletion, which disputes and
 //! agreements go with.
 
+use dunning_store::charges;
 use http::StatusCode;
-use kobana_dunning::store::charges;
 use serde_json::{Value, json};
 
 use crate::agreements::{charge, customer, day, event_types, get, pay};
@@ -533,7 +533,7 @@ async fn deleting_through_mcp_matches_rest() {
 /// upheld dispute right after it was opened) must still come out in the order written.
 #[tokio::test]
 async fn events_written_within_one_millisecond_keep_their_order_in_the_timeline() {
-    use kobana_dunning::store::events;
+    use dunning_store::events;
     let server = TestServer::start().await;
     let actor = events::Actor {
         kind: "system",

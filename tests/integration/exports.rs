@@ -1,8 +1,8 @@
 //! Exports: CSV files of charges and customers with the list filters applied, built by the
 //! worker (stepped with `tick`), parsed back with a real CSV reader, over REST and MCP.
 
+use dunning_engine::exports::{CHARGE_HEADER, CUSTOMER_HEADER, DELIVERY_HEADER, tick};
 use http::StatusCode;
-use kobana_dunning::engine::exports::{CHARGE_HEADER, CUSTOMER_HEADER, DELIVERY_HEADER, tick};
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 
@@ -51,7 +51,7 @@ async fn start_export(server: &TestServer, body: Value) -> Value {
 }
 
 async fn finish_exports(server: &TestServer) -> usize {
-    tick(&server.state, OffsetDateTime::now_utc())
+    tick(&server.state.engine, OffsetDateTime::now_utc())
         .await
         .expect("tick")
 }

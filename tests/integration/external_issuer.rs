@@ -70,9 +70,9 @@ async fn an_organizations_identity_provider_signs_tokens_the_mcp_endpoint_accept
     let key = new_key();
     let jwks_uri = serve_jwks(&key).await;
     let issuer = format!("https://idp.test/{}", server.org_id(0));
-    kobana_dunning::store::oauth::set_external_issuer(
+    dunning_store::oauth::set_external_issuer(
         &server.state.db,
-        &kobana_dunning::store::oauth::ExternalIssuer {
+        &dunning_store::oauth::ExternalIssuer {
             organization_id: server.org_id(0).to_string(),
             issuer: issuer.clone(),
             jwks_uri,

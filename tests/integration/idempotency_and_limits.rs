@@ -211,7 +211,7 @@ async fn a_spent_window_is_429_with_retry_after_and_counts_per_token() {
     let server = TestServer::start().await;
     let org = server.org_id(0).to_string();
     let db = &server.state.db;
-    let person = kobana_dunning::store::orgs::find_person(
+    let person = dunning_store::orgs::find_person(
         db,
         &org,
         &server.credentials.organizations[0].people[3].email,
@@ -224,9 +224,9 @@ async fn a_spent_window_is_429_with_retry_after_and_counts_per_token() {
         .iter()
         .map(|s| s.to_string())
         .collect();
-    kobana_dunning::store::orgs::create_token(
+    dunning_store::orgs::create_token(
         db,
-        kobana_dunning::store::orgs::NewToken {
+        dunning_store::orgs::NewToken {
             organization_id: &org,
             person_id: &person.id,
             audience: "mcp",
@@ -262,7 +262,7 @@ async fn a_spent_window_is_429_with_retry_after_and_counts_per_token() {
 #[tokio::test]
 async fn an_organization_limit_applies_to_tokens_without_their_own() {
     let server = TestServer::start().await;
-    kobana_dunning::store::orgs::set_organization_rate_limit(
+    dunning_store::orgs::set_organization_rate_limit(
         &server.state.db,
         server.org_id(1),
         Some((1, 3600)),
@@ -388,7 +388,7 @@ async fn a_replayed_webhook_create_shows_its_secret_for_ten_minutes_then_never_a
     );
 
     let later = time::OffsetDateTime::now_utc() + time::Duration::minutes(11);
-    let report = kobana_dunning::engine::housekeeping::tick(&server.state, later)
+    let report = dunning_engine::housekeeping::tick(&server.state.engine, later)
         .await
         .expect("housekeeping");
     assert_eq!(report.secrets_redacted, 1);
@@ -429,7 +429,7 @@ async fn reads_are_counted_in_memory_and_do_not_write_to_the_database() {
         ..kobana_dunning::Config::local()
     };
     let server = TestServer::start_configured(url.clone(), dir, config).await;
-    kobana_dunning::store::orgs::set_organization_rate_limit(
+    dunning_store::orgs::set_organization_rate_limit(
         &server.state.db,
         server.org_id(0),
         Some((1_000_000, 86_400)),
@@ -441,7 +441,7 @@ async fn reads_are_counted_in_memory_and_do_not_write_to_the_database() {
         server.token(0, "admin", "mcp"),
     );
     // Another connection sees `data_version` change whenever someone else commits.
-    let (observer, _) = kobana_dunning::store::Db::open(&url).await.unwrap();
+    let (observer, _) = dunning_store::Db::open(&url).await.unwrap();
     let mut connection = observer.pool.acquire().await.unwrap();
     let mut attempts = 0;
     loop {
@@ -489,7 +489,7 @@ async fn reads_are_counted_in_memory_and_do_not_write_to_the_database() {
 #[tokio::test]
 async fn one_process_admits_exactly_the_limit_under_concurrent_requests() {
     let server = std::sync::Arc::new(TestServer::start().await);
-    kobana_dunning::store::orgs::set_organization_rate_limit(
+    dunning_store::orgs::set_organization_rate_limit(
         &server.state.db,
         server.org_id(1),
         Some((10, 86_400)),
@@ -538,7 +538,7 @@ async fn replicas_never_admit_more_than_the_limit_and_give_back_what_they_do_not
     use std::sync::Arc;
     use std::time::Duration;
 
-    use kobana_dunning::limits::Limiter;
+    use kobana_dunning::rate_limit::Limiter;
 
     let server = TestServer::start().await;
     let db = server.state.db.clone();
@@ -548,7 +548,7 @@ async fn replicas_never_admit_more_than_the_limit_and_give_back_what_they_do_not
     for attempt in 0..3 {
         let token = format!("tok_replicas_{attempt}");
         let day = epoch_day();
-        let admitted = |state: kobana_dunning::store::limits::WindowState| !state.exceeded();
+        let admitted = |state: dunning_store::rate_windows::WindowState| !state.exceeded();
         // `a` admits 3 and, claiming in growing blocks, holds a fourth it has not used.
         for _ in 0..3 {
             assert!(admitted(a.hit(&token, 8, 86_400).await.unwrap()));

@@ -40,6 +40,7 @@ mod postgres;
 mod query_plans;
 mod rest_limits;
 mod startup;
+mod tidy;
 mod traces;
 mod webhook_security;
 mod webhooks;

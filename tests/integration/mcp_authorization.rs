@@ -15,8 +15,8 @@ pub async fn mcp_token(
     scopes: Option<&[&str]>,
     rate_limit: Option<(i64, i64)>,
 ) -> String {
+    use dunning_store::orgs;
     use kobana_dunning::auth::{Audience, roles, tokens};
-    use kobana_dunning::store::orgs;
     let org = server.org_id(0).to_string();
     let email = &server.credentials.organizations[0]
         .people

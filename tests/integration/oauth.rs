@@ -157,7 +157,7 @@ pub(crate) fn query(url: &str) -> HashMap<String, String> {
 }
 
 pub(crate) fn pkce() -> (String, String) {
-    let verifier = kobana_dunning::store::ids::new_secret(32);
+    let verifier = dunning_store::ids::new_secret(32);
     let challenge = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .encode(Sha256::digest(verifier.as_bytes()));
     (verifier, challenge)

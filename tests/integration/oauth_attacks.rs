@@ -542,8 +542,8 @@ async fn known_and_unknown_addresses_get_the_same_answers_for_the_same_work() {
 
 #[tokio::test]
 async fn failures_are_forgotten_a_day_after_the_last_one_and_locks_end() {
+    use dunning_store::sign_in::{Attempt, count_attempt};
     use kobana_dunning::oauth::throttle::POLICY;
-    use kobana_dunning::store::sign_in::{Attempt, count_attempt};
     let server = TestServer::start().await;
     let db = &server.state.db;
     let t = 1_000_000;
@@ -881,7 +881,7 @@ async fn a_grant_unused_for_its_idle_time_ends_with_its_tokens() {
         "{refused}"
     );
     let report =
-        kobana_dunning::engine::housekeeping::tick(&server.state, time::OffsetDateTime::now_utc())
+        dunning_engine::housekeeping::tick(&server.state.engine, time::OffsetDateTime::now_utc())
             .await
             .unwrap();
     assert_eq!(report.oauth.grants, 1);
@@ -952,7 +952,7 @@ async fn registrations_are_limited_per_address_and_unused_ones_expire() {
     let mut browser = signed_in(&server, &base, "admin").await;
     fresh_code(&mut browser, &base, &used).await;
     let later = time::OffsetDateTime::now_utc() + time::Duration::days(2);
-    let report = kobana_dunning::engine::housekeeping::tick(&server.state, later)
+    let report = dunning_engine::housekeeping::tick(&server.state.engine, later)
         .await
         .unwrap();
     assert_eq!(report.oauth.clients, u64::try_from(accepted - 1).unwrap());

@@ -155,7 +155,7 @@ async fn sigterm_lets_a_request_under_way_finish_then_exits_0_with_its_key_done(
     let mut server = ServerProcess::start(folder.path(), &["--shutdown-grace", "10s"], &[]);
     let api = issue_token(folder.path(), &[], "api", "1000/minute");
     let address = server.base_url.trim_start_matches("http://").to_string();
-    let body = json!({ "name": "Cliente lento", "document": kobana_dunning::domain::document::cpf_with_check_digits("700000001") }).to_string();
+    let body = json!({ "name": "Cliente lento", "document": dunning_domain::document::cpf_with_check_digits("700000001") }).to_string();
     let (first, rest) = body.split_at(10);
     // A request whose body is still arriving when the signal comes.
     let mut socket = std::net::TcpStream::connect(&address).expect("connect");

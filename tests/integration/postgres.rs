@@ -45,7 +45,7 @@ pub async fn fresh_postgres_url() -> Option<String> {
         .as_secs();
     let name = format!(
         "kd_test_{now}_{}",
-        kobana_dunning::store::ids::new_id("db").trim_start_matches("db_")
+        dunning_store::ids::new_id("db").trim_start_matches("db_")
     );
     sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
         .execute(&pool)

@@ -9,9 +9,9 @@
 //! priced out so that a small table says which index it would use): no `Seq Scan`, and no
 //! `Sort` where the index gives the order.
 
-use kobana_dunning::store::{
-    self, Backend, Db, DbSettings, ListQuery, PageRequest, Statistics, agreements, charges,
-    customers, deliveries, disputes, events, plans, webhooks,
+use dunning_store::{
+    self as store, Backend, Db, DbSettings, ListQuery, PageRequest, Statistics, agreements,
+    charges, customers, deliveries, disputes, events, plans, webhooks,
 };
 
 use crate::postgres::fresh_postgres_url;

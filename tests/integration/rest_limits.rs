@@ -106,7 +106,7 @@ async fn json_media_types_with_parameters_and_suffixes_are_accepted() {
         ("application/merge-patch+json", "736451928"),
     ];
     for (content_type, cpf_base) in cases {
-        let document = kobana_dunning::domain::document::cpf_with_check_digits(cpf_base);
+        let document = dunning_domain::document::cpf_with_check_digits(cpf_base);
         let body = json!({"name": "Cliente JSON", "document": document}).to_string();
         let answer = raw(
             &server,

@@ -2,10 +2,10 @@
 //! at delivery time, with the private-target setting off, as in production), failures told
 //! as categories rather than the OS's words, and signatures a receiver can check for replays.
 
+use dunning_store::webhooks::attempts;
 use hmac::{Hmac, Mac};
 use http::StatusCode;
 use kobana_dunning::Config;
-use kobana_dunning::store::webhooks::attempts;
 use serde_json::{Value, json};
 use sha2::Sha256;
 use time::{Duration, OffsetDateTime};
@@ -180,9 +180,7 @@ async fn a_target_that_resolves_to_loopback_is_refused_at_delivery_time_and_noth
     }
     create_charge(&server).await;
 
-    let t0 = parse_time(&kobana_dunning::store::timestamp_text(
-        OffsetDateTime::now_utc(),
-    ));
+    let t0 = parse_time(&dunning_store::timestamp_text(OffsetDateTime::now_utc()));
     assert!(step(&server, t0).await.attempted >= 3);
     assert!(
         receiver.received().is_empty(),

@@ -8,11 +8,11 @@ use std::time::Duration as StdDuration;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::response::IntoResponse;
+use dunning_engine::webhooks::{TickReport, tick};
+use dunning_store::timestamp_text;
+use dunning_store::webhooks::attempts;
 use hmac::{Hmac, Mac};
 use http::{HeaderMap, StatusCode};
-use kobana_dunning::engine::webhooks::{TickReport, tick};
-use kobana_dunning::store::timestamp_text;
-use kobana_dunning::store::webhooks::attempts;
 use serde_json::{Value, json};
 use sha2::Sha256;
 use time::{Duration, OffsetDateTime};
@@ -223,7 +223,7 @@ pub(crate) async fn deliveries(server: &TestServer, webhook: &str, query: &str) 
 }
 
 pub(crate) async fn step(server: &TestServer, now: OffsetDateTime) -> TickReport {
-    tick(&server.state, now).await.expect("tick")
+    tick(&server.state.engine, now).await.expect("tick")
 }
 
 pub(crate) fn parse_time(text: &str) -> OffsetDateTime {
@@ -632,8 +632,8 @@ async fn two_workers_at_once(server: &TestServer) {
     }
     let now = OffsetDateTime::now_utc();
     let (a, b) = tokio::join!(
-        tick(&server.state, now),
-        tick(&server.state, now + Duration::milliseconds(1))
+        tick(&server.state.engine, now),
+        tick(&server.state.engine, now + Duration::milliseconds(1))
     );
     let (a, b) = (a.unwrap(), b.unwrap());
     assert_eq!(a.queued + b.queued, 5);

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use kobana_dunning::domain::document::cpf_with_check_digits;
+use dunning_domain::document::cpf_with_check_digits;
 use serde_json::{Value, json};
 
 use super::process::{ServerProcess, issue_token};

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::time::Duration;
 
-use kobana_dunning::domain::document::cpf_with_check_digits;
+use dunning_domain::document::cpf_with_check_digits;
 use serde_json::{Value, json};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;

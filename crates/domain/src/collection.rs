@@ -1,0 +1,546 @@
+//! Collection rules and notice texts, without storage: when a charge may be notified,
+//! negativated or protested, and what the debtor reads.
+//!
+//! The API and the collection engine ask the same questions here, so a plan step obeys exactly
+//! the rules of the operation a person would call, and refuses with the same stable code.
+
+use time::Date;
+
+use super::charge_math::ChargeState;
+use super::money::Cents;
+
+/// Why a collection action is refused: a stable code (the API's problem `code`, the plan's
+/// recorded reason) and a sentence for people.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    pub code: &'static str,
+    pub detail: String,
+}
+
+impl Refusal {
+    fn new(code: &'static str, detail: impl Into<String>) -> Refusal {
+        Refusal {
+            code,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// Result of a rule check.
+pub type Check = Result<(), Refusal>;
+
+/// Credit bureaus a debt can be reported to.
+pub const BUREAUS: &[&str] = &["serasa", "boa_vista", "spc"];
+
+/// Channels a debtor can be reached on.
+pub const CHANNELS: &[&str] = &["email", "sms", "whatsapp"];
+
+crate::words! {
+    /// Where a charge's report to a credit bureau (negativação) stands: asked for, in force,
+    /// its removal asked for, removed.
+    pub enum NegativationStatus {
+        None = "none",
+        Requested = "requested",
+        Active = "active",
+        RemovalRequested = "removal_requested",
+        Removed = "removed",
+    }
+}
+
+crate::words! {
+    /// Where a charge's notary protest (protesto) stands: asked for, done, its cancellation
+    /// asked for, canceled.
+    pub enum ProtestStatus {
+        None = "none",
+        Requested = "requested",
+        Protested = "protested",
+        CancelRequested = "cancel_requested",
+        Canceled = "canceled",
+    }
+}
+
+/// What the rules need to know about a charge, as stored.
+#[derive(Debug, Clone)]
+pub struct ChargeFacts<'a> {
+    pub id: &'a str,
+    pub state: ChargeState,
+    pub due_date: Date,
+    pub in_dispute: bool,
+    pub negativation_status: NegativationStatus,
+    pub protest_status: ProtestStatus,
+}
+
+impl ChargeFacts<'_> {
+    fn require_open(&self) -> Check {
+        if self.state == ChargeState::Open {
+            Ok(())
+        } else {
+            Err(Refusal::new(
+                "charge_not_open",
+                format!(
+                    "Charge {} is {}; only pending or overdue charges can be collected",
+                    self.id,
+                    state_label(self.state)
+                ),
+            ))
+        }
+    }
+
+    fn require_overdue(&self, today: Date) -> Check {
+        self.require_open()?;
+        if self.due_date < today {
+            Ok(())
+        } else {
+            Err(Refusal::new(
+                "charge_not_overdue",
+                format!(
+                    "Charge {} is not overdue yet (due {}); wait until after the due date",
+                    self.id, self.due_date
+                ),
+            ))
+        }
+    }
+
+    fn require_no_dispute(&self) -> Check {
+        if self.in_dispute {
+            Err(Refusal::new(
+                "charge_in_dispute",
+                format!(
+                    "Charge {} has an open dispute, which pauses its collection; resolve the dispute first",
+                    self.id
+                ),
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// A negativation is requested, active, or being removed.
+    fn negativation_in_force(&self) -> bool {
+        match self.negativation_status {
+            NegativationStatus::Requested
+            | NegativationStatus::Active
+            | NegativationStatus::RemovalRequested => true,
+            NegativationStatus::None | NegativationStatus::Removed => false,
+        }
+    }
+
+    /// A protest is requested, done, or being canceled.
+    fn protest_in_force(&self) -> bool {
+        match self.protest_status {
+            ProtestStatus::Requested
+            | ProtestStatus::Protested
+            | ProtestStatus::CancelRequested => true,
+            ProtestStatus::None | ProtestStatus::Canceled => false,
+        }
+    }
+}
+
+fn state_label(state: ChargeState) -> &'static str {
+    match state {
+        ChargeState::InAgreement => "in an agreement",
+        other => other.as_str(),
+    }
+}
+
+/// A notice can go to the debtor of an open charge that is not in dispute, on a channel the
+/// customer did not opt out of and has a contact for.
+pub fn can_notify(
+    charge: &ChargeFacts<'_>,
+    channel: &str,
+    opt_outs: &[String],
+    contact: Option<&str>,
+) -> Check {
+    charge.require_open()?;
+    charge.require_no_dispute()?;
+    if opt_outs.iter().any(|c| c == channel) {
+        return Err(Refusal::new(
+            "customer_opted_out",
+            format!("The customer opted out of {channel} messages"),
+        ));
+    }
+    if contact.is_none_or(str::is_empty) {
+        let what = if channel == "email" {
+            "an e-mail address"
+        } else {
+            "a phone number"
+        };
+        return Err(Refusal::new(
+            "customer_contact_missing",
+            format!("The customer has no {what} for {channel}; add it with customers_update"),
+        ));
+    }
+    Ok(())
+}
+
+/// Negativation: overdue, no dispute, no negativation in force, no protest in force (they
+/// are exclusive), and a notice delivered to the debtor at least `notice_days` before.
+/// `notice_sent_on` is the date the oldest delivered notice was sent, if any.
+pub fn can_negativate(
+    charge: &ChargeFacts<'_>,
+    today: Date,
+    notice_days: i64,
+    notice_sent_on: Option<Date>,
+) -> Check {
+    charge.require_overdue(today)?;
+    charge.require_no_dispute()?;
+    if charge.negativation_in_force() {
+        return Err(Refusal::new(
+            "negativation_already_requested",
+            format!(
+                "Charge {} already has a negativation ({})",
+                charge.id, charge.negativation_status
+            ),
+        ));
+    }
+    if charge.protest_in_force() {
+        return Err(Refusal::new(
+            "protest_active",
+            format!(
+                "Charge {} has a protest ({}); negativation and protest are exclusive: cancel the protest first",
+                charge.id, charge.protest_status
+            ),
+        ));
+    }
+    let old_enough = notice_sent_on.is_some_and(|sent| (today - sent).whole_days() >= notice_days);
+    if !old_enough {
+        return Err(Refusal::new(
+            "negativation_notice_missing",
+            format!(
+                "A negativation needs a notice delivered to the debtor at least {notice_days} days before; send one with charges_notify"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Protest: overdue, no dispute, no protest in force, no negativation in force.
+pub fn can_protest(charge: &ChargeFacts<'_>, today: Date) -> Check {
+    charge.require_overdue(today)?;
+    charge.require_no_dispute()?;
+    if charge.protest_in_force() {
+        return Err(Refusal::new(
+            "protest_already_requested",
+            format!(
+                "Charge {} already has a protest ({})",
+                charge.id, charge.protest_status
+            ),
+        ));
+    }
+    if charge.negativation_in_force() {
+        return Err(Refusal::new(
+            "negativation_active",
+            format!(
+                "Charge {} has a negativation ({}); negativation and protest are exclusive: remove it first",
+                charge.id, charge.negativation_status
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Removal needs a negativation requested or active.
+pub fn can_remove_negativation(charge: &ChargeFacts<'_>) -> Check {
+    if matches!(
+        charge.negativation_status,
+        NegativationStatus::Requested | NegativationStatus::Active
+    ) {
+        Ok(())
+    } else {
+        Err(Refusal::new(
+            "negativation_not_active",
+            format!(
+                "Charge {} has no negativation to remove ({})",
+                charge.id, charge.negativation_status
+            ),
+        ))
+    }
+}
+
+/// Cancellation needs a protest requested or done.
+pub fn can_cancel_protest(charge: &ChargeFacts<'_>) -> Check {
+    if matches!(
+        charge.protest_status,
+        ProtestStatus::Requested | ProtestStatus::Protested
+    ) {
+        Ok(())
+    } else {
+        Err(Refusal::new(
+            "protest_not_active",
+            format!(
+                "Charge {} has no protest to cancel ({})",
+                charge.id, charge.protest_status
+            ),
+        ))
+    }
+}
+
+/// The values a notice can mention.
+#[derive(Debug, Clone)]
+pub struct NoticeValues<'a> {
+    pub customer_name: &'a str,
+    pub organization_name: &'a str,
+    pub description: &'a str,
+    pub amount_due: Cents,
+    pub due_date: Date,
+    /// The day the notice is written, to choose the standard text.
+    pub today: Date,
+}
+
+/// A notice ready to send: the e-mail subject (e-mail only) and the text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    pub subject: Option<String>,
+    pub body: String,
+}
+
+/// `dd/mm/aaaa`.
+pub fn date_br(date: Date) -> String {
+    format!(
+        "{:02}/{:02}/{:04}",
+        date.day(),
+        u8::from(date.month()),
+        date.year()
+    )
+}
+
+/// Fill the placeholders of `template`. `{{charge.amount_due}}` becomes `R$ 1.234,56`, or
+/// only `1.234,56` where the text already writes `R$` before it; unknown placeholders stay.
+pub fn render(template: &str, v: &NoticeValues<'_>) -> String {
+    let amount = v.amount_due.to_brl();
+    let number = amount.trim_start_matches("R$ ").to_string();
+    let mut out = String::with_capacity(template.len() + 64);
+    let mut rest = template;
+    while let Some(start) = rest.find("{{") {
+        let Some(len) = rest[start..].find("}}") else {
+            break;
+        };
+        let name = rest[start + 2..start + len].trim();
+        let before = &rest[..start];
+        let value = match name {
+            "customer.name" => Some(v.customer_name.to_string()),
+            "organization.name" => Some(v.organization_name.to_string()),
+            "charge.description" => Some(v.description.to_string()),
+            "charge.due_date" => Some(date_br(v.due_date)),
+            "charge.amount_due" if before.trim_end().ends_with("R$") => Some(number.clone()),
+            "charge.amount_due" => Some(amount.clone()),
+            _ => None,
+        };
+        out.push_str(before);
+        match value {
+            Some(value) => out.push_str(&value),
+            None => out.push_str(&rest[start..start + len + 2]),
+        }
+        rest = &rest[start + len + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The standard notice for the charge's situation on `today`: a reminder before the due
+/// date, a notice on the day, a collection notice after it. SMS and WhatsApp get the short
+/// form; e-mail the long one with a subject.
+pub fn standard_notice(channel: &str, v: &NoticeValues<'_>) -> Notice {
+    let amount = v.amount_due.to_brl();
+    let due = date_br(v.due_date);
+    let (subject, short, long) = if v.today < v.due_date {
+        (
+            format!("Lembrete de vencimento: {}", v.description),
+            format!(
+                "{}: lembrete. \"{}\" de {amount} vence em {due}. Se já pagou, desconsidere.",
+                v.organization_name, v.description
+            ),
+            format!(
+                "Olá, {}.\n\nLembramos que a cobrança \"{}\", no valor de {amount}, vence em {due}.\n\n\
+                 Se o pagamento já foi feito, por favor desconsidere esta mensagem.\n\nAtenciosamente,\n{}",
+                v.customer_name, v.description, v.organization_name
+            ),
+        )
+    } else if v.today == v.due_date {
+        (
+            format!("Vence hoje: {}", v.description),
+            format!(
+                "{}: \"{}\" de {amount} vence hoje ({due}). Se já pagou, desconsidere.",
+                v.organization_name, v.description
+            ),
+            format!(
+                "Olá, {}.\n\nA cobrança \"{}\", no valor de {amount}, vence hoje, {due}.\n\n\
+                 Se o pagamento já foi feito, por favor desconsidere esta mensagem.\n\nAtenciosamente,\n{}",
+                v.customer_name, v.description, v.organization_name
+            ),
+        )
+    } else {
+        (
+            format!("Cobrança vencida: {}", v.description),
+            format!(
+                "{}: \"{}\" venceu em {due}. Valor atualizado: {amount}. Regularize ou fale conosco para negociar.",
+                v.organization_name, v.description
+            ),
+            format!(
+                "Olá, {}.\n\nNão identificamos o pagamento da cobrança \"{}\", vencida em {due}. \
+                 O valor atualizado, com multa e juros, é de {amount}.\n\n\
+                 Regularize o pagamento ou entre em contato conosco para negociar.\n\n\
+                 Se o pagamento já foi feito, por favor desconsidere esta mensagem.\n\nAtenciosamente,\n{}",
+                v.customer_name, v.description, v.organization_name
+            ),
+        )
+    };
+    if channel == "email" {
+        Notice {
+            subject: Some(subject),
+            body: long,
+        }
+    } else {
+        Notice {
+            subject: None,
+            body: short,
+        }
+    }
+}
+
+/// The notice for a channel: the template filled in when there is one, else the standard
+/// text. E-mails keep the standard subject.
+pub fn notice(channel: &str, template: Option<&str>, v: &NoticeValues<'_>) -> Notice {
+    let standard = standard_notice(channel, v);
+    match template {
+        Some(t) => Notice {
+            subject: standard.subject,
+            body: render(t, v),
+        },
+        None => standard,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use time::macros::date;
+
+    use super::*;
+
+    fn facts(state: ChargeState, due: Date) -> ChargeFacts<'static> {
+        ChargeFacts {
+            id: "chg_x",
+            state,
+            due_date: due,
+            in_dispute: false,
+            negativation_status: NegativationStatus::None,
+            protest_status: ProtestStatus::None,
+        }
+    }
+
+    fn values() -> NoticeValues<'static> {
+        NoticeValues {
+            customer_name: "Conceição Araújo",
+            organization_name: "Padaria Pão Dourado Ltda",
+            description: "Mensalidade de março",
+            amount_due: Cents(1_234_56),
+            due_date: date!(2026 - 03 - 10),
+            today: date!(2026 - 03 - 20),
+        }
+    }
+
+    #[test]
+    fn placeholders_are_filled_with_brazilian_formats() {
+        let text = render(
+            "{{customer.name}}: {{charge.description}} {{charge.amount_due}} em {{ charge.due_date }} — {{organization.name}} {{unknown}}",
+            &values(),
+        );
+        assert_eq!(
+            text,
+            "Conceição Araújo: Mensalidade de março R$ 1.234,56 em 10/03/2026 — Padaria Pão Dourado Ltda {{unknown}}"
+        );
+    }
+
+    #[test]
+    fn an_amount_after_a_written_currency_sign_is_not_signed_twice() {
+        assert_eq!(
+            render("de R$ {{charge.amount_due}}", &values()),
+            "de R$ 1.234,56"
+        );
+    }
+
+    #[test]
+    fn the_standard_text_follows_the_situation() {
+        let mut v = values();
+        assert!(
+            standard_notice("email", &v)
+                .body
+                .contains("vencida em 10/03/2026")
+        );
+        v.today = date!(2026 - 03 - 10);
+        assert!(standard_notice("sms", &v).body.contains("vence hoje"));
+        v.today = date!(2026 - 03 - 01);
+        let n = standard_notice("email", &v);
+        assert!(n.subject.unwrap().starts_with("Lembrete"));
+        assert!(n.body.contains("R$ 1.234,56"));
+    }
+
+    #[test]
+    fn negativation_rules_in_order() {
+        let today = date!(2026 - 04 - 01);
+        let due = date!(2026 - 03 - 01);
+        let sent = Some(date!(2026 - 03 - 20));
+        assert_eq!(
+            can_negativate(&facts(ChargeState::Paid, due), today, 10, sent)
+                .unwrap_err()
+                .code,
+            "charge_not_open"
+        );
+        assert_eq!(
+            can_negativate(&facts(ChargeState::Open, today), today, 10, sent)
+                .unwrap_err()
+                .code,
+            "charge_not_overdue"
+        );
+        let mut f = facts(ChargeState::Open, due);
+        f.in_dispute = true;
+        assert_eq!(
+            can_negativate(&f, today, 10, sent).unwrap_err().code,
+            "charge_in_dispute"
+        );
+        f.in_dispute = false;
+        f.protest_status = ProtestStatus::Requested;
+        assert_eq!(
+            can_negativate(&f, today, 10, sent).unwrap_err().code,
+            "protest_active"
+        );
+        f.protest_status = ProtestStatus::Canceled;
+        assert_eq!(
+            can_negativate(&f, today, 10, Some(date!(2026 - 03 - 25)))
+                .unwrap_err()
+                .code,
+            "negativation_notice_missing"
+        );
+        assert_eq!(
+            can_negativate(&f, today, 10, None).unwrap_err().code,
+            "negativation_notice_missing"
+        );
+        assert!(can_negativate(&f, today, 10, sent).is_ok());
+        f.negativation_status = NegativationStatus::Active;
+        assert_eq!(
+            can_negativate(&f, today, 10, sent).unwrap_err().code,
+            "negativation_already_requested"
+        );
+        assert_eq!(
+            can_protest(&f, today).unwrap_err().code,
+            "negativation_active"
+        );
+    }
+
+    #[test]
+    fn notices_respect_opt_outs_and_contacts() {
+        let f = facts(ChargeState::Open, date!(2026 - 03 - 01));
+        let opt = vec!["sms".to_string()];
+        assert_eq!(
+            can_notify(&f, "sms", &opt, Some("+5511999999999"))
+                .unwrap_err()
+                .code,
+            "customer_opted_out"
+        );
+        assert_eq!(
+            can_notify(&f, "email", &opt, None).unwrap_err().code,
+            "customer_contact_missing"
+        );
+        assert!(can_notify(&f, "email", &opt, Some("a@b.c")).is_ok());
+    }
+}

@@ -1,0 +1,648 @@
+//! The collection worker: runs the plans' steps when their day comes, sends the queued
+//! deliveries through their channels, and carries negativations and protests through the
+//! bureau's and the notary's answers.
+//!
+//! Everything pending lives in the database, so a restart loses nothing and replicas share
+//! the work: a step runs for a charge once because `collection_step_runs` refuses a second
+//! row for the pair; a delivery or a bureau request is claimed with a conditional update (a
+//! lease) before any outside call, so only one worker holds it.
+//!
+//! When a step's day comes: at due date + `offset_days`, for open charges without an open
+//! dispute, on or after the day the charge got its plan and the step was created (a step
+//! added today does not fire for days already gone). When several notices of a charge are
+//! due at once (after downtime or a dispute), only the latest goes out; the others are
+//! recorded as superseded.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde_json::json;
+use time::{Date, OffsetDateTime};
+
+use super::providers::{PartyAnswer, PartyRequest, Providers, Receipt, SANDBOX_DELAY, SendResult};
+use crate::Engine;
+use dunning_app::collection::{self as actions, ActionContext, CollectionRequest, NoticeText};
+use dunning_domain::collection::{NegativationStatus, ProtestStatus};
+use dunning_store::collection::{self as store, PendingStep, StatusMove, StepRun};
+use dunning_store::deliveries::{self, AttemptResult, Delivery};
+use dunning_store::events::{self, Actor};
+use dunning_store::{Result, StoreError, charges, ids, timestamp_text};
+
+/// How often the worker wakes up.
+pub const INTERVAL: Duration = Duration::from_secs(10);
+
+/// How long a claim holds a delivery or request: far longer than one attempt takes.
+const LEASE: Duration = Duration::from_secs(5 * 60);
+
+/// Waits before each new attempt of a delivery that could not go; after the last one fails,
+/// the delivery is `failed`.
+pub const RETRY_SCHEDULE: [Duration; 4] = [
+    Duration::from_secs(60),
+    Duration::from_secs(5 * 60),
+    Duration::from_secs(30 * 60),
+    Duration::from_secs(2 * 60 * 60),
+];
+
+/// Work taken per tick, per kind.
+const BATCH: i64 = 100;
+
+/// What a tick did (for logs and tests).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct TickReport {
+    /// Plan steps that acted (a notice queued, a negativation or protest requested).
+    pub steps_run: usize,
+    /// Plan steps recorded without acting (a rule refused, or superseded).
+    pub steps_skipped: usize,
+    /// Delivery attempts made (sent or not).
+    pub attempts: usize,
+    /// Receipts applied (delivered or bounced).
+    pub receipts: usize,
+    /// Bureau and notary answers applied.
+    pub answers: usize,
+}
+
+fn engine_actor() -> Actor {
+    Actor {
+        kind: "system",
+        id: None,
+        name: Some("collection engine".into()),
+    }
+}
+
+fn plus(now: OffsetDateTime, wait: Duration) -> OffsetDateTime {
+    now + time::Duration::try_from(wait).unwrap_or(time::Duration::ZERO)
+}
+
+/// The worker's loop; errors are logged and the next tick tries again.
+pub async fn run(engine: Engine) {
+    super::run_worker(&engine, "collection", INTERVAL, || async {
+        let report = tick(&engine, dunning_domain::timestamp::now()).await?;
+        if report != TickReport::default() {
+            tracing::info!(?report, "collection tick");
+        }
+        Ok::<(), StoreError>(())
+    })
+    .await
+}
+
+/// One pass over all due work as of `now`: plan steps, deliveries, receipts, bureau and
+/// notary answers.
+pub async fn tick(engine: &Engine, now: OffsetDateTime) -> Result<TickReport> {
+    let providers = Providers::from_settings(&engine.settings);
+    let mut report = TickReport::default();
+    run_plans(engine, now, &mut report).await?;
+    send_deliveries(engine, &providers, now, &mut report).await?;
+    apply_receipts(engine, &providers, now, &mut report).await?;
+    answer_requests(engine, &providers, now, &mut report).await?;
+    Ok(report)
+}
+
+/// A step due for a charge, and whether a later notice supersedes it.
+struct DueStep {
+    step: PendingStep,
+    day: Date,
+    superseded: bool,
+}
+
+async fn run_plans(engine: &Engine, now: OffsetDateTime, report: &mut TickReport) -> Result<()> {
+    let today = now.date();
+    // No step runs more than 30 days before its charge's due date.
+    let horizon = today + time::Duration::days(30);
+    let pending = store::pending_steps(&engine.db, &horizon.to_string()).await?;
+    let mut by_charge: BTreeMap<String, Vec<DueStep>> = BTreeMap::new();
+    for step in pending {
+        let day = step.due_date + time::Duration::days(step.offset_days);
+        // The (UTC) days the charge got its plan and the step was added.
+        let anchor = step
+            .attached_at
+            .instant()
+            .date()
+            .max(step.step_created_at.instant().date());
+        if day <= today && day >= anchor {
+            by_charge
+                .entry(step.charge_id.clone())
+                .or_default()
+                .push(DueStep {
+                    step,
+                    day,
+                    superseded: false,
+                });
+        }
+    }
+    for steps in by_charge.values_mut() {
+        steps.sort_by_key(|s| (s.day, s.step.position));
+        let last_notice = steps.iter().rposition(|s| s.step.action == "notify");
+        for (i, s) in steps.iter_mut().enumerate() {
+            s.superseded = s.step.action == "notify" && Some(i) != last_notice;
+        }
+        for s in steps.iter() {
+            match run_step(engine, s, now).await? {
+                StepResult::Acted => report.steps_run += 1,
+                StepResult::Skipped => report.steps_skipped += 1,
+                StepResult::NotNow => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+enum StepResult {
+    Acted,
+    Skipped,
+    /// Nothing recorded: the step may run later (the charge is paused or changed).
+    NotNow,
+}
+
+/// Refusals that describe a passing state of the charge rather than the step's day: the
+/// step is left to run once the charge is collectable again.
+fn transient(code: &str) -> bool {
+    matches!(
+        code,
+        "charge_in_dispute" | "charge_not_open" | "concurrent_update"
+    )
+}
+
+async fn run_step(engine: &Engine, due: &DueStep, now: OffsetDateTime) -> Result<StepResult> {
+    let s = &due.step;
+    let org = s.organization_id.as_str();
+    let actor = engine_actor();
+    let now_text = timestamp_text(now);
+    let mut tx = engine.db.begin().await?;
+    let outcome = if due.superseded {
+        Err(dunning_domain::collection::Refusal {
+            code: "superseded",
+            detail: "A later notice of the plan was due at the same time; only that one was sent"
+                .into(),
+        })
+    } else {
+        let cx = ActionContext {
+            organization_id: org,
+            charge_id: &s.charge_id,
+            version: None,
+            actor: &actor,
+            now,
+        };
+        match s.action.as_str() {
+            "notify" => actions::notify(
+                &mut tx,
+                &cx,
+                s.channel.as_deref().unwrap_or("email"),
+                NoticeText::Compose {
+                    template: s.template.as_deref(),
+                },
+                Some(&s.step_id),
+            )
+            .await?
+            .map(Some),
+            "negativate" => {
+                let bureau = s.bureau.as_deref().unwrap_or("serasa");
+                actions::request(&mut tx, &cx, CollectionRequest::Negativate { bureau })
+                    .await?
+                    .map(|()| None)
+            }
+            "protest" => actions::request(&mut tx, &cx, CollectionRequest::Protest)
+                .await?
+                .map(|()| None),
+            other => {
+                return Err(StoreError::Corrupt(format!(
+                    "step {} has the unknown action {other}",
+                    s.step_id
+                )));
+            }
+        }
+    };
+    let (result, recorded) = match &outcome {
+        Ok(delivery_id) => (
+            StepResult::Acted,
+            store::record_step_run(
+                &mut tx,
+                org,
+                &StepRun {
+                    charge_id: &s.charge_id,
+                    step_id: &s.step_id,
+                    outcome: "done",
+                    reason: None,
+                    delivery_id: delivery_id.as_deref(),
+                },
+                &now_text,
+            )
+            .await?,
+        ),
+        Err(refusal) if transient(refusal.code) => return Ok(StepResult::NotNow),
+        Err(refusal) => {
+            let recorded = store::record_step_run(
+                &mut tx,
+                org,
+                &StepRun {
+                    charge_id: &s.charge_id,
+                    step_id: &s.step_id,
+                    outcome: "skipped",
+                    reason: Some(refusal.code),
+                    delivery_id: None,
+                },
+                &now_text,
+            )
+            .await?;
+            if recorded {
+                events::record(
+                    &mut tx,
+                    org,
+                    "charge.step_skipped",
+                    ("charge", &s.charge_id),
+                    &actor,
+                    &json!({
+                        "step_id": s.step_id,
+                        "action": s.action,
+                        "reason": refusal.code,
+                        "detail": refusal.detail,
+                    }),
+                )
+                .await?;
+            }
+            (StepResult::Skipped, recorded)
+        }
+    };
+    if recorded {
+        tx.commit().await?;
+        Ok(result)
+    } else {
+        // Another worker ran this (charge, step) first: undo what was prepared.
+        tx.rollback().await?;
+        Ok(StepResult::NotNow)
+    }
+}
+
+async fn send_deliveries(
+    engine: &Engine,
+    providers: &Providers,
+    now: OffsetDateTime,
+    report: &mut TickReport,
+) -> Result<()> {
+    let now_text = timestamp_text(now);
+    let until = timestamp_text(plus(now, super::lease(engine, LEASE)));
+    for id in deliveries::due(&engine.db, &now_text, BATCH).await? {
+        let token = ids::new_id("clm");
+        if !deliveries::claim(&engine.db, &id, &token, &now_text, &until).await? {
+            continue;
+        }
+        let mut conn = engine.db.pool.acquire().await?;
+        let Some(delivery) = deliveries::get_any(&mut conn, &id).await? else {
+            continue;
+        };
+        let blocker = still_collectable(&mut conn, &delivery).await?;
+        let organization_name =
+            store::organization_name(&mut conn, &delivery.organization_id).await?;
+        drop(conn);
+        let (result, counts) = match blocker {
+            Some(reason) => (SendResult::Failed(reason), false),
+            None => {
+                let channel = providers.channel(&delivery.channel);
+                let result = channel
+                    .send(&engine.db, &delivery, &organization_name)
+                    .await;
+                (result, true)
+            }
+        };
+        report.attempts += usize::from(counts);
+        record_attempt(engine, &delivery, &token, result, counts, providers, now).await?;
+    }
+    Ok(())
+}
+
+/// Why a queued delivery must not go out any more, if it must not.
+async fn still_collectable(
+    conn: &mut dunning_store::Connection,
+    delivery: &Delivery,
+) -> Result<Option<String>> {
+    let org = &delivery.organization_id;
+    let Some(charge) = charges::get_in(conn, org, &delivery.charge_id).await? else {
+        return Ok(Some("Not sent: the charge no longer exists".into()));
+    };
+    if !charge.is_open() {
+        return Ok(Some(format!(
+            "Not sent: the charge became {} before the message went out",
+            charge.status
+        )));
+    }
+    if charge.open_dispute_id.is_some() {
+        return Ok(Some(
+            "Not sent: a dispute was opened on the charge before the message went out".into(),
+        ));
+    }
+    let customer = dunning_store::customers::get_in(conn, org, &delivery.customer_id).await?;
+    if customer.is_some_and(|c| c.channel_opt_outs.contains(&delivery.channel)) {
+        return Ok(Some(format!(
+            "Not sent: the customer opted out of {} messages",
+            delivery.channel
+        )));
+    }
+    Ok(None)
+}
+
+async fn record_attempt(
+    engine: &Engine,
+    delivery: &Delivery,
+    token: &str,
+    result: SendResult,
+    counts: bool,
+    providers: &Providers,
+    now: OffsetDateTime,
+) -> Result<()> {
+    let now_text = timestamp_text(now);
+    let attempts = delivery.attempts + i64::from(counts);
+    let provider = providers.channel(&delivery.channel).name();
+    let next = RETRY_SCHEDULE
+        .get(usize::try_from(attempts - 1).unwrap_or(usize::MAX))
+        .map(|wait| timestamp_text(plus(now, *wait)));
+    let (write, kinds): (AttemptResult<'_>, &[&str]) = match &result {
+        SendResult::Delivered => (
+            AttemptResult::Sent {
+                provider,
+                delivered: true,
+            },
+            &["delivery.sent", "delivery.delivered"],
+        ),
+        SendResult::Sent => (
+            AttemptResult::Sent {
+                provider,
+                delivered: false,
+            },
+            &["delivery.sent"],
+        ),
+        SendResult::Retry(error) => match &next {
+            Some(next) => (
+                AttemptResult::Retry {
+                    error,
+                    next_attempt_at: next,
+                },
+                &[],
+            ),
+            None => (
+                AttemptResult::Ended {
+                    status: "failed",
+                    error,
+                },
+                &["delivery.failed"],
+            ),
+        },
+        SendResult::Bounced(error) => (
+            AttemptResult::Ended {
+                status: "bounced",
+                error,
+            },
+            &["delivery.bounced"],
+        ),
+        SendResult::Failed(error) => (
+            AttemptResult::Ended {
+                status: "failed",
+                error,
+            },
+            &["delivery.failed"],
+        ),
+    };
+    let mut tx = engine.db.begin().await?;
+    if !deliveries::finish_attempt(&mut tx, &delivery.id, token, &write, counts, &now_text).await? {
+        // The lease ran out and another worker took the delivery: its word counts.
+        tx.rollback().await?;
+        return Ok(());
+    }
+    let error = match &write {
+        AttemptResult::Ended { error, .. } => Some(*error),
+        _ => None,
+    };
+    for kind in kinds {
+        events::record(
+            &mut tx,
+            &delivery.organization_id,
+            kind,
+            ("delivery", &delivery.id),
+            &engine_actor(),
+            &json!({
+                "charge_id": delivery.charge_id,
+                "channel": delivery.channel,
+                "attempts": attempts,
+                "error": error,
+            }),
+        )
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+async fn apply_receipts(
+    engine: &Engine,
+    providers: &Providers,
+    now: OffsetDateTime,
+    report: &mut TickReport,
+) -> Result<()> {
+    let now_text = timestamp_text(now);
+    let sent_before =
+        timestamp_text(now - time::Duration::try_from(SANDBOX_DELAY).unwrap_or_default());
+    let mut seen = Vec::new();
+    for name in ["sandbox", "smtp"] {
+        let Some(channel) = providers.by_provider(name) else {
+            continue;
+        };
+        if seen.contains(&name) {
+            continue;
+        }
+        seen.push(name);
+        for delivery in deliveries::awaiting_receipt(&engine.db, name, &sent_before, BATCH).await? {
+            let Some(receipt) = channel.receipt(&delivery) else {
+                continue;
+            };
+            let (status, error) = match &receipt {
+                Receipt::Delivered => ("delivered", None),
+                Receipt::Bounced(e) => ("bounced", Some(e.as_str())),
+            };
+            let mut tx = engine.db.begin().await?;
+            if deliveries::apply_receipt(&mut tx, &delivery.id, status, error, &now_text).await? {
+                events::record(
+                    &mut tx,
+                    &delivery.organization_id,
+                    &format!("delivery.{status}"),
+                    ("delivery", &delivery.id),
+                    &engine_actor(),
+                    &json!({
+                        "charge_id": delivery.charge_id,
+                        "channel": delivery.channel,
+                        "attempts": delivery.attempts,
+                        "error": error,
+                    }),
+                )
+                .await?;
+                tx.commit().await?;
+                report.receipts += 1;
+            } else {
+                tx.rollback().await?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The transition an answer makes: from this status to that one, with its event.
+struct Transition {
+    change: StatusMove<'static>,
+    event: &'static str,
+}
+
+fn transition(kind: &str) -> Option<Transition> {
+    let negativation = |from, to, event| Transition {
+        change: StatusMove::Negativation {
+            from,
+            to,
+            bureau: None,
+        },
+        event,
+    };
+    let protest = |from, to, event| Transition {
+        change: StatusMove::Protest { from, to },
+        event,
+    };
+    Some(match kind {
+        "negativation" => negativation(
+            &[NegativationStatus::Requested],
+            NegativationStatus::Active,
+            "charge.negativated",
+        ),
+        "negativation_removal" => negativation(
+            &[NegativationStatus::RemovalRequested],
+            NegativationStatus::Removed,
+            "charge.negativation_removed",
+        ),
+        "protest" => protest(
+            &[ProtestStatus::Requested],
+            ProtestStatus::Protested,
+            "charge.protested",
+        ),
+        "protest_cancel" => protest(
+            &[ProtestStatus::CancelRequested],
+            ProtestStatus::Canceled,
+            "charge.protest_canceled",
+        ),
+        _ => return None,
+    })
+}
+
+async fn answer_requests(
+    engine: &Engine,
+    providers: &Providers,
+    now: OffsetDateTime,
+    report: &mut TickReport,
+) -> Result<()> {
+    let now_text = timestamp_text(now);
+    let delay = time::Duration::try_from(SANDBOX_DELAY).unwrap_or_default();
+    // Every negativation or protest awaiting an answer has a pending request: whoever set
+    // the status (a person, a plan, a payment, a cancellation), the engine follows it up.
+    for a in store::awaiting_answers(&engine.db).await? {
+        let asked_at = timestamp_text(a.updated_at.instant() + delay);
+        let bureau = a.negativation_bureau.as_deref().unwrap_or("serasa");
+        let mut wanted = Vec::new();
+        match a.negativation_status {
+            NegativationStatus::Requested => wanted.push(("negativation", bureau)),
+            NegativationStatus::RemovalRequested => {
+                wanted.push(("negativation_removal", bureau));
+            }
+            NegativationStatus::None | NegativationStatus::Active | NegativationStatus::Removed => {
+            }
+        }
+        match a.protest_status {
+            ProtestStatus::Requested => wanted.push(("protest", "notary")),
+            ProtestStatus::CancelRequested => wanted.push(("protest_cancel", "notary")),
+            ProtestStatus::None | ProtestStatus::Protested | ProtestStatus::Canceled => {}
+        }
+        for (kind, party) in wanted {
+            store::ensure_request(
+                &engine.db,
+                &a.organization_id,
+                &a.charge_id,
+                kind,
+                party,
+                &asked_at,
+                &now_text,
+            )
+            .await?;
+        }
+    }
+    let until = timestamp_text(plus(now, super::lease(engine, LEASE)));
+    for r in store::due_requests(&engine.db, &now_text, BATCH).await? {
+        let token = ids::new_id("clm");
+        if !store::claim_request(&engine.db, &r.charge_id, &r.kind, &token, &now_text, &until)
+            .await?
+        {
+            continue;
+        }
+        let request = PartyRequest {
+            organization_id: &r.organization_id,
+            charge_id: &r.charge_id,
+            kind: &r.kind,
+            party: &r.party,
+        };
+        let party = if r.kind.starts_with("protest") {
+            providers.notary.as_ref()
+        } else {
+            providers.bureau.as_ref()
+        };
+        let answer = party.submit(&request).await;
+        let mut tx = engine.db.begin().await?;
+        match answer {
+            PartyAnswer::Done => {
+                if !store::finish_request(&mut tx, &r.charge_id, &r.kind, &token, None, &now_text)
+                    .await?
+                {
+                    tx.rollback().await?;
+                    continue;
+                }
+                // The charge may have moved on meanwhile (paid while the negativation was
+                // being filed): then the answer changes nothing, and the newer request
+                // carries on.
+                if let Some(t) = transition(&r.kind)
+                    && store::set_collection_status(
+                        &mut tx,
+                        &r.organization_id,
+                        &r.charge_id,
+                        None,
+                        &t.change,
+                        &now_text,
+                    )
+                    .await?
+                {
+                    events::record(
+                        &mut tx,
+                        &r.organization_id,
+                        t.event,
+                        ("charge", &r.charge_id),
+                        &Actor {
+                            kind: "system",
+                            id: None,
+                            name: Some(party.actor_name(&r.party)),
+                        },
+                        &json!({ "party": r.party, "status": t.change.to_word() }),
+                    )
+                    .await?;
+                    report.answers += 1;
+                }
+            }
+            PartyAnswer::Retry(error) => {
+                let wait = RETRY_SCHEDULE
+                    .get(usize::try_from(r.attempts).unwrap_or(usize::MAX))
+                    .copied()
+                    .unwrap_or(RETRY_SCHEDULE[RETRY_SCHEDULE.len() - 1]);
+                let next = timestamp_text(plus(now, wait));
+                store::finish_request(
+                    &mut tx,
+                    &r.charge_id,
+                    &r.kind,
+                    &token,
+                    Some((&error, &next)),
+                    &now_text,
+                )
+                .await?;
+            }
+        }
+        tx.commit().await?;
+    }
+    Ok(())
+}

@@ -1,0 +1,268 @@
+//! The outside parties of collection behind small traits: the channels that reach debtors
+//! (e-mail, SMS, WhatsApp), credit bureaus and notaries.
+//!
+//! E-mail goes out over SMTP when `DUNNING_SMTP_URL` is set. Everything else ships with a
+//! sandbox that does what a real party would, on this machine:
+//!
+//! - the sandbox channel records every message in `sandbox_messages` and reports it sent; its
+//!   delivery receipt comes a minute later: `delivered`, or `bounced` for an e-mail whose local
+//!   part starts with `bounce` or a phone ending in `9999`. An e-mail whose local part starts
+//!   with `fail`, or a phone ending in `0000`, fails for a while (each attempt is retried);
+//! - the sandbox bureau and notary accept every request and answer a minute after it was made
+//!   (negativation active, removed; protest done, canceled).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+use crate::Settings;
+use dunning_store::Db;
+use dunning_store::deliveries::{self, Delivery};
+
+use super::smtp::{self, SmtpError, SmtpSettings};
+
+/// A boxed future, so that providers can be trait objects.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// How an attempt to send a message ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SendResult {
+    /// Accepted for delivery by the recipient's side: nothing more will be heard.
+    Delivered,
+    /// Handed over; a receipt (delivered or bounced) comes later.
+    Sent,
+    /// Not sent; worth trying again.
+    Retry(String),
+    /// The address refused it.
+    Bounced(String),
+    /// Refused for good for another reason.
+    Failed(String),
+}
+
+/// A later word on a sent message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Receipt {
+    Delivered,
+    Bounced(String),
+}
+
+/// A channel to debtors.
+pub trait Channel: Send + Sync {
+    /// Stored with each delivery it handles (`sandbox`, `smtp`).
+    fn name(&self) -> &'static str;
+    /// Send one queued delivery, signed with the organization's name.
+    fn send<'a>(
+        &'a self,
+        db: &'a Db,
+        delivery: &'a Delivery,
+        from_name: &'a str,
+    ) -> BoxFuture<'a, SendResult>;
+    /// The receipt of a sent delivery, when this channel gets receipts.
+    fn receipt(&self, delivery: &Delivery) -> Option<Receipt>;
+}
+
+/// How a bureau or notary answered a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PartyAnswer {
+    /// Done as asked.
+    Done,
+    /// Not reachable or not ready; ask again later.
+    Retry(String),
+}
+
+/// A request to a credit bureau or a notary.
+#[derive(Debug, Clone)]
+pub struct PartyRequest<'a> {
+    pub organization_id: &'a str,
+    pub charge_id: &'a str,
+    /// `negativation`, `negativation_removal`, `protest`, `protest_cancel`.
+    pub kind: &'a str,
+    /// The bureau (`serasa`, `boa_vista`, `spc`) or `notary`.
+    pub party: &'a str,
+}
+
+/// A credit bureau or a notary.
+pub trait Party: Send + Sync {
+    /// Who answered, as the audit trail names it (`serasa (sandbox)`).
+    fn actor_name(&self, party: &str) -> String;
+    fn submit<'a>(&'a self, request: &'a PartyRequest<'a>) -> BoxFuture<'a, PartyAnswer>;
+}
+
+/// How long the sandbox takes to answer (delivery receipts, bureau and notary answers).
+pub const SANDBOX_DELAY: Duration = Duration::from_secs(60);
+
+/// The providers the engine uses, chosen from the configuration.
+pub struct Providers {
+    pub email: Box<dyn Channel>,
+    pub sms: Box<dyn Channel>,
+    pub whatsapp: Box<dyn Channel>,
+    pub bureau: Box<dyn Party>,
+    pub notary: Box<dyn Party>,
+}
+
+impl Providers {
+    /// SMTP for e-mail when configured, the sandbox for the rest. A configured but invalid
+    /// SMTP URL keeps e-mails queued (retried, with the reason) rather than sending them to
+    /// the sandbox behind the operator's back.
+    pub fn from_settings(settings: &Settings) -> Providers {
+        let email: Box<dyn Channel> = match settings.smtp_url.as_deref() {
+            None => Box::new(SandboxChannel),
+            Some(url) => match SmtpSettings::parse(url) {
+                Ok(settings) => Box::new(SmtpChannel { settings }),
+                Err(e) => Box::new(Misconfigured(format!("DUNNING_SMTP_URL: {e}"))),
+            },
+        };
+        Providers {
+            email,
+            sms: Box::new(SandboxChannel),
+            whatsapp: Box::new(SandboxChannel),
+            bureau: Box::new(SandboxParty),
+            notary: Box::new(SandboxParty),
+        }
+    }
+
+    pub fn channel(&self, name: &str) -> &dyn Channel {
+        match name {
+            "email" => self.email.as_ref(),
+            "sms" => self.sms.as_ref(),
+            _ => self.whatsapp.as_ref(),
+        }
+    }
+
+    /// The channel that handled deliveries stored with `provider`, if it is one of ours.
+    pub fn by_provider(&self, provider: &str) -> Option<&dyn Channel> {
+        [
+            self.email.as_ref(),
+            self.sms.as_ref(),
+            self.whatsapp.as_ref(),
+        ]
+        .into_iter()
+        .find(|c| c.name() == provider)
+    }
+}
+
+/// Records instead of sending, and simulates receipts.
+pub struct SandboxChannel;
+
+fn local_part(recipient: &str) -> &str {
+    recipient.split('@').next().unwrap_or_default()
+}
+
+impl Channel for SandboxChannel {
+    fn name(&self) -> &'static str {
+        "sandbox"
+    }
+
+    fn send<'a>(
+        &'a self,
+        db: &'a Db,
+        delivery: &'a Delivery,
+        _from_name: &'a str,
+    ) -> BoxFuture<'a, SendResult> {
+        Box::pin(async move {
+            let r = delivery.recipient.to_lowercase();
+            if local_part(&r).starts_with("fail") || (!r.contains('@') && r.ends_with("0000")) {
+                return SendResult::Retry("sandbox: simulated temporary failure".into());
+            }
+            let mut conn = match db.pool.acquire().await {
+                Ok(c) => c,
+                Err(e) => return SendResult::Retry(format!("sandbox: {e}")),
+            };
+            match deliveries::record_sandbox_message(
+                &mut conn,
+                delivery,
+                &dunning_store::now_text(),
+            )
+            .await
+            {
+                Ok(()) => SendResult::Sent,
+                Err(e) => SendResult::Retry(format!("sandbox: {e}")),
+            }
+        })
+    }
+
+    fn receipt(&self, delivery: &Delivery) -> Option<Receipt> {
+        let r = delivery.recipient.to_lowercase();
+        if local_part(&r).starts_with("bounce") || (!r.contains('@') && r.ends_with("9999")) {
+            Some(Receipt::Bounced(
+                "sandbox: the recipient's mailbox or number does not exist".into(),
+            ))
+        } else {
+            Some(Receipt::Delivered)
+        }
+    }
+}
+
+/// E-mail over SMTP.
+pub struct SmtpChannel {
+    pub settings: SmtpSettings,
+}
+
+impl Channel for SmtpChannel {
+    fn name(&self) -> &'static str {
+        "smtp"
+    }
+
+    fn send<'a>(
+        &'a self,
+        _db: &'a Db,
+        delivery: &'a Delivery,
+        from_name: &'a str,
+    ) -> BoxFuture<'a, SendResult> {
+        Box::pin(async move {
+            let email = smtp::Email {
+                to: &delivery.recipient,
+                from_name,
+                subject: delivery.subject.as_deref().unwrap_or("Aviso de cobrança"),
+                body: &delivery.body,
+                reference: &delivery.id,
+            };
+            match smtp::send(&self.settings, &email).await {
+                Ok(()) => SendResult::Delivered,
+                Err(SmtpError::Rejected(e)) => SendResult::Bounced(e),
+                Err(SmtpError::Permanent(e)) => SendResult::Failed(e),
+                Err(SmtpError::Transient(e)) => SendResult::Retry(e),
+            }
+        })
+    }
+
+    fn receipt(&self, _delivery: &Delivery) -> Option<Receipt> {
+        None
+    }
+}
+
+/// Stands in for a channel whose configuration is wrong: every attempt is retried with the
+/// reason, so the operator sees it on the deliveries.
+struct Misconfigured(String);
+
+impl Channel for Misconfigured {
+    fn name(&self) -> &'static str {
+        "misconfigured"
+    }
+
+    fn send<'a>(
+        &'a self,
+        _db: &'a Db,
+        _delivery: &'a Delivery,
+        _from_name: &'a str,
+    ) -> BoxFuture<'a, SendResult> {
+        Box::pin(async move { SendResult::Retry(self.0.clone()) })
+    }
+
+    fn receipt(&self, _delivery: &Delivery) -> Option<Receipt> {
+        None
+    }
+}
+
+/// A bureau or notary that accepts everything; the delay is in when the engine asks it.
+pub struct SandboxParty;
+
+impl Party for SandboxParty {
+    fn actor_name(&self, party: &str) -> String {
+        format!("{party} (sandbox)")
+    }
+
+    fn submit<'a>(&'a self, _request: &'a PartyRequest<'a>) -> BoxFuture<'a, PartyAnswer> {
+        Box::pin(async { PartyAnswer::Done })
+    }
+}

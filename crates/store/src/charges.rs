@@ -1,0 +1,420 @@
+//! Charges (debts): rows, filters and writes, always inside one organization.
+//!
+//! The stored `state` is `open`, `paid`, `canceled` or `in_agreement`; the API's `pending`
+//! and `overdue` are an open charge before or after its due date, decided at read time so
+//! that no job has to flip them at midnight.
+
+use sqlx::{AnyConnection, AssertSqlSafe};
+use time::Date;
+
+use super::rows::{Stored, by_id};
+use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
+use dunning_domain::charge_math::{ChargeState, ChargeStatus, ChargeTerms, amount_due};
+use dunning_domain::collection::{NegativationStatus, ProtestStatus};
+use dunning_domain::money::Cents;
+use dunning_domain::timestamp::Timestamp;
+
+/// Statuses as the API names them.
+pub const STATUSES: &[&str] = ChargeStatus::ALL;
+
+/// A charge as seen on a day: its stored terms, with that day's status (`pending` or
+/// `overdue` for an open one) and amount due. `api::charges` shows it.
+#[derive(Debug, Clone)]
+pub struct Charge {
+    pub id: String,
+    pub customer_id: String,
+    pub description: String,
+    pub amount_cents: Cents,
+    pub paid_cents: Cents,
+    pub fine_bp: i64,
+    pub interest_bp: i64,
+    /// What the debtor owes on the day the charge was read: zero unless it is open.
+    pub amount_due: Cents,
+    pub due_date: Date,
+    pub status: ChargeStatus,
+    pub tags: Vec<String>,
+    pub collection_plan_id: Option<String>,
+    pub agreement_id: Option<String>,
+    pub negativation_status: NegativationStatus,
+    pub protest_status: ProtestStatus,
+    pub paid_at: Option<Timestamp>,
+    pub canceled_at: Option<Timestamp>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub version: i64,
+    /// The dispute that pauses collection of this charge, while one is open.
+    pub open_dispute_id: Option<String>,
+}
+
+impl Charge {
+    /// Open means pending or overdue: the only states in which it can still be collected.
+    pub fn is_open(&self) -> bool {
+        self.status.is_open()
+    }
+
+    /// What its amount due is computed from.
+    pub fn terms(&self) -> ChargeTerms {
+        ChargeTerms {
+            amount: self.amount_cents,
+            paid: self.paid_cents,
+            fine_bp: self.fine_bp,
+            interest_bp: self.interest_bp,
+            due_date: self.due_date,
+        }
+    }
+}
+
+/// Writable terms of a charge, in storage units.
+#[derive(Debug, Clone)]
+pub struct ChargeFields {
+    pub description: String,
+    pub amount_cents: i64,
+    pub fine_bp: i64,
+    pub interest_bp: i64,
+    pub due_date: Date,
+    pub tags: Vec<String>,
+    pub collection_plan_id: Option<String>,
+}
+
+/// The order of a charge list (always then by id).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChargeOrder {
+    #[default]
+    DueDate,
+    Amount,
+    CreatedAt,
+}
+
+impl ChargeOrder {
+    /// The column sorted on.
+    pub fn column(self) -> &'static str {
+        match self {
+            ChargeOrder::DueDate => "due_date",
+            ChargeOrder::Amount => "amount_cents",
+            ChargeOrder::CreatedAt => "created_at",
+        }
+    }
+}
+
+/// List filters (validated). Stored with an export (`store::exports::ExportFilter`).
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct ChargeFilter {
+    pub statuses: Vec<String>,
+    pub customer_id: Option<String>,
+    pub due_date_from: Option<String>,
+    pub due_date_to: Option<String>,
+    pub amount_min_cents: Option<i64>,
+    pub amount_max_cents: Option<i64>,
+    pub tag: Option<String>,
+    pub order: ChargeOrder,
+    pub descending: bool,
+}
+
+crate::row! {
+    /// A charge as stored: money in centavos, rates in basis points, the due date a date.
+    #[derive(Debug, Clone)]
+    pub struct ChargeRow {
+        pub id: String,
+        pub customer_id: String,
+        pub description: String,
+        pub amount_cents: Cents,
+        pub paid_cents: Cents,
+        pub fine_bp: i64,
+        pub interest_bp: i64,
+        pub due_date: Date,
+        pub state: ChargeState,
+        pub tags: Vec<String>,
+        pub collection_plan_id: Option<String>,
+        pub agreement_id: Option<String>,
+        pub negativation_status: NegativationStatus,
+        pub protest_status: ProtestStatus,
+        pub paid_at: Option<Timestamp>,
+        pub canceled_at: Option<Timestamp>,
+        pub version: i64,
+        pub created_at: Timestamp,
+        pub updated_at: Timestamp,
+        pub open_dispute_id: Option<String>,
+    }
+}
+
+impl Stored for ChargeRow {
+    const TABLE: &'static str = "charges";
+    const COLUMNS: &'static str = "id, customer_id, description, amount_cents, paid_cents, fine_bp, interest_bp, due_date, state, tags,
+    collection_plan_id, agreement_id, negativation_status, protest_status, paid_at, canceled_at, version, created_at, updated_at,
+    open_dispute_id";
+}
+
+impl ChargeRow {
+    /// The charge as seen on day `today`: an open one is pending or overdue, and owes its
+    /// amount with fine and interest.
+    pub fn on(self, today: Date) -> Charge {
+        let status = match self.state {
+            ChargeState::Open if self.due_date < today => ChargeStatus::Overdue,
+            ChargeState::Open => ChargeStatus::Pending,
+            ChargeState::Paid => ChargeStatus::Paid,
+            ChargeState::Canceled => ChargeStatus::Canceled,
+            ChargeState::InAgreement => ChargeStatus::InAgreement,
+        };
+        let mut charge = Charge {
+            id: self.id,
+            customer_id: self.customer_id,
+            description: self.description,
+            amount_cents: self.amount_cents,
+            paid_cents: self.paid_cents,
+            fine_bp: self.fine_bp,
+            interest_bp: self.interest_bp,
+            amount_due: Cents(0),
+            due_date: self.due_date,
+            status,
+            tags: self.tags,
+            collection_plan_id: self.collection_plan_id,
+            agreement_id: self.agreement_id,
+            negativation_status: self.negativation_status,
+            protest_status: self.protest_status,
+            paid_at: self.paid_at,
+            canceled_at: self.canceled_at,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+            version: self.version,
+            open_dispute_id: self.open_dispute_id,
+        };
+        if self.state == ChargeState::Open {
+            charge.amount_due = amount_due(&charge.terms(), today);
+        }
+        charge
+    }
+}
+
+fn status_clause(status: &str, today: &str, c: &mut Vec<(String, Bind)>) {
+    match status {
+        "pending" => c.push((
+            "(state = 'open' AND due_date >= {})".into(),
+            Bind::Text(today.into()),
+        )),
+        "overdue" => c.push((
+            "(state = 'open' AND due_date < {})".into(),
+            Bind::Text(today.into()),
+        )),
+        other => c.push(("state = {}".into(), Bind::Text(other.into()))),
+    }
+}
+
+pub async fn list(
+    db: &Db,
+    organization_id: &str,
+    filter: &ChargeFilter,
+    page: PageRequest,
+) -> Result<Page<Charge>> {
+    let today = super::today();
+    let rows = list_query(organization_id, filter, today)
+        .fetch_rows::<ChargeRow>(db, page)
+        .await?;
+    Ok(rows.map(|row| row.on(today)))
+}
+
+/// The query behind [`list`] on day `today` (pending and overdue depend on it).
+pub fn list_query(organization_id: &str, filter: &ChargeFilter, today: Date) -> ListQuery {
+    let today_text = today.to_string();
+    let mut c = Conditions::for_organization(organization_id);
+    if !filter.statuses.is_empty() {
+        let mut parts = Vec::new();
+        for s in &filter.statuses {
+            status_clause(s, &today_text, &mut parts);
+        }
+        let clause = format!(
+            "({})",
+            parts
+                .iter()
+                .map(|p| p.0.as_str())
+                .collect::<Vec<_>>()
+                .join(" OR ")
+        );
+        c.push_many(&clause, parts.into_iter().map(|p| p.1).collect());
+    }
+    if let Some(customer) = &filter.customer_id {
+        c.push("customer_id = {}", Bind::Text(customer.clone()));
+    }
+    if let Some(from) = &filter.due_date_from {
+        c.push("due_date >= {}", Bind::Text(from.clone()));
+    }
+    if let Some(to) = &filter.due_date_to {
+        c.push("due_date <= {}", Bind::Text(to.clone()));
+    }
+    if let Some(min) = filter.amount_min_cents {
+        c.push("amount_cents >= {}", Bind::Int(min));
+    }
+    if let Some(max) = filter.amount_max_cents {
+        c.push("amount_cents <= {}", Bind::Int(max));
+    }
+    if let Some(tag) = &filter.tag {
+        let pattern = format!(
+            "%{}%",
+            super::like_escape(&serde_json::to_string(tag).unwrap_or_default())
+        );
+        c.push("tags LIKE {} ESCAPE '\\'", Bind::Text(pattern));
+    }
+    let direction = if filter.descending { "DESC" } else { "ASC" };
+    let order = format!("{} {direction}, id {direction}", filter.order.column());
+    ListQuery::new(c, ChargeRow::COLUMNS, "FROM charges", &order)
+}
+
+pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Charge>> {
+    let row: Option<ChargeRow> = by_id(&db.pool, organization_id, id).await?;
+    Ok(row.map(|row| row.on(super::today())))
+}
+
+/// Same as [`get`] inside a transaction.
+pub async fn get_in(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+) -> Result<Option<Charge>> {
+    let row: Option<ChargeRow> = by_id(conn, organization_id, id).await?;
+    Ok(row.map(|row| row.on(super::today())))
+}
+
+/// Insert an open charge.
+pub async fn insert(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+    customer_id: &str,
+    fields: &ChargeFields,
+    now: &str,
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO charges (id, organization_id, customer_id, description, amount_cents, paid_cents, fine_bp, interest_bp,
+             due_date, state, tags, collection_plan_id, agreement_id, negativation_status, protest_status, version,
+             created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, 0, $6, $7, $8, 'open', $9, $10, NULL, 'none', 'none', 1, $11, $11)",
+    )
+    .bind(id)
+    .bind(organization_id)
+    .bind(customer_id)
+    .bind(&fields.description)
+    .bind(fields.amount_cents)
+    .bind(fields.fine_bp)
+    .bind(fields.interest_bp)
+    .bind(fields.due_date.to_string())
+    .bind(serde_json::to_string(&fields.tags).expect("strings serialise"))
+    .bind(fields.collection_plan_id.as_deref())
+    .bind(now)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Overwrite the terms if the row is still at `version` and open; false otherwise.
+pub async fn update(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+    version: i64,
+    fields: &ChargeFields,
+    now: &str,
+) -> Result<bool> {
+    let done = sqlx::query(
+        "UPDATE charges SET description = $1, amount_cents = $2, fine_bp = $3, interest_bp = $4, due_date = $5, tags = $6,
+             collection_plan_id = $7, version = version + 1, updated_at = $8
+         WHERE organization_id = $9 AND id = $10 AND version = $11 AND state = 'open'",
+    )
+    .bind(&fields.description)
+    .bind(fields.amount_cents)
+    .bind(fields.fine_bp)
+    .bind(fields.interest_bp)
+    .bind(fields.due_date.to_string())
+    .bind(serde_json::to_string(&fields.tags).expect("strings serialise"))
+    .bind(fields.collection_plan_id.as_deref())
+    .bind(now)
+    .bind(organization_id)
+    .bind(id)
+    .bind(version)
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Test and demo support: set the stored state and payment columns directly.
+pub async fn set_state(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+    state: &str,
+    paid_cents: i64,
+    now: &str,
+) -> Result<()> {
+    sqlx::query(
+        "UPDATE charges SET state = $1, paid_cents = $2,
+             paid_at = CASE WHEN $1 = 'paid' THEN $3 ELSE paid_at END,
+             canceled_at = CASE WHEN $1 = 'canceled' THEN $3 ELSE canceled_at END,
+             version = version + 1, updated_at = $3
+         WHERE organization_id = $4 AND id = $5",
+    )
+    .bind(state)
+    .bind(paid_cents)
+    .bind(now)
+    .bind(organization_id)
+    .bind(id)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Charge ids whose id starts with `prefix`, or whose customer's name or document does,
+/// newest due date first, at most `limit`, and how many match in all.
+pub async fn complete(
+    db: &Db,
+    organization_id: &str,
+    prefix: &str,
+    limit: i64,
+) -> Result<(Vec<String>, i64)> {
+    let order = "charges.due_date DESC, charges.id";
+    super::search::complete_by_customer(db, "charges", organization_id, prefix, order, limit).await
+}
+
+/// Cancel an open charge at `version`: a requested or active negativation gets its removal
+/// requested, and a protest its cancellation. False when the row moved on or is not open.
+pub async fn cancel(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+    version: i64,
+    reason: Option<&str>,
+    now: &str,
+) -> Result<bool> {
+    let done = sqlx::query(
+        "UPDATE charges SET state = 'canceled', canceled_at = $1, cancel_reason = $2,
+             negativation_status = CASE WHEN negativation_status IN ('requested', 'active') THEN 'removal_requested' ELSE negativation_status END,
+             protest_status = CASE WHEN protest_status IN ('requested', 'protested') THEN 'cancel_requested' ELSE protest_status END,
+             version = version + 1, updated_at = $1
+         WHERE organization_id = $3 AND id = $4 AND version = $5 AND state = 'open'",
+    )
+    .bind(now)
+    .bind(reason)
+    .bind(organization_id)
+    .bind(id)
+    .bind(version)
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Every charge of one customer, oldest due date first (for statements).
+pub async fn for_customer(
+    db: &Db,
+    organization_id: &str,
+    customer_id: &str,
+) -> Result<Vec<Charge>> {
+    let sql = format!(
+        "SELECT {} FROM charges WHERE organization_id = $1 AND customer_id = $2 ORDER BY due_date, id",
+        ChargeRow::COLUMNS
+    );
+    let rows: Vec<ChargeRow> = sqlx::query_as(AssertSqlSafe(sql))
+        .bind(organization_id)
+        .bind(customer_id)
+        .fetch_all(&db.pool)
+        .await?;
+    let today = super::today();
+    Ok(rows.into_iter().map(|row| row.on(today)).collect())
+}

@@ -1,0 +1,338 @@
+//! Deliveries: messages to debtors and their way out (queued → sent → delivered, or failed /
+//! bounced). The table is also the engine's work queue: a queued row with `next_attempt_at`
+//! is pending work, claimed for a while (`claim_token`, `claimed_until`) by one worker at a
+//! time, so that replicas sharing the database never send the same message twice and work
+//! survives a restart.
+
+use sqlx::{AnyConnection, AssertSqlSafe};
+
+use super::rows::{Stored, by_id};
+use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
+use dunning_domain::timestamp::Timestamp;
+
+crate::stored_words! {
+    /// Where a message stands: waiting for its provider, handed to it, confirmed received,
+    /// or not sent (failed) or returned (bounced).
+    pub enum DeliveryStatus {
+        Queued = "queued",
+        Sent = "sent",
+        Delivered = "delivered",
+        Failed = "failed",
+        Bounced = "bounced",
+    }
+}
+
+/// Statuses as the API names them.
+pub const STATUSES: &[&str] = DeliveryStatus::ALL;
+
+crate::row! {
+    /// A delivery as stored; `api::deliveries` shows it.
+    #[derive(Debug, Clone)]
+    pub struct Delivery {
+        pub id: String,
+        pub charge_id: String,
+        pub customer_id: String,
+        pub channel: String,
+        pub status: DeliveryStatus,
+        pub recipient: String,
+        pub subject: Option<String>,
+        pub body: String,
+        pub step_id: Option<String>,
+        pub attempts: i64,
+        pub error: Option<String>,
+        pub sent_at: Option<Timestamp>,
+        pub created_at: Timestamp,
+        pub organization_id: String,
+        pub provider: Option<String>,
+        pub version: i64,
+    }
+}
+
+impl Stored for Delivery {
+    const TABLE: &'static str = "deliveries";
+    const COLUMNS: &'static str = COLUMNS;
+}
+
+/// What a new (queued) delivery holds.
+#[derive(Debug, Clone)]
+pub struct NewDelivery<'a> {
+    pub id: &'a str,
+    pub charge_id: &'a str,
+    pub customer_id: &'a str,
+    pub channel: &'a str,
+    pub recipient: &'a str,
+    pub subject: Option<&'a str>,
+    pub body: &'a str,
+    pub step_id: Option<&'a str>,
+    pub resent_from: Option<&'a str>,
+}
+
+/// List filters (validated); stored with an export (`store::exports::ExportFilter`).
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct DeliveryFilter {
+    pub charge_id: Option<String>,
+    pub customer_id: Option<String>,
+    pub channel: Option<String>,
+    pub status: Option<String>,
+}
+
+const COLUMNS: &str = "id, organization_id, charge_id, customer_id, channel, status, recipient, subject, body, step_id,
+    attempts, error, sent_at, created_at, provider, version";
+
+/// Queue a delivery, due at once.
+pub async fn insert(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    new: &NewDelivery<'_>,
+    now: &str,
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO deliveries (id, organization_id, charge_id, customer_id, channel, status, recipient, subject, body,
+             step_id, resent_from, attempts, next_attempt_at, version, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7, $8, $9, $10, 0, $11, 1, $11, $11)",
+    )
+    .bind(new.id)
+    .bind(organization_id)
+    .bind(new.charge_id)
+    .bind(new.customer_id)
+    .bind(new.channel)
+    .bind(new.recipient)
+    .bind(new.subject)
+    .bind(new.body)
+    .bind(new.step_id)
+    .bind(new.resent_from)
+    .bind(now)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Delivery>> {
+    by_id(&db.pool, organization_id, id).await
+}
+
+/// Same as [`get`] on a given connection (inside a transaction).
+pub async fn get_in(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+) -> Result<Option<Delivery>> {
+    by_id(conn, organization_id, id).await
+}
+
+/// Newest first.
+pub async fn list(
+    db: &Db,
+    organization_id: &str,
+    filter: &DeliveryFilter,
+    page: PageRequest,
+) -> Result<Page<Delivery>> {
+    list_query(organization_id, filter)
+        .fetch_rows(db, page)
+        .await
+}
+
+/// The query behind [`list`].
+pub fn list_query(organization_id: &str, filter: &DeliveryFilter) -> ListQuery {
+    let mut c = Conditions::for_organization(organization_id);
+    for (column, value) in [
+        ("charge_id", &filter.charge_id),
+        ("customer_id", &filter.customer_id),
+        ("channel", &filter.channel),
+        ("status", &filter.status),
+    ] {
+        if let Some(value) = value {
+            c.push(&format!("{column} = {{}}"), Bind::Text(value.clone()));
+        }
+    }
+    ListQuery::new(c, COLUMNS, "FROM deliveries", "created_at DESC, id DESC")
+}
+
+/// When the oldest notice of a charge that reached the debtor was sent (stored timestamp).
+pub async fn first_delivered_notice(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    charge_id: &str,
+) -> Result<Option<String>> {
+    Ok(sqlx::query_scalar(
+        "SELECT MIN(sent_at) FROM deliveries WHERE organization_id = $1 AND charge_id = $2 AND status = 'delivered'",
+    )
+    .bind(organization_id)
+    .bind(charge_id)
+    .fetch_one(conn)
+    .await?)
+}
+
+/// Queued deliveries due at `now` and not claimed by a live worker, oldest first.
+pub async fn due(db: &Db, now: &str, limit: i64) -> Result<Vec<String>> {
+    let sql = format!(
+        "SELECT id FROM deliveries
+         WHERE status = 'queued' AND next_attempt_at <= $1 AND (claimed_until IS NULL OR claimed_until < $1)
+         ORDER BY next_attempt_at, id LIMIT {limit}"
+    );
+    Ok(sqlx::query_scalar(AssertSqlSafe(sql))
+        .bind(now)
+        .fetch_all(&db.pool)
+        .await?)
+}
+
+/// Take a queued delivery for this worker until `until`. False when another worker has it or
+/// it is no longer queued: the conditional update is the lock, on both engines.
+pub async fn claim(db: &Db, id: &str, token: &str, now: &str, until: &str) -> Result<bool> {
+    let done = sqlx::query(
+        "UPDATE deliveries SET claim_token = $1, claimed_until = $2
+         WHERE id = $3 AND status = 'queued' AND (claimed_until IS NULL OR claimed_until < $4)",
+    )
+    .bind(token)
+    .bind(until)
+    .bind(id)
+    .bind(now)
+    .execute(&db.pool)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// A delivery by id alone (the engine works across organizations).
+pub async fn get_any(conn: &mut AnyConnection, id: &str) -> Result<Option<Delivery>> {
+    let sql = format!("SELECT {COLUMNS} FROM deliveries WHERE id = $1");
+    Ok(sqlx::query_as(AssertSqlSafe(sql))
+        .bind(id)
+        .fetch_optional(conn)
+        .await?)
+}
+
+/// How an attempt ended, as the engine writes it.
+#[derive(Debug, Clone)]
+pub enum AttemptResult<'a> {
+    /// Handed to the provider; `delivered` when it also confirmed delivery.
+    Sent { provider: &'a str, delivered: bool },
+    /// Not sent this time; try again at `next_attempt_at`.
+    Retry {
+        error: &'a str,
+        next_attempt_at: &'a str,
+    },
+    /// Given up (or dropped): `failed`, or `bounced` when the address refused it.
+    Ended { status: &'a str, error: &'a str },
+}
+
+/// Record an attempt of a claimed delivery; false when the claim was lost (another worker
+/// took it after the lease ran out), in which case nothing is written.
+pub async fn finish_attempt(
+    conn: &mut AnyConnection,
+    id: &str,
+    token: &str,
+    result: &AttemptResult<'_>,
+    counts_as_attempt: bool,
+    now: &str,
+) -> Result<bool> {
+    let attempts = if counts_as_attempt { 1 } else { 0 };
+    let query = match result {
+        AttemptResult::Sent {
+            provider,
+            delivered,
+        } => sqlx::query(
+            "UPDATE deliveries SET status = $1, provider = $2, sent_at = $3, delivered_at = $4, error = NULL,
+                 attempts = attempts + $5, claim_token = NULL, claimed_until = NULL, next_attempt_at = NULL,
+                 version = version + 1, updated_at = $3
+             WHERE id = $6 AND claim_token = $7 AND status = 'queued'",
+        )
+        .bind(if *delivered { "delivered" } else { "sent" })
+        .bind(*provider)
+        .bind(now)
+        .bind(delivered.then_some(now))
+        .bind(attempts)
+        .bind(id)
+        .bind(token),
+        AttemptResult::Retry {
+            error,
+            next_attempt_at,
+        } => sqlx::query(
+            "UPDATE deliveries SET error = $1, next_attempt_at = $2, attempts = attempts + $3,
+                 claim_token = NULL, claimed_until = NULL, version = version + 1, updated_at = $4
+             WHERE id = $5 AND claim_token = $6 AND status = 'queued'",
+        )
+        .bind(*error)
+        .bind(*next_attempt_at)
+        .bind(attempts)
+        .bind(now)
+        .bind(id)
+        .bind(token),
+        AttemptResult::Ended { status, error } => sqlx::query(
+            "UPDATE deliveries SET status = $1, error = $2, attempts = attempts + $3,
+                 claim_token = NULL, claimed_until = NULL, next_attempt_at = NULL, version = version + 1, updated_at = $4
+             WHERE id = $5 AND claim_token = $6 AND status = 'queued'",
+        )
+        .bind(*status)
+        .bind(*error)
+        .bind(attempts)
+        .bind(now)
+        .bind(id)
+        .bind(token),
+    };
+    Ok(query.execute(conn).await?.rows_affected() == 1)
+}
+
+/// Sent deliveries of `provider` sent at or before `sent_before`, awaiting a receipt.
+pub async fn awaiting_receipt(
+    db: &Db,
+    provider: &str,
+    sent_before: &str,
+    limit: i64,
+) -> Result<Vec<Delivery>> {
+    let sql = format!(
+        "SELECT {COLUMNS} FROM deliveries WHERE status = 'sent' AND provider = $1 AND sent_at <= $2
+         ORDER BY sent_at, id LIMIT {limit}"
+    );
+    Ok(sqlx::query_as(AssertSqlSafe(sql))
+        .bind(provider)
+        .bind(sent_before)
+        .fetch_all(&db.pool)
+        .await?)
+}
+
+/// Apply a receipt (`delivered` or `bounced`) to a sent delivery; false when it is no longer
+/// `sent` (another worker applied it).
+pub async fn apply_receipt(
+    conn: &mut AnyConnection,
+    id: &str,
+    status: &str,
+    error: Option<&str>,
+    now: &str,
+) -> Result<bool> {
+    let done = sqlx::query(
+        "UPDATE deliveries SET status = $1, error = $2,
+             delivered_at = CASE WHEN $1 = 'delivered' THEN $3 ELSE delivered_at END,
+             version = version + 1, updated_at = $3
+         WHERE id = $4 AND status = 'sent'",
+    )
+    .bind(status)
+    .bind(error)
+    .bind(now)
+    .bind(id)
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// What a sandbox provider recorded instead of sending.
+pub async fn record_sandbox_message(
+    conn: &mut AnyConnection,
+    delivery: &Delivery,
+    now: &str,
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO sandbox_messages (id, organization_id, delivery_id, channel, recipient, subject, body, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+    )
+    .bind(super::ids::new_id("sbx"))
+    .bind(&delivery.organization_id)
+    .bind(&delivery.id)
+    .bind(&delivery.channel)
+    .bind(&delivery.recipient)
+    .bind(delivery.subject.as_deref())
+    .bind(&delivery.body)
+    .bind(now)
+    .execute(conn)
+    .await?;
+    Ok(())
+}

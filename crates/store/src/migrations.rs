@@ -1,0 +1,194 @@
+//! Schema migrations, written in the SQL subset SQLite and PostgreSQL share, one `.sql` file
+//! each under `crates/store/migrations/`, embedded in the binary.
+//!
+//! Each migration is applied in one transaction and recorded in `schema_migrations`; a
+//! migration never changes once released: add a new file. A file's first line says what it
+//! does (`-- Migration N: ...`, the description recorded); `--` lines are comments; every
+//! statement ends with `;` at the end of a line.
+
+use sqlx::Executor;
+
+use super::{Db, Result};
+
+/// Every migration: its version and its SQL (`migrations/NNNN_what.sql`, whose first line is
+/// `-- Migration N: what it does`). A new one is a new file and a new line here.
+const MIGRATIONS: &[(i64, &str)] = &[
+    (
+        1,
+        include_str!("../migrations/0001_organizations_people_tokens_customers_charges_events.sql"),
+    ),
+    (
+        2,
+        include_str!("../migrations/0002_rate_limit_windows_and_idempotency_records.sql"),
+    ),
+    (
+        3,
+        include_str!("../migrations/0003_charges_know_their_open_dispute.sql"),
+    ),
+    (
+        4,
+        include_str!("../migrations/0004_collection_plans_and_steps_deliveries_payments.sql"),
+    ),
+    (
+        5,
+        include_str!("../migrations/0005_agreements_their_charges_and_schedules_disputes.sql"),
+    ),
+    (
+        6,
+        include_str!("../migrations/0006_webhooks_webhook_deliveries_and_attempts_events.sql"),
+    ),
+    (
+        7,
+        include_str!("../migrations/0007_at_most_one_live_agreement_per.sql"),
+    ),
+    (
+        8,
+        include_str!("../migrations/0008_idempotency_records_holder_and_lease_for.sql"),
+    ),
+    (
+        9,
+        include_str!("../migrations/0009_list_indexes_each_filter_and_sort.sql"),
+    ),
+    (
+        10,
+        include_str!("../migrations/0010_oauth_password_hashes_clients_grants_codes.sql"),
+    ),
+    (
+        11,
+        include_str!("../migrations/0011_exports_the_filter_as_checked_when.sql"),
+    ),
+    (
+        12,
+        include_str!("../migrations/0012_oauth_server_side_sessions_the_sign.sql"),
+    ),
+];
+
+/// Whether every migration this build knows has been applied (a replica of an older build
+/// beside a newer database, or the reverse, is not ready).
+pub async fn current(db: &Db) -> Result<bool> {
+    let applied: Vec<i64> = sqlx::query_scalar("SELECT version FROM schema_migrations")
+        .fetch_all(&db.pool)
+        .await?;
+    Ok(MIGRATIONS.iter().all(|m| applied.contains(&m.0)))
+}
+
+/// Apply what is pending. Returns true when the database had no migration before (new).
+pub async fn run(db: &Db) -> Result<bool> {
+    db.pool
+        .execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (
+                version BIGINT PRIMARY KEY,
+                description TEXT NOT NULL,
+                applied_at TEXT NOT NULL
+            )",
+        )
+        .await?;
+    let applied: Vec<i64> = sqlx::query_scalar("SELECT version FROM schema_migrations")
+        .fetch_all(&db.pool)
+        .await?;
+    let fresh = applied.is_empty();
+    let mut ordered: Vec<_> = MIGRATIONS.iter().collect();
+    ordered.sort_by_key(|m| m.0);
+    for (version, sql) in ordered {
+        if applied.contains(version) {
+            continue;
+        }
+        let description = description(sql);
+        let mut tx = db.begin().await?;
+        for statement in statements(sql) {
+            tx.execute(sqlx::AssertSqlSafe(statement)).await?;
+        }
+        sqlx::query(
+            "INSERT INTO schema_migrations (version, description, applied_at) VALUES ($1, $2, $3)",
+        )
+        .bind(*version)
+        .bind(description)
+        .bind(super::now_text())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        tracing::info!(version, description, "applied migration");
+    }
+    Ok(fresh)
+}
+
+/// What a migration does: its first line after `-- Migration N: `.
+fn description(sql: &str) -> &str {
+    let first = sql.lines().next().unwrap_or_default();
+    first
+        .split_once(": ")
+        .map_or(first, |(_, what)| what)
+        .trim()
+}
+
+/// A migration's statements: its text without `--` lines, cut after each `;` that ends a
+/// line.
+fn statements(sql: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for line in sql.lines() {
+        if line.trim_start().starts_with("--") {
+            continue;
+        }
+        if !current.is_empty() || !line.trim().is_empty() {
+            current.push_str(line);
+            current.push('\n');
+        }
+        if line.trim_end().ends_with(';') {
+            let statement = current.trim().trim_end_matches(';').trim_end().to_string();
+            out.push(statement);
+            current.clear();
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_file_is_listed_once_in_order_and_names_its_version() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+        let mut files: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        files.sort();
+        assert_eq!(files.len(), MIGRATIONS.len(), "{files:?}");
+        for (i, ((version, sql), file)) in MIGRATIONS.iter().zip(&files).enumerate() {
+            assert_eq!(*version, i as i64 + 1);
+            assert!(file.starts_with(&format!("{version:04}_")), "{file}");
+            assert_eq!(
+                std::fs::read_to_string(dir.join(file)).unwrap(),
+                *sql,
+                "{file}"
+            );
+            assert!(
+                sql.starts_with(&format!("-- Migration {version}: ")),
+                "{file} opens with what it does"
+            );
+            let statements = statements(sql);
+            assert!(!statements.is_empty(), "{file}");
+            assert!(
+                statements
+                    .iter()
+                    .all(|s| !s.is_empty() && !s.contains(";\n")),
+                "{file}"
+            );
+        }
+    }
+
+    #[test]
+    fn statements_are_cut_at_line_ends_and_comments_left_out() {
+        let sql = "-- Migration 9: two\n-- why\nCREATE TABLE a (\n  x TEXT -- inline stays\n);\n\n-- next\nDROP INDEX b;\n";
+        assert_eq!(description(sql), "two");
+        assert_eq!(
+            statements(sql),
+            vec![
+                "CREATE TABLE a (\n  x TEXT -- inline stays\n)",
+                "DROP INDEX b"
+            ]
+        );
+    }
+}
