@@ -1,35 +1,45 @@
 #!/usr/bin/env bash
-# Runs every test of the project: the Rust workspace (unit, integration, generator) and the
-# checks that need Python tools. Installs what it needs into .venv (git-ignored) first.
-# Usage: ./test.sh            (PostgreSQL tests run when 127.0.0.1:5432 answers, else skip)
+# Runs every test of the project: the Rust workspace (unit, integration, generator, tidy), the
+# live-server checks in Python (tests/python) and the MCP interoperability suite (tests/clients).
+# Installs what the tests need first: Python tools into .venv, the client SDKs into
+# tests/clients (both git-ignored), and, when run as root, the system packages some tests use
+# (tests/setup-system.sh). Without root those tests say they skipped; under CI=true they fail.
+# Usage: ./test.sh    (PostgreSQL tests run when 127.0.0.1:5432 answers, else they skip)
+# NEXTEST_PROFILE=ci selects .config/nextest.toml's ci profile (JUnit, slow-test report).
 set -euo pipefail
 cd "$(dirname "$0")"
 
-echo "== Python tools (.venv)"
-if [ ! -x .venv/bin/python ]; then
-  python3 -m venv .venv
+started=$SECONDS
+timings=()
+# phase NAME START: notes how long the phase that began at START took.
+phase() { timings+=("$(printf '%5ss  %s' $((SECONDS - $2)) "$1")"); }
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+
+echo "== System packages (tests/setup-system.sh: Chromium, Prometheus, pdftotext)"
+t=$SECONDS
+if [ "$(id -u)" = 0 ]; then
+  tests/setup-system.sh
+else
+  for tool in chromium promtool pdftotext; do
+    command -v "$tool" >/dev/null 2>&1 || echo "not root and $tool is missing: the tests that need it will say they skipped (run tests/setup-system.sh as root to install it)"
+  done
 fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt
+phase "system packages" "$t"
 
-echo "== Prometheus (promtool and prometheus for the metrics tests)"
-if ! command -v promtool >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-  # Debian's package; installing it does not start a server outside systemd.
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null
-fi
-command -v promtool >/dev/null 2>&1 || echo "promtool missing: the metrics tests will say they skipped"
+# The Python tools and the client SDKs install in the background while the Rust tests build
+# and run: the installs wait on the network, the build on the cores.
+echo "== Installing Python tools (.venv) and client SDKs (tests/clients) in the background"
+(
+  [ -x .venv/bin/python ] || python3 -m venv .venv
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt
+  tests/clients/setup.sh
+) > "$logs/install.log" 2>&1 &
+installing=$!
+t_install=$SECONDS
 
-echo "== OpenAPI document"
-.venv/bin/openapi-spec-validator openapi/v1.yaml
-
-echo "== Crate boundaries (the MCP layer and the fixture server reach no database and no application)"
-for crate in mcp catalog conformance-fixture; do
-  if cargo tree --locked -q -p "$crate" -e normal --prefix none | grep -E '^(sqlx|kobana-dunning|pdf-writer|reqwest) '; then
-    echo "the $crate crate depends on the above, which its boundary forbids" >&2
-    exit 1
-  fi
-done
-
-echo "== Rust tests"
+echo "== Rust tests (cargo nextest; also builds the binaries the Python suites start)"
+t=$SECONDS
 # The third-party OpenAPI documents live beside the repository (../shared), never in it. On CI
 # their absence fails the run; elsewhere the runner leaves their tests out and counts them as
 # skipped, so a clone without them cannot pass them silently.
@@ -45,15 +55,42 @@ if [ ! -d ../shared/fixtures/openapi ]; then
   test_skip=(--skip real_documents::)
 fi
 if cargo nextest --version >/dev/null 2>&1; then
-  cargo nextest run --workspace --locked --no-fail-fast "${nextest_filter[@]}"
+  # Two test processes per core: most tests wait on a database or a socket, not the CPU.
+  cargo nextest run --workspace --locked --no-fail-fast --test-threads "$(($(nproc) * 2))" "${nextest_filter[@]}"
 else
   cargo test --workspace --locked --no-fail-fast -- "${test_skip[@]}"
+  # `cargo test` builds the workspace's binaries with the tests' feature set; nothing rebuilds.
 fi
+phase "Rust tests (build and run)" "$t"
 
-echo "== The live server: PDF text, CSV exports, schemathesis over every operation (tests/python)"
-cargo build --locked --workspace
-.venv/bin/python -m pytest tests/python
+echo "== Waiting for the installs"
+if ! wait "$installing"; then
+  cat "$logs/install.log" >&2
+  echo "installing the Python tools or the client SDKs failed (above)" >&2
+  exit 1
+fi
+cat "$logs/install.log"
+phase "installs (in the background, from the start)" "$t_install"
 
-echo "== MCP interoperability: official SDK clients, conformance suite, Inspector CLI (tests/clients)"
-tests/clients/setup.sh
-.venv/bin/python -m pytest tests/clients
+echo "== OpenAPI document"
+.venv/bin/openapi-spec-validator openapi/v1.yaml
+
+# The two Python suites start their own servers on free ports and run side by side; each one's
+# output is printed whole when it ends, so the two never interleave.
+echo "== The live server (tests/python: PDF text, CSV exports, schemathesis) and MCP interoperability (tests/clients: SDK clients, conformance suite, Inspector CLI, a browser), side by side"
+t=$SECONDS
+.venv/bin/python -m pytest tests/python > "$logs/python.log" 2>&1 &
+python_suite=$!
+.venv/bin/python -m pytest tests/clients > "$logs/clients.log" 2>&1 &
+clients_suite=$!
+failed=0
+wait "$python_suite" || failed=1
+echo "-- tests/python"; cat "$logs/python.log"
+wait "$clients_suite" || failed=1
+echo "-- tests/clients"; cat "$logs/clients.log"
+phase "tests/python and tests/clients (side by side)" "$t"
+
+echo "== Time by phase"
+printf '%s\n' "${timings[@]}"
+echo "total: $((SECONDS - started))s"
+exit "$failed"

@@ -39,7 +39,10 @@ if has fastmcp; then
     bench/.venv/bin/pip install -q "fastmcp==$FASTMCP_VERSION"
 fi
 cargo build --release --locked -q
-BIN=$ROOT/target/release/kobana-dunning
+# Where cargo put it: `cargo metadata` follows CARGO_TARGET_DIR and build.target-dir.
+TARGET_DIR=$(cargo metadata --format-version 1 --no-deps --offline |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+BIN=$TARGET_DIR/release/kobana-dunning
 
 WORK=$(mktemp -d)
 PIDS=()

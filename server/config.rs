@@ -51,7 +51,7 @@ pub struct Config {
     /// each worker's own (5 to 10 minutes).
     pub engine_lease: Option<std::time::Duration>,
     /// Timeouts and the connection cap of the HTTP server.
-    pub http: crate::serve::HttpLimits,
+    pub http: crate::http::serve::HttpLimits,
     /// Let webhooks reach loopback, private, link-local and other non-public addresses
     /// (`DUNNING_ALLOW_PRIVATE_WEBHOOK_TARGETS`): for development and tests only. Cloud
     /// metadata, unspecified and multicast addresses stay refused even then.
@@ -96,7 +96,7 @@ impl Config {
             idempotency_lease: std::time::Duration::from_secs(30),
             database_connect_timeout: std::time::Duration::from_secs(5),
             engine_lease: None,
-            http: crate::serve::HttpLimits::default(),
+            http: crate::http::serve::HttpLimits::default(),
             allow_private_webhook_targets: false,
             allow_private_client_metadata: false,
             oauth_grant_idle_ttl: std::time::Duration::from_secs(30 * 86_400),

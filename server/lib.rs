@@ -1,27 +1,26 @@
 //! Kobana Dunning: the `/v1` REST API and the MCP server generated from its OpenAPI document.
 //!
-//! `app` assembles the whole HTTP surface from a [`state::AppState`]; `main.rs` only parses
-//! the command line and binds a socket, so tests drive exactly what production runs.
+//! `app` assembles the whole HTTP surface from a [`state::AppState`]; `startup` binds the sockets
+//! and serves it, `main.rs` only picks a command, so tests drive exactly what production runs.
 
-pub mod access_log;
 pub mod api;
 pub mod auth;
+pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod demo_bulk;
 pub mod generated;
 pub mod http;
-pub mod logging;
 pub mod mcp_host;
-pub mod metrics;
 pub mod oauth;
-pub mod probes;
+pub mod ops;
 pub mod rate_limit;
-pub mod serve;
+pub mod startup;
 pub mod state;
-pub mod telemetry;
 
 use axum::Router;
+
+use ops::{access_log, metrics, probes, telemetry};
 
 pub use config::Config;
 pub use state::AppState;
@@ -37,7 +36,10 @@ pub fn app(state: AppState) -> Router {
         .merge(v1)
         .merge(mcp)
         .merge(oauth::router(state.clone()))
-        .merge(probes::router(state.clone()));
+        .merge(probes::router(
+            state.db.clone(),
+            state.engine.status.clone(),
+        ));
     // With `--metrics-bind`, `/metrics` is served on its own listener instead (`main.rs`).
     if state.config.metrics_bind.is_none() {
         app = app.merge(metrics::router(state.metrics.clone(), state.db.clone()));

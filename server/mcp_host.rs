@@ -130,7 +130,7 @@ impl Host for McpAuthenticator {
 fn caller(principal: Principal) -> Caller {
     // The MCP layer answers with its own response, so the organization reaches the access
     // line this way rather than as a response extension (as on `/v1`).
-    crate::access_log::note_organization(&principal.organization_id);
+    crate::ops::access_log::note_organization(&principal.organization_id);
     let mut extensions = http::Extensions::new();
     let subject = principal.token_id.clone();
     let scopes = principal.scopes.clone();

@@ -9,7 +9,7 @@ use dunning_store::Db;
 
 use crate::auth::TokenCache;
 use crate::config::Config;
-use crate::metrics::{BuildInfo, Metrics};
+use crate::ops::metrics::{BuildInfo, Metrics};
 use crate::rate_limit::Limiter;
 
 /// Cheap to clone: the database pool, the configuration, what the process keeps in memory

@@ -57,7 +57,7 @@ pub async fn authenticate_v1(
         );
     }
     let principal = Principal::from_record(record, Audience::Api);
-    let organization = crate::access_log::OrganizationId(principal.organization_id.clone());
+    let organization = crate::ops::access_log::OrganizationId(principal.organization_id.clone());
     request.extensions_mut().insert(principal);
     let mut response = next.run(request).await;
     response.extensions_mut().insert(organization);

@@ -541,7 +541,7 @@ fn unreadable_body(error: &axum::Error) -> Response {
             problem = Some(ApiError::payload_too_large(MAX_BODY_BYTES));
             break;
         }
-        if let Some(timeout) = e.downcast_ref::<crate::serve::BodyTimedOut>() {
+        if let Some(timeout) = e.downcast_ref::<crate::http::serve::BodyTimedOut>() {
             problem = Some(ApiError::request_timeout(timeout.after));
             break;
         }

@@ -10,7 +10,7 @@ use axum::response::Response;
 use catalog::ToolSpec;
 
 use crate::generated::{self, OperationId};
-use crate::metrics::OperationName;
+use crate::ops::metrics::OperationName;
 
 /// Middleware (outermost of the `/v1` route layers): the response says which operation
 /// answered (its `operationId`), so requests are counted by operation, never by raw path.

@@ -1,4 +1,6 @@
 //! HTTP plumbing shared by every route: the RFC 9457 problem documents every error of the
-//! server is answered with (`problem`).
+//! server is answered with (`problem`), and the listener loop with its limits and graceful
+//! shutdown (`serve`).
 
 pub mod problem;
+pub mod serve;

@@ -4,6 +4,7 @@ by run_conformance.py when it runs on its own."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -68,14 +69,35 @@ CLIENTS = [
 ]
 
 
+@functools.cache
+def target_directory() -> Path:
+    """Where cargo puts what it builds: `cargo metadata`'s `target_directory`, which follows
+    `CARGO_TARGET_DIR` and `build.target-dir`, so the binaries are found wherever the user's
+    cargo puts them (`target/` when cargo cannot be asked)."""
+    try:
+        out = subprocess.run(
+            ["cargo", "metadata", "--format-version", "1", "--no-deps", "--offline"],
+            cwd=REPO, capture_output=True, text=True, timeout=60, check=True,
+        )
+        return Path(json.loads(out.stdout)["target_directory"])
+    except (OSError, subprocess.SubprocessError, ValueError, KeyError):
+        return REPO / "target"
+
+
+def debug_binary(name: str, variable: str) -> Path:
+    """A debug binary of the workspace, or the path in the environment variable `variable`."""
+    if variable in os.environ:
+        p = Path(os.environ[variable])
+        return p if p.is_absolute() else REPO / p
+    return target_directory() / "debug" / name
+
+
 def server_binary() -> Path:
-    p = Path(os.environ.get("KOBANA_DUNNING_BIN", "target/debug/kobana-dunning"))
-    return p if p.is_absolute() else REPO / p
+    return debug_binary("kobana-dunning", "KOBANA_DUNNING_BIN")
 
 
 def fixture_binary() -> Path:
-    p = Path(os.environ.get("CONFORMANCE_FIXTURE_BIN", "target/debug/conformance-fixture"))
-    return p if p.is_absolute() else REPO / p
+    return debug_binary("conformance-fixture", "CONFORMANCE_FIXTURE_BIN")
 
 
 def free_port() -> int:
@@ -122,6 +144,8 @@ class Server:
     def start(self, timeout: float = 60) -> "Server":
         binary = server_binary()
         if not binary.exists():
+            # Nothing of this server stays behind: its temp folder goes with the failure.
+            self.cleanup()
             raise RuntimeError(f"server binary not found: {binary} (run `cargo build` or set KOBANA_DUNNING_BIN)")
         self.log = open(self.dir / "server.log", "wb")
         self.proc = subprocess.Popen(
@@ -132,7 +156,10 @@ class Server:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited with {self.proc.returncode}: {self.log_tail()}")
+                tail = self.log_tail()
+                self.stop()
+                self.cleanup()
+                raise RuntimeError(f"server exited with {self.proc.returncode}: {tail}")
             if creds.exists():
                 try:
                     with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
@@ -141,8 +168,10 @@ class Server:
                 except (OSError, ValueError):
                     pass
             time.sleep(0.1)
+        tail = self.log_tail()
         self.stop()
-        raise RuntimeError(f"server did not start within {timeout}s: {self.log_tail()}")
+        self.cleanup()
+        raise RuntimeError(f"server did not start within {timeout}s: {tail}")
 
     def log_tail(self, n: int = 2000) -> str:
         try:

@@ -5,7 +5,8 @@
 #   .venvs/mcp-X/   one virtualenv per Python SDK version (requirements-mcp-X.txt)
 # Idempotent: a part is reinstalled only when its lock file changed (sha256 stamps) or it looks
 # broken (a package missing, an SDK that does not import); a second run takes about a second.
-# Needs npm and python3 with venv.
+# Needs npm and python3 with venv. Chromium, for the browser test, is a system package:
+# tests/setup-system.sh installs it (as root).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -18,12 +19,6 @@ npm_ok() {
     [ -f "node_modules/$p/package.json" ] || return 1
   done
 }
-# Headless Chromium (Debian package) for the sign-in and consent pages' browser test.
-if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-  echo "tests/clients: apt-get install chromium"
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-fi
-
 want=$(stamp package-lock.json)
 if ! npm_ok "$want"; then
   echo "tests/clients: npm ci"

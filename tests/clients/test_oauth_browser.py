@@ -8,6 +8,7 @@ import base64
 import hashlib
 import http.server
 import json
+import os
 import secrets
 import shutil
 import subprocess
@@ -30,7 +31,10 @@ def chromium() -> str:
         found = shutil.which(name)
         if found:
             return found
-    pytest.fail("chromium is not installed (tests/clients/setup.sh installs it as root)", pytrace=False)
+    # CI installs it (tests/setup-system.sh as root): there a missing browser is a failure.
+    if os.environ.get("CI"):
+        pytest.fail("chromium is not installed, and CI must have it (tests/setup-system.sh)", pytrace=False)
+    pytest.skip("chromium is not installed (tests/setup-system.sh installs it as root)")
 
 
 class Callback(http.server.BaseHTTPRequestHandler):

@@ -266,7 +266,7 @@ impl TestServer {
         let address = listener.local_addr().expect("address");
         let app = self.app.clone();
         let limits = self.state.config.http.clone();
-        tokio::spawn(kobana_dunning::serve::serve(
+        tokio::spawn(kobana_dunning::http::serve::serve(
             listener,
             app,
             limits,

@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use kobana_dunning::Config;
-use kobana_dunning::serve::HttpLimits;
+use kobana_dunning::http::serve::HttpLimits;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -191,7 +191,7 @@ async fn shutdown_closes_idle_connections_and_lets_a_started_request_finish() {
         .expect("bind");
     let address = listener.local_addr().expect("address");
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let serving = tokio::spawn(kobana_dunning::serve::serve(
+    let serving = tokio::spawn(kobana_dunning::http::serve::serve(
         listener,
         server.app.clone(),
         server.state.config.http.clone(),

@@ -22,7 +22,7 @@ use tracing_subscriber::layer::{Context, Layer, Layered, SubscriberExt};
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::{EnvFilter, Registry};
 
-use crate::telemetry;
+use crate::ops::telemetry;
 
 /// How log lines are written.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -200,7 +200,8 @@ mod tests {
     static HYPER_TRACE: Metadata<'static> = site("hyper::proto", Level::TRACE, Kind::EVENT);
     static SQLX_DEBUG: Metadata<'static> = site("sqlx::query", Level::DEBUG, Kind::EVENT);
     static SQLX_WARN: Metadata<'static> = site("sqlx::query", Level::WARN, Kind::EVENT);
-    static OWN_INFO: Metadata<'static> = site("kobana_dunning::serve", Level::INFO, Kind::EVENT);
+    static OWN_INFO: Metadata<'static> =
+        site("kobana_dunning::http::serve", Level::INFO, Kind::EVENT);
     static OWN_SPAN: Metadata<'static> = site("mcp::transport", Level::INFO, Kind::SPAN);
     static H2_SPAN: Metadata<'static> = site("h2::proto", Level::TRACE, Kind::SPAN);
 

@@ -67,6 +67,37 @@ pub struct BodyTimedOut {
     pub after: Duration,
 }
 
+/// Serve `app` on every listener (a host name listens on each address it resolves to) until
+/// `shutdown` completes; returns when all of them have let their requests finish.
+pub async fn serve_all(
+    listeners: Vec<TcpListener>,
+    app: Router,
+    limits: HttpLimits,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> io::Result<()> {
+    let (stop, stopping) = watch::channel(false);
+    tokio::spawn(async move {
+        shutdown.await;
+        let _ = stop.send(true);
+    });
+    let mut serving = tokio::task::JoinSet::new();
+    for listener in listeners {
+        let mut asked = stopping.clone();
+        serving.spawn(serve(listener, app.clone(), limits.clone(), async move {
+            let _ = asked.wait_for(|stop| *stop).await;
+        }));
+    }
+    let mut outcome = Ok(());
+    while let Some(done) = serving.join_next().await {
+        match done {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => outcome = Err(e),
+            Err(e) => outcome = Err(io::Error::other(e)),
+        }
+    }
+    outcome
+}
+
 /// Serve `app` on `listener` until `shutdown` completes, then let requests under way finish.
 pub async fn serve(
     listener: TcpListener,

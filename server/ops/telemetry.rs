@@ -28,7 +28,7 @@ use tracing_opentelemetry::OpenTelemetrySpanExt;
 use tracing_subscriber::Layer;
 use tracing_subscriber::registry::LookupSpan;
 
-use crate::access_log::RequestId;
+use crate::ops::access_log::RequestId;
 
 /// `service.name` when neither `OTEL_SERVICE_NAME` nor `OTEL_RESOURCE_ATTRIBUTES` names one.
 const SERVICE_NAME: &str = "kobana-dunning";
