@@ -373,8 +373,7 @@ mod tests {
         ];
         let refused = listen_on("localhost", &addresses)
             .await
-            .err()
-            .expect("refused");
+            .expect_err("refused");
         assert!(refused.contains(&format!("127.0.0.1:{port}")), "{refused}");
     }
 

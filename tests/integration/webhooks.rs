@@ -293,9 +293,9 @@ async fn fails_twice_then_accepts(server: &TestServer) {
     assert!(done["error"].is_null());
     assert!(done["next_retry_at"].is_null());
     assert!(done["delivered_at"].is_string());
-    let metrics = crate::ops::metrics::scrape(server).await;
+    let metrics = crate::metrics::scrape(server).await;
     let counted = |outcome| {
-        crate::ops::metrics::sample(
+        crate::metrics::sample(
             &metrics,
             "dunning_webhook_delivery_attempts_total",
             &[("outcome", outcome)],
@@ -303,7 +303,7 @@ async fn fails_twice_then_accepts(server: &TestServer) {
     };
     assert_eq!((counted("retrying"), counted("succeeded")), (2.0, 1.0));
     assert_eq!(
-        crate::ops::metrics::sample(&metrics, "dunning_webhook_delivery_retries_total", &[]),
+        crate::metrics::sample(&metrics, "dunning_webhook_delivery_retries_total", &[]),
         2.0
     );
 
