@@ -7,9 +7,11 @@ use axum::body::Body;
 use dunning_store::Db;
 use http::{Request, StatusCode};
 use kobana_dunning::demo::Credentials;
-use kobana_dunning::{AppState, Config, app, demo};
+use kobana_dunning::{AppState, Config, app};
 use serde_json::{Value, json};
 use tower::ServiceExt;
+
+use crate::template::{self, SqliteTemplate};
 
 /// A server over a fresh database seeded with the demo organizations.
 pub struct TestServer {
@@ -54,31 +56,59 @@ impl TestServer {
         dir: tempfile::TempDir,
         public_catalog: bool,
     ) -> TestServer {
-        let config = Config {
+        TestServer::start_configured(url, dir, TestServer::config(public_catalog)).await
+    }
+
+    /// The configuration of `start` and `start_public`.
+    pub fn config(public_catalog: bool) -> Config {
+        Config {
             public_catalog,
             // Test receivers listen on 127.0.0.1; `webhook_security` runs with this off.
             allow_private_webhook_targets: true,
             ..Config::local()
-        };
-        TestServer::start_configured(url, dir, config).await
+        }
     }
 
     /// A server over `url` with the given configuration (its database URL is replaced).
+    ///
+    /// A SQLite file is a copy of this build's demo template (`template`); a PostgreSQL
+    /// database (empty, from `fresh_postgres_url`) is seeded here.
     pub async fn start_configured(
         url: String,
         dir: tempfile::TempDir,
         config: Config,
     ) -> TestServer {
-        // Server logs go to the test's output, shown when a test fails.
-        let _ = tracing_subscriber::fmt()
-            .with_test_writer()
-            .with_env_filter("warn,kobana_dunning=info")
-            .try_init();
+        init_logs();
+        if let Some(file) = sqlite_file(&url) {
+            let credentials = SqliteTemplate::get().await.copy_to(&file);
+            return TestServer::start_seeded(url, credentials, dir, config).await;
+        }
         let (db, fresh) = Db::open(&url).await.expect("open database");
-        assert!(fresh, "a test database starts empty");
-        let credentials = demo::seed(&db, "http://127.0.0.1")
-            .await
-            .expect("seed demo");
+        let credentials = template::seed_new(&db, fresh).await;
+        TestServer::serve(db, credentials, url, dir, config)
+    }
+
+    /// A server over `url`, a database already holding the demo whose `credentials` these
+    /// are (a copy of a template).
+    pub async fn start_seeded(
+        url: String,
+        credentials: Credentials,
+        dir: tempfile::TempDir,
+        config: Config,
+    ) -> TestServer {
+        init_logs();
+        let (db, fresh) = Db::open(&url).await.expect("open database");
+        assert!(!fresh, "the template's migrations have run");
+        TestServer::serve(db, credentials, url, dir, config)
+    }
+
+    fn serve(
+        db: Db,
+        credentials: Credentials,
+        url: String,
+        dir: tempfile::TempDir,
+        config: Config,
+    ) -> TestServer {
         let config = Config {
             database_url: url,
             demo_credentials_path: None,
@@ -274,6 +304,21 @@ impl TestServer {
         ));
         format!("http://{address}")
     }
+}
+
+/// Server logs go to the test's output, shown when a test fails.
+fn init_logs() {
+    let _ = tracing_subscriber::fmt()
+        .with_test_writer()
+        .with_env_filter("warn,kobana_dunning=info")
+        .try_init();
+}
+
+/// The file of a `sqlite://PATH?OPTIONS` URL, the way every test spells one.
+fn sqlite_file(url: &str) -> Option<std::path::PathBuf> {
+    let rest = url.strip_prefix("sqlite://")?;
+    let path = rest.split_once('?').map_or(rest, |(path, _)| path);
+    Some(std::path::PathBuf::from(path))
 }
 
 fn next_id() -> u32 {
