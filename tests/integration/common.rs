@@ -345,27 +345,7 @@ pub fn tool_problem(result: &Value) -> Value {
 /// published (copies in `tests/mcp-schema/`, kept in the repository so that the check always
 /// runs).
 pub fn assert_mcp_schema(revision: &str, name: &str, value: &Value) {
-    use std::collections::HashMap;
-    use std::sync::{Mutex, OnceLock};
-    static CACHE: OnceLock<Mutex<HashMap<String, Value>>> = OnceLock::new();
-    let schemas = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp-schema");
-    let mut cache = CACHE
-        .get_or_init(Default::default)
-        .lock()
-        .expect("schema cache");
-    let document = cache.entry(revision.to_string()).or_insert_with(|| {
-        let path = schemas.join(revision).join("schema.json");
-        serde_json::from_str(&std::fs::read_to_string(&path).expect("schema.json"))
-            .expect("schema JSON")
-    });
-    let mut schema = document.clone();
-    let defs = if schema.get("$defs").is_some() {
-        "$defs"
-    } else {
-        "definitions"
-    };
-    schema["$ref"] = json!(format!("#/{defs}/{name}"));
-    let validator = jsonschema::validator_for(&schema).expect("MCP schema compiles");
+    let validator = mcp_validator(revision, name);
     let errors: Vec<String> = validator
         .iter_errors(value)
         .map(|e| format!("{} at {}", e, e.instance_path()))
@@ -374,6 +354,52 @@ pub fn assert_mcp_schema(revision: &str, name: &str, value: &Value) {
         errors.is_empty(),
         "{name} ({revision}) is invalid: {errors:#?}\n{value:#}"
     );
+}
+
+/// The compiled validator of definition `name` in the MCP schema of `revision`, compiled once
+/// per process: a schema is 100 to 180 KB, and every MCP answer is checked twice.
+fn mcp_validator(revision: &str, name: &str) -> std::sync::Arc<jsonschema::Validator> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+    type Validators = HashMap<(String, String), Arc<jsonschema::Validator>>;
+    static DOCUMENTS: OnceLock<Mutex<HashMap<String, Value>>> = OnceLock::new();
+    static VALIDATORS: OnceLock<Mutex<Validators>> = OnceLock::new();
+    let key = (revision.to_string(), name.to_string());
+    let validators = VALIDATORS.get_or_init(Default::default);
+    if let Some(validator) = validators.lock().expect("validator cache").get(&key) {
+        return validator.clone();
+    }
+    let mut schema = {
+        let mut documents = DOCUMENTS
+            .get_or_init(Default::default)
+            .lock()
+            .expect("schema cache");
+        documents
+            .entry(revision.to_string())
+            .or_insert_with(|| {
+                let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("tests/mcp-schema")
+                    .join(revision)
+                    .join("schema.json");
+                serde_json::from_str(&std::fs::read_to_string(&path).expect("schema.json"))
+                    .expect("schema JSON")
+            })
+            .clone()
+    };
+    let defs = if schema.get("$defs").is_some() {
+        "$defs"
+    } else {
+        "definitions"
+    };
+    schema["$ref"] = json!(format!("#/{defs}/{name}"));
+    let validator = Arc::new(jsonschema::validator_for(&schema).expect("MCP schema compiles"));
+    // Two threads may compile the same one; either result is the same validator.
+    validators
+        .lock()
+        .expect("validator cache")
+        .entry(key)
+        .or_insert(validator)
+        .clone()
 }
 
 /// Every MCP answer with a JSON body is a valid JSON-RPC message of the revision named in its
