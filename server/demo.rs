@@ -2,7 +2,7 @@
 //! tokens, customers, and charges in every status. The tokens exist in plain text only in
 //! the credentials file written for the operator.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 use time::Duration;
 
@@ -16,20 +16,20 @@ use dunning_store::plans;
 use dunning_store::{Db, Result, ids, now_text, today};
 
 /// What the credentials file holds.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Credentials {
     pub base_url: String,
     pub organizations: Vec<OrganizationCredentials>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct OrganizationCredentials {
     pub id: String,
     pub name: String,
     pub people: Vec<PersonCredentials>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct PersonCredentials {
     pub name: String,
     pub email: String,

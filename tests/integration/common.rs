@@ -7,9 +7,11 @@ use axum::body::Body;
 use dunning_store::Db;
 use http::{Request, StatusCode};
 use kobana_dunning::demo::Credentials;
-use kobana_dunning::{AppState, Config, app, demo};
+use kobana_dunning::{AppState, Config, app};
 use serde_json::{Value, json};
 use tower::ServiceExt;
+
+use crate::template::{self, SqliteTemplate};
 
 /// A server over a fresh database seeded with the demo organizations.
 pub struct TestServer {
@@ -54,31 +56,59 @@ impl TestServer {
         dir: tempfile::TempDir,
         public_catalog: bool,
     ) -> TestServer {
-        let config = Config {
+        TestServer::start_configured(url, dir, TestServer::config(public_catalog)).await
+    }
+
+    /// The configuration of `start` and `start_public`.
+    pub fn config(public_catalog: bool) -> Config {
+        Config {
             public_catalog,
             // Test receivers listen on 127.0.0.1; `webhook_security` runs with this off.
             allow_private_webhook_targets: true,
             ..Config::local()
-        };
-        TestServer::start_configured(url, dir, config).await
+        }
     }
 
     /// A server over `url` with the given configuration (its database URL is replaced).
+    ///
+    /// A SQLite file is a copy of this build's demo template (`template`); a PostgreSQL
+    /// database (empty, from `fresh_postgres_url`) is seeded here.
     pub async fn start_configured(
         url: String,
         dir: tempfile::TempDir,
         config: Config,
     ) -> TestServer {
-        // Server logs go to the test's output, shown when a test fails.
-        let _ = tracing_subscriber::fmt()
-            .with_test_writer()
-            .with_env_filter("warn,kobana_dunning=info")
-            .try_init();
+        init_logs();
+        if let Some(file) = sqlite_file(&url) {
+            let credentials = SqliteTemplate::get().await.copy_to(&file);
+            return TestServer::start_seeded(url, credentials, dir, config).await;
+        }
         let (db, fresh) = Db::open(&url).await.expect("open database");
-        assert!(fresh, "a test database starts empty");
-        let credentials = demo::seed(&db, "http://127.0.0.1")
-            .await
-            .expect("seed demo");
+        let credentials = template::seed_new(&db, fresh).await;
+        TestServer::serve(db, credentials, url, dir, config)
+    }
+
+    /// A server over `url`, a database already holding the demo whose `credentials` these
+    /// are (a copy of a template).
+    pub async fn start_seeded(
+        url: String,
+        credentials: Credentials,
+        dir: tempfile::TempDir,
+        config: Config,
+    ) -> TestServer {
+        init_logs();
+        let (db, fresh) = Db::open(&url).await.expect("open database");
+        assert!(!fresh, "the template's migrations have run");
+        TestServer::serve(db, credentials, url, dir, config)
+    }
+
+    fn serve(
+        db: Db,
+        credentials: Credentials,
+        url: String,
+        dir: tempfile::TempDir,
+        config: Config,
+    ) -> TestServer {
         let config = Config {
             database_url: url,
             demo_credentials_path: None,
@@ -276,6 +306,21 @@ impl TestServer {
     }
 }
 
+/// Server logs go to the test's output, shown when a test fails.
+fn init_logs() {
+    let _ = tracing_subscriber::fmt()
+        .with_test_writer()
+        .with_env_filter("warn,kobana_dunning=info")
+        .try_init();
+}
+
+/// The file of a `sqlite://PATH?OPTIONS` URL, the way every test spells one.
+fn sqlite_file(url: &str) -> Option<std::path::PathBuf> {
+    let rest = url.strip_prefix("sqlite://")?;
+    let path = rest.split_once('?').map_or(rest, |(path, _)| path);
+    Some(std::path::PathBuf::from(path))
+}
+
 fn next_id() -> u32 {
     static ID: AtomicU32 = AtomicU32::new(1);
     ID.fetch_add(1, Ordering::Relaxed)
@@ -300,27 +345,7 @@ pub fn tool_problem(result: &Value) -> Value {
 /// published (copies in `tests/mcp-schema/`, kept in the repository so that the check always
 /// runs).
 pub fn assert_mcp_schema(revision: &str, name: &str, value: &Value) {
-    use std::collections::HashMap;
-    use std::sync::{Mutex, OnceLock};
-    static CACHE: OnceLock<Mutex<HashMap<String, Value>>> = OnceLock::new();
-    let schemas = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp-schema");
-    let mut cache = CACHE
-        .get_or_init(Default::default)
-        .lock()
-        .expect("schema cache");
-    let document = cache.entry(revision.to_string()).or_insert_with(|| {
-        let path = schemas.join(revision).join("schema.json");
-        serde_json::from_str(&std::fs::read_to_string(&path).expect("schema.json"))
-            .expect("schema JSON")
-    });
-    let mut schema = document.clone();
-    let defs = if schema.get("$defs").is_some() {
-        "$defs"
-    } else {
-        "definitions"
-    };
-    schema["$ref"] = json!(format!("#/{defs}/{name}"));
-    let validator = jsonschema::validator_for(&schema).expect("MCP schema compiles");
+    let validator = mcp_validator(revision, name);
     let errors: Vec<String> = validator
         .iter_errors(value)
         .map(|e| format!("{} at {}", e, e.instance_path()))
@@ -329,6 +354,52 @@ pub fn assert_mcp_schema(revision: &str, name: &str, value: &Value) {
         errors.is_empty(),
         "{name} ({revision}) is invalid: {errors:#?}\n{value:#}"
     );
+}
+
+/// The compiled validator of definition `name` in the MCP schema of `revision`, compiled once
+/// per process: a schema is 100 to 180 KB, and every MCP answer is checked twice.
+fn mcp_validator(revision: &str, name: &str) -> std::sync::Arc<jsonschema::Validator> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+    type Validators = HashMap<(String, String), Arc<jsonschema::Validator>>;
+    static DOCUMENTS: OnceLock<Mutex<HashMap<String, Value>>> = OnceLock::new();
+    static VALIDATORS: OnceLock<Mutex<Validators>> = OnceLock::new();
+    let key = (revision.to_string(), name.to_string());
+    let validators = VALIDATORS.get_or_init(Default::default);
+    if let Some(validator) = validators.lock().expect("validator cache").get(&key) {
+        return validator.clone();
+    }
+    let mut schema = {
+        let mut documents = DOCUMENTS
+            .get_or_init(Default::default)
+            .lock()
+            .expect("schema cache");
+        documents
+            .entry(revision.to_string())
+            .or_insert_with(|| {
+                let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("tests/mcp-schema")
+                    .join(revision)
+                    .join("schema.json");
+                serde_json::from_str(&std::fs::read_to_string(&path).expect("schema.json"))
+                    .expect("schema JSON")
+            })
+            .clone()
+    };
+    let defs = if schema.get("$defs").is_some() {
+        "$defs"
+    } else {
+        "definitions"
+    };
+    schema["$ref"] = json!(format!("#/{defs}/{name}"));
+    let validator = Arc::new(jsonschema::validator_for(&schema).expect("MCP schema compiles"));
+    // Two threads may compile the same one; either result is the same validator.
+    validators
+        .lock()
+        .expect("validator cache")
+        .entry(key)
+        .or_insert(validator)
+        .clone()
 }
 
 /// Every MCP answer with a JSON body is a valid JSON-RPC message of the revision named in its

@@ -4,6 +4,7 @@
 //! One binary with a module per area keeps link time down on small machines.
 
 mod common;
+mod template;
 
 mod agreements;
 mod auth;
