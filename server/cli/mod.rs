@@ -129,7 +129,8 @@ pub struct DemoArgs {
 
 #[derive(Args, Clone)]
 pub struct ServeArgs {
-    /// Address to listen on: `HOST:PORT`, the host an IP address or a name (`localhost:8081`).
+    /// Address to listen on: `HOST:PORT`, the host an IP address or a name (`localhost:8081`
+    /// listens on every address the name resolves to).
     #[arg(long, env = "DUNNING_BIND", default_value = "127.0.0.1:8080")]
     pub bind: String,
     #[command(flatten)]
