@@ -1,0 +1,314 @@
+//! Lists built at run time: `WHERE` clauses from filters (`Conditions`, numbering `$n` as
+//! they are added), pages (`PageRequest`, `Page`, counts capped at `COUNT_CAP`), keyset list
+//! queries (`ListQuery`), `LIKE` escaping, and the first ids of a completion.
+
+use sqlx::Row;
+
+use crate::db::table_of;
+use crate::{Backend, Db, Result, StoreError};
+
+/// Escape `%`, `_` and `\` for a `LIKE ... ESCAPE '\'` pattern.
+pub fn like_escape(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A value bound to a dynamically built query.
+#[derive(Debug, Clone)]
+pub enum Bind {
+    Text(String),
+    Int(i64),
+}
+
+/// `WHERE` clauses built from list filters, numbering `$n` placeholders as they are added.
+#[derive(Debug, Default)]
+pub struct Conditions {
+    clauses: Vec<String>,
+    binds: Vec<Bind>,
+}
+
+impl Conditions {
+    /// Start with the tenant filter, which every list has.
+    pub fn for_organization(organization_id: &str) -> Self {
+        let mut c = Conditions::default();
+        c.push(
+            "organization_id = {}",
+            Bind::Text(organization_id.to_string()),
+        );
+        c
+    }
+
+    /// Add a clause whose one `{}` becomes the next placeholder, bound to `value`.
+    pub fn push(&mut self, clause: &str, value: Bind) {
+        self.push_many(clause, vec![value]);
+    }
+
+    /// Add a clause with one `{}` per value, numbered in order.
+    pub fn push_many(&mut self, clause: &str, values: Vec<Bind>) {
+        let mut text = String::with_capacity(clause.len() + 8);
+        let mut parts = clause.split("{}");
+        text.push_str(parts.next().unwrap_or_default());
+        for (part, value) in parts.zip(values) {
+            self.binds.push(value);
+            text.push_str(&format!("${}", self.binds.len()));
+            text.push_str(part);
+        }
+        self.clauses.push(text);
+    }
+
+    /// The `WHERE ...` text.
+    pub fn sql(&self) -> String {
+        format!("WHERE {}", self.clauses.join(" AND "))
+    }
+
+    /// Bind every value to a query, in order.
+    pub fn bind_all<'q>(
+        &'q self,
+        mut query: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments>,
+    ) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments> {
+        for b in &self.binds {
+            query = match b {
+                Bind::Text(s) => query.bind(s.as_str()),
+                Bind::Int(i) => query.bind(*i),
+            };
+        }
+        query
+    }
+
+    /// Same as [`Conditions::bind_all`] for scalar queries (counts).
+    pub fn bind_all_scalar<'q, O>(
+        &'q self,
+        mut query: sqlx::query::QueryScalar<'q, sqlx::Any, O, sqlx::any::AnyArguments>,
+    ) -> sqlx::query::QueryScalar<'q, sqlx::Any, O, sqlx::any::AnyArguments> {
+        for b in &self.binds {
+            query = match b {
+                Bind::Text(s) => query.bind(s.as_str()),
+                Bind::Int(i) => query.bind(*i),
+            };
+        }
+        query
+    }
+}
+
+/// A page request, already validated.
+#[derive(Debug, Clone, Copy)]
+pub struct PageRequest {
+    pub page: i64,
+    pub per_page: i64,
+}
+
+impl PageRequest {
+    pub fn offset(&self) -> i64 {
+        (self.page - 1) * self.per_page
+    }
+
+    /// How many matching rows a list counts at most before it stops: at least
+    /// [`COUNT_CAP`], and always past the end of the page asked for, so that the page
+    /// after it is known to exist.
+    pub fn count_cap(&self) -> i64 {
+        COUNT_CAP.max(self.offset() + self.per_page)
+    }
+}
+
+/// Counting every matching row costs as much as reading them: a list counts up to this
+/// many (more when the page asked for lies further) and then says the total is a lower
+/// bound (`total_exact: false` in `meta`). At 10 000 the count was most of a list read on a
+/// large organization (1.4 ms of SQLite time against 0.06 ms at 1 000, 1 000 000 charges).
+pub const COUNT_CAP: i64 = 1_000;
+
+/// One page of rows and how many match in all.
+#[derive(Debug)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    /// The number of matching rows, or, when `total_exact` is false, a lower bound of it
+    /// (counting stopped one past the cap).
+    pub total: i64,
+    pub total_exact: bool,
+}
+
+impl<T> Page<T> {
+    /// The same page, each item seen through `f` (a borrowed view of it).
+    pub fn view<'a, U>(&'a self, f: impl FnMut(&'a T) -> U) -> Page<U> {
+        Page {
+            items: self.items.iter().map(f).collect(),
+            total: self.total,
+            total_exact: self.total_exact,
+        }
+    }
+
+    /// The same page with each item turned into `f(item)` (a row into its wire shape).
+    pub fn map<U>(self, f: impl FnMut(T) -> U) -> Page<U> {
+        Page {
+            items: self.items.into_iter().map(f).collect(),
+            total: self.total,
+            total_exact: self.total_exact,
+        }
+    }
+}
+
+/// A list query before it runs: `SELECT {columns} {from} WHERE ... ORDER BY {order}`, read
+/// a page at a time. Every list of the API is one; building it apart from running it lets
+/// the query-plan tests check the very SQL the server sends.
+#[derive(Debug)]
+pub struct ListQuery {
+    pub conditions: Conditions,
+    pub columns: String,
+    pub from: String,
+    pub order: String,
+}
+
+impl ListQuery {
+    pub fn new(conditions: Conditions, columns: &str, from: &str, order: &str) -> Self {
+        ListQuery {
+            conditions,
+            columns: columns.to_string(),
+            from: from.to_string(),
+            order: order.to_string(),
+        }
+    }
+
+    /// The values of the `$n` placeholders, in order.
+    pub fn binds(&self) -> &[Bind] {
+        &self.conditions.binds
+    }
+
+    /// The count of matching rows, stopped one past `page.count_cap()`: the subquery reads
+    /// at most that many index entries instead of every match.
+    pub fn count_sql(&self, page: PageRequest) -> String {
+        format!(
+            "SELECT COUNT(*) FROM (SELECT 1 AS one {} {} LIMIT {}) AS counted",
+            self.from,
+            self.conditions.sql(),
+            page.count_cap() + 1
+        )
+    }
+
+    /// The rows of one page.
+    pub fn page_sql(&self, page: PageRequest) -> String {
+        format!(
+            "SELECT {} {} {} ORDER BY {} LIMIT {} OFFSET {}",
+            self.columns,
+            self.from,
+            self.conditions.sql(),
+            self.order,
+            page.per_page,
+            page.offset()
+        )
+    }
+
+    /// One page, read row by row with `read`, and how many rows match (bounded, see
+    /// [`ListQuery::count_sql`]).
+    pub async fn fetch<T>(
+        &self,
+        db: &Db,
+        page: PageRequest,
+        read: impl Fn(&sqlx::any::AnyRow) -> Result<T>,
+    ) -> Result<Page<T>> {
+        use tracing::Instrument;
+        let span = db.span("SELECT", table_of(&self.from));
+        async {
+            // One connection for both statements: one wait for the pool, measured.
+            let mut connection = db.acquire().await?;
+            let counted: i64 = self
+                .conditions
+                .bind_all_scalar(sqlx::query_scalar(sqlx::AssertSqlSafe(
+                    self.count_sql(page),
+                )))
+                .fetch_one(&mut *connection)
+                .await?;
+            let rows = self
+                .conditions
+                .bind_all(sqlx::query(sqlx::AssertSqlSafe(self.page_sql(page))))
+                .fetch_all(&mut *connection)
+                .await?;
+            let items = rows.iter().map(read).collect::<Result<Vec<_>>>()?;
+            Ok::<_, StoreError>(Page {
+                items,
+                total: counted,
+                total_exact: counted <= page.count_cap(),
+            })
+        }
+        .instrument(span)
+        .await
+    }
+
+    /// [`ListQuery::fetch`] for a row type read by its `FromRow`.
+    pub async fn fetch_rows<T>(&self, db: &Db, page: PageRequest) -> Result<Page<T>>
+    where
+        T: for<'r> sqlx::FromRow<'r, sqlx::any::AnyRow>,
+    {
+        self.fetch(db, page, |row| Ok(T::from_row(row)?)).await
+    }
+
+    /// How the engine runs the count and the page query: one text per statement, the lines
+    /// of `EXPLAIN QUERY PLAN` (SQLite) or `EXPLAIN` (PostgreSQL) joined by newlines.
+    pub async fn plans(&self, db: &Db, page: PageRequest) -> Result<Vec<String>> {
+        let explain = match db.backend {
+            Backend::Sqlite => "EXPLAIN QUERY PLAN",
+            Backend::Postgres => "EXPLAIN",
+        };
+        let mut plans = Vec::new();
+        for sql in [self.count_sql(page), self.page_sql(page)] {
+            let rows = self
+                .conditions
+                .bind_all(sqlx::query(sqlx::AssertSqlSafe(format!("{explain} {sql}"))))
+                .fetch_all(&db.pool)
+                .await?;
+            let column = match db.backend {
+                Backend::Sqlite => "detail",
+                Backend::Postgres => "QUERY PLAN",
+            };
+            let lines = rows
+                .iter()
+                .map(|r| r.try_get::<String, _>(column))
+                .collect::<std::result::Result<Vec<_>, _>>()?;
+            plans.push(lines.join("\n"));
+        }
+        Ok(plans)
+    }
+}
+
+impl Conditions {
+    /// The first `limit` values of `id_column` in `{from} WHERE ... ORDER BY {order}`, and how
+    /// many match (counted up to [`COUNT_CAP`] and one more): what completions answer.
+    pub async fn fetch_ids(
+        &self,
+        db: &Db,
+        id_column: &str,
+        from: &str,
+        order: &str,
+        limit: i64,
+    ) -> Result<(Vec<String>, i64)> {
+        use tracing::Instrument;
+        let span = db.span("SELECT", table_of(from));
+        async {
+            let count = format!(
+                "SELECT COUNT(*) FROM (SELECT 1 AS one {from} {} LIMIT {}) AS counted",
+                self.sql(),
+                COUNT_CAP + 1
+            );
+            let mut connection = db.acquire().await?;
+            let total: i64 = self
+                .bind_all_scalar(sqlx::query_scalar(sqlx::AssertSqlSafe(count)))
+                .fetch_one(&mut *connection)
+                .await?;
+            let sql = format!(
+                "SELECT {id_column} {from} {} ORDER BY {order} LIMIT {limit}",
+                self.sql()
+            );
+            let ids: Vec<String> = self
+                .bind_all_scalar(sqlx::query_scalar(sqlx::AssertSqlSafe(sql)))
+                .fetch_all(&mut *connection)
+                .await?;
+            Ok::<_, StoreError>((ids, total))
+        }
+        .instrument(span)
+        .await
+    }
+}
