@@ -154,6 +154,9 @@ async fn postgres_refusing_connections_fails_start_up_at_once_naming_the_address
     let (exited, _) = ServerProcess::run_to_exit(
         folder.path(),
         &[
+            // Port 0: the default 8080 may be taken (another test, a server the user runs).
+            "--bind",
+            "127.0.0.1:0",
             "--database-url",
             "postgres://postgres@127.0.0.1:1/test",
             "--database-connect-timeout",
@@ -179,7 +182,14 @@ async fn postgres_that_never_answers_fails_start_up_after_the_connect_timeout() 
     let url = format!("postgres://postgres@{address}/test");
     let (exited, _) = ServerProcess::run_to_exit(
         folder.path(),
-        &["--database-url", &url, "--database-connect-timeout", "1"],
+        &[
+            "--bind",
+            "127.0.0.1:0",
+            "--database-url",
+            &url,
+            "--database-connect-timeout",
+            "1",
+        ],
         Duration::from_secs(20),
     );
     drop(silent);
