@@ -251,7 +251,11 @@ async fn issue(
             scopes,
             label: &format!("oauth: {}", client.chars().take(80).collect::<String>()),
             access_hash: &tokens::hash(&access),
-            access_expires_at_epoch: now + ttl,
+            // Expiries are whole seconds and `now` is truncated: one more second makes the
+            // token live at least the `expires_in` it is answered with (at most a second
+            // more). Without it a token issued late in a second died up to a second early,
+            // and a client that believed `expires_in` met a 401 it could not foresee.
+            access_expires_at_epoch: now + ttl + 1,
             refresh_hash: &tokens::hash(&refresh),
             refresh_expires_at_epoch: now + REFRESH_SECS.min(grant_idle_secs(&state.config)),
             idle_cutoff_epoch: now - grant_idle_secs(&state.config),

@@ -126,8 +126,9 @@ async def main(url: str, email: str, password: str) -> dict:
             first = await client.call_tool("dunning_me", {})
             report["first_call_error"] = bool(first.is_error)
             report["first_text"] = first.content[0].text if first.content else ""
-            # The access token lives one second on this server: the next call refreshes.
-            await asyncio.sleep(1.5)
+            # The access token lives one second on this server (at most two: expiries are
+            # whole seconds, rounded up): the next call refreshes.
+            await asyncio.sleep(2.5)
             second = await client.call_tool("dunning_charges_list", {})
             report["second_call_error"] = bool(second.is_error)
     report["client_id"] = storage.client.client_id if storage.client else None

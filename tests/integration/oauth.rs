@@ -639,7 +639,7 @@ async fn a_token_for_another_resource_is_refused() {
 
 #[tokio::test]
 async fn an_expired_access_token_is_refused() {
-    // Tokens that expire as they are issued.
+    // Tokens of no lifetime: they expire at the end of the second they were issued in.
     let (server, base) = start_with(Config {
         oauth_access_token_ttl: std::time::Duration::ZERO,
         ..Config::local()
@@ -648,6 +648,7 @@ async fn an_expired_access_token_is_refused() {
     let (client_id, code, verifier) = authorized(&server, &base, "admin", &[]).await;
     let (status, tokens) = exchange(&base, &client_id, &code, &verifier).await;
     assert_eq!(status, StatusCode::OK);
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
     let answer = mcp_list(&server, tokens["access_token"].as_str().unwrap()).await;
     assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
     assert!(answer.text.contains("expired"), "{}", answer.text);
