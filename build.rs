@@ -27,7 +27,15 @@ fn main() {
         prompts,
         // The defaults (lean output schemas, no input examples): see codegen/src/budget.rs.
         budget: None,
-        models: codegen::ModelSettings::default(),
+        // The handlers' own types for the formats that matter: dates, money in centavos,
+        // instants as the service stores and shows them.
+        models: codegen::ModelSettings {
+            formats: vec![
+                codegen::FormatType::new("date", "::time::Date"),
+                codegen::FormatType::new("money", "::dunning_domain::money::Cents"),
+                codegen::FormatType::new("date-time", "::dunning_domain::timestamp::Timestamp"),
+            ],
+        },
     };
     let output = codegen::generate(&loaded.document, &settings)
         .and_then(

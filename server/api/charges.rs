@@ -1,17 +1,20 @@
 //! `/v1/charges`: what debtors owe.
 
-use axum::body::Bytes;
-use axum::extract::{Path, RawQuery};
-use http::HeaderMap;
+use axum::extract::Path;
+use http::{HeaderMap, StatusCode};
 use serde_json::json;
 
 use super::caller::{Caller, find};
 use super::charge_actions::locked_charge;
+use super::checked::{Body, Query};
 use super::idempotency::{commit_read, commit_written};
-use super::input::{Input, Patch};
-use super::reply::{Reply, check_if_match, created, list as list_reply};
+use super::input::{Rules, distinct};
+use super::reply::{Reply, answer, check_if_match, page_meta, page_request};
 use super::wire;
 use crate::auth::Principal;
+use crate::generated::models::{
+    Patch, charges_cancel, charges_create, charges_list, charges_update,
+};
 use crate::http::problem::{ApiError, ApiResult};
 use crate::state::AppState;
 use dunning_domain::charge_math::MAX_FINE_BP;
@@ -22,30 +25,48 @@ use dunning_store::charges::{
 use dunning_store::retry::{self, Failure};
 use dunning_store::{customers, events, ids, now_text};
 
-pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResult<Reply> {
-    let mut input = Input::from_raw_query(raw);
-    let page = input.page();
-    let mut filter = read_filter(&mut input);
-    filter.order = match input.choice("sort_by", &["due_date", "amount", "created_at"]) {
-        Some("amount") => ChargeOrder::Amount,
-        Some("created_at") => ChargeOrder::CreatedAt,
-        _ => ChargeOrder::DueDate,
+pub async fn list(
+    Caller(state, p): Caller,
+    Query(query): Query<charges_list::Query>,
+) -> ApiResult<Reply> {
+    let page = page_request(query.page, query.per_page);
+    let mut rules = Rules::default();
+    let mut filter = filter(&query, &mut rules);
+    rules.finish()?;
+    filter.order = match query.sort_by {
+        Some(charges_list::SortBy::Amount) => ChargeOrder::Amount,
+        Some(charges_list::SortBy::CreatedAt) => ChargeOrder::CreatedAt,
+        Some(charges_list::SortBy::DueDate) | None => ChargeOrder::DueDate,
     };
-    filter.descending = input.choice("sort_order", &["asc", "desc"]) == Some("desc");
-    input.finish()?;
+    filter.descending = query.sort_order == Some(charges_list::SortOrder::Desc);
     let rows = store::list(&state.db, &p.organization_id, &filter, page).await?;
-    Ok(list_reply(rows.view(wire::charge), page))
+    let body = charges_list::Response200 {
+        data: rows.items.iter().map(wire::charge).collect(),
+        meta: page_meta(&rows, page),
+    };
+    Ok(answer(StatusCode::OK, &body, None))
 }
 
+/// The query parameters of `charges_list` that are filters (what a charges export takes).
+pub const FILTERS: &[&str] = &[
+    "status",
+    "customer_id",
+    "due_date_from",
+    "due_date_to",
+    "amount_min",
+    "amount_max",
+    "tag",
+];
+
 /// The filters of `charges_list` (also those of a charges export), sorted by due date.
-pub fn read_filter(input: &mut Input) -> ChargeFilter {
+pub fn filter(query: &charges_list::Query, rules: &mut Rules) -> ChargeFilter {
     let mut filter = ChargeFilter::default();
-    if let Some(statuses) = input.text("status") {
+    if let Some(statuses) = &query.status {
         for s in statuses.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             if STATUSES.contains(&s) {
                 filter.statuses.push(s.to_string());
             } else {
-                input.error(
+                rules.error(
                     "status",
                     "enum",
                     format!(
@@ -56,16 +77,16 @@ pub fn read_filter(input: &mut Input) -> ChargeFilter {
             }
         }
     }
-    filter.customer_id = input.text("customer_id");
-    filter.due_date_from = input.date("due_date_from");
-    filter.due_date_to = input.date("due_date_to");
-    filter.amount_min_cents = input.money("amount_min").map(|c| c.0);
-    filter.amount_max_cents = input.money("amount_max").map(|c| c.0);
-    filter.tag = input.text("tag");
-    if let (Some(from), Some(to)) = (&filter.due_date_from, &filter.due_date_to)
+    filter.customer_id = query.customer_id.clone();
+    filter.due_date_from = query.due_date_from.map(|d| d.to_string());
+    filter.due_date_to = query.due_date_to.map(|d| d.to_string());
+    filter.amount_min_cents = query.amount_min.map(|c| c.0);
+    filter.amount_max_cents = query.amount_max.map(|c| c.0);
+    filter.tag = query.tag.clone();
+    if let (Some(from), Some(to)) = (query.due_date_from, query.due_date_to)
         && from > to
     {
-        input.error("due_date_to", "range", "Must not be before due_date_from");
+        rules.error("due_date_to", "range", "Must not be before due_date_from");
     }
     filter
 }
@@ -75,80 +96,71 @@ pub async fn get(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<
 }
 
 /// Percentages arrive as numbers with at most two decimals and are stored in basis points.
-fn percent_bp(input: &mut Input, name: &str) -> Option<i64> {
-    let value = input.number(name)?;
-    match Cents::from_reais(value) {
+fn percent_bp(rules: &mut Rules, name: &str, value: Option<f64>) -> Option<i64> {
+    match Cents::from_reais(value?) {
         Some(bp) => Some(bp.0),
         None => {
-            input.error(name, "multiple_of", "Must have at most two decimals");
+            rules.error(name, "multiple_of", "Must have at most two decimals");
             None
         }
     }
 }
 
 /// `collection_plan_id`: absent, null (no plan), or a plan of the organization.
-async fn read_collection_plan(
+async fn check_collection_plan(
     state: &AppState,
     p: &Principal,
-    input: &mut Input,
-) -> ApiResult<Patch<String>> {
-    Ok(match input.patch_text("collection_plan_id") {
-        Patch::Value(id) => {
-            if dunning_store::plans::exists(&state.db, &p.organization_id, &id).await? {
-                Patch::Value(id)
-            } else {
-                input.error(
-                    "collection_plan_id",
-                    "not_found",
-                    format!("No collection plan with id '{id}' in this organization"),
-                );
-                Patch::Absent
-            }
-        }
-        other => other,
-    })
-}
-
-pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
-    let mut input = Input::from_body(&body)?;
-    let customer_id = input.required_text("customer_id");
-    let description = input.required_text("description");
-    let amount = input.money("amount");
-    let amount = input.require("amount", amount);
-    let due_date = input.due_date("due_date");
-    let due_date = input.require("due_date", due_date);
-    let fine_bp = percent_bp(&mut input, "fine_percent").unwrap_or(MAX_FINE_BP);
-    let interest_bp = percent_bp(&mut input, "interest_percent").unwrap_or(100);
-    let tags = input.text_list("tags").unwrap_or_default();
-    let plan = read_collection_plan(&state, &p, &mut input).await?;
-    if let Some(customer_id) = &customer_id
-        && customers::get(&state.db, &p.organization_id, customer_id)
-            .await?
-            .is_none()
+    rules: &mut Rules,
+    plan: &Patch<String>,
+) -> ApiResult<()> {
+    if let Patch::Value(id) = plan
+        && !dunning_store::plans::exists(&state.db, &p.organization_id, id).await?
     {
-        input.error(
-            "customer_id",
+        rules.error(
+            "collection_plan_id",
             "not_found",
-            format!("No customer with id '{customer_id}' in this organization"),
+            format!("No collection plan with id '{id}' in this organization"),
         );
     }
-    input.finish()?;
-    let (Some(customer_id), Some(description), Some(amount), Some(due_date)) =
-        (customer_id, description, amount, due_date)
-    else {
+    Ok(())
+}
+
+pub async fn create(
+    Caller(state, p): Caller,
+    Body(body): Body<charges_create::Body>,
+) -> ApiResult<Reply> {
+    let mut rules = Rules::default();
+    let due_date = rules.due_date("due_date", body.due_date);
+    let fine_bp = percent_bp(&mut rules, "fine_percent", body.fine_percent).unwrap_or(MAX_FINE_BP);
+    let interest_bp =
+        percent_bp(&mut rules, "interest_percent", body.interest_percent).unwrap_or(100);
+    check_collection_plan(&state, &p, &mut rules, &body.collection_plan_id).await?;
+    if customers::get(&state.db, &p.organization_id, &body.customer_id)
+        .await?
+        .is_none()
+    {
+        rules.error(
+            "customer_id",
+            "not_found",
+            format!(
+                "No customer with id '{}' in this organization",
+                body.customer_id
+            ),
+        );
+    }
+    rules.finish()?;
+    let Some(due_date) = due_date else {
         return Err(ApiError::internal("validated fields missing"));
     };
+    let (customer_id, amount) = (body.customer_id, body.amount);
     let fields = ChargeFields {
-        description,
+        description: body.description,
         amount_cents: amount.0,
         fine_bp,
         interest_bp,
         due_date,
-        tags,
-        collection_plan_id: match plan {
-            Patch::Value(id) => Some(id),
-            _ => None,
-        },
+        tags: distinct(body.tags.unwrap_or_default()),
+        collection_plan_id: body.collection_plan_id.into_option(),
     };
     let id = ids::new_id("chg");
     let mut tx = state.db.begin().await?;
@@ -174,7 +186,12 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "charge",
         tx,
-        |charge| created(wire::charge(&charge), charge.version),
+        |charge| {
+            let body = charges_create::Response201 {
+                data: wire::charge(&charge),
+            };
+            answer(StatusCode::CREATED, &body, Some(charge.version))
+        },
     )
     .await
 }
@@ -183,19 +200,18 @@ pub async fn update(
     Caller(state, p): Caller,
     Path(id): Path<String>,
     headers: HeaderMap,
-    body: Bytes,
+    Body(body): Body<charges_update::Body>,
 ) -> ApiResult<Reply> {
-    let mut input = Input::from_body(&body)?;
-    // An unknown charge is a 404 before any complaint about the body.
+    // An unknown charge is a 404 before any complaint about the body's rules.
     find::<Charge>(&state, &p, &id).await?;
-    let description = input.text("description");
-    let amount = input.money("amount");
-    let due_date = input.due_date("due_date");
-    let fine_bp = percent_bp(&mut input, "fine_percent");
-    let interest_bp = percent_bp(&mut input, "interest_percent");
-    let tags = input.text_list("tags");
-    let plan = read_collection_plan(&state, &p, &mut input).await?;
-    input.finish()?;
+    let mut rules = Rules::default();
+    let due_date = body.due_date.and_then(|d| rules.due_date("due_date", d));
+    let fine_bp = percent_bp(&mut rules, "fine_percent", body.fine_percent);
+    let interest_bp = percent_bp(&mut rules, "interest_percent", body.interest_percent);
+    check_collection_plan(&state, &p, &mut rules, &body.collection_plan_id).await?;
+    rules.finish()?;
+    let (description, amount, plan) = (body.description, body.amount, body.collection_plan_id);
+    let tags = body.tags.map(distinct);
     let (db, p, org, id, headers) = (&state.db, &p, p.organization_id.as_str(), &id, &headers);
     let (description, due_date, tags, plan) = (&description, &due_date, &tags, &plan);
     // The patch applies to the row as stored when the charge is locked, not as read above:
@@ -268,11 +284,9 @@ pub async fn cancel(
     Caller(state, p): Caller,
     Path(id): Path<String>,
     headers: HeaderMap,
-    body: Bytes,
+    Body(body): Body<charges_cancel::Body>,
 ) -> ApiResult<Reply> {
-    let mut input = Input::from_body(&body)?;
-    let reason = input.text("reason").filter(|r| !r.is_empty());
-    input.finish()?;
+    let reason = body.reason.filter(|r| !r.is_empty());
     let current = find::<Charge>(&state, &p, &id).await?;
     check_if_match(&headers, current.version)?;
     if !current.is_open() {

@@ -45,9 +45,40 @@ fn read_filters(kind: &str, filters: &Map<String, Value>) -> ApiResult<ExportFil
     let documented = list.map_or_else(Vec::new, |list| {
         super::schemas::query_pairs_faults(list, pairs.clone())
     });
+    if kind == "charges" {
+        // An export takes a list's filters, not its order or page.
+        let mut documented = documented;
+        for (name, _) in &pairs {
+            if !super::charges::FILTERS.contains(&name.as_str())
+                && !documented.iter().any(|f| &f.field == name)
+            {
+                documented.push(FieldError::new(
+                    name,
+                    "unknown",
+                    format!("Unknown query parameter '{name}'"),
+                ));
+            }
+        }
+        let faults = match super::checked::query_pairs(list, pairs, documented) {
+            Ok(query) => {
+                let mut rules = super::input::Rules::default();
+                let filter = super::charges::filter(&query, &mut rules);
+                match rules.finish() {
+                    Ok(()) if errors.is_empty() => return Ok(ExportFilter::Charges(filter)),
+                    Ok(()) => Vec::new(),
+                    Err(problem) => problem.errors,
+                }
+            }
+            Err(faults) => faults,
+        };
+        errors.extend(faults.into_iter().map(|e| FieldError {
+            field: format!("filters.{}", e.field),
+            ..e
+        }));
+        return Err(ApiError::validation(errors));
+    }
     let mut input = Input::from_query(pairs);
     let filter = match kind {
-        "charges" => ExportFilter::Charges(super::charges::read_filter(&mut input)),
         "customers" => ExportFilter::Customers(super::customers::read_filter(&mut input)),
         "deliveries" => ExportFilter::Deliveries(super::deliveries::read_filter(&mut input)),
         other => {

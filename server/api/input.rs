@@ -71,7 +71,12 @@ pub(super) fn invalid_characters(field: &str, multi_line: bool) -> FieldError {
 
 /// Every string in `value`, at any depth, against the text rule; faults are named by their
 /// path (`address.street`, `tags[0]`, `steps[1].template`).
-fn check_texts(value: &Value, field: &str, multi_line: bool, errors: &mut Vec<FieldError>) {
+pub(super) fn check_texts(
+    value: &Value,
+    field: &str,
+    multi_line: bool,
+    errors: &mut Vec<FieldError>,
+) {
     match value {
         Value::String(text) => {
             if !text.chars().all(|c| allowed_char(c, multi_line)) {
@@ -104,6 +109,124 @@ fn add_years(date: Date, years: i32) -> Date {
     date.replace_year(year)
         .or_else(|_| date.replace_day(28).and_then(|d| d.replace_year(year)))
         .unwrap_or(date)
+}
+
+/// A request body as a JSON object: nothing (or white space) is `{}`; not JSON is a 400 that
+/// says why, and JSON that is not an object a 400 on `body`.
+pub(super) fn json_object(bytes: &[u8]) -> ApiResult<Value> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Value::Object(Map::new()));
+    }
+    let value: Value = serde_json::from_slice(bytes)
+        .map_err(|e| ApiError::malformed(format!("The body is not valid JSON: {e}")))?;
+    if value.is_object() {
+        Ok(value)
+    } else {
+        Err(ApiError::validation(vec![FieldError::new(
+            "body",
+            "type",
+            "The body must be a JSON object",
+        )]))
+    }
+}
+
+/// Query pairs as a map of text values, with the faults of the pairs themselves: a repeated
+/// key (refused rather than guessed at) and text that breaks the text rule.
+pub(super) fn query_map(
+    pairs: impl IntoIterator<Item = (String, String)>,
+) -> (Map<String, Value>, Vec<FieldError>) {
+    let mut map = Map::new();
+    let mut faults = Vec::new();
+    for (key, value) in pairs {
+        if map.contains_key(&key) {
+            faults.push(FieldError::new(
+                &key,
+                "repeated",
+                "Give this parameter once",
+            ));
+            continue;
+        }
+        let multi_line = MULTI_LINE_FIELDS.contains(&key.as_str());
+        if !value.chars().all(|c| allowed_char(c, multi_line)) {
+            faults.push(invalid_characters(&key, multi_line));
+        }
+        map.insert(key, Value::String(value));
+    }
+    (map, faults)
+}
+
+/// `items` with each repeated one kept once, in their order (tags, event names, ids).
+pub fn distinct(items: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(items.len());
+    for item in items {
+        if !out.contains(&item) {
+            out.push(item);
+        }
+    }
+    out
+}
+
+/// The rules of a request that no schema can say (check digits, dates relative to today,
+/// objects that must exist, cross-field rules), each an `x-server-rule` of the document,
+/// checked on the typed input: every fault is collected, and [`finish`](Rules::finish)
+/// reports them all in one 400.
+#[derive(Debug, Default)]
+pub struct Rules {
+    errors: Vec<FieldError>,
+}
+
+impl Rules {
+    /// Record a complaint about a field; the same fault found twice is reported once.
+    pub fn error(&mut self, field: &str, code: &str, message: impl Into<String>) {
+        if !self
+            .errors
+            .iter()
+            .any(|e| e.field == field && e.code == code)
+        {
+            self.errors.push(FieldError::new(field, code, message));
+        }
+    }
+
+    /// Whether a fault names `field` already.
+    pub fn names(&self, field: &str) -> bool {
+        self.errors.iter().any(|e| e.field == field)
+    }
+
+    /// `value` when it is given; else "required" on `name` (unless a fault names it already).
+    pub fn require<T>(&mut self, name: &str, value: Option<T>) -> Option<T> {
+        if value.is_none() && !self.names(name) {
+            self.error(name, "required", "This field is required");
+        }
+        value
+    }
+
+    /// A due date within [`DUE_DATE_YEARS`] years of today (the document's pattern has kept
+    /// it within [`FIRST_DATE`]..=[`LAST_DATE`]), so that fine and interest stay those of a
+    /// real debt: a due date in 1900 made R$ 100 owe R$ 1 647. `None` when it is not.
+    pub fn due_date(&mut self, name: &str, date: Date) -> Option<Date> {
+        let today = dunning_store::today();
+        let first = add_years(today, -DUE_DATE_YEARS).max(FIRST_DATE);
+        let last = add_years(today, DUE_DATE_YEARS).min(LAST_DATE);
+        if (first..=last).contains(&date) {
+            Some(date)
+        } else {
+            self.error(
+                name,
+                "range",
+                format!("Must be a date from {first} to {last}"),
+            );
+            None
+        }
+    }
+
+    /// One 400 naming every fault, or nothing.
+    pub fn finish(self) -> ApiResult<()> {
+        if self.errors.is_empty() {
+            Ok(())
+        } else {
+            Err(ApiError::validation(self.errors))
+        }
+    }
 }
 
 /// Request fields awaiting validation.

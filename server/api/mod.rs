@@ -10,6 +10,7 @@ mod authenticate;
 mod caller;
 mod charge_actions;
 mod charges;
+mod checked;
 mod collection;
 mod customers;
 mod deliveries;
@@ -30,6 +31,7 @@ pub mod reply;
 pub mod schemas;
 mod webhooks;
 mod wire;
+mod words;
 
 use std::collections::BTreeMap;
 

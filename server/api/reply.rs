@@ -9,6 +9,7 @@ use http::{HeaderMap, HeaderValue, StatusCode, header};
 use serde::Serialize;
 use serde_json::json;
 
+use crate::generated::models::response::PaginationMeta;
 use crate::http::problem::{ApiError, ApiResult};
 use dunning_store::{Page, PageRequest, ids};
 
@@ -61,6 +62,39 @@ pub fn list<T: Serialize>(page: Page<T>, request: PageRequest) -> Reply {
         meta["total_exact"] = json!(false);
     }
     Json(json!({ "data": page.items, "meta": meta })).into_response()
+}
+
+/// The typed answer `body` (a generated response model) with `status`, and the object's
+/// ETag when it has a `version`: written straight from the borrowed views, once.
+pub fn answer(status: StatusCode, body: &impl Serialize, version: Option<i64>) -> Reply {
+    let mut response = (status, Json(body)).into_response();
+    if let Some(version) = version {
+        response
+            .headers_mut()
+            .insert(header::ETAG, etag_header(version));
+    }
+    response
+}
+
+/// The page a list asks for: `page` and `per_page` of its query (default 1 and 25). Their
+/// ranges are the document's (1 to 1 000 000 and 1 to 100); the clamp only keeps a reader
+/// that no schema judged from asking the store for an unbounded page.
+pub fn page_request(page: Option<i64>, per_page: Option<i64>) -> PageRequest {
+    PageRequest {
+        page: page.unwrap_or(1).clamp(1, 1_000_000),
+        per_page: per_page.unwrap_or(25).clamp(1, 100),
+    }
+}
+
+/// The `meta` of a list page: `total_exact: false` only when the count stopped at its cap.
+pub fn page_meta<T>(page: &Page<T>, request: PageRequest) -> PaginationMeta {
+    PaginationMeta {
+        total: page.total,
+        page: request.page,
+        per_page: request.per_page,
+        total_pages: (page.total + request.per_page - 1) / request.per_page,
+        total_exact: (!page.total_exact).then_some(false),
+    }
 }
 
 /// The object a write just made or changed, read back inside its transaction: missing means

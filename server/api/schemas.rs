@@ -115,24 +115,42 @@ pub fn query_pairs_faults(
     operation: OperationId,
     pairs: impl IntoIterator<Item = (String, String)>,
 ) -> Vec<FieldError> {
-    let Some((validator, schema)) = &compiled(operation).query else {
+    let Some((validator, _)) = &compiled(operation).query else {
         // No query parameters: anything given is unknown (the handler says so).
         return Vec::new();
     };
-    let mut typed = Map::new();
-    for (key, value) in pairs {
-        if typed.contains_key(&key) {
-            continue;
-        }
-        let declared = &schema["properties"][key.as_str()];
-        let value = typed_query_value(declared, &Value::String(value));
-        typed.insert(key, value);
-    }
+    let typed = typed_query(
+        operation,
+        pairs
+            .into_iter()
+            .map(|(key, value)| (key, Value::String(value))),
+    );
     let mut faults = faults(validator, &Value::Object(typed));
     for fault in faults.iter_mut().filter(|f| f.code == "unknown") {
         fault.message = format!("Unknown query parameter '{}'", fault.field);
     }
     faults
+}
+
+/// Query values (text) as the types `operation`'s parameters declare, where they read as
+/// one; a repeated key keeps its first value.
+pub fn typed_query(
+    operation: OperationId,
+    pairs: impl IntoIterator<Item = (String, Value)>,
+) -> Map<String, Value> {
+    let schema = compiled(operation).query.as_ref().map(|(_, schema)| schema);
+    let mut typed = Map::new();
+    for (key, value) in pairs {
+        if typed.contains_key(&key) {
+            continue;
+        }
+        let value = match schema {
+            Some(schema) => typed_query_value(&schema["properties"][key.as_str()], &value),
+            None => value,
+        };
+        typed.insert(key, value);
+    }
+    typed
 }
 
 /// A query value as the type its schema declares, when it reads as one; else as it came.
@@ -311,11 +329,41 @@ fn pattern_fault(error: &ValidationError<'_>, field: &str, pattern: &str) -> Vec
         };
         return vec![FieldError::new(field, code, message)];
     }
+    if let Some(words) = word_list(pattern) {
+        let unknown: Vec<&str> = text
+            .split(',')
+            .map(str::trim)
+            .filter(|w| !w.is_empty() && !words.contains(w))
+            .collect();
+        if let Some(first) = unknown.first() {
+            return vec![FieldError::new(
+                field,
+                "enum",
+                format!(
+                    "'{first}' is not a {field}; use a comma-separated list of: {}",
+                    words.join(", ")
+                ),
+            )];
+        }
+    }
     vec![FieldError::new(
         field,
         "pattern",
         format!("Must match the pattern {pattern}"),
     )]
+}
+
+/// The words of a comma-separated list pattern, `^(a|b)(,(a|b))*$`, which the document writes
+/// for filters that take several values of an enumeration (`status=pending,overdue`).
+fn word_list(pattern: &str) -> Option<Vec<&str>> {
+    let inner = pattern.strip_prefix("^(")?.strip_suffix(")*$")?;
+    let (words, repeated) = inner.split_once(")(,(")?;
+    let repeated = repeated.strip_suffix(')')?;
+    (words == repeated
+        && words
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c == '_' || c == '|'))
+    .then(|| words.split('|').collect())
 }
 
 /// The character ranges every text pattern of the document refuses (the text rule's C1

@@ -3,14 +3,11 @@
 //! an event (the audit trail and a charge's timeline). Each resource's other shapes stay
 //! beside its handlers.
 
-use serde::Serialize;
+use http::StatusCode;
 use serde_json::{Value, json};
-use time::Date;
 
-use super::reply::{self, Reply, data_with_etag};
-use dunning_domain::charge_math::ChargeStatus;
-use dunning_domain::collection::{NegativationStatus, ProtestStatus};
-use dunning_domain::timestamp::Timestamp;
+use super::reply::{self, Reply};
+use crate::generated::models::response;
 use dunning_store::charges::Charge as StoredCharge;
 use dunning_store::deliveries::Delivery;
 use dunning_store::events::Event;
@@ -18,47 +15,23 @@ use dunning_store::events::Event;
 /// A charge as the API shows it: money in reais, rates in percent, the status and amount due
 /// of today. Borrowed from the charge and serialised as it is: a list page writes 25 of
 /// them, and building a `Value` map for each cost 15 % of a list's server time (bench).
-#[derive(Serialize)]
-pub(super) struct Charge<'a> {
-    id: &'a str,
-    customer_id: &'a str,
-    description: &'a str,
-    amount: f64,
-    paid_amount: f64,
-    fine_percent: f64,
-    interest_percent: f64,
-    amount_due: f64,
-    #[serde(serialize_with = "as_text")]
-    due_date: Date,
-    status: ChargeStatus,
-    tags: &'a [String],
-    collection_plan_id: Option<&'a str>,
-    agreement_id: Option<&'a str>,
-    negativation_status: NegativationStatus,
-    protest_status: ProtestStatus,
-    paid_at: Option<Timestamp>,
-    canceled_at: Option<Timestamp>,
-    created_at: Timestamp,
-    updated_at: Timestamp,
-}
-
-pub(super) fn charge(c: &StoredCharge) -> Charge<'_> {
-    Charge {
+pub(super) fn charge(c: &StoredCharge) -> response::Charge<'_> {
+    response::Charge {
         id: &c.id,
         customer_id: &c.customer_id,
         description: &c.description,
-        amount: c.amount_cents.to_reais(),
-        paid_amount: c.paid_cents.to_reais(),
+        amount: c.amount_cents,
+        paid_amount: c.paid_cents,
         fine_percent: c.fine_bp as f64 / 100.0,
         interest_percent: c.interest_bp as f64 / 100.0,
-        amount_due: c.amount_due.to_reais(),
+        amount_due: c.amount_due,
         due_date: c.due_date,
-        status: c.status,
+        status: c.status.into(),
         tags: &c.tags,
         collection_plan_id: c.collection_plan_id.as_deref(),
         agreement_id: c.agreement_id.as_deref(),
-        negativation_status: c.negativation_status,
-        protest_status: c.protest_status,
+        negativation_status: c.negativation_status.into(),
+        protest_status: c.protest_status.into(),
         paid_at: c.paid_at,
         canceled_at: c.canceled_at,
         created_at: c.created_at,
@@ -66,14 +39,12 @@ pub(super) fn charge(c: &StoredCharge) -> Charge<'_> {
     }
 }
 
-/// A date as `YYYY-MM-DD`, written straight into the answer.
-fn as_text<S: serde::Serializer>(date: &Date, s: S) -> Result<S::Ok, S::Error> {
-    s.collect_str(date)
-}
-
 /// A charge with its ETag: the answer of a read or a change.
 pub(super) fn charge_answer(charge: StoredCharge) -> Reply {
-    data_with_etag(self::charge(&charge), charge.version)
+    let body = response::ChargeResponse {
+        data: self::charge(&charge),
+    };
+    reply::answer(StatusCode::OK, &body, Some(charge.version))
 }
 
 /// A delivery as the API shows it (not its provider or organization).

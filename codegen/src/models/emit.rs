@@ -302,6 +302,13 @@ fn enumeration(item: &Item, variants: &[(String, String)]) -> TokenStream {
                     #(#name::#idents => #words,)*
                 }
             }
+            /// The value whose word is `word`, if the document lists it.
+            pub fn from_word(word: &str) -> ::std::option::Option<#name> {
+                match word {
+                    #(#words => ::std::option::Option::Some(#name::#idents),)*
+                    _ => ::std::option::Option::None,
+                }
+            }
         }
     }
 }

@@ -91,6 +91,15 @@ impl Channel {
             Channel::Whatsapp => "whatsapp",
         }
     }
+    /// The value whose word is `word`, if the document lists it.
+    pub fn from_word(word: &str) -> ::std::option::Option<Channel> {
+        match word {
+            "email" => ::std::option::Option::Some(Channel::Email),
+            "sms" => ::std::option::Option::Some(Channel::Sms),
+            "whatsapp" => ::std::option::Option::Some(Channel::Whatsapp),
+            _ => ::std::option::Option::None,
+        }
+    }
 }
 #[derive(
     Debug,
@@ -133,6 +142,17 @@ impl ChargeStatus {
             ChargeStatus::Empty => "",
         }
     }
+    /// The value whose word is `word`, if the document lists it.
+    pub fn from_word(word: &str) -> ::std::option::Option<ChargeStatus> {
+        match word {
+            "pending" => ::std::option::Option::Some(ChargeStatus::Pending),
+            "in_agreement" => ::std::option::Option::Some(ChargeStatus::InAgreement),
+            "customers:read" => ::std::option::Option::Some(ChargeStatus::CustomersRead),
+            "2xx" => ::std::option::Option::Some(ChargeStatus::V2xx),
+            "" => ::std::option::Option::Some(ChargeStatus::Empty),
+            _ => ::std::option::Option::None,
+        }
+    }
 }
 #[derive(
     Debug,
@@ -158,6 +178,14 @@ impl ChargeStage {
         match self {
             ChargeStage::First => "first",
             ChargeStage::Second => "second",
+        }
+    }
+    /// The value whose word is `word`, if the document lists it.
+    pub fn from_word(word: &str) -> ::std::option::Option<ChargeStage> {
+        match word {
+            "first" => ::std::option::Option::Some(ChargeStage::First),
+            "second" => ::std::option::Option::Some(ChargeStage::Second),
+            _ => ::std::option::Option::None,
         }
     }
 }
@@ -211,6 +239,14 @@ pub mod charges_list {
             match self {
                 SortOrder::Asc => "asc",
                 SortOrder::Desc => "desc",
+            }
+        }
+        /// The value whose word is `word`, if the document lists it.
+        pub fn from_word(word: &str) -> ::std::option::Option<SortOrder> {
+            match word {
+                "asc" => ::std::option::Option::Some(SortOrder::Asc),
+                "desc" => ::std::option::Option::Some(SortOrder::Desc),
+                _ => ::std::option::Option::None,
             }
         }
     }

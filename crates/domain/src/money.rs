@@ -42,6 +42,25 @@ impl Cents {
     }
 }
 
+/// On the wire an amount is a number of reais (`150.0`, `99.9`), as the document's
+/// `x-format: money` says.
+impl serde::Serialize for Cents {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(self.to_reais())
+    }
+}
+
+/// A number of reais with at most two decimals; anything else is refused (the request's
+/// schema has said so already, with the field's name).
+impl<'de> serde::Deserialize<'de> for Cents {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Cents, D::Error> {
+        let reais = f64::deserialize(d)?;
+        Cents::from_reais(reais).ok_or_else(|| {
+            serde::de::Error::custom("must be an amount in reais with at most two decimals")
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -65,6 +65,18 @@ impl serde::Serialize for Timestamp {
     }
 }
 
+/// An RFC 3339 instant (`2025-03-15T13:45:00-03:00`), kept in UTC.
+impl<'de> serde::Deserialize<'de> for Timestamp {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Timestamp, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        Timestamp::parse(&text).map_err(|_| {
+            serde::de::Error::custom(
+                "must be a date-time as RFC 3339, e.g. 2025-03-15T13:45:00-03:00",
+            )
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use time::macros::datetime;

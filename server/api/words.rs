@@ -1,0 +1,28 @@
+//! The domain's word enums as the document's (`crate::generated::models`): one `From` per
+//! pair, matching variant by variant, so a word the document drops or the domain adds stops
+//! the build here instead of answering a word the document does not list.
+
+use crate::generated::models;
+use dunning_domain::charge_math::ChargeStatus;
+use dunning_domain::collection::{NegativationStatus, ProtestStatus};
+
+/// `impl From<domain> for model`, one arm per variant: both enums must have exactly these.
+macro_rules! same_words {
+    ($from:ty => $to:ty { $($variant:ident),+ $(,)? }) => {
+        impl From<$from> for $to {
+            fn from(word: $from) -> $to {
+                match word {
+                    $(<$from>::$variant => <$to>::$variant,)+
+                }
+            }
+        }
+    };
+}
+
+same_words!(ChargeStatus => models::ChargeStatus { Pending, Overdue, Paid, Canceled, InAgreement });
+same_words!(NegativationStatus => models::ChargeNegativationStatus {
+    None, Requested, Active, RemovalRequested, Removed,
+});
+same_words!(ProtestStatus => models::ChargeProtestStatus {
+    None, Requested, Protested, CancelRequested, Canceled,
+});
