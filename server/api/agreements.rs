@@ -2,102 +2,112 @@
 //! down payment and monthly instalments. The handlers read the request and answer; proposing,
 //! accepting and canceling are `dunning_app::agreements`, shared with the engine.
 
-use axum::body::Bytes;
-use axum::extract::{Path, RawQuery};
-use http::HeaderMap;
-use serde_json::{Value, json};
+use axum::extract::Path;
+use http::{HeaderMap, StatusCode};
 use sqlx::AnyConnection;
 
 use super::caller::{Caller, find};
+use super::checked::{Body, NoBody, Query};
 use super::idempotency::commit_written;
-use super::input::Input;
+use super::input::{Rules, distinct};
 use super::refused::answered;
-use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply};
+use super::reply::{Reply, answer, check_if_match, page_meta, page_request};
+use crate::generated::models::{
+    agreements_accept, agreements_cancel, agreements_create, agreements_get, agreements_list,
+    response,
+};
 use crate::http::problem::{ApiError, ApiResult};
 use dunning_app::agreements::{self as app, Terms};
 use dunning_domain::money::Cents;
-use dunning_store::agreements::{self as store, Agreement, AgreementFilter, STATUSES};
+use dunning_store::agreements::{self as store, Agreement, AgreementFilter};
 use dunning_store::charges::{self};
 use dunning_store::locks::{self, Table};
 use dunning_store::retry::{self, Failure};
 use dunning_store::{customers, now_text, today};
 
-pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResult<Reply> {
-    let mut input = Input::from_raw_query(raw);
-    let page = input.page();
+pub async fn list(
+    Caller(state, p): Caller,
+    Query(query): Query<agreements_list::Query>,
+) -> ApiResult<Reply> {
+    let page = page_request(query.page, query.per_page);
     let filter = AgreementFilter {
-        customer_id: input.text("customer_id"),
-        status: input.choice("status", STATUSES).map(str::to_string),
+        customer_id: query.customer_id,
+        status: query.status.map(|s| s.as_str().to_string()),
     };
-    input.finish()?;
     let rows = store::list(&state.db, &p.organization_id, &filter, page).await?;
-    Ok(list_reply(rows.map(|a| to_json(&a)), page))
+    let body = agreements_list::Response200 {
+        data: rows.items.iter().map(view).collect(),
+        meta: page_meta(&rows, page),
+    };
+    Ok(answer(StatusCode::OK, &body, None))
 }
 
-pub async fn get(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
+pub async fn get(
+    Caller(state, p): Caller,
+    Path(agreements_get::Path { id }): Path<agreements_get::Path>,
+) -> ApiResult<Reply> {
     let agreement = find::<Agreement>(&state, &p, &id).await?;
-    Ok(data_with_etag(to_json(&agreement), agreement.version))
+    Ok(agreement_answer(StatusCode::OK, &agreement))
 }
 
 /// An agreement as the API shows it: money in reais, rates in percent.
-fn to_json(a: &Agreement) -> Value {
-    let schedule: Vec<Value> = a
-        .installments_schedule
-        .iter()
-        .map(|i| {
-            json!({
-                "number": i.number,
-                "amount": i.amount_cents.to_reais(),
-                "due_date": i.due_date.to_string(),
-                "charge_id": i.charge_id,
+fn view(a: &Agreement) -> response::Agreement<'_> {
+    response::Agreement {
+        id: &a.id,
+        customer_id: &a.customer_id,
+        charge_ids: &a.charge_ids,
+        status: a.status.into(),
+        total_amount: a.total_cents,
+        down_payment: a.down_payment_cents,
+        installments: a.installments,
+        first_due_date: a.first_due_date,
+        discount_percent: a.discount_bp as f64 / 100.0,
+        installments_schedule: a
+            .installments_schedule
+            .iter()
+            .map(|i| response::AgreementInstallment {
+                number: i.number,
+                amount: i.amount_cents,
+                due_date: i.due_date,
+                charge_id: i.charge_id.as_deref(),
             })
-        })
-        .collect();
-    json!({
-        "id": a.id,
-        "customer_id": a.customer_id,
-        "charge_ids": a.charge_ids,
-        "status": a.status,
-        "total_amount": a.total_cents.to_reais(),
-        "down_payment": a.down_payment_cents.to_reais(),
-        "installments": a.installments,
-        "first_due_date": a.first_due_date.to_string(),
-        "discount_percent": a.discount_bp as f64 / 100.0,
-        "installments_schedule": schedule,
-        "note": a.note,
-        "cancel_reason": a.cancel_reason,
-        "accepted_at": a.accepted_at,
-        "canceled_at": a.canceled_at,
-        "created_at": a.created_at,
-        "updated_at": a.updated_at,
-    })
+            .collect(),
+        note: a.note.as_deref(),
+        cancel_reason: a.cancel_reason.as_deref(),
+        accepted_at: a.accepted_at,
+        canceled_at: a.canceled_at,
+        created_at: a.created_at,
+        updated_at: a.updated_at,
+    }
+}
+
+/// An agreement with its ETag, answered with `status`.
+fn agreement_answer(status: StatusCode, agreement: &Agreement) -> Reply {
+    let body = response::AgreementResponse {
+        data: view(agreement),
+    };
+    answer(status, &body, Some(agreement.version))
 }
 
 /// `POST /v1/agreements`: a proposal. Nothing changes on the charges until it is accepted.
-pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
-    let mut input = Input::from_body(&body)?;
-    let customer_id = input.required_text("customer_id");
-    let charge_ids = input.text_list("charge_ids");
-    let charge_ids = input.require("charge_ids", charge_ids);
-    let down_payment = input.money("down_payment").unwrap_or(Cents(0));
-    let installments = input.integer("installments");
-    let installments = input.require("installments", installments);
-    let first_due_date = input.due_date("first_due_date");
-    let first_due_date = input.require("first_due_date", first_due_date);
-    if let Some(date) = &first_due_date
-        && *date < today()
-    {
-        input.error(
+pub async fn create(
+    Caller(state, p): Caller,
+    Body(body): Body<agreements_create::Body>,
+) -> ApiResult<Reply> {
+    let mut rules = Rules::default();
+    let first_due_date = rules.due_date("first_due_date", body.first_due_date);
+    if first_due_date.is_some_and(|date| date < today()) {
+        rules.error(
             "first_due_date",
             "range",
             "Must be today or later (YYYY-MM-DD)",
         );
     }
-    let discount_bp = match input.number("discount_percent") {
+    let discount_bp = match body.discount_percent {
         Some(value) => match Cents::from_reais(value) {
             Some(bp) => bp.0,
             None => {
-                input.error(
+                rules.error(
                     "discount_percent",
                     "multiple_of",
                     "Must have at most two decimals",
@@ -107,33 +117,31 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
         },
         None => 0,
     };
-    let note = input.text("note").filter(|n| !n.is_empty());
+    let note = body.note.filter(|n| !n.is_empty());
+    let (customer_id, charge_ids) = (body.customer_id, distinct(body.charge_ids));
 
     // Which charges exist and whose they are is an input problem (400); what state they are
     // in is a conflict (409), checked below inside the transaction.
-    let mut customer_known = false;
-    if let Some(customer_id) = &customer_id {
-        customer_known = customers::get(&state.db, &p.organization_id, customer_id)
-            .await?
-            .is_some();
-        if !customer_known {
-            input.error(
-                "customer_id",
-                "not_found",
-                format!("No customer with id '{customer_id}' in this organization"),
-            );
-        }
+    let customer_known = customers::get(&state.db, &p.organization_id, &customer_id)
+        .await?
+        .is_some();
+    if !customer_known {
+        rules.error(
+            "customer_id",
+            "not_found",
+            format!("No customer with id '{customer_id}' in this organization"),
+        );
     }
-    for (i, charge_id) in charge_ids.iter().flatten().enumerate() {
+    for (i, charge_id) in charge_ids.iter().enumerate() {
         match charges::get(&state.db, &p.organization_id, charge_id).await? {
-            None => input.error(
+            None => rules.error(
                 &format!("charge_ids[{i}]"),
                 "not_found",
                 format!("No charge with id '{charge_id}' in this organization"),
             ),
             Some(charge) => {
-                if customer_known && Some(&charge.customer_id) != customer_id.as_ref() {
-                    input.error(
+                if customer_known && charge.customer_id != customer_id {
+                    rules.error(
                         &format!("charge_ids[{i}]"),
                         "customer_mismatch",
                         format!("Charge {charge_id} belongs to another customer"),
@@ -142,12 +150,11 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
             }
         }
     }
-    input.finish()?;
-    let (Some(customer_id), Some(charge_ids), Some(installments), Some(first_due_date)) =
-        (customer_id, charge_ids, installments, first_due_date)
-    else {
+    rules.finish()?;
+    let Some(first_due_date) = first_due_date else {
         return Err(ApiError::internal("validated fields missing"));
     };
+    let (down_payment, installments) = (body.down_payment.unwrap_or(Cents(0)), body.installments);
 
     let terms = Terms {
         customer_id,
@@ -166,7 +173,7 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
             .map_err(answered)?;
         let agreement = store::get_in(&mut transaction, org, &id).await?;
         commit_written(agreement, "agreement", transaction, |a| {
-            created(to_json(&a), a.version)
+            agreement_answer(StatusCode::CREATED, &a)
         })
         .await
     })
@@ -177,11 +184,10 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
 /// created per schedule entry, all in one transaction.
 pub async fn accept(
     Caller(state, p): Caller,
-    Path(id): Path<String>,
+    Path(agreements_accept::Path { id }): Path<agreements_accept::Path>,
     headers: HeaderMap,
-    body: Bytes,
+    NoBody: NoBody,
 ) -> ApiResult<Reply> {
-    Input::from_body(&body)?.finish()?;
     let (db, p, org, id, headers) = (&state.db, &p, p.organization_id.as_str(), &id, &headers);
     retry::run(|| async move {
         let mut transaction = db.begin().await?;
@@ -191,7 +197,7 @@ pub async fn accept(
             .map_err(answered)?;
         let agreement = store::get_in(&mut transaction, org, id).await?;
         commit_written(agreement, "agreement", transaction, |a| {
-            data_with_etag(to_json(&a), a.version)
+            agreement_answer(StatusCode::OK, &a)
         })
         .await
     })
@@ -218,13 +224,11 @@ async fn locked(
 /// unwound (see `store::agreements::unwind`).
 pub async fn cancel(
     Caller(state, p): Caller,
-    Path(id): Path<String>,
+    Path(agreements_cancel::Path { id }): Path<agreements_cancel::Path>,
     headers: HeaderMap,
-    body: Bytes,
+    Body(body): Body<agreements_cancel::Body>,
 ) -> ApiResult<Reply> {
-    let mut input = Input::from_body(&body)?;
-    let reason = input.text("reason").filter(|r| !r.is_empty());
-    input.finish()?;
+    let reason = body.reason.filter(|r| !r.is_empty());
     let (db, p, org, id, headers, reason) = (
         &state.db,
         &p,
@@ -252,7 +256,7 @@ pub async fn cancel(
             store::get_in(&mut transaction, org, id).await?,
             "agreement",
             transaction,
-            |agreement| data_with_etag(to_json(&agreement), agreement.version),
+            |agreement| agreement_answer(StatusCode::OK, &agreement),
         )
         .await
     })

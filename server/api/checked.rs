@@ -32,6 +32,39 @@ pub struct Body<T>(pub T);
 #[derive(Debug)]
 pub struct Query<T>(pub T);
 
+/// The body of an operation that takes none: nothing, or an empty JSON object (a client that
+/// always sends `{}` is welcome); any field is refused as unknown.
+#[derive(Debug)]
+pub struct NoBody;
+
+impl FromRequest<AppState> for NoBody {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &AppState) -> Result<Self, ApiError> {
+        let bytes = Bytes::from_request(request, state)
+            .await
+            .map_err(|e| ApiError::malformed(format!("The body could not be read: {e}")))?;
+        let value = input::json_object(&bytes)?;
+        let mut faults = Vec::new();
+        input::check_texts(&value, "", false, &mut faults);
+        for key in value.as_object().into_iter().flat_map(|map| map.keys()) {
+            merge(
+                &mut faults,
+                vec![FieldError::new(
+                    key,
+                    "unknown",
+                    format!("Unknown field '{key}'"),
+                )],
+            );
+        }
+        if faults.is_empty() {
+            Ok(NoBody)
+        } else {
+            Err(ApiError::validation(faults))
+        }
+    }
+}
+
 impl<T: DeserializeOwned> FromRequest<AppState> for Body<T> {
     type Rejection = ApiError;
 

@@ -4,52 +4,44 @@
 //! The rules live in `domain::collection` and the writes in `engine::actions`, shared with the
 //! collection plans, so a person and a plan step are refused for the same reasons.
 
-use axum::body::Bytes;
-use axum::extract::{Path, RawQuery};
+use axum::extract::Path;
 use http::HeaderMap;
 
 use super::caller::{Caller, find};
 use super::charge_actions::{action_context, commit_delivery, locked_charge, settle};
+use super::checked::{Body, NoBody, Query};
 use super::idempotency::{commit_read, commit_written};
-use super::input::Input;
+use super::input::Rules;
 use super::refused::answered;
-use super::reply::{Reply, check_if_match, list as list_reply};
+use super::reply::{Reply, check_if_match, page_request};
 use super::wire;
 use crate::auth::Principal;
-use crate::http::problem::{ApiError, ApiResult};
+use crate::generated::models::{charges_events, charges_negativate, charges_notify, charges_pay};
+use crate::http::problem::ApiResult;
 use crate::state::AppState;
 use dunning_app::collection::{self as actions, CollectionRequest, NoticeText};
 use dunning_app::payments::{self, Received};
-use dunning_domain::collection::{BUREAUS, CHANNELS};
+use dunning_domain::timestamp::Timestamp;
 use dunning_store::charges::{self, Charge};
 use dunning_store::retry::{self};
 use dunning_store::{events, timestamp_text};
 
-/// Ways money is received.
-const METHODS: &[&str] = &["pix", "boleto", "card", "transfer", "cash", "other"];
-
 /// `POST /v1/charges/{id}/pay`: record money received, partial payments allowed.
 pub async fn pay(
     Caller(state, p): Caller,
-    Path(id): Path<String>,
+    Path(charges_pay::Path { id }): Path<charges_pay::Path>,
     headers: HeaderMap,
-    body: Bytes,
+    Body(body): Body<charges_pay::Body>,
 ) -> ApiResult<Reply> {
     let now = dunning_domain::timestamp::now();
-    let mut input = Input::from_body(&body)?;
-    let amount = input.money("amount");
-    let amount = input.require("amount", amount);
-    let method = input.choice("method", METHODS);
-    let method = input.require("method", method);
-    let paid_at = input.instant("paid_at");
-    let note = input.text("note").filter(|n| !n.is_empty());
+    let mut rules = Rules::default();
+    let paid_at = body.paid_at.map(Timestamp::instant);
     if paid_at.is_some_and(|t| t > now) {
-        input.error("paid_at", "range", "Cannot be in the future");
+        rules.error("paid_at", "range", "Cannot be in the future");
     }
-    input.finish()?;
-    let (Some(amount), Some(method)) = (amount, method) else {
-        return Err(ApiError::internal("validated fields missing"));
-    };
+    rules.finish()?;
+    let (amount, method) = (body.amount, body.method.as_str());
+    let note = body.note.filter(|n| !n.is_empty());
     let now_text = timestamp_text(now);
     let paid_at_text = timestamp_text(paid_at.unwrap_or(now));
     let (db, p, org, id, headers, note) = (
@@ -96,17 +88,10 @@ pub async fn pay(
 /// `POST /v1/charges/{id}/notify`: queue a notice to the debtor now.
 pub async fn notify(
     Caller(state, p): Caller,
-    Path(id): Path<String>,
-    body: Bytes,
+    Path(charges_notify::Path { id }): Path<charges_notify::Path>,
+    Body(body): Body<charges_notify::Body>,
 ) -> ApiResult<Reply> {
-    let mut input = Input::from_body(&body)?;
-    let channel = input.choice("channel", CHANNELS);
-    let channel = input.require("channel", channel);
-    let template = input.text("template");
-    input.finish()?;
-    let Some(channel) = channel else {
-        return Err(ApiError::internal("validated fields missing"));
-    };
+    let (channel, template) = (body.channel.as_str(), body.template);
     find::<Charge>(&state, &p, &id).await?;
     let mut tx = state.db.begin().await?;
     let actor = p.actor();
@@ -130,25 +115,14 @@ async fn commit_charge(
     commit_read(charge, "charge", tx, wire::charge_answer).await
 }
 
-/// Body of the actions that take none: empty, or an empty object.
-fn no_fields(body: &Bytes) -> ApiResult<()> {
-    Input::from_body(body)?.finish()
-}
-
 /// `POST /v1/charges/{id}/negativate`.
 pub async fn negativate(
     Caller(state, p): Caller,
-    Path(id): Path<String>,
+    Path(charges_negativate::Path { id }): Path<charges_negativate::Path>,
     headers: HeaderMap,
-    body: Bytes,
+    Body(body): Body<charges_negativate::Body>,
 ) -> ApiResult<Reply> {
-    let mut input = Input::from_body(&body)?;
-    let bureau = input.choice("bureau", BUREAUS);
-    let bureau = input.require("bureau", bureau);
-    input.finish()?;
-    let Some(bureau) = bureau else {
-        return Err(ApiError::internal("validated fields missing"));
-    };
+    let bureau = body.bureau.as_str();
     let current = find::<Charge>(&state, &p, &id).await?;
     check_if_match(&headers, current.version)?;
     let mut tx = state.db.begin().await?;
@@ -166,10 +140,8 @@ async fn third_party_request(
     p: Principal,
     id: String,
     headers: HeaderMap,
-    body: Bytes,
     request: CollectionRequest<'static>,
 ) -> ApiResult<Reply> {
-    no_fields(&body)?;
     let current = find::<Charge>(&state, &p, &id).await?;
     check_if_match(&headers, current.version)?;
     let mut tx = state.db.begin().await?;
@@ -185,17 +157,9 @@ pub async fn negativation_remove(
     Caller(state, p): Caller,
     Path(id): Path<String>,
     headers: HeaderMap,
-    body: Bytes,
+    NoBody: NoBody,
 ) -> ApiResult<Reply> {
-    third_party_request(
-        state,
-        p,
-        id,
-        headers,
-        body,
-        CollectionRequest::RemoveNegativation,
-    )
-    .await
+    third_party_request(state, p, id, headers, CollectionRequest::RemoveNegativation).await
 }
 
 /// `POST /v1/charges/{id}/protest`.
@@ -203,9 +167,9 @@ pub async fn protest(
     Caller(state, p): Caller,
     Path(id): Path<String>,
     headers: HeaderMap,
-    body: Bytes,
+    NoBody: NoBody,
 ) -> ApiResult<Reply> {
-    third_party_request(state, p, id, headers, body, CollectionRequest::Protest).await
+    third_party_request(state, p, id, headers, CollectionRequest::Protest).await
 }
 
 /// `DELETE /v1/charges/{id}/protest`.
@@ -213,29 +177,19 @@ pub async fn protest_cancel(
     Caller(state, p): Caller,
     Path(id): Path<String>,
     headers: HeaderMap,
-    body: Bytes,
+    NoBody: NoBody,
 ) -> ApiResult<Reply> {
-    third_party_request(
-        state,
-        p,
-        id,
-        headers,
-        body,
-        CollectionRequest::CancelProtest,
-    )
-    .await
+    third_party_request(state, p, id, headers, CollectionRequest::CancelProtest).await
 }
 
 /// `GET /v1/charges/{id}/events`: what happened to the charge, oldest first.
 pub async fn events(
     Caller(state, p): Caller,
-    Path(id): Path<String>,
-    RawQuery(raw): RawQuery,
+    Path(charges_events::Path { id }): Path<charges_events::Path>,
+    Query(query): Query<charges_events::Query>,
 ) -> ApiResult<Reply> {
-    let mut input = Input::from_raw_query(raw);
-    let page = input.page();
-    input.finish()?;
+    let page = page_request(query.page, query.per_page);
     find::<Charge>(&state, &p, &id).await?;
     let rows = events::charge_timeline(&state.db, &p.organization_id, &id, page).await?;
-    Ok(list_reply(rows.map(|e| wire::event(&e)), page))
+    Ok(super::reply::list(rows.map(|e| wire::event(&e)), page))
 }

@@ -2,86 +2,108 @@
 //! collection (its `open_dispute_id`); resolving it cancels the charge (upheld) or resumes
 //! collection (rejected).
 
-use axum::body::Bytes;
-use axum::extract::{Path, RawQuery};
-use http::HeaderMap;
-use serde_json::{Value, json};
+use axum::extract::Path;
+use axum::response::IntoResponse;
+use http::{HeaderMap, StatusCode};
 
 use super::caller::{Caller, find};
+use super::checked::{Body, Query};
 use super::idempotency::commit_written;
-use super::input::Input;
+use super::input::Rules;
 use super::refused::answered;
-use super::reply::{Reply, check_if_match, created, data_with_etag, list as list_reply};
+use super::reply::{Reply, answer, check_if_match, page_meta, page_request};
+use crate::generated::models::{
+    DisputeReason, disputes_create, disputes_get, disputes_list, disputes_resolve, response,
+};
 use crate::http::problem::{ApiError, ApiResult};
 use dunning_app::disputes::{self as app, Contest};
-use dunning_store::disputes::{self as store, Dispute, DisputeFilter, REASONS, STATUSES};
+use dunning_store::disputes::{self as store, Dispute, DisputeFilter};
 use dunning_store::locks::{self, Table};
 use dunning_store::retry::{self, Failure};
 use dunning_store::{charges, now_text};
 
-pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResult<Reply> {
-    let mut input = Input::from_raw_query(raw);
-    let page = input.page();
+pub async fn list(
+    Caller(state, p): Caller,
+    Query(query): Query<disputes_list::Query>,
+) -> ApiResult<Reply> {
+    let page = page_request(query.page, query.per_page);
     let filter = DisputeFilter {
-        charge_id: input.text("charge_id"),
-        customer_id: input.text("customer_id"),
-        status: input.choice("status", STATUSES).map(str::to_string),
+        charge_id: query.charge_id,
+        customer_id: query.customer_id,
+        status: query.status.map(|s| s.as_str().to_string()),
     };
-    input.finish()?;
     let rows = store::list(&state.db, &p.organization_id, &filter, page).await?;
-    Ok(list_reply(rows.map(|d| to_json(&d)), page))
+    let body = disputes_list::Response200 {
+        data: rows.items.iter().map(view).collect::<ApiResult<_>>()?,
+        meta: page_meta(&rows, page),
+    };
+    Ok(answer(StatusCode::OK, &body, None))
 }
 
-pub async fn get(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
+pub async fn get(
+    Caller(state, p): Caller,
+    Path(disputes_get::Path { id }): Path<disputes_get::Path>,
+) -> ApiResult<Reply> {
     let dispute = find::<Dispute>(&state, &p, &id).await?;
-    Ok(data_with_etag(to_json(&dispute), dispute.version))
+    Ok(dispute_answer(StatusCode::OK, &dispute))
 }
 
 /// A dispute as the API shows it.
-fn to_json(d: &Dispute) -> Value {
-    json!({
-        "id": d.id,
-        "charge_id": d.charge_id,
-        "customer_id": d.customer_id,
-        "reason": d.reason,
-        "description": d.description,
-        "status": d.status,
-        "resolution_note": d.resolution_note,
-        "resolved_at": d.resolved_at,
-        "created_at": d.created_at,
-        "updated_at": d.updated_at,
+fn view(d: &Dispute) -> ApiResult<response::Dispute<'_>> {
+    Ok(response::Dispute {
+        id: &d.id,
+        charge_id: &d.charge_id,
+        customer_id: &d.customer_id,
+        reason: DisputeReason::from_word(&d.reason)
+            .ok_or_else(|| ApiError::internal(format!("stored dispute reason '{}'", d.reason)))?,
+        description: d.description.as_deref(),
+        status: d.status.into(),
+        resolution_note: d.resolution_note.as_deref(),
+        resolved_at: d.resolved_at,
+        created_at: d.created_at,
+        updated_at: d.updated_at,
     })
 }
 
+/// A dispute with its ETag, answered with `status` (a stored word the document does not
+/// list is our own fault: a 500, logged).
+fn dispute_answer(status: StatusCode, dispute: &Dispute) -> Reply {
+    match view(dispute) {
+        Ok(data) => answer(
+            status,
+            &response::DisputeResponse { data },
+            Some(dispute.version),
+        ),
+        Err(problem) => problem.into_response(),
+    }
+}
+
 /// `POST /v1/disputes`: the debtor contests an open charge; its collection pauses.
-pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
-    let mut input = Input::from_body(&body)?;
-    let charge_id = input.required_text("charge_id");
-    let reason = input.choice("reason", REASONS);
-    let reason = input.require("reason", reason);
-    let description = input.text("description").filter(|d| !d.is_empty());
-    let charge = match &charge_id {
-        Some(charge_id) => {
-            let found = charges::get(&state.db, &p.organization_id, charge_id).await?;
-            if found.is_none() {
-                input.error(
-                    "charge_id",
-                    "not_found",
-                    format!("No charge with id '{charge_id}' in this organization"),
-                );
-            }
-            found
-        }
-        None => None,
-    };
-    input.finish()?;
-    let (Some(charge), Some(reason)) = (charge, reason) else {
+pub async fn create(
+    Caller(state, p): Caller,
+    Body(body): Body<disputes_create::Body>,
+) -> ApiResult<Reply> {
+    let mut rules = Rules::default();
+    let charge = charges::get(&state.db, &p.organization_id, &body.charge_id).await?;
+    if charge.is_none() {
+        rules.error(
+            "charge_id",
+            "not_found",
+            format!(
+                "No charge with id '{}' in this organization",
+                body.charge_id
+            ),
+        );
+    }
+    rules.finish()?;
+    let Some(charge) = charge else {
         return Err(ApiError::internal("validated fields missing"));
     };
+    let description = body.description.filter(|d| !d.is_empty());
     let (db, p, org, description) = (&state.db, &p, p.organization_id.as_str(), &description);
     let contest = Contest {
         charge_id: &charge.id,
-        reason,
+        reason: body.reason.as_str(),
         description: description.as_deref(),
     };
     retry::run(|| async move {
@@ -93,7 +115,7 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
             store::get_in(&mut transaction, org, &id).await?,
             "dispute",
             transaction,
-            |dispute| created(to_json(&dispute), dispute.version),
+            |dispute| dispute_answer(StatusCode::CREATED, &dispute),
         )
         .await
     })
@@ -104,18 +126,12 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
 /// protest as a cancellation does); rejected resumes its collection.
 pub async fn resolve(
     Caller(state, p): Caller,
-    Path(id): Path<String>,
+    Path(disputes_resolve::Path { id }): Path<disputes_resolve::Path>,
     headers: HeaderMap,
-    body: Bytes,
+    Body(body): Body<disputes_resolve::Body>,
 ) -> ApiResult<Reply> {
-    let mut input = Input::from_body(&body)?;
-    let outcome = input.choice("outcome", &["upheld", "rejected"]);
-    let outcome = input.require("outcome", outcome);
-    let note = input.text("resolution_note").filter(|n| !n.is_empty());
-    input.finish()?;
-    let Some(outcome) = outcome else {
-        return Err(ApiError::internal("validated fields missing"));
-    };
+    let upheld = body.outcome == crate::generated::models::DisputeResolveOutcome::Upheld;
+    let note = body.resolution_note.filter(|n| !n.is_empty());
     let (db, p, org, id, headers, note) = (
         &state.db,
         &p,
@@ -132,7 +148,6 @@ pub async fn resolve(
             .await?
             .ok_or_else(|| Failure::Refused(ApiError::not_found("dispute", id)))?;
         check_if_match(headers, current.version).map_err(Failure::Refused)?;
-        let upheld = outcome == "upheld";
         app::resolve(
             tx,
             org,
@@ -148,7 +163,7 @@ pub async fn resolve(
             store::get_in(tx, org, id).await?,
             "dispute",
             transaction,
-            |dispute| data_with_etag(to_json(&dispute), dispute.version),
+            |dispute| dispute_answer(StatusCode::OK, &dispute),
         )
         .await
     })

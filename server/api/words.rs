@@ -26,3 +26,9 @@ same_words!(NegativationStatus => models::ChargeNegativationStatus {
 same_words!(ProtestStatus => models::ChargeProtestStatus {
     None, Requested, Protested, CancelRequested, Canceled,
 });
+same_words!(dunning_store::disputes::DisputeStatus => models::DisputeStatus {
+    Open, Upheld, Rejected,
+});
+same_words!(dunning_store::agreements::AgreementStatus => models::AgreementStatus {
+    Proposed, Accepted, Canceled, Broken, Fulfilled,
+});
