@@ -53,6 +53,8 @@ pub fn validation_problem(
 #[derive(Default)]
 pub struct Checks {
     validators: HashMap<&'static str, jsonschema::Validator>,
+    /// Per tool, the arguments whose schema admits `null` (a PATCH's "clear it").
+    nullable: HashMap<&'static str, Vec<String>>,
     param_headers: HashMap<&'static str, Vec<ParamHeader>>,
     prompt_arguments: HashMap<(&'static str, &'static str), PromptArgumentCheck>,
 }
@@ -130,6 +132,20 @@ pub struct ParamHeader {
 }
 
 impl Checks {
+    /// Leave out of `arguments` every `null` given for an argument of `tool` that is not
+    /// required and whose schema does not admit `null`: several agent frameworks send `null`
+    /// for each optional argument the model did not fill in, and that means "not given". A
+    /// `null` the schema admits (clear this field) stays, and so does one for a required
+    /// argument (refused as missing).
+    pub fn unset_nulls(&self, tool: &ToolSpec, arguments: &mut Map<String, Value>) {
+        let nullable = self.nullable.get(tool.name).map_or(&[][..], Vec::as_slice);
+        arguments.retain(|key, value| {
+            !value.is_null()
+                || nullable.iter().any(|n| n == key)
+                || tool.args.iter().any(|a| a.name == key && a.required)
+        });
+    }
+
     /// The arguments of `tool` that travel in headers too.
     pub fn param_headers(&self, tool: &str) -> &[ParamHeader] {
         self.param_headers.get(tool).map_or(&[], Vec::as_slice)
@@ -225,6 +241,17 @@ fn compile(catalog: &Catalog) -> Checks {
         if !headers.is_empty() {
             checks.param_headers.insert(tool.name, headers);
         }
+        let nullable: Vec<String> = schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .filter(|(_, property)| admits_null(property))
+            .map(|(argument, _)| argument.clone())
+            .collect();
+        if !nullable.is_empty() {
+            checks.nullable.insert(tool.name, nullable);
+        }
         match jsonschema::options()
             .should_validate_formats(false)
             .build(&schema)
@@ -236,6 +263,29 @@ fn compile(catalog: &Catalog) -> Checks {
         }
     }
     checks
+}
+
+/// Whether `schema` accepts `null`: `"null"` among its types, `nullable: true`, `null` among
+/// its enum values, or a branch of its `anyOf`/`oneOf` that does.
+fn admits_null(schema: &Value) -> bool {
+    let types = match schema.get("type") {
+        Some(Value::String(t)) => t == "null",
+        Some(Value::Array(types)) => types.iter().any(|t| t == "null"),
+        _ => false,
+    };
+    let branches = ["anyOf", "oneOf"].iter().any(|key| {
+        schema
+            .get(*key)
+            .and_then(Value::as_array)
+            .is_some_and(|branches| branches.iter().any(admits_null))
+    });
+    types
+        || branches
+        || schema.get("nullable") == Some(&Value::Bool(true))
+        || schema
+            .get("enum")
+            .and_then(Value::as_array)
+            .is_some_and(|values| values.iter().any(Value::is_null))
 }
 
 /// Refuse unknown arguments of reads, missing required ones, and values that do not fit the
@@ -378,7 +428,12 @@ fn build_request(
     let mut body = Map::new();
     let mut whole_body: Option<Value> = None;
     for arg in tool.args {
-        let Some(value) = arguments.get(arg.name).filter(|v| !v.is_null()) else {
+        // A `null` left by `Checks::unset_nulls` clears a body field; elsewhere (a path, a
+        // query string, a header) it cannot be said, and is not sent.
+        let Some(value) = arguments
+            .get(arg.name)
+            .filter(|v| !v.is_null() || arg.location == ArgLocation::Body)
+        else {
             continue;
         };
         match arg.location {

@@ -189,6 +189,7 @@ pub async fn call(
             scope,
         ))));
     }
+    endpoint.checks.unset_nulls(tool, &mut arguments);
     check_param_headers(endpoint, context, tool, &arguments)?;
     if let Err(problem) = dispatch::check_arguments(endpoint, tool, &arguments) {
         return Ok(Outcome::Value(results::error(&problem)));

@@ -420,3 +420,113 @@ async fn every_tool_is_a_valid_mcp_tool_with_explicit_annotations() {
         );
     }
 }
+
+/// mcp-use's agent tools and LlamaIndex send `null` for every optional argument the model
+/// did not fill in: that is "not given", on reads and on writes.
+#[tokio::test]
+async fn null_for_an_optional_argument_means_not_given() {
+    let server = TestServer::start().await;
+    let viewer = server.token(0, "viewer", "mcp");
+    let plain = server
+        .call_tool(
+            &viewer,
+            "dunning_charges_list",
+            json!({"status": "overdue"}),
+        )
+        .await;
+    let with_nulls = server
+        .call_tool(
+            &viewer,
+            "dunning_charges_list",
+            json!({"status": "overdue", "customer_id": null, "due_date_from": null,
+                   "due_date_to": null, "amount_min": null, "amount_max": null, "tag": null,
+                   "sort_by": null, "sort_order": null, "page": null, "per_page": null}),
+        )
+        .await;
+    assert_ne!(with_nulls["isError"], json!(true), "{with_nulls}");
+    assert_eq!(
+        with_nulls["structuredContent"]["data"],
+        plain["structuredContent"]["data"]
+    );
+    assert_eq!(
+        with_nulls["structuredContent"]["meta"]["total"],
+        plain["structuredContent"]["meta"]["total"]
+    );
+
+    let admin = server.token(0, "admin", "mcp");
+    let customer = server
+        .rest(
+            "GET",
+            "/v1/customers?per_page=1",
+            &server.token(0, "admin", "api"),
+            None,
+        )
+        .await
+        .body["data"][0]["id"]
+        .clone();
+    let created = server
+        .call_tool(
+            &admin,
+            "dunning_charges_create",
+            json!({"customer_id": customer, "description": "Mensalidade", "amount": 120.5,
+                   "due_date": "2030-01-10", "fine_percent": null, "interest_percent": null,
+                   "tags": null, "collection_plan_id": null, "idempotency_key": null}),
+        )
+        .await;
+    assert_ne!(created["isError"], json!(true), "{created}");
+    assert_eq!(
+        created["structuredContent"]["data"]["fine_percent"],
+        json!(2.0)
+    );
+
+    // A required argument given as null is still missing.
+    let missing = tool_problem(
+        &server
+            .call_tool(&viewer, "dunning_charges_get", json!({"id": null}))
+            .await,
+    );
+    assert_eq!(missing["errors"][0]["field"], "id");
+}
+
+/// Where the schema accepts `null` (an update's "clear it"), `null` reaches the endpoint.
+#[tokio::test]
+async fn null_where_the_schema_accepts_it_clears_the_field() {
+    let server = TestServer::start().await;
+    let api = server.token(0, "admin", "api");
+    let plan = server
+        .rest("GET", "/v1/collection_plans?per_page=1", &api, None)
+        .await
+        .body["data"][0]["id"]
+        .clone();
+    let charge = server
+        .rest("GET", "/v1/charges?status=pending&per_page=1", &api, None)
+        .await
+        .body["data"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let attached = server
+        .rest(
+            "PATCH",
+            &format!("/v1/charges/{charge}"),
+            &api,
+            Some(json!({"collection_plan_id": plan})),
+        )
+        .await;
+    assert_eq!(
+        attached.body["data"]["collection_plan_id"], plan,
+        "{attached:?}"
+    );
+    let cleared = server
+        .call_tool(
+            &server.token(0, "admin", "mcp"),
+            "dunning_charges_update",
+            json!({"id": charge, "collection_plan_id": null, "description": null}),
+        )
+        .await;
+    assert_ne!(cleared["isError"], json!(true), "{cleared}");
+    assert_eq!(
+        cleared["structuredContent"]["data"]["collection_plan_id"],
+        Value::Null
+    );
+}
