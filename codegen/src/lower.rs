@@ -134,7 +134,7 @@ impl Builder<'_, '_> {
         }
         let input_schema = match verbatim.take() {
             Some(schema) => schema,
-            None => input_schema(&args, annotations.read_only),
+            None => input_schema(&args, !annotations.read_only && body == BodyEncoding::Json),
         };
         let input_schema = schema::without_text_patterns(self.doc.json, input_schema);
         let scopes = scopes(raw.op.security.as_ref().or(self.doc.security.as_ref()));
@@ -861,7 +861,11 @@ fn query_schema(args: &[Arg]) -> Option<Value> {
     Some(Value::Object(schema))
 }
 
-fn input_schema(args: &[Arg], read_only: bool) -> Value {
+/// The tool's arguments as one object schema. Whether other keys are allowed is said either
+/// way, so that converters and models need not guess: a write with a JSON body takes extra
+/// fields (`true`: they go to the endpoint, which judges them); every other tool refuses
+/// them (`false`: an unknown argument is a mistake worth reporting).
+fn input_schema(args: &[Arg], takes_extra: bool) -> Value {
     let mut properties = Map::new();
     let mut required = Vec::new();
     for arg in args {
@@ -876,11 +880,7 @@ fn input_schema(args: &[Arg], read_only: bool) -> Value {
     if !required.is_empty() {
         schema.insert("required".into(), Value::Array(required));
     }
-    if read_only {
-        // Reads are strict: an unknown argument is a mistake worth reporting. Writes accept
-        // extra fields, which go to the endpoint, which validates them.
-        schema.insert("additionalProperties".into(), json!(false));
-    }
+    schema.insert("additionalProperties".into(), json!(takes_extra));
     Value::Object(schema)
 }
 
