@@ -251,6 +251,7 @@ def test_the_dkim_signature_verifies_with_dkimpy(starttls, dkim_key):
         return record if name == f"{SELECTOR}._domainkey.paodourado.com.br.".encode() else None
 
     assert dkim.verify(received.data, dnsfunc=dns), received.data[:2000]
+    assert asked, "the verifier looked the key up"
     signature = email.message_from_bytes(received.data)["DKIM-Signature"]
     assert "d=paodourado.com.br" in signature and f"s={SELECTOR}" in signature
     assert "a=rsa-sha256" in signature
@@ -262,6 +263,7 @@ def test_the_dkim_signature_verifies_with_dkimpy(starttls, dkim_key):
 def test_twenty_notices_share_one_connection(starttls):
     # Before the refusals below: a refused recipient closes the connection it was refused on.
     server, relay = starttls
+    opened = relay.connections
     ids = notify(server, "vinte@example.com.br", notices=20)
     for i in ids:
         assert settled(server, i)["status"] == "delivered"
@@ -269,6 +271,8 @@ def test_twenty_notices_share_one_connection(starttls):
     assert len(received) == 20
     peers = {m.peer for m in received}
     assert len(peers) == 1, f"20 messages over {len(peers)} connections: {peers}"
+    # The connection kept from the tests before, or one new one.
+    assert relay.connections - opened <= 1, relay.connections - opened
 
 
 def test_a_550_recipient_bounces_and_a_451_stays_queued_for_a_retry(starttls):
