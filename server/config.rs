@@ -38,9 +38,14 @@ pub struct Config {
     /// Run the background workers (collection plans, deliveries, webhooks, exports). Tests
     /// turn them off and step them explicitly.
     pub run_engine: bool,
-    /// `smtp://[user[:password]@]host[:port][?from=address]`: debtor e-mails go out through
-    /// this server (`DUNNING_SMTP_URL`); without it they go to the sandbox provider.
+    /// `smtp[s]://[user[:password]@]host[:port][?from=&reply_to=&tls=none&ca_file=&timeout=]`:
+    /// debtor e-mails go out through this relay (`DUNNING_SMTP_URL`; see
+    /// `dunning_engine::Settings::smtp_url` for the options); without it they go to the
+    /// sandbox provider.
     pub smtp_url: Option<String>,
+    /// DKIM signing of those e-mails: the key file and selector (`DUNNING_DKIM_KEY_FILE`,
+    /// `DUNNING_DKIM_SELECTOR`).
+    pub dkim: Option<dunning_engine::smtp::DkimSettings>,
     /// How long a request holds its `Idempotency-Key` without renewing it: the longest a
     /// retry waits after the process running the first attempt died (`DUNNING_IDEMPOTENCY_LEASE`).
     pub idempotency_lease: std::time::Duration,
@@ -93,6 +98,7 @@ impl Config {
             oauth_access_token_ttl: std::time::Duration::from_secs(600),
             run_engine: true,
             smtp_url: None,
+            dkim: None,
             idempotency_lease: std::time::Duration::from_secs(30),
             database_connect_timeout: std::time::Duration::from_secs(5),
             engine_lease: None,
@@ -136,6 +142,7 @@ impl Config {
         dunning_engine::Settings {
             lease: self.engine_lease,
             smtp_url: self.smtp_url.clone(),
+            dkim: self.dkim.clone(),
             allow_private_webhook_targets: self.allow_private_webhook_targets,
             oauth_grant_idle_ttl: self.oauth_grant_idle_ttl,
         }

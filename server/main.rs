@@ -28,7 +28,7 @@ async fn main() {
     };
     let outcome = match cli.command {
         None => startup::serve(cli.serve).await,
-        Some(Command::Serve(args)) => startup::serve(args).await,
+        Some(Command::Serve(args)) => startup::serve(*args).await,
         Some(Command::Token(TokenCommand::Create(args))) => commands::create_token(args).await,
         Some(Command::Demo(args)) => commands::demo_bulk(args).await,
         Some(Command::Person(PersonCommand::SetPassword(args))) => {

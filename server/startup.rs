@@ -65,6 +65,8 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
         None => None,
     };
     let config = config(&args, address, metrics_bind)?;
+    // A wrong SMTP URL, CA file or DKIM key stops the start, rather than queueing every e-mail.
+    dunning_engine::providers::Providers::check(&config.engine_settings())?;
     let (db, fresh) = args.database.open().await?;
     let base_url = format!("http://{address}");
     if fresh && config.seed_demo {
@@ -158,6 +160,13 @@ fn config(
         demo_credentials_path: Some(PathBuf::from("data/demo-credentials.json")),
         public_catalog: args.public_catalog,
         smtp_url: args.smtp_url.clone(),
+        dkim: match (&args.dkim_key_file, &args.dkim_selector) {
+            (Some(key_file), Some(selector)) => Some(dunning_engine::smtp::DkimSettings {
+                key_file: key_file.clone(),
+                selector: selector.clone(),
+            }),
+            _ => None,
+        },
         canonical_url: args.canonical_url.clone(),
         allowed_origins: args.allowed_origins.clone(),
         reject_unconfirmed_in_handshake_era: args.reject_unconfirmed,

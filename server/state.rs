@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use dunning_engine::providers::Providers;
 use dunning_engine::status::EngineStatus;
 use dunning_engine::{Engine, Observer};
 use dunning_store::Db;
@@ -32,9 +33,11 @@ impl AppState {
         let metrics = Arc::new(Metrics::new(BuildInfo::current()));
         metrics.register_pool_wait(&db.acquire_wait);
         let tokens = Arc::new(TokenCache::new(config.token_cache_ttl));
+        let settings = Arc::new(config.engine_settings());
         let engine = Engine {
             db: db.clone(),
-            settings: Arc::new(config.engine_settings()),
+            providers: Arc::new(Providers::from_settings(&settings)),
+            settings,
             status: Arc::new(EngineStatus::default()),
             observer: Arc::new(Observed {
                 metrics: metrics.clone(),

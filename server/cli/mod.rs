@@ -31,7 +31,8 @@ pub struct Cli {
 #[derive(Subcommand)]
 pub enum Command {
     /// Run the server (the default when no command is given).
-    Serve(ServeArgs),
+    // Boxed: the serve flags outweigh every other command's (clippy's large_enum_variant).
+    Serve(Box<ServeArgs>),
     /// Manage access tokens.
     #[command(subcommand)]
     Token(TokenCommand),
@@ -141,9 +142,23 @@ pub struct ServeArgs {
     /// Let `initialize`, `ping`, `server/discover` and `tools/list` work without a token.
     #[arg(long, env = "DUNNING_PUBLIC_CATALOG")]
     pub public_catalog: bool,
-    /// Send debtor e-mails through this SMTP server: `smtp://[user[:password]@]host[:port][?from=address]`.
-    #[arg(long, env = "DUNNING_SMTP_URL")]
+    /// Send debtor e-mails through this SMTP relay:
+    /// `smtp[s]://[user[:password]@]host[:port][?option=value&...]`. `smtp://` requires
+    /// STARTTLS (port 587 by default; a relay that does not offer it is refused), `smtps://` is
+    /// TLS from the first byte (port 465). User and password (percent-encoded) log in with AUTH
+    /// PLAIN or LOGIN. Options: `from=ADDRESS` (sender; `nao-responda@<host>`),
+    /// `reply_to=ADDRESS`, `ca_file=PATH` (PEM CA certificates trusted besides the public
+    /// roots), `timeout=SECONDS` (connection and each message, 30), `tls=none` (plain TCP, port
+    /// 25: only to a loopback relay).
+    #[arg(long, env = "DUNNING_SMTP_URL", hide_env_values = true)]
     pub smtp_url: Option<String>,
+    /// Sign e-mails with DKIM using this private key (PEM: RSA in PKCS#1 or PKCS#8, or
+    /// Ed25519 in PKCS#8); the signing domain is the sender's. Needs `--dkim-selector`.
+    #[arg(long, env = "DUNNING_DKIM_KEY_FILE", requires = "dkim_selector")]
+    pub dkim_key_file: Option<std::path::PathBuf>,
+    /// The DKIM selector: the public key is published at `<selector>._domainkey.<domain>`.
+    #[arg(long, env = "DUNNING_DKIM_SELECTOR", requires = "dkim_key_file")]
+    pub dkim_selector: Option<String>,
     /// Public URL of the service; requests through other hosts are redirected to it.
     #[arg(long, env = "DUNNING_CANONICAL_URL")]
     pub canonical_url: Option<String>,

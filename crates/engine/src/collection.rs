@@ -88,12 +88,12 @@ pub async fn run(engine: Engine) {
 /// One pass over all due work as of `now`: plan steps, deliveries, receipts, bureau and
 /// notary answers.
 pub async fn tick(engine: &Engine, now: OffsetDateTime) -> Result<TickReport> {
-    let providers = Providers::from_settings(&engine.settings);
+    let providers = engine.providers.as_ref();
     let mut report = TickReport::default();
     run_plans(engine, now, &mut report).await?;
-    send_deliveries(engine, &providers, now, &mut report).await?;
-    apply_receipts(engine, &providers, now, &mut report).await?;
-    answer_requests(engine, &providers, now, &mut report).await?;
+    send_deliveries(engine, providers, now, &mut report).await?;
+    apply_receipts(engine, providers, now, &mut report).await?;
+    answer_requests(engine, providers, now, &mut report).await?;
     Ok(report)
 }
 

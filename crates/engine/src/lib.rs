@@ -2,8 +2,8 @@
 //! from the database (so that work survives restarts and is shared by replicas), does it, and
 //! sleeps. Workers expose their single step (`tick`) so tests can drive time explicitly.
 //!
-//! Workers are handed an [`Engine`]: the database, their settings, the status that stops them,
-//! and an [`Observer`] the server implements (metrics, and what a revocation must clear). They
+//! Workers are handed an [`Engine`]: the database, their settings, the outbound providers built
+//! once from them, the status that stops them, and an [`Observer`] the server implements (metrics, and what a revocation must clear). They
 //! know nothing of HTTP. The outbound parties they reach (`providers`, `smtp`, webhook
 //! receivers) go through [`outbound`], the guard on what a tenant may make us contact.
 
@@ -31,6 +31,9 @@ use status::EngineStatus;
 pub struct Engine {
     pub db: Db,
     pub settings: Arc<Settings>,
+    /// The channels, bureaus and notaries, built once from the settings (the SMTP channel's
+    /// pooled connections are reused across ticks).
+    pub providers: Arc<providers::Providers>,
     /// Which workers run, and the signal that stops them.
     pub status: Arc<EngineStatus>,
     pub observer: Arc<dyn Observer>,
@@ -50,9 +53,16 @@ pub struct Settings {
     /// How long every worker holds work it claimed (`--engine-lease`); `None`: each worker's
     /// own (5 to 10 minutes).
     pub lease: Option<Duration>,
-    /// `smtp://[user[:password]@]host[:port][?from=address]`: debtor e-mails go out through
-    /// this relay; without it they go to the sandbox provider.
+    /// `smtp[s]://[user[:password]@]host[:port][?from=&reply_to=&tls=none&ca_file=&timeout=]`:
+    /// debtor e-mails go out through this relay; without it they go to the sandbox provider.
+    /// `smtp://` requires STARTTLS (port 587 by default), `smtps://` is TLS from the start
+    /// (port 465); `tls=none` (plain TCP, port 25) only to a loopback relay; `ca_file` a PEM
+    /// file of CA certificates trusted besides the public roots; `from` the sender
+    /// (`nao-responda@<host>` by default), `reply_to` the `Reply-To`; `timeout` seconds for the
+    /// connection and for each message's exchange (30). User and password are percent-decoded.
     pub smtp_url: Option<String>,
+    /// Sign e-mails with DKIM (RFC 6376): the key file and selector, the domain the sender's.
+    pub dkim: Option<smtp::DkimSettings>,
     /// Let webhooks reach loopback and private networks (development and tests only).
     pub allow_private_webhook_targets: bool,
     /// How long an OAuth grant may go unused before housekeeping ends it.

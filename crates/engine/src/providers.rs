@@ -1,8 +1,9 @@
 //! The outside parties of collection behind small traits: the channels that reach debtors
 //! (e-mail, SMS, WhatsApp), credit bureaus and notaries.
 //!
-//! E-mail goes out over SMTP when `DUNNING_SMTP_URL` is set. Everything else ships with a
-//! sandbox that does what a real party would, on this machine:
+//! E-mail goes out over SMTP (`smtp`, through lettre) when `DUNNING_SMTP_URL` is set: the
+//! providers are built once per engine, so the channel's pool of connections serves every
+//! message. Everything else ships with a sandbox that does what a real party would, on this machine:
 //!
 //! - the sandbox channel records every message in `sandbox_messages` and reports it sent; its
 //!   delivery receipt comes a minute later: `delivered`, or `bounced` for an e-mail whose local
@@ -19,7 +20,7 @@ use crate::Settings;
 use dunning_store::Db;
 use dunning_store::deliveries::{self, Delivery};
 
-use super::smtp::{self, SmtpError, SmtpSettings};
+use super::smtp::{self, Mailer, SmtpError, SmtpSettings};
 
 /// A boxed future, so that providers can be trait objects.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -102,15 +103,14 @@ pub struct Providers {
 
 impl Providers {
     /// SMTP for e-mail when configured, the sandbox for the rest. A configured but invalid
-    /// SMTP URL keeps e-mails queued (retried, with the reason) rather than sending them to
-    /// the sandbox behind the operator's back.
+    /// SMTP URL or DKIM key keeps e-mails queued (retried, with the reason) rather than
+    /// sending them to the sandbox behind the operator's back; the server checks them with
+    /// [`Providers::check`] before it starts, so only an embedding that skipped the check
+    /// meets this.
     pub fn from_settings(settings: &Settings) -> Providers {
-        let email: Box<dyn Channel> = match settings.smtp_url.as_deref() {
-            None => Box::new(SandboxChannel),
-            Some(url) => match SmtpSettings::parse(url) {
-                Ok(settings) => Box::new(SmtpChannel { settings }),
-                Err(e) => Box::new(Misconfigured(format!("DUNNING_SMTP_URL: {e}"))),
-            },
+        let email: Box<dyn Channel> = match email_channel(settings) {
+            Ok(channel) => channel,
+            Err(e) => Box::new(Misconfigured(e)),
         };
         Providers {
             email,
@@ -119,6 +119,12 @@ impl Providers {
             bureau: Box::new(SandboxParty),
             notary: Box::new(SandboxParty),
         }
+    }
+
+    /// Whether the settings make working providers: the SMTP URL, its CA file and the DKIM
+    /// key, each read now. The error names the setting.
+    pub fn check(settings: &Settings) -> Result<(), String> {
+        email_channel(settings).map(drop)
     }
 
     pub fn channel(&self, name: &str) -> &dyn Channel {
@@ -138,6 +144,21 @@ impl Providers {
         ]
         .into_iter()
         .find(|c| c.name() == provider)
+    }
+}
+
+fn email_channel(settings: &Settings) -> Result<Box<dyn Channel>, String> {
+    match settings.smtp_url.as_deref() {
+        None if settings.dkim.is_some() => {
+            Err("--dkim-key-file and --dkim-selector sign SMTP mail: give --smtp-url too".into())
+        }
+        None => Ok(Box::new(SandboxChannel)),
+        Some(url) => {
+            let parsed = SmtpSettings::parse(url).map_err(|e| format!("DUNNING_SMTP_URL: {e}"))?;
+            let mailer = Mailer::new(parsed, settings.dkim.as_ref())
+                .map_err(|e| format!("DUNNING_SMTP_URL: {e}"))?;
+            Ok(Box::new(SmtpChannel { mailer }))
+        }
     }
 }
 
@@ -193,9 +214,9 @@ impl Channel for SandboxChannel {
     }
 }
 
-/// E-mail over SMTP.
+/// E-mail over SMTP: one [`Mailer`] (and its pool of connections) for every message.
 pub struct SmtpChannel {
-    pub settings: SmtpSettings,
+    pub mailer: Mailer,
 }
 
 impl Channel for SmtpChannel {
@@ -216,11 +237,13 @@ impl Channel for SmtpChannel {
                 subject: delivery.subject.as_deref().unwrap_or("Aviso de cobrança"),
                 body: &delivery.body,
                 reference: &delivery.id,
+                // One-click unsubscribe (RFC 8058) is not offered yet.
+                unsubscribe: None,
             };
-            match smtp::send(&self.settings, &email).await {
+            match self.mailer.send(&email).await {
                 Ok(()) => SendResult::Delivered,
                 Err(SmtpError::Rejected(e)) => SendResult::Bounced(e),
-                Err(SmtpError::Permanent(e)) => SendResult::Failed(e),
+                Err(SmtpError::Refused(e)) => SendResult::Failed(e),
                 Err(SmtpError::Transient(e)) => SendResult::Retry(e),
             }
         })
