@@ -55,6 +55,8 @@ pub struct Config {
     /// How long every engine worker holds work it claimed (`DUNNING_ENGINE_LEASE`); `None`:
     /// each worker's own (5 to 10 minutes).
     pub engine_lease: Option<std::time::Duration>,
+    /// How often the collection worker looks for due work (`DUNNING_COLLECTION_INTERVAL`).
+    pub collection_interval: std::time::Duration,
     /// Timeouts and the connection cap of the HTTP server.
     pub http: crate::http::serve::HttpLimits,
     /// Let webhooks reach loopback, private, link-local and other non-public addresses
@@ -102,6 +104,7 @@ impl Config {
             idempotency_lease: std::time::Duration::from_secs(30),
             database_connect_timeout: std::time::Duration::from_secs(5),
             engine_lease: None,
+            collection_interval: dunning_engine::collection::INTERVAL,
             http: crate::http::serve::HttpLimits::default(),
             allow_private_webhook_targets: false,
             allow_private_client_metadata: false,
@@ -141,6 +144,7 @@ impl Config {
     pub fn engine_settings(&self) -> dunning_engine::Settings {
         dunning_engine::Settings {
             lease: self.engine_lease,
+            collection_interval: Some(self.collection_interval),
             smtp_url: self.smtp_url.clone(),
             dkim: self.dkim.clone(),
             allow_private_webhook_targets: self.allow_private_webhook_targets,

@@ -175,6 +175,7 @@ fn config(
         idempotency_lease: Duration::from_secs(args.idempotency_lease),
         database_connect_timeout: Duration::from_secs(args.database.database_connect_timeout),
         engine_lease: args.engine_lease.map(Duration::from_secs),
+        collection_interval: args.collection_interval,
         http: HttpLimits {
             header_timeout: args.header_timeout,
             idle_timeout: args.idle_timeout,

@@ -210,6 +210,10 @@ pub struct ServeArgs {
     #[arg(long, env = "DUNNING_ENGINE_LEASE",
           value_parser = clap::value_parser!(u64).range(5..=3600))]
     pub engine_lease: Option<u64>,
+    /// How often the collection worker looks for due plan steps and queued notices, e.g.
+    /// `10s` (the default) or `1s`; a notice asked for now goes out on its next look.
+    #[arg(long, env = "DUNNING_COLLECTION_INTERVAL", default_value = "10s", value_parser = parse_duration)]
+    pub collection_interval: Duration,
     /// Time a client has to send a whole request head, e.g. `10s` or `500ms`.
     #[arg(long, env = "DUNNING_HEADER_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
     pub header_timeout: Duration,

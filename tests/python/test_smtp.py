@@ -38,7 +38,8 @@ SENDER = "cobranca@paodourado.com.br"
 REPLY_TO = "financeiro@paodourado.com.br"
 SELECTOR = "kd2026"
 USER, PASSWORD = "cobranca", "s3nha@forte"
-# The engine's collection worker wakes every 10 s; a notice goes out on its next tick.
+# The collection worker looks every second here (`--collection-interval 1s`); a notice goes
+# out on its next look, a 451 is retried after the engine's own backoff.
 WAIT = 45
 
 
@@ -158,7 +159,7 @@ def dkim_key(tmp_path_factory) -> tuple[Path, bytes]:
 
 
 def start_server(url: str, *extra: str) -> Server:
-    return Server(extra_args=["--smtp-url", url, *extra]).start()
+    return Server(extra_args=["--smtp-url", url, "--collection-interval", "1s", *extra]).start()
 
 
 def notify(server: Server, recipient: str, charges: int = 1, notices: int = 1) -> list[str]:

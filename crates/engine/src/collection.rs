@@ -75,7 +75,8 @@ fn plus(now: OffsetDateTime, wait: Duration) -> OffsetDateTime {
 
 /// The worker's loop; errors are logged and the next tick tries again.
 pub async fn run(engine: Engine) {
-    super::run_worker(&engine, "collection", INTERVAL, || async {
+    let interval = engine.settings.collection_interval.unwrap_or(INTERVAL);
+    super::run_worker(&engine, "collection", interval, || async {
         let report = tick(&engine, dunning_domain::timestamp::now()).await?;
         if report != TickReport::default() {
             tracing::info!(?report, "collection tick");

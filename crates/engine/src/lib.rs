@@ -53,6 +53,9 @@ pub struct Settings {
     /// How long every worker holds work it claimed (`--engine-lease`); `None`: each worker's
     /// own (5 to 10 minutes).
     pub lease: Option<Duration>,
+    /// How often the collection worker looks for due work (`--collection-interval`); `None`:
+    /// [`collection::INTERVAL`].
+    pub collection_interval: Option<Duration>,
     /// `smtp[s]://[user[:password]@]host[:port][?from=&reply_to=&tls=none&ca_file=&timeout=]`:
     /// debtor e-mails go out through this relay; without it they go to the sandbox provider.
     /// `smtp://` requires STARTTLS (port 587 by default), `smtps://` is TLS from the start
