@@ -2,23 +2,29 @@
 //!
 //! An organization may trust one issuer (`organization trust-issuer`): a token is an ES256 JWT
 //! whose `iss` names that issuer, signed by a key of its JWKS (fetched through the outbound
-//! guard, at most 64 KiB, cached five minutes), whose `aud` holds the configured audience and
-//! whose `exp` has not passed. The configured claim (`email` by default) names the person of
-//! that organization; the token's `scope` claim, when present, narrows what the role permits.
+//! guard, at most 64 KiB, cached five minutes; a `kid` it lacks fetches it again, at most every
+//! 30 s), whose `aud` holds the configured audience and whose `exp` (and `nbf`, when present)
+//! hold, with [`CLOCK_SKEW`] of leeway. The configured claim (`email` by default) names the
+//! person of that organization; the token's `scope` claim, when present, narrows what the role
+//! permits.
+//!
+//! The JOSE work (the header, the signature, the registered claims) is `jsonwebtoken`'s, with
+//! the algorithm pinned to ES256: `alg: none`, an HMAC `alg` (the classic attack signs with the
+//! issuer's public key as the secret), RSA and every other algorithm are refused before any
+//! key is tried.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use base64::Engine;
-use p256::ecdsa::signature::Verifier;
-use p256::ecdsa::{Signature, VerifyingKey};
+use jsonwebtoken::errors::ErrorKind;
+use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::Value;
 
 use super::roles;
 use dunning_engine::outbound::{self, Policy};
 use dunning_store::Db;
-use dunning_store::oauth::{self as store, now_epoch};
+use dunning_store::oauth::{self as store};
 use dunning_store::orgs::{self, TokenRecord};
 
 /// How long a fetched key set is believed.
@@ -29,67 +35,98 @@ const JWKS_REFETCH_AFTER: Duration = Duration::from_secs(30);
 const LARGEST_JWKS: usize = 64 * 1024;
 /// Most key sets remembered (one per trusting organization).
 const MOST_KEY_SETS: usize = 1000;
+/// The clocks of the issuer and this server may disagree by this much (seconds) on `exp`
+/// and `nbf`.
+pub const CLOCK_SKEW: u64 = 60;
+/// The one algorithm accepted.
+const ALGORITHM: Algorithm = Algorithm::ES256;
 
 /// Whether `token` has the shape of a JWT (three base64url parts, a JSON header).
 pub fn looks_like_jwt(token: &str) -> bool {
     token.starts_with("eyJ") && token.split('.').count() == 3
 }
 
-fn decode(part: &str) -> Option<Vec<u8>> {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(part)
-        .ok()
-}
-
 /// Why an external token is refused (shown to the client).
 pub type Refusal = &'static str;
+
+/// The claims read before the signature is checked: only to find whose keys to check it
+/// with. Nothing read here is believed until the token verifies.
+fn unverified_issuer(token: &str) -> Result<String, Refusal> {
+    let mut validation = Validation::new(ALGORITHM);
+    validation.insecure_disable_signature_validation();
+    validation.validate_exp = false;
+    validation.validate_aud = false;
+    validation.required_spec_claims.clear();
+    let data = jsonwebtoken::decode::<Value>(token, &DecodingKey::from_secret(&[]), &validation)
+        .map_err(|_| "The JWT payload is not base64url JSON")?;
+    data.claims["iss"]
+        .as_str()
+        .map(str::to_string)
+        .ok_or("The JWT has no iss")
+}
+
+/// What a `jsonwebtoken` refusal tells the client.
+fn refusal(kind: &ErrorKind) -> Refusal {
+    match kind {
+        ErrorKind::InvalidSignature => "The JWT signature does not verify with the issuer's keys",
+        ErrorKind::ExpiredSignature => "The JWT has expired",
+        ErrorKind::ImmatureSignature => "The JWT is not valid yet (nbf)",
+        ErrorKind::InvalidAudience => "The JWT is for another audience",
+        ErrorKind::InvalidIssuer => "No organization trusts this JWT's issuer",
+        ErrorKind::InvalidAlgorithm => "Only ES256 JWTs are accepted",
+        ErrorKind::MissingRequiredClaim(_) => "The JWT lacks exp, iss or aud",
+        _ => "The token is not a valid JWT",
+    }
+}
 
 /// The caller a valid external token stands for.
 /// `policy` says which addresses the issuer's JWKS may be fetched from.
 pub async fn authenticate(db: &Db, policy: Policy, token: &str) -> Result<TokenRecord, Refusal> {
-    let mut parts = token.split('.');
-    let (Some(head), Some(body), Some(signature)) = (parts.next(), parts.next(), parts.next())
-    else {
-        return Err("The token is not a JWT");
-    };
-    let header: Value = decode(head)
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .ok_or("The JWT header is not base64url JSON")?;
-    if header["alg"] != "ES256" {
+    // A header `jsonwebtoken` cannot read names no algorithm it knows (`alg: none` among
+    // them): refused like any algorithm but ES256.
+    let header = jsonwebtoken::decode_header(token).map_err(|_| "Only ES256 JWTs are accepted")?;
+    if header.alg != ALGORITHM {
         return Err("Only ES256 JWTs are accepted");
     }
-    let claims: Value = decode(body)
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .ok_or("The JWT payload is not base64url JSON")?;
-    let issuer_name = claims["iss"].as_str().ok_or("The JWT has no iss")?;
-    let issuer = store::find_external_issuer(db, issuer_name)
+    let issuer_name = unverified_issuer(token)?;
+    let issuer = store::find_external_issuer(db, &issuer_name)
         .await
         .map_err(|_| "The token's issuer cannot be checked now")?
         .ok_or("No organization trusts this JWT's issuer")?;
-    let signature = decode(signature)
-        .and_then(|b| Signature::from_slice(&b).ok())
-        .ok_or("The JWT signature is not an ES256 signature")?;
-    let signed = &token[..head.len() + 1 + body.len()];
-    let kid = header["kid"].as_str();
+    let mut validation = Validation::new(ALGORITHM);
+    validation.leeway = CLOCK_SKEW;
+    validation.validate_nbf = true;
+    validation.set_required_spec_claims(&["exp", "iss", "aud"]);
+    validation.set_issuer(&[&issuer.issuer]);
+    validation.set_audience(&[&issuer.audience]);
+    let kid = header.kid.as_deref();
     let keys = keys(policy, &issuer.jwks_uri, kid).await?;
-    let verified = keys
+    let candidates: Vec<&DecodingKey> = keys
         .iter()
         .filter(|(id, _)| kid.is_none() || id.as_deref() == kid)
-        .any(|(_, key)| key.verify(signed.as_bytes(), &signature).is_ok());
-    if !verified {
-        return Err("The JWT signature does not verify with the issuer's keys");
+        .map(|(_, key)| key)
+        .collect();
+    if candidates.is_empty() {
+        return Err("The JWT's kid names no key of the issuer");
     }
-    if claims["exp"].as_i64().is_none_or(|exp| exp <= now_epoch()) {
-        return Err("The JWT has expired (or has no exp)");
+    // Several keys without a `kid` to choose: the first that verifies. Any other fault
+    // (expired, another audience) is the token's, whichever key verified it.
+    let mut fault = ErrorKind::InvalidSignature;
+    let mut claims = None;
+    for key in candidates {
+        match jsonwebtoken::decode::<Value>(token, key, &validation) {
+            Ok(data) => {
+                claims = Some(data.claims);
+                break;
+            }
+            Err(e) if *e.kind() == ErrorKind::InvalidSignature => {}
+            Err(e) => {
+                fault = e.into_kind();
+                break;
+            }
+        }
     }
-    let audience_ok = match &claims["aud"] {
-        Value::String(aud) => *aud == issuer.audience,
-        Value::Array(auds) => auds.iter().any(|a| a.as_str() == Some(&issuer.audience)),
-        _ => false,
-    };
-    if !audience_ok {
-        return Err("The JWT is for another audience");
-    }
+    let claims = claims.ok_or_else(|| refusal(&fault))?;
     let who = claims[issuer.person_claim.as_str()]
         .as_str()
         .ok_or("The JWT lacks the claim that names the person")?;
@@ -118,7 +155,7 @@ pub async fn authenticate(db: &Db, policy: Policy, token: &str) -> Result<TokenR
     })
 }
 
-type KeySet = Vec<(Option<String>, VerifyingKey)>;
+type KeySet = Vec<(Option<String>, DecodingKey)>;
 
 fn cache() -> &'static Mutex<HashMap<String, (Instant, KeySet)>> {
     static CACHE: OnceLock<Mutex<HashMap<String, (Instant, KeySet)>>> = OnceLock::new();
@@ -175,21 +212,15 @@ async fn fetch(policy: Policy, jwks_uri: &str) -> Result<KeySet, String> {
     Ok(keys.iter().filter_map(ec_key).collect())
 }
 
-/// A P-256 public key of a JWKS (`kty` EC, `crv` P-256); other keys are skipped.
-fn ec_key(jwk: &Value) -> Option<(Option<String>, VerifyingKey)> {
-    if jwk["kty"] != "EC" || jwk["crv"] != "P-256" {
+/// A P-256 public key of a JWKS (`kty` EC, `crv` P-256, for ES256 when it says); other keys
+/// are skipped.
+fn ec_key(jwk: &Value) -> Option<(Option<String>, DecodingKey)> {
+    if jwk["kty"] != "EC"
+        || jwk["crv"] != "P-256"
+        || jwk["alg"].as_str().is_some_and(|a| a != "ES256")
+    {
         return None;
     }
-    let x = decode(jwk["x"].as_str()?)?;
-    let y = decode(jwk["y"].as_str()?)?;
-    if x.len() != 32 || y.len() != 32 {
-        return None;
-    }
-    let point = p256::EncodedPoint::from_affine_coordinates(
-        p256::FieldBytes::from_slice(&x),
-        p256::FieldBytes::from_slice(&y),
-        false,
-    );
-    let key = VerifyingKey::from_encoded_point(&point).ok()?;
+    let key = DecodingKey::from_ec_components(jwk["x"].as_str()?, jwk["y"].as_str()?).ok()?;
     Some((jwk["kid"].as_str().map(str::to_string), key))
 }

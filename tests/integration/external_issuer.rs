@@ -1,6 +1,8 @@
 //! JWT access tokens from an organization's own identity provider: a test issuer whose P-256
 //! key the test creates serves its JWKS on 127.0.0.1; the server fetches it and checks the
-//! signature, `iss`, `aud`, `exp` and the person claim.
+//! signature, `iss`, `aud`, `exp`, `nbf` (a minute of clock skew either way) and the person
+//! claim, and refuses `alg: none`, HS256 signed with the issuer's public key, and a `kid` the
+//! issuer does not have.
 
 use axum::Json;
 use axum::routing::get;
@@ -27,12 +29,29 @@ fn new_key() -> SigningKey {
 }
 
 fn sign(key: &SigningKey, claims: &Value) -> String {
-    let head = b64(json!({"alg": "ES256", "typ": "JWT", "kid": "k1"})
-        .to_string()
-        .as_bytes());
+    sign_as(
+        key,
+        &json!({"alg": "ES256", "typ": "JWT", "kid": "k1"}),
+        claims,
+    )
+}
+
+fn sign_as(key: &SigningKey, header: &Value, claims: &Value) -> String {
+    let head = b64(header.to_string().as_bytes());
     let body = b64(claims.to_string().as_bytes());
     let signature: Signature = key.sign(format!("{head}.{body}").as_bytes());
     format!("{head}.{body}.{}", b64(&signature.to_bytes()))
+}
+
+/// A token with `header` whose signature is HMAC-SHA256 under `secret` (the attack of an
+/// `alg` confusion: the issuer's public key, which anyone has, used as the HMAC secret).
+fn sign_hmac(secret: &[u8], header: &Value, claims: &Value) -> String {
+    use hmac::Mac;
+    let head = b64(header.to_string().as_bytes());
+    let body = b64(claims.to_string().as_bytes());
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(secret).unwrap();
+    mac.update(format!("{head}.{body}").as_bytes());
+    format!("{head}.{body}.{}", b64(&mac.finalize().into_bytes()))
 }
 
 /// Serve the key's JWKS on 127.0.0.1; returns its URL.
@@ -108,8 +127,58 @@ async fn an_organizations_identity_provider_signs_tokens_the_mcp_endpoint_accept
     let me = server.call_tool(&good, "dunning_me", json!({})).await;
     assert!(me.to_string().contains(&person.email), "{me}");
 
+    // The clocks may disagree by a minute: just expired, or valid from a few seconds
+    // ahead, still passes.
+    for token in [
+        sign(&key, &claims(json!({"exp": now - 5}))),
+        sign(&key, &claims(json!({"nbf": now + 5}))),
+    ] {
+        let (ok, text) = status(&server, &token).await;
+        assert_eq!(ok, StatusCode::OK, "within the clock skew: {text}");
+    }
+    let point = key.verifying_key().to_encoded_point(false);
+    let public_jwk = json!({"kty": "EC", "crv": "P-256", "kid": "k1",
+        "x": b64(point.x().unwrap()), "y": b64(point.y().unwrap())})
+    .to_string();
+    let unsigned = format!(
+        "{}.{}.",
+        b64(br#"{"alg":"none","typ":"JWT"}"#),
+        b64(claims(json!({})).to_string().as_bytes())
+    );
     for (why, token) in [
-        ("has expired", sign(&key, &claims(json!({"exp": now - 1})))),
+        ("Only ES256", unsigned),
+        (
+            "Only ES256",
+            sign_hmac(
+                public_jwk.as_bytes(),
+                &json!({"alg": "HS256", "typ": "JWT", "kid": "k1"}),
+                &claims(json!({})),
+            ),
+        ),
+        (
+            "Only ES256",
+            sign_hmac(
+                point.as_bytes(),
+                &json!({"alg": "HS256", "typ": "JWT"}),
+                &claims(json!({})),
+            ),
+        ),
+        (
+            "kid names no key",
+            sign_as(
+                &key,
+                &json!({"alg": "ES256", "typ": "JWT", "kid": "k2"}),
+                &claims(json!({})),
+            ),
+        ),
+        (
+            "not valid yet",
+            sign(&key, &claims(json!({"nbf": now + 120}))),
+        ),
+        (
+            "has expired",
+            sign(&key, &claims(json!({"exp": now - 120}))),
+        ),
         (
             "for another audience",
             sign(&key, &claims(json!({"aud": "someone-else"}))),
