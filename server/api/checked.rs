@@ -55,6 +55,37 @@ impl<T: DeserializeOwned> FromRequestParts<AppState> for Query<T> {
     }
 }
 
+/// The body of an operation that declares none: nothing, or an empty JSON object. Any field
+/// it holds is unknown (after the text rule's faults), as it always was.
+#[derive(Debug)]
+pub struct NoBody;
+
+impl FromRequest<AppState> for NoBody {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &AppState) -> Result<Self, ApiError> {
+        let bytes = Bytes::from_request(request, state)
+            .await
+            .map_err(|e| ApiError::malformed(format!("The body could not be read: {e}")))?;
+        let value = input::json_object(&bytes)?;
+        let mut faults = Vec::new();
+        input::check_texts(&value, "", false, &mut faults);
+        merge(&mut faults, super::faults::take());
+        if let Value::Object(fields) = &value {
+            faults.extend(
+                fields
+                    .keys()
+                    .map(|key| FieldError::new(key, "unknown", format!("Unknown field '{key}'"))),
+            );
+        }
+        if faults.is_empty() {
+            Ok(NoBody)
+        } else {
+            Err(ApiError::validation(faults))
+        }
+    }
+}
+
 /// `bytes` (a JSON object, or nothing) as `T`, after the request's schema and text checks.
 pub fn body<T: DeserializeOwned>(bytes: &[u8]) -> ApiResult<T> {
     let mut value = input::json_object(bytes)?;

@@ -26,3 +26,6 @@ same_words!(NegativationStatus => models::ChargeNegativationStatus {
 same_words!(ProtestStatus => models::ChargeProtestStatus {
     None, Requested, Protested, CancelRequested, Canceled,
 });
+same_words!(dunning_store::webhooks::DeliveryStatus => models::WebhookDeliveryStatus {
+    Pending, Succeeded, Failed,
+});
