@@ -1,129 +1,150 @@
 //! `/v1/collection_plans`: collection plans (réguas de cobrança) and their steps.
 
-use axum::body::Bytes;
-use axum::extract::{Path, RawQuery};
+use axum::extract::Path;
 use axum::response::IntoResponse;
 use http::{HeaderMap, StatusCode};
-use serde_json::{Map, Value, json};
+use serde_json::json;
 
 use super::caller::{Caller, find};
-use super::idempotency::{commit, commit_read};
-use super::input::{Input, Patch};
-use super::reply::{
-    Reply, check_if_match, created, data_with_etag, list as list_reply, object_with_status,
-};
+use super::checked::{Body, Query};
+use super::idempotency::commit;
+use super::input::Rules;
+use super::reply::{Reply, answer, check_if_match, page_meta, page_request, written};
 use crate::auth::Principal;
+use crate::generated::models::{
+    CollectionPlanStepAction, CollectionPlanStepBureau, CollectionPlanStepChannel, Patch,
+    collection_plan_steps_create, collection_plan_steps_list, collection_plan_steps_update,
+    collection_plans_create, collection_plans_get, collection_plans_list, collection_plans_update,
+    request, response,
+};
 use crate::http::problem::{ApiError, ApiResult};
 use crate::state::AppState;
-use dunning_domain::collection::{BUREAUS, CHANNELS};
 use dunning_store::plans::{self as store, Plan, Step, StepFields};
 use dunning_store::{events, ids, now_text};
 
-const ACTIONS: &[&str] = &["notify", "negativate", "protest"];
-
-fn plan_reply(plan: Plan) -> Reply {
-    data_with_etag(plan_json(&plan), plan.version)
-}
-
 /// A plan as the API shows it, with its steps.
-fn plan_json(plan: &Plan) -> Value {
-    json!({
-        "id": plan.id,
-        "name": plan.name,
-        "description": plan.description,
-        "steps": plan.steps.iter().map(step_json).collect::<Vec<_>>(),
-        "created_at": plan.created_at,
-        "updated_at": plan.updated_at,
+fn view(plan: &Plan) -> ApiResult<response::CollectionPlan<'_>> {
+    Ok(response::CollectionPlan {
+        id: &plan.id,
+        name: &plan.name,
+        description: plan.description.as_deref(),
+        steps: plan.steps.iter().map(step_view).collect::<ApiResult<_>>()?,
+        created_at: plan.created_at,
+        updated_at: plan.updated_at,
     })
 }
 
-/// A step as the API shows it.
-fn step_json(step: &Step) -> Value {
-    json!({
-        "id": step.id,
-        "collection_plan_id": step.collection_plan_id,
-        "offset_days": step.offset_days,
-        "channel": step.channel,
-        "action": step.action,
-        "template": step.template,
-        "bureau": step.bureau,
-        "position": step.position,
-        "created_at": step.created_at,
-        "updated_at": step.updated_at,
+/// A step as the API shows it. Its words are stored as text: one the document does not list
+/// is our own fault.
+fn step_view(step: &Step) -> ApiResult<response::CollectionPlanStep<'_>> {
+    let unlisted = |what: &str, word: &str| {
+        ApiError::internal(format!("step {} has {what} '{word}'", step.id))
+    };
+    let channel = match step.channel.as_deref() {
+        Some(c) => {
+            Some(CollectionPlanStepChannel::from_word(c).ok_or_else(|| unlisted("channel", c))?)
+        }
+        None => None,
+    };
+    let bureau = match step.bureau.as_deref() {
+        Some(b) => {
+            Some(CollectionPlanStepBureau::from_word(b).ok_or_else(|| unlisted("bureau", b))?)
+        }
+        None => None,
+    };
+    Ok(response::CollectionPlanStep {
+        id: &step.id,
+        collection_plan_id: &step.collection_plan_id,
+        offset_days: step.offset_days,
+        channel,
+        action: CollectionPlanStepAction::from_word(&step.action)
+            .ok_or_else(|| unlisted("action", &step.action))?,
+        template: step.template.as_deref(),
+        bureau,
+        position: step.position,
+        created_at: step.created_at,
+        updated_at: step.updated_at,
     })
 }
 
 /// `GET /v1/collection_plans`.
-pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResult<Reply> {
-    let mut input = Input::from_raw_query(raw);
-    let page = input.page();
-    let q = input.text("q");
-    input.finish()?;
-    let rows = store::list(&state.db, &p.organization_id, q.as_deref(), page).await?;
-    Ok(list_reply(rows.map(|plan| plan_json(&plan)), page))
+pub async fn list(
+    Caller(state, p): Caller,
+    Query(query): Query<collection_plans_list::Query>,
+) -> ApiResult<Reply> {
+    let page = page_request(query.page, query.per_page);
+    let rows = store::list(&state.db, &p.organization_id, query.q.as_deref(), page).await?;
+    let body = collection_plans_list::Response200 {
+        data: rows.items.iter().map(view).collect::<ApiResult<_>>()?,
+        meta: page_meta(&rows, page),
+    };
+    Ok(answer(StatusCode::OK, &body, None))
 }
 
 /// `GET /v1/collection_plans/{id}`.
 pub async fn get(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
-    Ok(plan_reply(find::<Plan>(&state, &p, &id).await?))
+    let plan = find::<Plan>(&state, &p, &id).await?;
+    let body = collection_plans_get::Response200 { data: view(&plan)? };
+    Ok(answer(StatusCode::OK, &body, Some(plan.version)))
 }
 
-/// A step's fields as given: each `Patch` says absent, null or a value.
-struct StepInput {
-    offset_days: Option<i64>,
-    action: Option<&'static str>,
+/// A step's fields as given, on top of what it has (a new step: nothing): the offset and
+/// action it will have, and for the others whether each was absent, null or a value.
+struct GivenStep {
+    offset_days: i64,
+    action: String,
     channel: Patch<&'static str>,
     template: Patch<String>,
     bureau: Patch<&'static str>,
-    position: Option<i64>,
 }
 
-fn patch_choice(input: &mut Input, name: &str, allowed: &[&'static str]) -> Patch<&'static str> {
-    if !input.has(name) {
-        return Patch::Absent;
-    }
-    match input.patch_text(name) {
-        Patch::Value(v) => match allowed.iter().find(|a| **a == v) {
-            Some(a) => Patch::Value(*a),
-            None => {
-                input.error(
-                    name,
-                    "enum",
-                    format!("Must be one of: {} (or null)", allowed.join(", ")),
-                );
-                Patch::Absent
-            }
-        },
-        other => match other {
-            Patch::Null => Patch::Null,
-            _ => Patch::Absent,
-        },
+/// A given word as the handler's own `&'static str`.
+fn given_word<T>(patch: Patch<T>, as_str: fn(T) -> &'static str) -> Patch<&'static str> {
+    match patch {
+        Patch::Value(word) => Patch::Value(as_str(word)),
+        Patch::Null => Patch::Null,
+        Patch::Absent => Patch::Absent,
     }
 }
 
-fn read_step(input: &mut Input) -> StepInput {
-    StepInput {
-        offset_days: input.integer("offset_days"),
-        action: input.choice("action", ACTIONS),
-        channel: patch_choice(input, "channel", CHANNELS),
-        template: input.patch_text("template"),
-        bureau: patch_choice(input, "bureau", BUREAUS),
-        position: input.integer("position"),
+impl GivenStep {
+    /// A new step, as a step creation (or an item of a plan's `steps`) gives it.
+    fn new(given: request::CollectionPlanStepCreate) -> GivenStep {
+        GivenStep {
+            offset_days: given.offset_days,
+            action: given.action.as_str().to_string(),
+            channel: given_word(given.channel, |c| c.as_str()),
+            template: given.template,
+            bureau: given_word(given.bureau, |b| b.as_str()),
+        }
+    }
+
+    /// A change of `current`: absent offset and action keep theirs.
+    fn change(given: request::CollectionPlanStepUpdate, current: &Step) -> GivenStep {
+        GivenStep {
+            offset_days: given.offset_days.unwrap_or(current.offset_days),
+            action: given
+                .action
+                .map_or_else(|| current.action.clone(), |a| a.as_str().to_string()),
+            channel: given_word(given.channel, |c| c.as_str()),
+            template: given.template,
+            bureau: given_word(given.bureau, |b| b.as_str()),
+        }
     }
 }
 
 /// Combine what was given with the step's current fields (none for a new step) and check
 /// that they fit the action: a notice needs a channel; only a notice has a template; only a
 /// negativation has a bureau (serasa by default). Fields that no longer apply after a change
-/// of action are cleared when they were not given.
-fn merge_step(input: &mut Input, given: &StepInput, current: Option<&Step>) -> Option<StepFields> {
-    let offset_days = given.offset_days.or(current.map(|c| c.offset_days));
-    let offset_days = input.require("offset_days", offset_days);
-    let action = given
-        .action
-        .map(str::to_string)
-        .or(current.map(|c| c.action.clone()));
-    let action = input.require("action", action)?;
+/// of action are cleared when they were not given. Faults are named `{at}field`.
+fn merge_step(
+    rules: &mut Rules,
+    at: &str,
+    given: GivenStep,
+    current: Option<&Step>,
+) -> Option<StepFields> {
+    let field = |name: &str| format!("{at}{name}");
+    let action = given.action;
     let pick = |patch: &Patch<&'static str>, now: Option<&String>| match patch {
         Patch::Value(v) => Some(v.to_string()),
         Patch::Null => None,
@@ -139,21 +160,25 @@ fn merge_step(input: &mut Input, given: &StepInput, current: Option<&Step>) -> O
     let mut ok = true;
     if action == "notify" {
         if channel.is_none() {
-            input.error("channel", "required", "A notify step needs a channel");
+            rules.error(
+                &field("channel"),
+                "required",
+                "A notify step needs a channel",
+            );
             ok = false;
         }
     } else {
         if matches!(given.channel, Patch::Value(_)) {
-            input.error(
-                "channel",
+            rules.error(
+                &field("channel"),
                 "not_allowed",
                 format!("A {action} step has no channel"),
             );
             ok = false;
         }
         if matches!(given.template, Patch::Value(_)) {
-            input.error(
-                "template",
+            rules.error(
+                &field("template"),
                 "not_allowed",
                 format!("A {action} step has no template"),
             );
@@ -166,8 +191,8 @@ fn merge_step(input: &mut Input, given: &StepInput, current: Option<&Step>) -> O
         bureau.get_or_insert_with(|| "serasa".to_string());
     } else {
         if matches!(given.bureau, Patch::Value(_)) {
-            input.error(
-                "bureau",
+            rules.error(
+                &field("bureau"),
                 "not_allowed",
                 "Only a negativate step has a bureau",
             );
@@ -175,9 +200,8 @@ fn merge_step(input: &mut Input, given: &StepInput, current: Option<&Step>) -> O
         }
         bureau = None;
     }
-    let offset_days = offset_days?;
     ok.then_some(StepFields {
-        offset_days,
+        offset_days: given.offset_days,
         action,
         channel,
         template,
@@ -185,68 +209,30 @@ fn merge_step(input: &mut Input, given: &StepInput, current: Option<&Step>) -> O
     })
 }
 
-/// Read the `steps` of a plan creation, each item validated like a step creation, faults
-/// named `steps[i].field`.
-fn read_steps(input: &mut Input, value: Option<Value>) -> Vec<(StepFields, Option<i64>)> {
-    let items = match value {
-        None | Some(Value::Null) => return Vec::new(),
-        Some(Value::Array(items)) => items,
-        Some(_) => {
-            input.error("steps", "type", "Must be an array of steps");
-            return Vec::new();
-        }
-    };
+/// `POST /v1/collection_plans`: the plan and its `steps`, each checked like a step creation,
+/// faults named `steps[i].field`.
+pub async fn create(
+    Caller(state, p): Caller,
+    Body(body): Body<collection_plans_create::Body>,
+) -> ApiResult<Reply> {
+    let mut rules = Rules::default();
     let mut steps = Vec::new();
-    for (i, item) in items.into_iter().enumerate() {
-        let Value::Object(map) = item else {
-            input.error(&format!("steps[{i}]"), "type", "Must be an object");
-            continue;
-        };
-        let bytes = Bytes::from(Value::Object(map).to_string());
-        let Ok(mut sub) = Input::from_part(&bytes) else {
-            continue;
-        };
-        let given = read_step(&mut sub);
-        let fields = merge_step(&mut sub, &given, None);
-        match sub.finish() {
-            Ok(()) => {
-                if let Some(fields) = fields {
-                    steps.push((fields, given.position));
-                }
-            }
-            Err(e) => {
-                for fault in e.errors {
-                    input.error(
-                        &format!("steps[{i}].{}", fault.field),
-                        &fault.code,
-                        fault.message,
-                    );
-                }
-            }
+    for (i, step) in body.steps.unwrap_or_default().into_iter().enumerate() {
+        let position = step.position;
+        if let Some(fields) = merge_step(
+            &mut rules,
+            &format!("steps[{i}]."),
+            GivenStep::new(step),
+            None,
+        ) {
+            steps.push((fields, position));
         }
     }
-    steps
-}
-
-/// The body as an object without `steps` (read apart), and `steps`.
-fn split_steps(body: &Bytes) -> ApiResult<(Input, Option<Value>)> {
-    Input::from_part(body)?;
-    let mut map: Map<String, Value> = serde_json::from_slice(body).unwrap_or_default();
-    let steps = map.remove("steps");
-    let rest = Bytes::from(Value::Object(map).to_string());
-    Ok((Input::from_body(&rest)?, steps))
-}
-
-/// `POST /v1/collection_plans`.
-pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
-    let (mut input, steps) = split_steps(&body)?;
-    let name = input.required_text("name");
-    let description = input.text("description").filter(|d| !d.is_empty());
-    let steps = read_steps(&mut input, steps);
-    input.finish()?;
-    let Some(name) = name else {
-        return Err(ApiError::internal("validated fields missing"));
-    };
+    rules.finish()?;
+    let (name, description) = (
+        body.name,
+        body.description.into_option().filter(|d| !d.is_empty()),
+    );
     let id = ids::new_id("cpl");
     let now = now_text();
     let mut tx = state.db.begin().await?;
@@ -280,13 +266,12 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
         &json!({ "name": name, "steps": steps.len() }),
     )
     .await?;
-    commit_read(
+    let plan = written(
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "collection plan",
-        tx,
-        |plan| created(plan_json(&plan), plan.version),
-    )
-    .await
+    )?;
+    let body = collection_plans_create::Response201 { data: view(&plan)? };
+    commit(tx, answer(StatusCode::CREATED, &body, Some(plan.version))).await
 }
 
 /// `PATCH /v1/collection_plans/{id}`.
@@ -294,16 +279,12 @@ pub async fn update(
     Caller(state, p): Caller,
     Path(id): Path<String>,
     headers: HeaderMap,
-    body: Bytes,
+    Body(body): Body<collection_plans_update::Body>,
 ) -> ApiResult<Reply> {
-    let mut input = Input::from_body(&body)?;
-    let name = input.text("name");
-    let description = input.patch_text("description");
-    input.finish()?;
     let current = find::<Plan>(&state, &p, &id).await?;
     check_if_match(&headers, current.version)?;
-    let name = name.unwrap_or(current.name.clone());
-    let description = match description {
+    let name = body.name.unwrap_or(current.name.clone());
+    let description = match body.description {
         Patch::Value(d) if !d.is_empty() => Some(d),
         Patch::Value(_) | Patch::Null => None,
         Patch::Absent => current.description.clone(),
@@ -331,13 +312,12 @@ pub async fn update(
         &json!({ "name": name }),
     )
     .await?;
-    commit_read(
+    let plan = written(
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "collection plan",
-        tx,
-        plan_reply,
-    )
-    .await
+    )?;
+    let body = collection_plans_update::Response200 { data: view(&plan)? };
+    commit(tx, answer(StatusCode::OK, &body, Some(plan.version))).await
 }
 
 /// `DELETE /v1/collection_plans/{id}`: refused while open charges use it.
@@ -372,16 +352,18 @@ pub async fn delete(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResu
 pub async fn steps_list(
     Caller(state, p): Caller,
     Path(plan_id): Path<String>,
-    RawQuery(raw): RawQuery,
+    Query(query): Query<collection_plan_steps_list::Query>,
 ) -> ApiResult<Reply> {
-    let mut input = Input::from_raw_query(raw);
-    let page = input.page();
-    input.finish()?;
+    let page = page_request(query.page, query.per_page);
     if !store::exists(&state.db, &p.organization_id, &plan_id).await? {
         return Err(ApiError::not_found("collection plan", &plan_id));
     }
     let rows = store::list_steps(&state.db, &p.organization_id, &plan_id, page).await?;
-    Ok(list_reply(rows.map(|step| step_json(&step)), page))
+    let body = collection_plan_steps_list::Response200 {
+        data: rows.items.iter().map(step_view).collect::<ApiResult<_>>()?,
+        meta: page_meta(&rows, page),
+    };
+    Ok(answer(StatusCode::OK, &body, None))
 }
 
 async fn find_step(
@@ -399,20 +381,16 @@ async fn find_step(
         .ok_or_else(|| ApiError::not_found("collection plan step", step_id))
 }
 
-fn step_reply(step: Step, status: StatusCode) -> Reply {
-    object_with_status(step_json(&step), step.version, status)
-}
-
 /// `POST /v1/collection_plans/{cp_id}/steps`.
 pub async fn steps_create(
     Caller(state, p): Caller,
     Path(plan_id): Path<String>,
-    body: Bytes,
+    Body(body): Body<collection_plan_steps_create::Body>,
 ) -> ApiResult<Reply> {
-    let mut input = Input::from_body(&body)?;
-    let given = read_step(&mut input);
-    let fields = merge_step(&mut input, &given, None);
-    input.finish()?;
+    let mut rules = Rules::default();
+    let position = body.position;
+    let fields = merge_step(&mut rules, "", GivenStep::new(body), None);
+    rules.finish()?;
     let Some(fields) = fields else {
         return Err(ApiError::internal("validated fields missing"));
     };
@@ -428,7 +406,7 @@ pub async fn steps_create(
         &plan_id,
         &id,
         &fields,
-        given.position,
+        position,
         &now,
     )
     .await?;
@@ -442,13 +420,14 @@ pub async fn steps_create(
         &json!({ "collection_plan_id": plan_id, "action": fields.action, "offset_days": fields.offset_days }),
     )
     .await?;
-    commit_read(
+    let step = written(
         store::get_step(&mut tx, &p.organization_id, &plan_id, &id).await?,
         "collection plan step",
-        tx,
-        |step| step_reply(step, StatusCode::CREATED),
-    )
-    .await
+    )?;
+    let body = collection_plan_steps_create::Response201 {
+        data: step_view(&step)?,
+    };
+    commit(tx, answer(StatusCode::CREATED, &body, Some(step.version))).await
 }
 
 /// `PATCH /v1/collection_plans/{cp_id}/steps/{step_id}`.
@@ -456,17 +435,18 @@ pub async fn steps_update(
     Caller(state, p): Caller,
     Path((plan_id, step_id)): Path<(String, String)>,
     headers: HeaderMap,
-    body: Bytes,
+    Body(body): Body<collection_plan_steps_update::Body>,
 ) -> ApiResult<Reply> {
-    let mut input = Input::from_body(&body)?;
-    let given = read_step(&mut input);
-    let current = find_step(&state, &p, &plan_id, &step_id).await;
-    let fields = match &current {
-        Ok(step) => merge_step(&mut input, &given, Some(step)),
-        Err(_) => None,
-    };
-    input.finish()?;
-    let current = current?;
+    let current = find_step(&state, &p, &plan_id, &step_id).await?;
+    let mut rules = Rules::default();
+    let position = body.position;
+    let fields = merge_step(
+        &mut rules,
+        "",
+        GivenStep::change(body, &current),
+        Some(&current),
+    );
+    rules.finish()?;
     check_if_match(&headers, current.version)?;
     let Some(fields) = fields else {
         return Err(ApiError::internal("validated fields missing"));
@@ -478,7 +458,7 @@ pub async fn steps_update(
         &p.organization_id,
         &current,
         &fields,
-        given.position,
+        position,
         &now,
     )
     .await?
@@ -495,13 +475,14 @@ pub async fn steps_update(
         &json!({ "collection_plan_id": plan_id, "action": fields.action, "offset_days": fields.offset_days }),
     )
     .await?;
-    commit_read(
+    let step = written(
         store::get_step(&mut tx, &p.organization_id, &plan_id, &step_id).await?,
         "collection plan step",
-        tx,
-        |step| step_reply(step, StatusCode::OK),
-    )
-    .await
+    )?;
+    let body = collection_plan_steps_update::Response200 {
+        data: step_view(&step)?,
+    };
+    commit(tx, answer(StatusCode::OK, &body, Some(step.version))).await
 }
 
 /// `DELETE /v1/collection_plans/{cp_id}/steps/{step_id}`.

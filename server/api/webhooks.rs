@@ -1,32 +1,35 @@
 //! `/v1/webhooks`: endpoints that receive the organization's events as signed POSTs, their
 //! deliveries, a test event and manual retries. `engine::webhooks` does the POSTing.
 
-use axum::body::Bytes;
-use axum::extract::{Path, RawQuery};
+use axum::extract::Path;
 use axum::response::IntoResponse;
 use http::{HeaderMap, StatusCode};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::caller::{Caller, find};
-use super::idempotency::{ReplaySecret, commit, commit_read};
-use super::input::{Input, Patch};
-use super::reply::{self, Reply, check_if_match, created, data_with_etag, list as list_reply};
+use super::checked::{Body, NoBody, Query};
+use super::idempotency::{ReplaySecret, commit};
+use super::input::{Rules, distinct};
+use super::reply::{Reply, answer, check_if_match, page_meta, page_request, written};
+use crate::generated::models::{
+    Patch, WebhookDeliveryError, response, webhook_deliveries_list, webhooks_create, webhooks_get,
+    webhooks_list, webhooks_update,
+};
 use crate::http::problem::{ApiError, ApiResult, FieldError};
 use crate::state::AppState;
 use dunning_engine::outbound::Policy;
 use dunning_engine::webhooks::payload;
 use dunning_store::webhooks::{
-    self as store, DELIVERY_STATUSES, Delivery, DeliveryFilter, DeliveryStatus, NewDelivery,
-    Webhook, WebhookFields,
+    self as store, Delivery, DeliveryFilter, DeliveryStatus, NewDelivery, Webhook, WebhookFields,
 };
 use dunning_store::{events, ids, now_text};
 
 /// An absolute http(s) URL without credentials or fragment, as typed (trimmed).
-fn check_url(input: &mut Input, url: String) -> Option<String> {
+fn check_url(rules: &mut Rules, url: String) -> Option<String> {
     let parsed = match reqwest::Url::parse(&url) {
         Ok(parsed) if parsed.has_host() => parsed,
         _ => {
-            input.error(
+            rules.error(
                 "url",
                 "format",
                 "Must be an absolute URL such as https://erp.example.com.br/webhooks",
@@ -35,11 +38,11 @@ fn check_url(input: &mut Input, url: String) -> Option<String> {
         }
     };
     if !matches!(parsed.scheme(), "https" | "http") {
-        input.error("url", "scheme", "Must be an https:// (or http://) URL");
+        rules.error("url", "scheme", "Must be an https:// (or http://) URL");
         return None;
     }
     if !parsed.username().is_empty() || parsed.password().is_some() {
-        input.error(
+        rules.error(
             "url",
             "credentials",
             "Must not carry a user name or password: receivers authenticate deliveries by their X-Signature",
@@ -47,7 +50,7 @@ fn check_url(input: &mut Input, url: String) -> Option<String> {
         return None;
     }
     if parsed.fragment().is_some() {
-        input.error("url", "format", "Must not have a fragment (#...)");
+        rules.error("url", "format", "Must not have a fragment (#...)");
         return None;
     }
     Some(url)
@@ -71,88 +74,100 @@ fn check_target(state: &AppState, url: &str) -> ApiResult<()> {
     })
 }
 
-fn read_url(input: &mut Input) -> Option<String> {
-    let url = input.text("url")?;
-    check_url(input, url)
-}
-
-/// Event types such as `charge.paid`, or `*`: how many and how spelt is the document's
-/// (`WebhookEventTypes`).
-fn read_events(input: &mut Input) -> Option<Vec<String>> {
-    input.text_list("events")
-}
-
 /// A webhook endpoint as the API shows it; the signing `secret` only in the answer that
 /// created it.
-fn to_json(w: &Webhook, secret: Option<&str>) -> Value {
-    let mut shown = json!({
-        "id": w.id,
-        "url": w.url,
-        "events": w.events,
-        "description": w.description,
-        "enabled": w.enabled,
-    });
-    if let Some(secret) = secret {
-        shown["secret"] = json!(secret);
+fn view<'a>(w: &'a Webhook, secret: Option<&'a str>) -> response::Webhook<'a> {
+    response::Webhook {
+        id: &w.id,
+        url: &w.url,
+        events: &w.events,
+        description: w.description.as_deref(),
+        enabled: w.enabled,
+        secret,
+        created_at: w.created_at,
+        updated_at: w.updated_at,
     }
-    shown["created_at"] = json!(w.created_at);
-    shown["updated_at"] = json!(w.updated_at);
-    shown
 }
 
-/// A delivery of an event to an endpoint as the API shows it.
-fn delivery_json(d: &Delivery) -> Value {
-    json!({
-        "id": d.id,
-        "webhook_id": d.webhook_id,
-        "event_id": d.event_id,
-        "event_type": d.event_type,
-        "status": d.status,
-        "attempts": d.attempts,
-        "response_status": d.response_status,
-        "error": d.error,
-        "next_retry_at": d.next_retry_at,
-        "delivered_at": d.delivered_at,
-        "created_at": d.created_at,
+/// A delivery of an event to an endpoint as the API shows it. Its failure is stored as text
+/// (`dunning_store::webhooks::FAILURES`): a word the document does not list is our own fault.
+fn delivery_view(d: &Delivery) -> ApiResult<response::WebhookDelivery<'_>> {
+    let error = match d.error.as_deref() {
+        Some(e) => Some(WebhookDeliveryError::from_word(e).ok_or_else(|| {
+            ApiError::internal(format!("webhook delivery {} has error '{e}'", d.id))
+        })?),
+        None => None,
+    };
+    Ok(response::WebhookDelivery {
+        id: &d.id,
+        webhook_id: &d.webhook_id,
+        event_id: &d.event_id,
+        event_type: &d.event_type,
+        status: d.status.into(),
+        attempts: d.attempts,
+        response_status: d.response_status,
+        error,
+        next_retry_at: d.next_retry_at,
+        delivered_at: d.delivered_at,
+        created_at: d.created_at,
     })
 }
 
-fn accepted(delivery: Delivery) -> Reply {
-    reply::accepted(delivery_json(&delivery), delivery.version)
+/// The 202 answer with a delivery queued (read back inside its transaction), committed.
+async fn accepted(
+    found: Option<Delivery>,
+    what: &str,
+    tx: sqlx::Transaction<'static, sqlx::Any>,
+) -> ApiResult<Reply> {
+    let delivery = written(found, what)?;
+    let body = response::WebhookDeliveryResponse {
+        data: delivery_view(&delivery)?,
+    };
+    commit(
+        tx,
+        answer(StatusCode::ACCEPTED, &body, Some(delivery.version)),
+    )
+    .await
 }
 
-pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResult<Reply> {
-    let mut input = Input::from_raw_query(raw);
-    let page = input.page();
-    input.finish()?;
+pub async fn list(
+    Caller(state, p): Caller,
+    Query(query): Query<webhooks_list::Query>,
+) -> ApiResult<Reply> {
+    let page = page_request(query.page, query.per_page);
     let rows = store::list(&state.db, &p.organization_id, page).await?;
-    Ok(list_reply(rows.map(|w| to_json(&w, None)), page))
+    let body = webhooks_list::Response200 {
+        data: rows.items.iter().map(|w| view(w, None)).collect(),
+        meta: page_meta(&rows, page),
+    };
+    Ok(answer(StatusCode::OK, &body, None))
 }
 
 pub async fn get(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
     let webhook = find::<Webhook>(&state, &p, &id).await?;
-    Ok(data_with_etag(to_json(&webhook, None), webhook.version))
+    let body = webhooks_get::Response200 {
+        data: view(&webhook, None),
+    };
+    Ok(answer(StatusCode::OK, &body, Some(webhook.version)))
 }
 
 /// `POST /v1/webhooks`: the only answer that carries the signing secret.
-pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
-    let mut input = Input::from_body(&body)?;
-    let url = read_url(&mut input);
-    let url = input.require("url", url);
-    let events = read_events(&mut input);
-    let events = input.require("events", events);
-    let description = input.text("description");
-    let enabled = input.boolean("enabled").unwrap_or(true);
-    input.finish()?;
-    let (Some(url), Some(events)) = (url, events) else {
+pub async fn create(
+    Caller(state, p): Caller,
+    Body(body): Body<webhooks_create::Body>,
+) -> ApiResult<Reply> {
+    let mut rules = Rules::default();
+    let url = check_url(&mut rules, body.url);
+    rules.finish()?;
+    let Some(url) = url else {
         return Err(ApiError::internal("validated fields missing"));
     };
     check_target(&state, &url)?;
     let fields = WebhookFields {
         url,
-        events,
-        description,
-        enabled,
+        events: distinct(body.events),
+        description: body.description.into_option(),
+        enabled: body.enabled.unwrap_or(true),
     };
     let id = ids::new_id("whk");
     let secret = format!("whsec_{}", ids::new_secret(24));
@@ -175,18 +190,17 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
         &json!({ "url": fields.url, "events": fields.events, "enabled": fields.enabled }),
     )
     .await?;
-    commit_read(
+    let webhook = written(
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "webhook",
-        tx,
-        |webhook| {
-            let mut reply = created(to_json(&webhook, Some(&secret)), webhook.version);
-            // The secret is shown once; a replay of this create keeps it only for a while.
-            reply.extensions_mut().insert(ReplaySecret("/data/secret"));
-            reply
-        },
-    )
-    .await
+    )?;
+    let body = webhooks_create::Response201 {
+        data: view(&webhook, Some(&secret)),
+    };
+    let mut reply = answer(StatusCode::CREATED, &body, Some(webhook.version));
+    // The secret is shown once; a replay of this create keeps it only for a while.
+    reply.extensions_mut().insert(ReplaySecret("/data/secret"));
+    commit(tx, reply).await
 }
 
 /// `PATCH /v1/webhooks/{id}`. Enabling a disabled endpoint starts its subscription anew:
@@ -195,15 +209,13 @@ pub async fn update(
     Caller(state, p): Caller,
     Path(id): Path<String>,
     headers: HeaderMap,
-    body: Bytes,
+    Body(body): Body<webhooks_update::Body>,
 ) -> ApiResult<Reply> {
-    let mut input = Input::from_body(&body)?;
     let current = find::<Webhook>(&state, &p, &id).await?;
-    let url = read_url(&mut input);
-    let events = read_events(&mut input);
-    let description = input.patch_text("description");
-    let enabled = input.boolean("enabled");
-    input.finish()?;
+    let mut rules = Rules::default();
+    let url = body.url.and_then(|url| check_url(&mut rules, url));
+    rules.finish()?;
+    let (events, enabled) = (body.events.map(distinct), body.enabled);
     if let Some(url) = &url {
         check_target(&state, url)?;
     }
@@ -219,7 +231,7 @@ pub async fn update(
         "events",
         events.as_ref().is_some_and(|e| *e != current.events),
     );
-    let description = match description {
+    let description = match body.description {
         Patch::Absent => current.description.clone(),
         Patch::Null => None,
         Patch::Value(d) => Some(d),
@@ -261,13 +273,14 @@ pub async fn update(
         &json!({ "changed": changed, "url": fields.url, "events": fields.events, "enabled": fields.enabled }),
     )
     .await?;
-    commit_read(
+    let webhook = written(
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "webhook",
-        tx,
-        |webhook| data_with_etag(to_json(&webhook, None), webhook.version),
-    )
-    .await
+    )?;
+    let body = webhooks_update::Response200 {
+        data: view(&webhook, None),
+    };
+    commit(tx, answer(StatusCode::OK, &body, Some(webhook.version))).await
 }
 
 /// `DELETE /v1/webhooks/{id}`: the endpoint, its deliveries and pending retries go.
@@ -291,12 +304,7 @@ pub async fn delete(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResu
 
 /// `POST /v1/webhooks/{id}/test`: queue a `webhook.test` event for this endpoint alone; the
 /// worker POSTs it at once.
-pub async fn test(
-    Caller(state, p): Caller,
-    Path(id): Path<String>,
-    body: Bytes,
-) -> ApiResult<Reply> {
-    Input::from_body(&body)?.finish()?;
+pub async fn test(Caller(state, p): Caller, Path(id): Path<String>, _: NoBody) -> ApiResult<Reply> {
     let webhook = find::<Webhook>(&state, &p, &id).await?;
     if !webhook.enabled {
         return Err(ApiError::conflict(
@@ -336,11 +344,10 @@ pub async fn test(
         },
     )
     .await?;
-    commit_read(
+    accepted(
         store::get_delivery_in(&mut tx, &p.organization_id, &id, &delivery_id).await?,
         "test delivery",
         tx,
-        accepted,
     )
     .await
 }
@@ -348,20 +355,24 @@ pub async fn test(
 pub async fn deliveries(
     Caller(state, p): Caller,
     Path(id): Path<String>,
-    RawQuery(raw): RawQuery,
+    Query(query): Query<webhook_deliveries_list::Query>,
 ) -> ApiResult<Reply> {
-    let mut input = Input::from_raw_query(raw);
-    let page = input.page();
-    let status = input.choice("status", DELIVERY_STATUSES);
-    let event_type = input.text("event_type");
-    input.finish()?;
+    let page = page_request(query.page, query.per_page);
     find::<Webhook>(&state, &p, &id).await?;
     let filter = DeliveryFilter {
-        status: status.map(str::to_string),
-        event_type,
+        status: query.status.map(|s| s.as_str().to_string()),
+        event_type: query.event_type,
     };
     let rows = store::list_deliveries(&state.db, &p.organization_id, &id, &filter, page).await?;
-    Ok(list_reply(rows.map(|d| delivery_json(&d)), page))
+    let body = webhook_deliveries_list::Response200 {
+        data: rows
+            .items
+            .iter()
+            .map(delivery_view)
+            .collect::<ApiResult<_>>()?,
+        meta: page_meta(&rows, page),
+    };
+    Ok(answer(StatusCode::OK, &body, None))
 }
 
 /// `POST /v1/webhooks/{id}/deliveries/{delivery_id}/retry`: queue a finished delivery again,
@@ -369,9 +380,8 @@ pub async fn deliveries(
 pub async fn retry(
     Caller(state, p): Caller,
     Path((id, delivery_id)): Path<(String, String)>,
-    body: Bytes,
+    _: NoBody,
 ) -> ApiResult<Reply> {
-    Input::from_body(&body)?.finish()?;
     let webhook = find::<Webhook>(&state, &p, &id).await?;
     let delivery = store::get_delivery(&state.db, &p.organization_id, &id, &delivery_id)
         .await?
@@ -414,11 +424,10 @@ pub async fn retry(
         &json!({ "webhook_id": id, "event_id": delivery.event_id, "event_type": delivery.event_type, "previous_status": delivery.status }),
     )
     .await?;
-    commit_read(
+    accepted(
         store::get_delivery_in(&mut tx, &p.organization_id, &id, &delivery_id).await?,
         "delivery",
         tx,
-        accepted,
     )
     .await
 }

@@ -32,3 +32,6 @@ same_words!(dunning_store::disputes::DisputeStatus => models::DisputeStatus {
 same_words!(dunning_store::agreements::AgreementStatus => models::AgreementStatus {
     Proposed, Accepted, Canceled, Broken, Fulfilled,
 });
+same_words!(dunning_store::webhooks::DeliveryStatus => models::WebhookDeliveryStatus {
+    Pending, Succeeded, Failed,
+});
