@@ -13,7 +13,7 @@ use super::charge_actions::{action_context, commit_delivery, locked_charge, sett
 use super::idempotency::{commit_read, commit_written};
 use super::input::Input;
 use super::refused::answered;
-use super::reply::{Reply, check_if_match, list as list_reply};
+use super::reply::{Reply, check_if_match};
 use super::wire;
 use crate::auth::Principal;
 use crate::http::problem::{ApiError, ApiResult};
@@ -237,5 +237,5 @@ pub async fn events(
     input.finish()?;
     find::<Charge>(&state, &p, &id).await?;
     let rows = events::charge_timeline(&state.db, &p.organization_id, &id, page).await?;
-    Ok(list_reply(rows.map(|e| wire::event(&e)), page))
+    wire::event_list(&rows, page)
 }

@@ -26,3 +26,10 @@ same_words!(NegativationStatus => models::ChargeNegativationStatus {
 same_words!(ProtestStatus => models::ChargeProtestStatus {
     None, Requested, Protested, CancelRequested, Canceled,
 });
+same_words!(dunning_store::deliveries::DeliveryStatus => models::DeliveryStatus {
+    Queued, Sent, Delivered, Failed, Bounced,
+});
+same_words!(dunning_store::exports::ExportStatus => models::ExportStatus {
+    Pending, Running, Completed, Failed,
+});
+same_words!(crate::auth::Audience => models::MeTokenAudience { Api, Mcp });
