@@ -102,7 +102,7 @@ pub fn body<T: DeserializeOwned>(bytes: &[u8]) -> ApiResult<T> {
         Ok(body) if faults.is_empty() => Ok(body),
         Ok(_) => Err(ApiError::validation(faults)),
         Err(fault) => {
-            merge(&mut faults, vec![fault]);
+            add_typed_fault(&mut faults, fault);
             Err(ApiError::validation(faults))
         }
     }
@@ -140,7 +140,7 @@ pub fn query_pairs<T: DeserializeOwned>(
         Ok(query) if faults.is_empty() => Ok(query),
         Ok(_) => Err(faults),
         Err(fault) => {
-            merge(&mut faults, vec![fault]);
+            add_typed_fault(&mut faults, fault);
             Err(faults)
         }
     }
@@ -166,6 +166,8 @@ fn typed<T: DeserializeOwned>(value: Value) -> Result<T, FieldError> {
         } else {
             field
         };
+        // Once the schema check has passed, only the format types can still refuse a value
+        // (money, dates, instants): each says so in the words its getter always used.
         let message = e.inner().to_string();
         if message.contains("two decimals") {
             FieldError::new(
@@ -173,10 +175,27 @@ fn typed<T: DeserializeOwned>(value: Value) -> Result<T, FieldError> {
                 "multiple_of",
                 "Must be an amount in reais with at most two decimals",
             )
+        } else if message.contains("RFC 3339") {
+            FieldError::new(
+                &field,
+                "format",
+                "Must be a date-time as RFC 3339, e.g. 2025-03-15T13:45:00-03:00",
+            )
+        } else if message.contains("component") {
+            FieldError::new(&field, "format", "Must be a date as YYYY-MM-DD")
         } else {
             FieldError::new(&field, "type", message)
         }
     })
+}
+
+/// Add the typed reading's `fault` to the document's `faults`: all of it when the document
+/// found none; else only a money amount the schema let through (a missing or mistyped field
+/// the document has named already, perhaps deeper, is not said twice).
+fn add_typed_fault(faults: &mut Vec<FieldError>, fault: FieldError) {
+    if faults.is_empty() || fault.code == "multiple_of" {
+        merge(faults, vec![fault]);
+    }
 }
 
 /// Every string of `value`, at any depth, without leading and trailing white space.

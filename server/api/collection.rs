@@ -191,5 +191,5 @@ pub async fn events(
     let page = page_request(query.page, query.per_page);
     find::<Charge>(&state, &p, &id).await?;
     let rows = events::charge_timeline(&state.db, &p.organization_id, &id, page).await?;
-    Ok(super::reply::list(rows.map(|e| wire::event(&e)), page))
+    wire::event_list(&rows, page)
 }

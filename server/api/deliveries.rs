@@ -1,42 +1,58 @@
 //! `/v1/deliveries`: the messages sent (or being sent) to debtors, and sending one again.
 
-use axum::body::Bytes;
-use axum::extract::{Path, RawQuery};
+use axum::extract::Path;
+use http::StatusCode;
 
 use super::caller::{Caller, find};
 use super::charge_actions::{action_context, commit_delivery, settle};
-use super::input::Input;
-use super::reply::{Reply, data_with_etag, list as list_reply};
+use super::checked::{NoBody, Query};
+use super::input::Rules;
+use super::reply::{Reply, answer, page_meta, page_request};
 use super::wire;
+use crate::generated::models::deliveries_list;
 use crate::http::problem::ApiResult;
 use dunning_app::collection::{self as actions, NoticeText};
-use dunning_domain::collection::CHANNELS;
-use dunning_store::deliveries::{self as store, Delivery, DeliveryFilter, STATUSES};
+use dunning_store::deliveries::{self as store, Delivery, DeliveryFilter};
 
 /// `GET /v1/deliveries`: newest first, with filters.
-pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResult<Reply> {
-    let mut input = Input::from_raw_query(raw);
-    let page = input.page();
-    let filter = read_filter(&mut input);
-    input.finish()?;
+pub async fn list(
+    Caller(state, p): Caller,
+    Query(query): Query<deliveries_list::Query>,
+) -> ApiResult<Reply> {
+    let page = page_request(query.page, query.per_page);
+    let mut rules = Rules::default();
+    let filter = filter(&query, &mut rules);
+    rules.finish()?;
     let rows = store::list(&state.db, &p.organization_id, &filter, page).await?;
-    Ok(list_reply(rows.map(|d| wire::delivery(&d)), page))
+    let body = deliveries_list::Response200 {
+        data: rows
+            .items
+            .iter()
+            .map(wire::delivery)
+            .collect::<ApiResult<_>>()?,
+        meta: page_meta(&rows, page),
+    };
+    Ok(answer(StatusCode::OK, &body, None))
 }
 
-/// The filters of `deliveries_list` (also those of a deliveries export).
-pub fn read_filter(input: &mut Input) -> DeliveryFilter {
+/// The query parameters of `deliveries_list` that are filters (what a deliveries export takes).
+pub const FILTERS: &[&str] = &["charge_id", "customer_id", "channel", "status"];
+
+/// The filters of `deliveries_list` (also those of a deliveries export). The document says
+/// all there is to say of them: no rule of the server's own.
+pub fn filter(query: &deliveries_list::Query, _rules: &mut Rules) -> DeliveryFilter {
     DeliveryFilter {
-        charge_id: input.text("charge_id"),
-        customer_id: input.text("customer_id"),
-        channel: input.choice("channel", CHANNELS).map(str::to_string),
-        status: input.choice("status", STATUSES).map(str::to_string),
+        charge_id: query.charge_id.clone(),
+        customer_id: query.customer_id.clone(),
+        channel: query.channel.map(|c| c.as_str().to_string()),
+        status: query.status.map(|s| s.as_str().to_string()),
     }
 }
 
 /// `GET /v1/deliveries/{id}`.
 pub async fn get(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
     let delivery = find::<Delivery>(&state, &p, &id).await?;
-    Ok(data_with_etag(wire::delivery(&delivery), delivery.version))
+    wire::delivery_answer(StatusCode::OK, &delivery)
 }
 
 /// `POST /v1/deliveries/{id}/resend`: the same text again, as a new delivery, to the
@@ -44,9 +60,8 @@ pub async fn get(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<
 pub async fn resend(
     Caller(state, p): Caller,
     Path(id): Path<String>,
-    body: Bytes,
+    NoBody: NoBody,
 ) -> ApiResult<Reply> {
-    Input::from_body(&body)?.finish()?;
     let original = find::<Delivery>(&state, &p, &id).await?;
     let mut tx = state.db.begin().await?;
     let actor = p.actor();

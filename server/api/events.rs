@@ -1,35 +1,34 @@
 //! `/v1/events`: the organization's audit trail.
 
-use axum::extract::RawQuery;
-
 use super::caller::Caller;
-use super::input::Input;
-use super::reply::{Reply, list as list_reply};
+use super::checked::Query;
+use super::input::Rules;
+use super::reply::{Reply, page_request};
 use super::wire;
+use crate::generated::models::events_list;
 use crate::http::problem::ApiResult;
 use dunning_store::events::{self as store, EventFilter};
-use dunning_store::timestamp_text;
 
 /// `GET /v1/events`: newest first, by type, subject and time range.
-pub async fn list(Caller(state, p): Caller, RawQuery(raw): RawQuery) -> ApiResult<Reply> {
-    let mut input = Input::from_raw_query(raw);
-    let page = input.page();
-    let kind = input.text("type");
-    let subject_id = input.text("subject_id");
-    let from = input.instant("created_from");
-    let to = input.instant("created_to");
+pub async fn list(
+    Caller(state, p): Caller,
+    Query(query): Query<events_list::Query>,
+) -> ApiResult<Reply> {
+    let page = page_request(query.page, query.per_page);
+    let mut rules = Rules::default();
+    let (from, to) = (query.created_from, query.created_to);
     if let (Some(f), Some(t)) = (from, to)
         && f > t
     {
-        input.error("created_to", "range", "Must not be before created_from");
+        rules.error("created_to", "range", "Must not be before created_from");
     }
-    input.finish()?;
+    rules.finish()?;
     let filter = EventFilter {
-        kind,
-        subject_id,
-        created_from: from.map(timestamp_text),
-        created_to: to.map(timestamp_text),
+        kind: query.r#type,
+        subject_id: query.subject_id,
+        created_from: from.map(|t| t.to_string()),
+        created_to: to.map(|t| t.to_string()),
     };
     let rows = store::list(&state.db, &p.organization_id, &filter, page).await?;
-    Ok(list_reply(rows.map(|e| wire::event(&e)), page))
+    wire::event_list(&rows, page)
 }

@@ -1,26 +1,29 @@
 //! `/v1/exports`: CSV files of charges, customers or deliveries with the filters of their lists, built in
 //! the background by `engine::exports` and downloaded once completed.
 
-use axum::body::Bytes;
 use axum::extract::Path;
 use axum::response::IntoResponse;
-use http::header;
+use http::{StatusCode, header};
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use super::caller::{Caller, find};
+use super::checked::{self, Body};
 use super::idempotency::commit_read;
-use super::input::{Input, Patch};
-use super::reply::{self, Reply, data_with_etag};
+use super::input::Rules;
+use super::reply::{Reply, answer};
+use super::{charges, customers, deliveries};
 use crate::generated::OperationId;
+use crate::generated::models::{ExportCreateKind, ExportKind, exports_create, response};
 use crate::http::problem::{ApiError, ApiResult, FieldError};
-use dunning_store::exports::{self as store, Export, ExportFilter, ExportStatus, KINDS};
+use dunning_store::exports::{self as store, Export, ExportFilter, ExportStatus};
 use dunning_store::{events, ids, now_text};
 
 /// Read an export's `filters` object with the rules of the list of that kind (the list's query
 /// parameters in the document, then its reader), every fault named `filters.<name>`. Values
 /// may be JSON strings, numbers or booleans (a list's query string only has text, so
 /// `"amount_min": 100` and `"100"` mean the same).
-fn read_filters(kind: &str, filters: &Map<String, Value>) -> ApiResult<ExportFilter> {
+fn read_filters(kind: ExportCreateKind, filters: &Map<String, Value>) -> ApiResult<ExportFilter> {
     let mut pairs = Vec::new();
     let mut errors = Vec::new();
     for (name, value) in filters {
@@ -36,136 +39,103 @@ fn read_filters(kind: &str, filters: &Map<String, Value>) -> ApiResult<ExportFil
             )),
         }
     }
-    let list = match kind {
-        "charges" => Some(OperationId::ChargesList),
-        "customers" => Some(OperationId::CustomersList),
-        "deliveries" => Some(OperationId::DeliveriesList),
-        _ => None,
+    let read = match kind {
+        ExportCreateKind::Charges => list_filters(
+            OperationId::ChargesList,
+            charges::FILTERS,
+            pairs,
+            |q, rules| ExportFilter::Charges(charges::filter(q, rules)),
+        ),
+        ExportCreateKind::Customers => list_filters(
+            OperationId::CustomersList,
+            customers::FILTERS,
+            pairs,
+            |q, rules| ExportFilter::Customers(customers::filter(q, rules)),
+        ),
+        ExportCreateKind::Deliveries => list_filters(
+            OperationId::DeliveriesList,
+            deliveries::FILTERS,
+            pairs,
+            |q, rules| ExportFilter::Deliveries(deliveries::filter(q, rules)),
+        ),
     };
-    let documented = list.map_or_else(Vec::new, |list| {
-        super::schemas::query_pairs_faults(list, pairs.clone())
-    });
-    if kind == "charges" {
-        // An export takes a list's filters, not its order or page.
-        let mut documented = documented;
-        for (name, _) in &pairs {
-            if !super::charges::FILTERS.contains(&name.as_str())
-                && !documented.iter().any(|f| &f.field == name)
-            {
-                documented.push(FieldError::new(
-                    name,
-                    "unknown",
-                    format!("Unknown query parameter '{name}'"),
-                ));
-            }
-        }
-        let faults = match super::checked::query_pairs(list, pairs, documented) {
-            Ok(query) => {
-                let mut rules = super::input::Rules::default();
-                let filter = super::charges::filter(&query, &mut rules);
-                match rules.finish() {
-                    Ok(()) if errors.is_empty() => return Ok(ExportFilter::Charges(filter)),
-                    Ok(()) => Vec::new(),
-                    Err(problem) => problem.errors,
-                }
-            }
-            Err(faults) => faults,
-        };
-        errors.extend(faults.into_iter().map(|e| FieldError {
+    match read {
+        Ok(filter) if errors.is_empty() => return Ok(filter),
+        Ok(_) => {}
+        Err(faults) => errors.extend(faults.into_iter().map(|e| FieldError {
             field: format!("filters.{}", e.field),
             ..e
-        }));
-        return Err(ApiError::validation(errors));
+        })),
     }
-    let mut input = Input::from_query(pairs);
-    let filter = match kind {
-        "customers" => ExportFilter::Customers(super::customers::read_filter(&mut input)),
-        "deliveries" => ExportFilter::Deliveries(super::deliveries::read_filter(&mut input)),
-        other => {
-            return Err(ApiError::validation(vec![FieldError::new(
-                "kind",
-                "enum",
-                format!(
-                    "'{other}' cannot be exported; use one of: {}",
-                    KINDS.join(", ")
-                ),
-            )]));
-        }
-    };
-    // The reader's faults, then the document's about filters the reader did not name: the
-    // order a list's own answer has.
-    let mut faults = match input.finish() {
-        Ok(()) => Vec::new(),
-        Err(problem) => problem.errors,
-    };
-    for fault in documented {
-        if !faults.iter().any(|f| f.field == fault.field) {
-            faults.push(fault);
+    Err(ApiError::validation(errors))
+}
+
+/// Filter `pairs` as the query of `list` (its model `Q`), read by the list's own `read`: the
+/// document's faults (and those of a parameter of the list that is not one of its `names`
+/// of filters: an export takes a list's filters, not its order or page), else the rules'.
+fn list_filters<Q: DeserializeOwned>(
+    list: OperationId,
+    names: &[&str],
+    pairs: Vec<(String, String)>,
+    read: impl FnOnce(&Q, &mut Rules) -> ExportFilter,
+) -> Result<ExportFilter, Vec<FieldError>> {
+    let mut documented = super::schemas::query_pairs_faults(list, pairs.clone());
+    for (name, _) in &pairs {
+        if !names.contains(&name.as_str()) && !documented.iter().any(|f| &f.field == name) {
+            documented.push(FieldError::new(
+                name,
+                "unknown",
+                format!("Unknown query parameter '{name}'"),
+            ));
         }
     }
-    errors.extend(faults.into_iter().map(|e| FieldError {
-        field: format!("filters.{}", e.field),
-        ..e
-    }));
-    if errors.is_empty() {
-        Ok(filter)
-    } else {
-        Err(ApiError::validation(errors))
+    let query = checked::query_pairs::<Q>(Some(list), pairs, documented)?;
+    let mut rules = Rules::default();
+    let filter = read(&query, &mut rules);
+    match rules.finish() {
+        Ok(()) => Ok(filter),
+        Err(problem) => Err(problem.errors),
     }
 }
 
-/// An export as the API shows it (the file itself is `download`'s).
-fn to_json(e: &Export) -> Value {
-    json!({
-        "id": e.id,
-        "kind": e.kind,
-        "filters": e.filters,
-        "status": e.status,
-        "row_count": e.row_count,
-        "byte_size": e.byte_size,
-        "error": e.error,
-        "created_at": e.created_at,
-        "completed_at": e.completed_at,
+/// An export as the API shows it (the file itself is `download`'s). Its kind is stored as
+/// text and its filters as the object given: anything else is our own fault.
+fn view(e: &Export) -> ApiResult<response::Export<'_>> {
+    let fault = |what: String| ApiError::internal(format!("export {} has {what}", e.id));
+    Ok(response::Export {
+        id: &e.id,
+        kind: ExportKind::from_word(&e.kind).ok_or_else(|| fault(format!("kind '{}'", e.kind)))?,
+        filters: e
+            .filters
+            .as_object()
+            .ok_or_else(|| fault("filters that are not an object".to_string()))?,
+        status: e.status.into(),
+        row_count: e.row_count,
+        byte_size: e.byte_size,
+        error: e.error.as_deref(),
+        created_at: e.created_at,
+        completed_at: e.completed_at,
     })
 }
 
-fn accepted(export: Export) -> Reply {
-    reply::accepted(to_json(&export), export.version)
+/// `{"data": export}` with its ETag and `status`.
+fn export_answer(status: StatusCode, export: &Export) -> ApiResult<Reply> {
+    let body = response::ExportResponse {
+        data: view(export)?,
+    };
+    Ok(answer(status, &body, Some(export.version)))
 }
 
 /// `POST /v1/exports`: check the filters now, build the file later.
-pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
-    let mut input = Input::from_body(&body)?;
-    let kind = input.choice("kind", KINDS);
-    let kind = input.require("kind", kind);
-    let filters = match input.object("filters") {
-        Patch::Value(map) => map,
-        Patch::Absent | Patch::Null => Map::new(),
-    };
-    let mut faults = match input.finish() {
-        Ok(()) => Vec::new(),
-        Err(problem) => problem.errors,
-    };
-    // The body's reader reported what the document says of `filters` already; the filters'
-    // own reader adds what it alone knows (a filter that is not one of the kind's list).
-    let filter = match kind.map(|kind| read_filters(kind, &filters)) {
-        Some(Ok(filter)) => Some(filter),
-        Some(Err(problem)) => {
-            for fault in problem.errors {
-                if !faults.iter().any(|f| f.field == fault.field) {
-                    faults.push(fault);
-                }
-            }
-            None
-        }
-        None => None,
-    };
-    if !faults.is_empty() {
-        return Err(ApiError::validation(faults));
-    }
-    let (Some(kind), Some(filter)) = (kind, filter) else {
-        return Err(ApiError::internal("validated kind missing"));
-    };
+pub async fn create(
+    Caller(state, p): Caller,
+    Body(body): Body<exports_create::Body>,
+) -> ApiResult<Reply> {
+    let kind = body.kind;
+    let filters = body.filters.unwrap_or_default();
+    // The document has judged the body; the filters' own reader adds what it alone knows
+    // (the list's rules, and a filter that is not one of the kind's list).
+    let filter = read_filters(kind, &filters)?;
     let filters = Value::Object(filters);
     let id = ids::new_id("exp");
     let mut tx = state.db.begin().await?;
@@ -173,7 +143,7 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
         &mut tx,
         &p.organization_id,
         &id,
-        kind,
+        kind.as_str(),
         &filters,
         &filter,
         &now_text(),
@@ -185,21 +155,23 @@ pub async fn create(Caller(state, p): Caller, body: Bytes) -> ApiResult<Reply> {
         "export.created",
         ("export", &id),
         &p.actor(),
-        &json!({ "kind": kind, "filters": filters }),
+        &json!({ "kind": kind.as_str(), "filters": filters }),
     )
     .await?;
     commit_read(
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "export",
         tx,
-        accepted,
+        |export| {
+            export_answer(StatusCode::ACCEPTED, &export).unwrap_or_else(IntoResponse::into_response)
+        },
     )
     .await
 }
 
 pub async fn get(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
     let export = find::<Export>(&state, &p, &id).await?;
-    Ok(data_with_etag(to_json(&export), export.version))
+    export_answer(StatusCode::OK, &export)
 }
 
 /// `GET /v1/exports/{id}/download`: the CSV of a completed export.

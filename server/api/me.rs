@@ -1,25 +1,48 @@
 //! `GET /v1/me`: who this token is.
 
-use serde_json::json;
+use http::StatusCode;
 
 use super::caller::Caller;
-use super::reply::{Reply, data};
+use super::reply::{Reply, answer};
 use crate::auth::roles;
+use crate::generated::models::{MePersonRole, Scope, me, response};
+use crate::http::problem::{ApiError, ApiResult};
 
-pub async fn me(Caller(_, principal): Caller) -> Reply {
-    data(json!({
-        "organization": { "id": principal.organization_id, "name": principal.organization_name },
-        "person": {
-            "id": principal.person_id,
-            "name": principal.person_name,
-            "email": principal.person_email,
-            "role": principal.role,
+pub async fn me(Caller(_, principal): Caller) -> ApiResult<Reply> {
+    let role = MePersonRole::from_word(&principal.role)
+        .ok_or_else(|| ApiError::internal(format!("unknown role '{}'", principal.role)))?;
+    let token_scopes = scopes(principal.token_scopes.iter().map(String::as_str))?;
+    let permissions = scopes(roles::permissions(&principal.role))?;
+    let body = me::Response200 {
+        data: response::Me {
+            organization: response::MeOrganization {
+                id: &principal.organization_id,
+                name: &principal.organization_name,
+            },
+            person: response::MePerson {
+                id: &principal.person_id,
+                name: &principal.person_name,
+                email: &principal.person_email,
+                role,
+            },
+            token: response::MeToken {
+                id: &principal.token_id,
+                audience: principal.audience.into(),
+                scopes: &token_scopes,
+            },
+            permissions: &permissions,
         },
-        "token": {
-            "id": principal.token_id,
-            "audience": principal.audience.as_str(),
-            "scopes": principal.token_scopes,
-        },
-        "permissions": roles::permissions(&principal.role),
-    }))
+    };
+    Ok(answer(StatusCode::OK, &body, None))
+}
+
+/// Scope names as the document's: one it does not list is our own fault.
+fn scopes<'a>(names: impl IntoIterator<Item = &'a str>) -> ApiResult<Vec<Scope>> {
+    names
+        .into_iter()
+        .map(|name| {
+            Scope::from_word(name)
+                .ok_or_else(|| ApiError::internal(format!("unknown scope '{name}'")))
+        })
+        .collect()
 }

@@ -35,3 +35,10 @@ same_words!(dunning_store::agreements::AgreementStatus => models::AgreementStatu
 same_words!(dunning_store::webhooks::DeliveryStatus => models::WebhookDeliveryStatus {
     Pending, Succeeded, Failed,
 });
+same_words!(dunning_store::deliveries::DeliveryStatus => models::DeliveryStatus {
+    Queued, Sent, Delivered, Failed, Bounced,
+});
+same_words!(dunning_store::exports::ExportStatus => models::ExportStatus {
+    Pending, Running, Completed, Failed,
+});
+same_words!(crate::auth::Audience => models::MeTokenAudience { Api, Mcp });
