@@ -1,8 +1,7 @@
 //! The document's faults of the running request: found by `schemas::checked` before the
-//! handler runs, taken by the request's `input::Input` when it finishes, so that one 400
-//! names the handler's faults and the document's together. They travel with the request's
-//! task, since the handlers read their bodies as bytes; handlers that take typed models
-//! read them from the request instead.
+//! handler runs, taken by the request's typed reader (`checked::Body`, `checked::Query`,
+//! `checked::NoBody`) as it reads, so that the 400 names them with the reader's own. They
+//! travel with the request's task, as a task-local value beside the request.
 
 use std::cell::RefCell;
 use std::future::Future;

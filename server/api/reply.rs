@@ -1,5 +1,5 @@
-//! Success responses in the API's shapes (`{"data": ...}`, lists with `meta`), ETags and the
-//! `Request-Id` header.
+//! Success responses: a generated response model written once with its status and ETag, the
+//! page a list asks for and its `meta`, `If-Match`, and the `Request-Id` header.
 
 use axum::Json;
 use axum::extract::Request;
@@ -7,7 +7,6 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 use serde::Serialize;
-use serde_json::json;
 
 use crate::generated::models::response::PaginationMeta;
 use crate::http::problem::{ApiError, ApiResult};
@@ -15,54 +14,6 @@ use dunning_store::{Page, PageRequest, ids};
 
 /// What handlers return.
 pub type Reply = Response;
-
-/// 200 with `{"data": value}`.
-pub fn data(value: impl Serialize) -> Reply {
-    Json(json!({ "data": value })).into_response()
-}
-
-/// 200 with `{"data": value}` and the object's ETag.
-pub fn data_with_etag(value: impl Serialize, version: i64) -> Reply {
-    let mut response = data(value);
-    response
-        .headers_mut()
-        .insert(header::ETAG, etag_header(version));
-    response
-}
-
-/// 201 with `{"data": value}` and the new object's ETag.
-pub fn created(value: impl Serialize, version: i64) -> Reply {
-    object_with_status(value, version, StatusCode::CREATED)
-}
-
-/// 202 with `{"data": value}` and its ETag: work queued (a delivery, an export).
-pub fn accepted(value: impl Serialize, version: i64) -> Reply {
-    object_with_status(value, version, StatusCode::ACCEPTED)
-}
-
-/// `{"data": value}` with its ETag and the given status.
-pub fn object_with_status(value: impl Serialize, version: i64, status: StatusCode) -> Reply {
-    let mut response = data_with_etag(value, version);
-    *response.status_mut() = status;
-    response
-}
-
-/// 200 with `{"data": [...], "meta": {total, page, per_page, total_pages}}`, plus
-/// `total_exact: false` when the count stopped at its cap.
-pub fn list<T: Serialize>(page: Page<T>, request: PageRequest) -> Reply {
-    let total_pages = (page.total + request.per_page - 1) / request.per_page;
-    let mut meta = json!({
-        "total": page.total,
-        "page": request.page,
-        "per_page": request.per_page,
-        "total_pages": total_pages,
-    });
-    if !page.total_exact {
-        // Counting stopped at the cap: `total` (and `total_pages`) are lower bounds.
-        meta["total_exact"] = json!(false);
-    }
-    Json(json!({ "data": page.items, "meta": meta })).into_response()
-}
 
 /// The typed answer `body` (a generated response model) with `status`, and the object's
 /// ETag when it has a `version`: written straight from the borrowed views, once.

@@ -8,9 +8,7 @@
 //! (`OperationId::body_schema`, `OperationId::query_schema`); they are compiled once, on first
 //! use, into a table indexed by operation. [`checked`] (a `/v1` middleware, just before the
 //! handler) judges the request and leaves the faults (`super::faults`) to the request's
-//! [`super::input::Input`], which reports them with the handler's own (the handler's first,
-//! then the document's for fields the handler did not name) so that one 400 still names every
-//! fault at once. Each fault is named by its
+//! typed reader (`super::checked`), which answers them in one 400, every fault named by its
 //! path (`address.street`, `tags[0]`) with the codes handlers used before (`length`, `range`,
 //! `enum`, `type`, `required`, `unknown`, `format`, `pattern`, `min_items`, ...).
 

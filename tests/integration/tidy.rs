@@ -1,7 +1,8 @@
 //! The repository's own rules, checked as tests (in the manner of rust-analyzer's
 //! `xtask/src/tidy.rs`): every source file says what it owns; the crates depend on each other
 //! exactly as `ARCHITECTURE.md`'s table says, and never reach what it forbids; production code
-//! has no module cycles; the clock is read in one place.
+//! has no module cycles; the clock is read in one place; the `/v1` handlers read and answer the
+//! document's types.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -470,4 +471,53 @@ fn the_clock_is_read_in_one_place() {
         readers.is_empty(),
         "read the time through dunning_domain::timestamp::now(), not in {readers:?}"
     );
+}
+
+/// The `/v1` handlers read and write the document's types (issue 22): no handler file reads a
+/// body or query string by hand (`Bytes`, `RawQuery`, `serde_json::Value` getters) and none
+/// builds an answer with `json!`. The one `json!` left is an event's payload, stored data
+/// handed to `events::record` (or `record_returning_id`). The plumbing that turns requests into the models is exempt.
+#[test]
+fn the_v1_handlers_read_and_answer_the_documents_types() {
+    let plumbing = [
+        "authenticate.rs",
+        "checked.rs",
+        "faults.rs",
+        "idempotency.rs",
+        "input.rs",
+        "mod.rs",
+        "operations.rs",
+        "rate_limit.rs",
+        "reply.rs",
+        "schemas.rs",
+    ];
+    let mut faults = Vec::new();
+    for path in rust_files(&root().join("server/api")) {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if plumbing.contains(&name.as_str()) {
+            continue;
+        }
+        let text = without_comments(&without_tests(&std::fs::read_to_string(&path).unwrap()));
+        for hand_read in ["RawQuery", "body: Bytes", "Input::", "Json<Value>"] {
+            if text.contains(hand_read) {
+                faults.push(format!("{name}: reads its input by hand ({hand_read})"));
+            }
+        }
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            if !line.contains("json!(") {
+                continue;
+            }
+            let recorded = lines[i.saturating_sub(8)..=i]
+                .iter()
+                .any(|l| l.contains("events::record"));
+            if !recorded {
+                faults.push(format!(
+                    "{name}:{}: a json! that is not an event's payload",
+                    i + 1
+                ));
+            }
+        }
+    }
+    assert!(faults.is_empty(), "{faults:#?}");
 }
