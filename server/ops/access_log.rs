@@ -55,7 +55,7 @@ pub async fn access_log(mut request: Request, next: Next) -> Response {
     }
     request.extensions_mut().insert(RequestId(id.clone()));
     let method = request.method().clone();
-    let path = request.uri().path().to_string();
+    let path = shown_path(request.uri().path()).to_string();
     let (mut response, noted) = NOTED_ORGANIZATION
         .scope(RefCell::new(None), async move {
             let response = next.run(request).await;
@@ -87,6 +87,16 @@ pub async fn access_log(mut request: Request, next: Next) -> Response {
         "request"
     );
     response
+}
+
+/// A request's path as logs and traces show it. An unsubscribe link's token is a capability
+/// (whoever holds it opts a customer out), so it is left out.
+pub fn shown_path(path: &str) -> &str {
+    if path.starts_with("/unsubscribe/") {
+        "/unsubscribe/…"
+    } else {
+        path
+    }
 }
 
 /// The MCP method and tool of a `/mcp` request (`-` when it is not one); a batch is

@@ -355,6 +355,7 @@ fn route_kind(path: &str) -> &'static str {
         "/metrics" => "metrics",
         "/v1/openapi.json" => "openapi",
         p if p.starts_with("/.well-known/") => "well_known",
+        p if p.starts_with("/unsubscribe/") => "unsubscribe",
         _ => "other",
     }
 }
