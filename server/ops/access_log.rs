@@ -114,3 +114,17 @@ fn mcp_names(exchanges: Option<&Exchanges>) -> (String, String) {
         _ => (format!("batch:{}", join(&|e| e.method)), tools),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unsubscribe_links_token_is_left_out_of_the_logged_path() {
+        assert_eq!(
+            shown_path("/unsubscribe/u1.org_a.cus_b.email.c2lnbmF0dXJl"),
+            "/unsubscribe/…"
+        );
+        assert_eq!(shown_path("/v1/charges/chg_1"), "/v1/charges/chg_1");
+    }
+}

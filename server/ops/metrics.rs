@@ -402,6 +402,10 @@ mod tests {
         assert_eq!(route_kind("/readyz"), "probe");
         assert_eq!(route_kind("/v1/charges/chg_123/anything"), "other");
         assert_eq!(route_kind("/org_secret"), "other");
+        assert_eq!(
+            route_kind("/unsubscribe/u1.org_a.cus_b.email.sig"),
+            "unsubscribe"
+        );
     }
 
     #[test]

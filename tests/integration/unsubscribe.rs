@@ -292,3 +292,42 @@ async fn a_link_of_a_deleted_customer_is_refused_like_a_tampered_one() {
         StatusCode::NOT_FOUND
     );
 }
+
+#[tokio::test]
+async fn the_unsubscribe_key_is_made_once_per_database_and_never_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}?mode=rwc", dir.path().join("keys.db").display());
+    let (db, _) = dunning_store::Db::open(&url).await.unwrap();
+    let first = dunning_store::secrets::get_or_create(&db, "unsubscribe")
+        .await
+        .unwrap();
+    assert_eq!(first.len(), 32);
+    // Another replica, or the same server after a restart, on the same database.
+    let (again, fresh) = dunning_store::Db::open(&url).await.unwrap();
+    assert!(!fresh);
+    let second = dunning_store::secrets::get_or_create(&again, "unsubscribe")
+        .await
+        .unwrap();
+    assert_eq!(first, second);
+    // A link signed under one is accepted under the other.
+    let target = Target {
+        organization_id: "org_a1".into(),
+        customer_id: "cus_b2".into(),
+        channel: "email".into(),
+    };
+    let token = unsubscribe::sign(&unsubscribe::Key::new(first.clone()), &target);
+    assert_eq!(
+        unsubscribe::verify(&unsubscribe::Key::new(second), &token),
+        Some(target)
+    );
+
+    // The configuration's `Debug` (what a log of it would show) never holds the key.
+    let secret = "an-operators-unsubscribe-secret";
+    let config = kobana_dunning::Config {
+        unsubscribe_secret: unsubscribe::Key::new(secret.as_bytes().to_vec()),
+        ..kobana_dunning::Config::local()
+    };
+    let shown = format!("{config:?} {:?}", config.engine_settings());
+    assert!(!shown.contains(secret), "{shown}");
+    assert!(shown.contains("Key(<redacted>)"), "{shown}");
+}
