@@ -331,3 +331,32 @@ async fn the_unsubscribe_key_is_made_once_per_database_and_never_shown() {
     assert!(!shown.contains(secret), "{shown}");
     assert!(shown.contains("Key(<redacted>)"), "{shown}");
 }
+
+#[tokio::test]
+async fn postgres_keeps_one_unsubscribe_key_and_opts_out_once() {
+    let Some(server) = crate::postgres::postgres_server().await else {
+        return;
+    };
+    let first = dunning_store::secrets::get_or_create(&server.state.db, "unsubscribe")
+        .await
+        .unwrap();
+    let second = dunning_store::secrets::get_or_create(&server.state.db, "unsubscribe")
+        .await
+        .unwrap();
+    assert_eq!((first.len(), &first), (32, &second));
+
+    let token = server.token(0, "admin", "api");
+    let (customer, _) = two_customers(&server, &token).await;
+    let path = link(&server, &customer);
+    for _ in 0..2 {
+        let done = one_click(&server, &path).await;
+        assert_eq!(done.status, StatusCode::OK, "{}", done.text);
+    }
+    let after = opt_outs(&server, &token, &customer).await;
+    let emails = after.as_array().unwrap().iter().filter(|c| *c == "email");
+    assert_eq!(emails.count(), 1, "{after}");
+    assert_eq!(
+        unsubscribed_events(&server, &token, &customer).await.len(),
+        1
+    );
+}
