@@ -27,6 +27,11 @@ pub struct Config {
     /// HMAC key for confirmation states; set it (`DUNNING_CONFIRMATION_SECRET`) when several
     /// replicas serve one endpoint, else each process makes its own at start.
     pub confirmation_secret: Vec<u8>,
+    /// HMAC key of the one-click unsubscribe links in debtor e-mails
+    /// (`DUNNING_UNSUBSCRIBE_SECRET`); when not given, the one kept in the database
+    /// (`server_secrets`, made on first start), so that every replica checks the links the
+    /// others signed and links keep working after a restart.
+    pub unsubscribe_secret: dunning_engine::unsubscribe::Key,
     /// Refuse destructive tools to handshake-era clients, which cannot be asked to confirm.
     pub reject_unconfirmed_in_handshake_era: bool,
     /// OAuth authorization servers announced in the protected resource metadata; empty:
@@ -95,6 +100,7 @@ impl Config {
             canonical_url: None,
             allowed_origins: Vec::new(),
             confirmation_secret: random_secret(),
+            unsubscribe_secret: dunning_engine::unsubscribe::Key::new(random_secret()),
             reject_unconfirmed_in_handshake_era: false,
             authorization_servers: Vec::new(),
             oauth_access_token_ttl: std::time::Duration::from_secs(600),
@@ -147,8 +153,21 @@ impl Config {
             collection_interval: Some(self.collection_interval),
             smtp_url: self.smtp_url.clone(),
             dkim: self.dkim.clone(),
+            unsubscribe: Some(dunning_engine::unsubscribe::Links {
+                base_url: self.public_url(),
+                key: self.unsubscribe_secret.clone(),
+            }),
             allow_private_webhook_targets: self.allow_private_webhook_targets,
             oauth_grant_idle_ttl: self.oauth_grant_idle_ttl,
+        }
+    }
+
+    /// The URL debtors and mailbox providers reach this server at, without a trailing `/`:
+    /// `--canonical-url` when set, else the listening address (http, for local runs).
+    pub fn public_url(&self) -> String {
+        match &self.canonical_url {
+            Some(url) => url.trim_end_matches('/').to_string(),
+            None => self.base_url(),
         }
     }
 

@@ -17,6 +17,7 @@ pub mod ops;
 pub mod rate_limit;
 pub mod startup;
 pub mod state;
+pub mod unsubscribe;
 
 use axum::Router;
 
@@ -25,7 +26,8 @@ use ops::{access_log, metrics, probes, telemetry};
 pub use config::Config;
 pub use state::AppState;
 
-/// The whole server: `/v1`, `/mcp` and the well-known documents, ready to serve.
+/// The whole server: `/v1`, `/mcp`, OAuth, the unsubscribe pages and the well-known
+/// documents, ready to serve.
 pub fn app(state: AppState) -> Router {
     let v1 = api::router(state.clone());
     let settings = state.config.mcp_settings();
@@ -36,6 +38,7 @@ pub fn app(state: AppState) -> Router {
         .merge(v1)
         .merge(mcp)
         .merge(oauth::router(state.clone()))
+        .merge(unsubscribe::router(state.clone()))
         .merge(probes::router(
             state.db.clone(),
             state.engine.status.clone(),

@@ -68,6 +68,10 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
     // A wrong SMTP URL, CA file or DKIM key stops the start, rather than queueing every e-mail.
     dunning_engine::providers::Providers::check(&config.engine_settings())?;
     let (db, fresh) = args.database.open().await?;
+    let config = Config {
+        unsubscribe_secret: unsubscribe_key(&args, &db).await?,
+        ..config
+    };
     let base_url = format!("http://{address}");
     if fresh && config.seed_demo {
         let credentials = demo::seed(&db, &base_url)
@@ -199,6 +203,33 @@ fn config(
             ..config
         }),
         None => Ok(config),
+    }
+}
+
+/// The unsubscribe links' key: `--unsubscribe-secret`, else the one kept in the database (made
+/// now when this is the first start). Never logged.
+async fn unsubscribe_key(
+    args: &ServeArgs,
+    db: &dunning_store::Db,
+) -> Result<dunning_engine::unsubscribe::Key, String> {
+    use dunning_engine::unsubscribe::Key;
+    match &args.unsubscribe_secret {
+        Some(secret) if secret.len() < 16 => {
+            Err("the unsubscribe secret must have at least 16 characters".into())
+        }
+        Some(secret) => Ok(Key::new(secret.as_bytes().to_vec())),
+        None => match dunning_store::secrets::get_or_create(db, "unsubscribe").await {
+            Ok(secret) => Ok(Key::new(secret)),
+            // A read-only database that never kept a key: the links of this process work
+            // until it stops (it sends no e-mail anyway: deliveries cannot be written).
+            Err(e) if db.read_only => {
+                tracing::warn!(
+                    "no unsubscribe key in the read-only database ({e}); links made now stop working at restart"
+                );
+                Ok(Key::new(crate::config::random_secret()))
+            }
+            Err(e) => Err(format!("cannot read or keep the unsubscribe key: {e}")),
+        },
     }
 }
 

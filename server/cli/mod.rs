@@ -172,6 +172,10 @@ pub struct ServeArgs {
     /// HMAC key for confirmation states; give every replica the same one.
     #[arg(long, env = "DUNNING_CONFIRMATION_SECRET", hide_env_values = true)]
     pub confirmation_secret: Option<String>,
+    /// HMAC key of the one-click unsubscribe links in debtor e-mails (at least 16 characters);
+    /// without it, a key made once and kept in the database, shared by every replica.
+    #[arg(long, env = "DUNNING_UNSUBSCRIBE_SECRET", hide_env_values = true)]
+    pub unsubscribe_secret: Option<String>,
     /// Refuse destructive tools to handshake-era MCP clients, which cannot be asked to confirm.
     #[arg(long = "reject-unconfirmed", env = "DUNNING_REJECT_UNCONFIRMED")]
     pub reject_unconfirmed: bool,

@@ -55,7 +55,7 @@ pub async fn access_log(mut request: Request, next: Next) -> Response {
     }
     request.extensions_mut().insert(RequestId(id.clone()));
     let method = request.method().clone();
-    let path = request.uri().path().to_string();
+    let path = shown_path(request.uri().path()).to_string();
     let (mut response, noted) = NOTED_ORGANIZATION
         .scope(RefCell::new(None), async move {
             let response = next.run(request).await;
@@ -89,6 +89,16 @@ pub async fn access_log(mut request: Request, next: Next) -> Response {
     response
 }
 
+/// A request's path as logs and traces show it. An unsubscribe link's token is a capability
+/// (whoever holds it opts a customer out), so it is left out.
+pub fn shown_path(path: &str) -> &str {
+    if path.starts_with("/unsubscribe/") {
+        "/unsubscribe/…"
+    } else {
+        path
+    }
+}
+
 /// The MCP method and tool of a `/mcp` request (`-` when it is not one); a batch is
 /// `batch` with the methods joined by commas, in order.
 fn mcp_names(exchanges: Option<&Exchanges>) -> (String, String) {
@@ -102,5 +112,19 @@ fn mcp_names(exchanges: Option<&Exchanges>) -> (String, String) {
     match exchanges.as_slice() {
         [_] => (join(&|e| e.method), tools),
         _ => (format!("batch:{}", join(&|e| e.method)), tools),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unsubscribe_links_token_is_left_out_of_the_logged_path() {
+        assert_eq!(
+            shown_path("/unsubscribe/u1.org_a.cus_b.email.c2lnbmF0dXJl"),
+            "/unsubscribe/…"
+        );
+        assert_eq!(shown_path("/v1/charges/chg_1"), "/v1/charges/chg_1");
     }
 }

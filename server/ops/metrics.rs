@@ -355,6 +355,7 @@ fn route_kind(path: &str) -> &'static str {
         "/metrics" => "metrics",
         "/v1/openapi.json" => "openapi",
         p if p.starts_with("/.well-known/") => "well_known",
+        p if p.starts_with("/unsubscribe/") => "unsubscribe",
         _ => "other",
     }
 }
@@ -401,6 +402,10 @@ mod tests {
         assert_eq!(route_kind("/readyz"), "probe");
         assert_eq!(route_kind("/v1/charges/chg_123/anything"), "other");
         assert_eq!(route_kind("/org_secret"), "other");
+        assert_eq!(
+            route_kind("/unsubscribe/u1.org_a.cus_b.email.sig"),
+            "unsubscribe"
+        );
     }
 
     #[test]

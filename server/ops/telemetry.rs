@@ -177,7 +177,7 @@ pub async fn http_span(request: Request, next: Next) -> Response {
         otel.status_code = Empty,
         http.request.method = method.as_str(),
         http.route = route,
-        url.path = request.uri().path(),
+        url.path = super::access_log::shown_path(request.uri().path()),
         url.scheme = "http",
         network.protocol.version = http_version(request.version()),
         http.response.status_code = Empty,

@@ -43,5 +43,6 @@ mod rest_limits;
 mod startup;
 mod tidy;
 mod traces;
+mod unsubscribe;
 mod webhook_security;
 mod webhooks;

@@ -175,7 +175,7 @@ pub(crate) async fn create_charge(server: &TestServer) -> String {
 }
 
 /// A valid CPF from nine digits.
-fn cpf(seed: u32) -> String {
+pub fn cpf(seed: u32) -> String {
     let base: Vec<u32> = format!("{:09}", 100_000_000 + seed % 800_000_000)
         .chars()
         .map(|c| c.to_digit(10).unwrap())

@@ -8,16 +8,20 @@ STARTTLS and implicit TLS with AUTH arrive; a certificate from another CA, a rel
 STARTTLS and bad credentials each end `failed` with their category; a 550 recipient `bounced`,
 a 451 stays queued to be retried; 20 notices share one connection; the message is
 multipart/alternative (text and HTML), with Message-ID, Date and Reply-To, and its DKIM signature
-verifies with dkimpy."""
+verifies with dkimpy; its one-click unsubscribe link (RFC 8058), POSTed as a mailbox provider
+does, opts the customer out once, and a tampered link is refused."""
 
 from __future__ import annotations
 
 import base64
 import email
 import email.policy
+import json
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
@@ -225,7 +229,11 @@ def test_a_notice_arrives_over_starttls_as_text_and_html_with_its_headers(startt
     assert message["Subject"] == d["subject"]
     text, html = [part for part in message.iter_parts()]
     assert text.get_content_type() == "text/plain"
-    assert text.get_content().replace("\r\n", "\n").strip() == d["body"].strip()
+    # The delivery's text, then the unsubscribe line (which the stored delivery does not hold).
+    body, _, footer = text.get_content().replace("\r\n", "\n").rpartition("\n--\n")
+    assert body.strip() == d["body"].strip()
+    unsubscribe = message["List-Unsubscribe"].strip("<>")
+    assert footer.strip() == f"Não quer mais receber estes e-mails? {unsubscribe}"
     assert "Conceição Araújo" in text.get_content()
     assert html.get_content_type() == "text/html"
     page = html.get_content()
@@ -233,6 +241,7 @@ def test_a_notice_arrives_over_starttls_as_text_and_html_with_its_headers(startt
     assert "Conceição Araújo" in page
     assert "&#60;março&#62; &#38; cia" in page, "the charge's text is escaped"
     assert "<script" not in page and "<img" not in page and "src=" not in page
+    assert f'<a href="{unsubscribe}"' in page
     # For a look in a browser: `pytest -s` prints where the page is.
     (tmp_path / "notice.html").write_text(page, encoding="utf-8")
     print(f"HTML part: {tmp_path / 'notice.html'}")
@@ -256,9 +265,79 @@ def test_the_dkim_signature_verifies_with_dkimpy(starttls, dkim_key):
     signature = email.message_from_bytes(received.data)["DKIM-Signature"]
     assert "d=paodourado.com.br" in signature and f"s={SELECTOR}" in signature
     assert "a=rsa-sha256" in signature
+    signed = {h.strip().lower() for h in signature.split("h=")[1].split(";")[0].split(":")}
+    assert {"list-unsubscribe", "list-unsubscribe-post"} <= signed, signature
     # A changed body no longer verifies: the check is real.
     tampered = received.data.replace(b"Concei", b"Xoncei", 1)
     assert tampered != received.data and not dkim.verify(tampered, dnsfunc=dns)
+
+
+def one_click(url: str) -> tuple[int, str]:
+    """The POST a mailbox provider sends for RFC 8058: the form body, no cookie, no credential."""
+    request = urllib.request.Request(url, data=b"List-Unsubscribe=One-Click", method="POST")
+    request.add_header("Content-Type", "application/x-www-form-urlencoded")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def test_the_one_click_unsubscribe_link_of_a_received_notice_opts_the_customer_out_once(starttls):
+    server, relay = starttls
+    [sent] = notify(server, "quer-sair@example.com.br")
+    d = settled(server, sent)
+    assert d["status"] == "delivered", d
+    customer = d["customer_id"]
+    [received] = relay.to("quer-sair@example.com.br")
+    message = email.message_from_bytes(received.data, policy=email.policy.default)
+    assert message["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    url = message["List-Unsubscribe"].strip()
+    assert url.startswith("<") and url.endswith(">"), url
+    url = url[1:-1]
+    # Here the listening URL; production gives --canonical-url https://... (RFC 8058 wants https).
+    assert url.startswith(f"{server.base}/unsubscribe/u1.{server.org()['id']}.{customer}.email."), url
+
+    # A tampered link, and another customer's id with this link's signature: refused, no change.
+    signature = url.rsplit(".", 1)[1]
+    other = next(c["id"] for c in server.rest("/v1/customers?per_page=100")["data"]
+                 if c["id"] != customer and "email" not in c["channel_opt_outs"])
+    tampered = [url[:-1] + ("A" if url[-1] != "A" else "B"),
+                url.replace(f".{customer}.", f".{other}.")]
+    assert tampered[1].endswith(signature)
+    for bad in tampered:
+        status, page = one_click(bad)
+        assert status == 404, (bad, status, page)
+        assert "Este link não é válido" in page
+    assert "email" not in server.rest(f"/v1/customers/{customer}")["data"]["channel_opt_outs"]
+    assert "email" not in server.rest(f"/v1/customers/{other}")["data"]["channel_opt_outs"]
+
+    status, page = one_click(url)
+    assert status == 200, page
+    organization = server.org()["name"]
+    assert f"Pronto: você não receberá mais e-mails de cobrança de {organization}" in page
+    assert server.rest(f"/v1/customers/{customer}")["data"]["channel_opt_outs"].count("email") == 1
+    events = server.rest(f"/v1/events?subject_id={customer}&type=customer.unsubscribed")["data"]
+    assert len(events) == 1 and events[0]["data"]["channel"] == "email", events
+
+    # Once: a second POST answers the same page and writes nothing.
+    status, again = one_click(url)
+    assert status == 200 and "Pronto:" in again
+    assert server.rest(f"/v1/customers/{customer}")["data"]["channel_opt_outs"].count("email") == 1
+    assert len(server.rest(f"/v1/events?subject_id={customer}&type=customer.unsubscribed")["data"]) == 1
+
+    # The next e-mail notice is refused at the API (409 customer_opted_out): nothing is queued,
+    # nothing reaches the relay.
+    charge = server.rest(f"/v1/deliveries/{sent}")["data"]["charge_id"]
+    before = len(relay.to("quer-sair@example.com.br"))
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        server.rest(f"/v1/charges/{charge}/notify", method="POST", body={"channel": "email"})
+    assert refused.value.code == 409
+    assert json.loads(refused.value.read())["code"] == "customer_opted_out"
+    queued = server.rest(f"/v1/deliveries?customer_id={customer}")["data"]
+    assert [q["id"] for q in queued] == [sent], queued
+    time.sleep(2)  # two looks of the collection worker
+    assert len(relay.to("quer-sair@example.com.br")) == before
 
 
 def test_twenty_notices_share_one_connection(starttls):

@@ -10,6 +10,7 @@
 pub mod agreements;
 pub mod collection;
 pub mod disputes;
+pub mod opt_outs;
 pub mod payments;
 
 use dunning_domain::collection::Refusal;

@@ -15,6 +15,7 @@ pub mod outbound;
 pub mod providers;
 pub mod smtp;
 pub mod status;
+pub mod unsubscribe;
 pub mod webhooks;
 
 use std::future::Future;
@@ -66,6 +67,9 @@ pub struct Settings {
     pub smtp_url: Option<String>,
     /// Sign e-mails with DKIM (RFC 6376): the key file and selector, the domain the sender's.
     pub dkim: Option<smtp::DkimSettings>,
+    /// How each e-mail's one-click unsubscribe link is made (the public URL and the key);
+    /// `None`: e-mails carry no link (an embedding that set none).
+    pub unsubscribe: Option<unsubscribe::Links>,
     /// Let webhooks reach loopback and private networks (development and tests only).
     pub allow_private_webhook_targets: bool,
     /// How long an OAuth grant may go unused before housekeeping ends it.

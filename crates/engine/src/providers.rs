@@ -3,7 +3,7 @@
 //!
 //! E-mail goes out over SMTP (`smtp`, through lettre) when `DUNNING_SMTP_URL` is set: the
 //! providers are built once per engine, so the channel's pool of connections serves every
-//! message. Everything else ships with a sandbox that does what a real party would, on this machine:
+//! message. Each e-mail carries its customer's one-click unsubscribe link (`unsubscribe`). Everything else ships with a sandbox that does what a real party would, on this machine:
 //!
 //! - the sandbox channel records every message in `sandbox_messages` and reports it sent; its
 //!   delivery receipt comes a minute later: `delivered`, or `bounced` for an e-mail whose local
@@ -21,6 +21,7 @@ use dunning_store::Db;
 use dunning_store::deliveries::{self, Delivery};
 
 use super::smtp::{self, Mailer, SmtpError, SmtpSettings};
+use super::unsubscribe::Links;
 
 /// A boxed future, so that providers can be trait objects.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -157,7 +158,10 @@ fn email_channel(settings: &Settings) -> Result<Box<dyn Channel>, String> {
             let parsed = SmtpSettings::parse(url).map_err(|e| format!("DUNNING_SMTP_URL: {e}"))?;
             let mailer = Mailer::new(parsed, settings.dkim.as_ref())
                 .map_err(|e| format!("DUNNING_SMTP_URL: {e}"))?;
-            Ok(Box::new(SmtpChannel { mailer }))
+            Ok(Box::new(SmtpChannel {
+                mailer,
+                unsubscribe: settings.unsubscribe.clone(),
+            }))
         }
     }
 }
@@ -214,9 +218,12 @@ impl Channel for SandboxChannel {
     }
 }
 
-/// E-mail over SMTP: one [`Mailer`] (and its pool of connections) for every message.
+/// E-mail over SMTP: one [`Mailer`] (and its pool of connections) for every message, each
+/// with its customer's one-click unsubscribe link.
 pub struct SmtpChannel {
     pub mailer: Mailer,
+    /// How each message's unsubscribe link is made; `None`: messages carry none.
+    pub unsubscribe: Option<Links>,
 }
 
 impl Channel for SmtpChannel {
@@ -231,14 +238,23 @@ impl Channel for SmtpChannel {
         from_name: &'a str,
     ) -> BoxFuture<'a, SendResult> {
         Box::pin(async move {
+            // RFC 8058 asks for an https URL, and mailbox providers offer their unsubscribe
+            // button only for one: production runs with `--canonical-url https://...`. A local
+            // run's http URL still gets the headers and the link, which work the same.
+            let unsubscribe = self.unsubscribe.as_ref().map(|links| {
+                links.url(
+                    &delivery.organization_id,
+                    &delivery.customer_id,
+                    &delivery.channel,
+                )
+            });
             let email = smtp::Email {
                 to: &delivery.recipient,
                 from_name,
                 subject: delivery.subject.as_deref().unwrap_or("Aviso de cobrança"),
                 body: &delivery.body,
                 reference: &delivery.id,
-                // One-click unsubscribe (RFC 8058) is not offered yet.
-                unsubscribe: None,
+                unsubscribe: unsubscribe.as_deref(),
             };
             match self.mailer.send(&email).await {
                 Ok(()) => SendResult::Delivered,

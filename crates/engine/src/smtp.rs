@@ -556,10 +556,20 @@ struct NoticeHtml<'a> {
     subject: &'a str,
     /// Paragraphs (split on blank lines), each a list of lines.
     paragraphs: Vec<Vec<&'a str>>,
+    /// The one-click unsubscribe link, shown in the footer.
+    unsubscribe: Option<&'a str>,
 }
 
-/// The HTML version of a notice's text.
-pub fn notice_html(organization: &str, subject: &str, body: &str) -> Result<String, String> {
+/// The line the text part ends with when the message has an unsubscribe link.
+pub const UNSUBSCRIBE_LINE: &str = "Não quer mais receber estes e-mails?";
+
+/// The HTML version of a notice's text, with the unsubscribe link in its footer when given.
+pub fn notice_html(
+    organization: &str,
+    subject: &str,
+    body: &str,
+    unsubscribe: Option<&str>,
+) -> Result<String, String> {
     let body = body.trim();
     let paragraphs = body
         .split("\n\n")
@@ -570,6 +580,7 @@ pub fn notice_html(organization: &str, subject: &str, body: &str) -> Result<Stri
         organization,
         subject,
         paragraphs,
+        unsubscribe,
     }
     .render()
     .map_err(|e| e.to_string())
@@ -612,6 +623,16 @@ impl Header for ListUnsubscribePost {
     }
 }
 
+/// The text part: the delivery's text, then the unsubscribe line after a signature separator
+/// when the message has a link.
+fn text_part(body: &str, unsubscribe: Option<&str>) -> String {
+    let body = body.replace("\r\n", "\n");
+    match unsubscribe {
+        Some(url) => format!("{}\n\n--\n{UNSUBSCRIBE_LINE} {url}\n", body.trim_end()),
+        None => body,
+    }
+}
+
 /// The message before signing: headers, the text and HTML alternatives.
 pub fn build_message(
     settings: &SmtpSettings,
@@ -624,14 +645,15 @@ pub fn build_message(
         .from
         .parse()
         .map_err(|_| SmtpError::Refused("smtp: the sender address is not usable".into()))?;
-    let text = email.body.replace("\r\n", "\n");
-    let html = notice_html(email.from_name, email.subject, &text).map_err(|e| {
-        tracing::error!(
-            delivery = email.reference,
-            "the e-mail template failed: {e}"
-        );
-        SmtpError::Refused("smtp: the message could not be written".into())
-    })?;
+    let body = email.body.replace("\r\n", "\n");
+    let html =
+        notice_html(email.from_name, email.subject, &body, email.unsubscribe).map_err(|e| {
+            tracing::error!(
+                delivery = email.reference,
+                "the e-mail template failed: {e}"
+            );
+            SmtpError::Refused("smtp: the message could not be written".into())
+        })?;
     let mut builder = Message::builder()
         .from(Mailbox::new(Some(email.from_name.to_string()), from))
         .to(Mailbox::new(None, to))
@@ -648,6 +670,7 @@ pub fn build_message(
             .map_err(|_| SmtpError::Refused("smtp: the reply_to address is not usable".into()))?;
         builder = builder.reply_to(Mailbox::new(None, address));
     }
+    let text = text_part(&body, email.unsubscribe);
     if let Some(url) = email.unsubscribe {
         builder = builder
             .header(ListUnsubscribe(url.to_string()))
@@ -873,12 +896,30 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("List-Unsubscribe-Post: List-Unsubscribe=One-Click"));
+        // Both parts offer the link too, for a reader whose mailbox shows no button.
+        let html = notice_html(
+            "Pão & Cia",
+            "Olá",
+            "Texto",
+            Some("https://x.example/u?a=1&b=2"),
+        )
+        .unwrap();
+        assert!(
+            html.contains(r#"<a href="https://x.example/u?a=1&#38;b=2" "#),
+            "{html}"
+        );
+        assert!(html.contains(UNSUBSCRIBE_LINE), "{html}");
+        assert_eq!(
+            text_part("Olá.\n\nAtenciosamente\n\n", Some(url)),
+            format!("Olá.\n\nAtenciosamente\n\n--\n{UNSUBSCRIBE_LINE} {url}\n")
+        );
+        assert_eq!(text_part("Olá.\r\nFim", None), "Olá.\nFim");
     }
 
     #[test]
     fn the_html_part_is_escaped_portuguese_and_self_contained() {
         let e = email(None);
-        let html = notice_html(e.from_name, e.subject, e.body).unwrap();
+        let html = notice_html(e.from_name, e.subject, e.body, None).unwrap();
         assert!(html.contains(r#"<html lang="pt-BR">"#), "{html}");
         assert!(html.contains("<title>Olá &#60;você&#62;</title>"), "{html}");
         assert!(

@@ -30,6 +30,7 @@ pub mod rate_windows;
 pub mod retry;
 pub mod rows;
 pub mod search;
+pub mod secrets;
 pub mod sign_in;
 mod text;
 pub mod webhooks;

@@ -61,6 +61,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
         12,
         include_str!("../migrations/0012_oauth_server_side_sessions_the_sign.sql"),
     ),
+    (
+        13,
+        include_str!("../migrations/0013_server_secrets_shared_by_replicas.sql"),
+    ),
 ];
 
 /// Whether every migration this build knows has been applied (a replica of an older build
