@@ -81,7 +81,19 @@ async fn crash_under_load(folder: &std::path::Path, database: &[&str]) {
             }
         }));
     }
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // Kill once writes are being acknowledged (a loaded machine may take seconds to answer
+    // the first), with more under way: a fixed pause killed some runs before any answer.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while std::time::Instant::now() < deadline
+        && !attempts
+            .lock()
+            .expect("lock")
+            .values()
+            .any(|a| a.answered.is_some())
+    {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
     server.kill_hard();
     for writer in writers {
         let _ = writer.await;

@@ -271,6 +271,7 @@ async fn kill_9_of_one_replica_under_load_loses_nothing_and_the_survivor_finishe
     let (a_url, b_url) = (a.url("/v1/customers"), b.url("/v1/customers"));
 
     // Writers on both replicas; replica a dies in the middle.
+    let answered = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let mut writers = Vec::new();
     for writer in 0..6u32 {
         let url = if writer.is_multiple_of(2) {
@@ -278,7 +279,7 @@ async fn kill_9_of_one_replica_under_load_loses_nothing_and_the_survivor_finishe
         } else {
             b_url.clone()
         };
-        let (client, api) = (client.clone(), api.clone());
+        let (client, api, answered) = (client.clone(), api.clone(), answered.clone());
         writers.push(tokio::spawn(async move {
             let mut sent = Vec::new();
             for n in 0..10_000u32 {
@@ -297,6 +298,7 @@ async fn kill_9_of_one_replica_under_load_loses_nothing_and_the_survivor_finishe
                     return sent;
                 };
                 if response.status() == 201 {
+                    answered.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let id: Value = response.json().await.unwrap_or(Value::Null);
                     sent.last_mut().expect("sent").2 =
                         id["data"]["id"].as_str().map(str::to_string);
@@ -308,7 +310,15 @@ async fn kill_9_of_one_replica_under_load_loses_nothing_and_the_survivor_finishe
             sent
         }));
     }
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // Kill once writes are being acknowledged (a loaded machine may take seconds to answer
+    // the first), with more under way: a fixed pause killed some runs before any answer.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while std::time::Instant::now() < deadline
+        && answered.load(std::sync::atomic::Ordering::Relaxed) == 0
+    {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
     a.kill_hard();
     let mut sent = Vec::new();
     for writer in writers {
