@@ -18,7 +18,7 @@ use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
-use http::{HeaderValue, StatusCode, header};
+use http::StatusCode;
 
 use dunning_app::Refused;
 use dunning_app::opt_outs::{self, OptOut};
@@ -230,19 +230,6 @@ fn page(status: StatusCode, html: askama::Result<String>) -> Response {
     };
     let mut response = (status, Html(html)).into_response();
     let headers = response.headers_mut();
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CSP),
-    );
-    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    headers.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
+    crate::http::page::protect(headers, CSP, "no-referrer");
     response
 }

@@ -1,6 +1,7 @@
 //! HTTP plumbing shared by every route: the RFC 9457 problem documents every error of the
-//! server is answered with (`problem`), and the listener loop with its limits and graceful
-//! shutdown (`serve`).
+//! server is answered with (`problem`), the headers of the HTML pages people see (`page`),
+//! and the listener loop with its limits and graceful shutdown (`serve`).
 
+pub mod page;
 pub mod problem;
 pub mod serve;

@@ -85,19 +85,10 @@ pub fn page(
     );
     let mut response = (status, Html(html)).into_response();
     let headers = response.headers_mut();
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    // No framing (clickjacking of the consent button), no scripts, forms only to us.
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CSP),
-    );
-    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    // No referrer leaves for another origin. `no-referrer` would also make browsers send
+    // No framing (clickjacking of the consent button), no scripts, forms only to us. No
+    // referrer leaves for another origin; `no-referrer` would also make browsers send
     // `Origin: null` with our own forms, which `forms::foreign_origin` refuses.
-    headers.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("same-origin"),
-    );
+    crate::http::page::protect(headers, CSP, "same-origin");
     if let Some(cookie) = set_cookie {
         headers.append(header::SET_COOKIE, cookie);
     }
