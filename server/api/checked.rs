@@ -89,7 +89,7 @@ impl<T: DeserializeOwned> FromRequestParts<AppState> for Query<T> {
 }
 
 /// `bytes` (a JSON object, or nothing) as `T`, after the request's schema and text checks.
-pub fn body<T: DeserializeOwned>(bytes: &[u8]) -> ApiResult<T> {
+fn body<T: DeserializeOwned>(bytes: &[u8]) -> ApiResult<T> {
     let mut value = input::json_object(bytes)?;
     let mut faults = Vec::new();
     input::check_texts(&value, "", false, &mut faults);
@@ -111,10 +111,7 @@ pub fn body<T: DeserializeOwned>(bytes: &[u8]) -> ApiResult<T> {
 /// The query string `raw` of `operation` as `T`, after the request's schema and text checks;
 /// a repeated parameter is refused rather than guessed at. Values are read as the type their
 /// parameter declares (`"25"` as 25 for an integer), as a query string has no types.
-pub fn query<T: DeserializeOwned>(
-    operation: Option<OperationId>,
-    raw: Option<&str>,
-) -> ApiResult<T> {
+fn query<T: DeserializeOwned>(operation: Option<OperationId>, raw: Option<&str>) -> ApiResult<T> {
     let pairs = form_urlencoded::parse(raw.unwrap_or_default().as_bytes()).into_owned();
     query_pairs(operation, pairs, super::faults::take()).map_err(ApiError::validation)
 }

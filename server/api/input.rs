@@ -181,19 +181,6 @@ impl Rules {
         }
     }
 
-    /// Whether a fault names `field` already.
-    pub fn names(&self, field: &str) -> bool {
-        self.errors.iter().any(|e| e.field == field)
-    }
-
-    /// `value` when it is given; else "required" on `name` (unless a fault names it already).
-    pub fn require<T>(&mut self, name: &str, value: Option<T>) -> Option<T> {
-        if value.is_none() && !self.names(name) {
-            self.error(name, "required", "This field is required");
-        }
-        value
-    }
-
     /// A due date within [`DUE_DATE_YEARS`] years of today (the document's pattern has kept
     /// it within [`FIRST_DATE`]..=[`LAST_DATE`]), so that fine and interest stay those of a
     /// real debt: a due date in 1900 made R$ 100 owe R$ 1 647. `None` when it is not.
