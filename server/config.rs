@@ -34,6 +34,10 @@ pub struct Config {
     pub unsubscribe_secret: dunning_engine::unsubscribe::Key,
     /// Refuse destructive tools to handshake-era clients, which cannot be asked to confirm.
     pub reject_unconfirmed_in_handshake_era: bool,
+    /// The MCP toolsets any connection may load (`None`: all), checked against the catalog.
+    pub mcp_toolsets: Option<Vec<String>>,
+    /// Only read-only MCP tools, for every connection.
+    pub mcp_read_only: bool,
     /// OAuth authorization servers announced in the protected resource metadata; empty:
     /// this server's own (`server/oauth`).
     pub authorization_servers: Vec<String>,
@@ -102,6 +106,8 @@ impl Config {
             confirmation_secret: random_secret(),
             unsubscribe_secret: dunning_engine::unsubscribe::Key::new(random_secret()),
             reject_unconfirmed_in_handshake_era: false,
+            mcp_toolsets: None,
+            mcp_read_only: false,
             authorization_servers: Vec::new(),
             oauth_access_token_ttl: std::time::Duration::from_secs(600),
             run_engine: true,
@@ -143,6 +149,8 @@ impl Config {
                 self.authorization_servers.clone()
             },
             problem_type_base: "https://docs.kobana.com.br/dunning/problems/".to_string(),
+            toolsets: self.mcp_toolsets.clone(),
+            read_only: self.mcp_read_only,
         }
     }
 

@@ -9,7 +9,7 @@ use std::pin::Pin;
 use mcp::{Admission, AuthFailure, Caller, Completion, CompletionRequest, Host};
 
 use crate::api::rate_limit::{self, Counted};
-use crate::auth::{self, Audience, Principal, tokens};
+use crate::auth::{self, Audience, Principal, roles, tokens};
 use crate::state::AppState;
 use dunning_store::{agreements, charges, customers, disputes, exports};
 
@@ -134,10 +134,16 @@ fn caller(principal: Principal) -> Caller {
     let mut extensions = http::Extensions::new();
     let subject = principal.token_id.clone();
     let scopes = principal.scopes.clone();
+    let toolsets = mcp::toolsets::Toolsets {
+        bound: None,
+        default: roles::default_toolsets(&principal.role)
+            .map(|names| names.iter().map(|n| n.to_string()).collect()),
+    };
     extensions.insert(principal);
     Caller {
         subject,
         scopes,
+        toolsets,
         extensions,
     }
 }

@@ -18,6 +18,8 @@ use serde_json::Value;
 pub struct Catalog {
     /// Every operation, in `tools/list` order (those serving prompts are not listed).
     pub tools: &'static [ToolSpec],
+    /// The toolsets a connection chooses tools by (empty: every tool is always loaded).
+    pub toolsets: &'static [ToolsetSpec],
     /// Resources with a fixed URI.
     pub resources: &'static [ResourceSpec],
     /// Resource templates (URIs with `{variables}`).
@@ -180,6 +182,8 @@ pub struct ToolSpec {
     pub confirm: Option<&'static str>,
     /// OAuth2 scopes the operation's `security` requirement names (all of them are needed).
     pub scopes: &'static [&'static str],
+    /// The toolset the tool belongs to (a [`ToolsetSpec::name`]; empty: none).
+    pub toolset: &'static str,
     /// URI template of the resource that serves this operation's result, if any.
     pub resource_uri: Option<&'static str>,
     /// The tool's `inputSchema` as JSON text.
@@ -188,6 +192,17 @@ pub struct ToolSpec {
     pub output_schema: Option<&'static str>,
     /// The whole `Tool` object exactly as `tools/list` returns it, as JSON text.
     pub tool_json: &'static str,
+}
+
+/// A group of tools a connection may load or leave out (`X-MCP-Toolsets`).
+#[derive(Debug)]
+pub struct ToolsetSpec {
+    /// What a connection writes to choose it (`charges`).
+    pub name: &'static str,
+    /// What its tools are for.
+    pub description: &'static str,
+    /// Loaded whatever a connection chooses.
+    pub always: bool,
 }
 
 /// A resource (fixed URI) or resource template (URI with `{variables}`) served by a tool.

@@ -15,6 +15,7 @@ use crate::ir::{
     Arg, ArgLocation, BodyEncoding, Method, Operation, QueryStyle, Resource, ResponseKind,
 };
 use crate::prompts::Prompt;
+use crate::toolsets::Toolset;
 
 /// Everything `source` writes out besides the operations.
 pub(crate) struct Texts<'a> {
@@ -29,12 +30,14 @@ pub(crate) struct Texts<'a> {
 /// same order as `ops`.
 pub(crate) fn source(
     ops: &[Operation],
+    toolsets: &[Toolset],
     tools: &[Value],
     prompts: &[Prompt],
     texts: &Texts<'_>,
 ) -> String {
     let tool_specs = ops.iter().zip(tools).map(|(op, json)| tool_spec(op, json));
     let prompt_specs = prompts.iter().map(prompt_spec);
+    let toolset_specs = toolsets.iter().map(toolset_spec);
     let resources = ops.iter().filter_map(|op| {
         op.resource
             .as_ref()
@@ -55,6 +58,8 @@ pub(crate) fn source(
         /// One entry per operation, in `tools/list` order: the MCP tools, and the operations
         /// that serve prompts (`ResponseKind::PromptResult`, never listed as tools).
         pub static TOOLS: &[ToolSpec] = &[#(#tool_specs),*];
+        /// The toolsets a connection chooses tools by, in the document's order.
+        pub static TOOLSETS: &[ToolsetSpec] = &[#(#toolset_specs),*];
         /// Resources with a fixed URI.
         pub static RESOURCES: &[ResourceSpec] = &[#(#resources),*];
         /// Resource templates (URIs with `{variables}`).
@@ -70,6 +75,7 @@ pub(crate) fn source(
         /// All of the above, as the MCP layer takes it.
         pub static CATALOG: Catalog = Catalog {
             tools: TOOLS,
+            toolsets: TOOLSETS,
             resources: RESOURCES,
             resource_templates: RESOURCE_TEMPLATES,
             prompts: PROMPTS,
@@ -95,6 +101,7 @@ fn tool_spec(op: &Operation, json: &Value) -> TokenStream {
     let server_key = op.server_idempotency_key;
     let confirm = option_str(op.confirm.as_deref());
     let scopes = &op.scopes;
+    let toolset = &op.toolset;
     let resource_uri = option_str(op.resource.as_ref().map(|r| r.uri.as_str()));
     let input_schema = lit(&compact(&op.input_schema));
     let output_schema = match &op.output_schema {
@@ -118,11 +125,19 @@ fn tool_spec(op: &Operation, json: &Value) -> TokenStream {
             server_idempotency_key: #server_key,
             confirm: #confirm,
             scopes: &[#(#scopes),*],
+            toolset: #toolset,
             resource_uri: #resource_uri,
             input_schema: #input_schema,
             output_schema: #output_schema,
             tool_json: #tool_json,
         }
+    }
+}
+
+fn toolset_spec(toolset: &Toolset) -> TokenStream {
+    let (name, description, always) = (&toolset.name, &toolset.description, toolset.always);
+    quote! {
+        ToolsetSpec { name: #name, description: #description, always: #always }
     }
 }
 

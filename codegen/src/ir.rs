@@ -210,6 +210,8 @@ pub struct Operation {
     pub annotations: Annotations,
     /// OAuth2 scopes the operation needs (all of them).
     pub scopes: Vec<String>,
+    /// The toolset the tool belongs to (`toolsets`); empty when the document has none.
+    pub toolset: String,
     /// Confirmation message template (`{argument}` placeholders), for destructive tools.
     pub confirm: Option<String>,
     /// The resource this operation serves, if any.

@@ -39,6 +39,7 @@ mod normalise;
 mod parse;
 mod prompts;
 mod schema;
+pub mod toolsets;
 mod xmcp;
 mod yaml;
 
@@ -122,11 +123,13 @@ pub struct Output {
     /// The IR, one entry per tool, in tool order (document path order, then GET, POST, PUT,
     /// PATCH, DELETE, HEAD, OPTIONS, TRACE).
     pub operations: Vec<ir::Operation>,
+    /// The toolsets, each with its tools (`x-mcp.toolsets`, else one per tag).
+    pub toolsets: Vec<toolsets::Toolset>,
     /// The checked prompts, in the order given.
     pub prompts: Vec<Prompt>,
     /// `{"tools": [...], "resourceTemplates": [...], "resources": [...]}` (and `"prompts"`
-    /// when there are any), each entry exactly
-    /// as the MCP list methods return it.
+    /// when there are any), each entry exactly as the MCP list methods return it; and
+    /// `"toolsets"` (name, description, tools), what a connection chooses from.
     pub catalog: Value,
     /// Repairs made to the document and other things its author should know, each with the
     /// JSON pointer of the place concerned.
@@ -231,6 +234,7 @@ pub fn generate(doc: &Value, settings: &Settings) -> Result<Output> {
         &mut diags,
     );
     budget::apply(&mut operations, &budget, &mut diags);
+    let toolsets = toolsets::collect(&normalised, &root, &operations, &mut diags);
     let mut prompts = prompts::build(&settings.prompts, &operations, &mut diags);
     let served = prompts::from_operations(&operations);
     prompts::check_unique(&prompts, &served, &mut diags);
@@ -246,14 +250,18 @@ pub fn generate(doc: &Value, settings: &Settings) -> Result<Output> {
     if !prompts.is_empty() {
         catalog["prompts"] = Value::Array(prompts.iter().map(prompts::json).collect());
     }
+    if !toolsets.is_empty() {
+        catalog["toolsets"] = toolsets::json(&toolsets);
+    }
     let texts = emit::Texts {
         instructions: &settings.instructions,
         openapi_json: &emit::compact(doc),
         catalog_json: &emit::compact(&catalog),
     };
-    let source = emit::source(&operations, &tools, &prompts, &texts);
+    let source = emit::source(&operations, &toolsets, &tools, &prompts, &texts);
     Ok(Output {
         operations,
+        toolsets,
         prompts,
         catalog,
         warnings,

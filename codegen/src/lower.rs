@@ -36,6 +36,7 @@ pub(crate) fn build(
         if ext.exclude {
             continue;
         }
+        let toolset = crate::toolsets::of(&raw.op.tags, &ext, &raw.pointer, root, diags);
         let builder = Builder {
             doc,
             original,
@@ -45,7 +46,9 @@ pub(crate) fn build(
             diags,
             body_schema: None,
         };
-        drafts.push(builder.build(&root.tool_prefix));
+        let mut draft = builder.build(&root.tool_prefix);
+        draft.op.toolset = toolset;
+        drafts.push(draft);
     }
     assign_names(&mut drafts, strict, diags);
     finish(drafts, &root.tool_prefix, diags)
@@ -156,6 +159,8 @@ impl Builder<'_, '_> {
                 response,
                 annotations,
                 scopes,
+                // Set by `build`, which knows the root's toolsets.
+                toolset: String::new(),
                 confirm: None,
                 resource: None,
                 max_result_chars: ext.max_result_chars,

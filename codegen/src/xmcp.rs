@@ -14,12 +14,29 @@ pub(crate) struct RootExt {
     /// Whether the root has an `x-mcp` at all (a first-party document).
     pub(crate) present: bool,
     pub(crate) tool_prefix: String,
+    /// `toolsets`: the groups a connection chooses tools by, in the order declared.
+    pub(crate) toolsets: Vec<ToolsetDecl>,
+}
+
+/// One `x-mcp.toolsets` entry: a group of tools a connection may load or leave out.
+#[derive(Debug, Clone)]
+pub(crate) struct ToolsetDecl {
+    pub(crate) name: String,
+    pub(crate) description: String,
+    /// Operations whose first tag is one of these belong here (unless `x-mcp.toolset` says
+    /// otherwise).
+    pub(crate) tags: Vec<String>,
+    /// Loaded whatever a connection chooses (`context`: who am I).
+    pub(crate) always: bool,
+    pub(crate) pointer: String,
 }
 
 /// `x-mcp` on an operation. `None` means "not said": the default applies.
 #[derive(Debug, Default)]
 pub(crate) struct OperationExt {
     pub(crate) name: Option<String>,
+    /// `toolset`: the toolset this operation's tool belongs to, overriding its first tag.
+    pub(crate) toolset: Option<String>,
     pub(crate) exclude: bool,
     pub(crate) read_only: Option<bool>,
     pub(crate) destructive: Option<bool>,
@@ -99,10 +116,15 @@ pub(crate) fn root(doc: &Value, diags: &mut Diagnostics) -> RootExt {
             }
             // Read by `budget`, which checks its keys.
             "budget" => {}
+            "toolsets" => {
+                if let Some(map) = as_object(value, &kp, diags) {
+                    out.toolsets = toolsets(map, &kp, diags);
+                }
+            }
             _ => unknown(
                 key,
                 &kp,
-                &["tool_prefix", "resource_scheme", "budget"],
+                &["tool_prefix", "resource_scheme", "budget", "toolsets"],
                 diags,
             ),
         }
@@ -110,8 +132,64 @@ pub(crate) fn root(doc: &Value, diags: &mut Diagnostics) -> RootExt {
     out
 }
 
+/// A toolset name: what a connection writes in a header or a URL (`charges`, `read_only`...).
+pub(crate) fn is_toolset_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 32
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+fn toolsets(map: &Map<String, Value>, ptr: &str, diags: &mut Diagnostics) -> Vec<ToolsetDecl> {
+    let mut out = Vec::new();
+    for (name, value) in map {
+        let kp = join(ptr, name);
+        if !is_toolset_name(name) || name == "all" {
+            diags.error(
+                kp.clone(),
+                format!("toolset name `{name}` must be 1-32 of a-z, 0-9 and _, and not `all`"),
+            );
+        }
+        let Some(entry) = as_object(value, &kp, diags) else {
+            continue;
+        };
+        let mut decl = ToolsetDecl {
+            name: name.clone(),
+            description: String::new(),
+            tags: Vec::new(),
+            always: false,
+            pointer: kp.clone(),
+        };
+        for (key, value) in entry {
+            let ep = join(&kp, key);
+            match key.as_str() {
+                "description" => decl.description = string(value, &ep, diags).unwrap_or_default(),
+                "always" => decl.always = boolean(value, &ep, diags).unwrap_or(false),
+                "tags" => match value.as_array() {
+                    Some(tags) => {
+                        for (i, tag) in tags.iter().enumerate() {
+                            if let Some(tag) = string(tag, &join(&ep, &i.to_string()), diags) {
+                                decl.tags.push(tag);
+                            }
+                        }
+                    }
+                    None => diags.error(ep, "`tags` must be a list of tag names"),
+                },
+                _ => unknown(key, &ep, &["description", "tags", "always"], diags),
+            }
+        }
+        if decl.description.trim().is_empty() {
+            diags.error(kp, format!("toolset `{name}` needs a `description`"));
+        }
+        out.push(decl);
+    }
+    out
+}
+
 const OPERATION_KEYS: &[&str] = &[
     "name",
+    "toolset",
     "exclude",
     "read_only",
     "destructive",
@@ -146,6 +224,7 @@ pub(crate) fn operation(
         let kp = join(&ptr, key);
         match key.as_str() {
             "name" => out.name = string(value, &kp, diags),
+            "toolset" => out.toolset = string(value, &kp, diags),
             "exclude" => out.exclude = boolean(value, &kp, diags).unwrap_or(false),
             "read_only" => out.read_only = boolean(value, &kp, diags),
             "destructive" => out.destructive = boolean(value, &kp, diags),

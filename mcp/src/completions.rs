@@ -5,6 +5,7 @@
 use serde_json::{Value, json};
 
 use super::jsonrpc::RpcError;
+use super::toolsets::Selection;
 use super::{Caller, CompletionRequest, Endpoint, bounds, prompts, resources};
 
 /// At most this many values per answer (the MCP limit).
@@ -13,6 +14,7 @@ const MAX_VALUES: usize = 100;
 pub async fn complete(
     endpoint: &Endpoint,
     caller: Option<&Caller>,
+    selection: &Selection,
     params: &Value,
 ) -> Result<Value, RpcError> {
     let reference = params
@@ -46,7 +48,7 @@ pub async fn complete(
                 .and_then(Value::as_str)
                 .unwrap_or_default();
             bounds::check("params.ref.name", name, bounds::MAX_NAME_CHARS)?;
-            let prompt = prompts::find(&endpoint.catalog, name, Some(caller))
+            let prompt = prompts::find(&endpoint.catalog, name, Some(caller), selection)
                 .ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {name}")))?;
             let arg = prompt
                 .arguments
@@ -72,7 +74,7 @@ pub async fn complete(
             let template = catalog
                 .resource_templates
                 .iter()
-                .find(|t| t.uri == uri && resources::readable(catalog, t, Some(caller)))
+                .find(|t| t.uri == uri && resources::readable(catalog, t, Some(caller), selection))
                 .ok_or_else(|| {
                     RpcError::invalid_params(format!("Unknown resource template: {uri}"))
                 })?;

@@ -283,6 +283,8 @@ mod tests {
             openapi_resource_uri: "test://openapi".into(),
             authorization_servers: Vec::new(),
             problem_type_base: String::new(),
+            toolsets: None,
+            read_only: false,
         }
     }
 
@@ -290,6 +292,7 @@ mod tests {
         Caller {
             subject: subject.into(),
             scopes: BTreeSet::new(),
+            toolsets: crate::toolsets::Toolsets::default(),
             extensions: http::Extensions::new(),
         }
     }

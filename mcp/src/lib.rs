@@ -33,6 +33,7 @@ mod results;
 #[cfg(test)]
 mod test_catalog;
 mod tools;
+pub mod toolsets;
 mod transport;
 
 use std::collections::BTreeSet;
@@ -82,6 +83,10 @@ pub struct Settings {
     /// this base followed by a slug (`validation-error`, `unauthorized`, ...); empty gives
     /// `about:blank`.
     pub problem_type_base: String,
+    /// The operator's bound on toolsets (`None`: all): no credential or request sees more.
+    pub toolsets: Option<Vec<String>>,
+    /// Only read-only tools, for every connection.
+    pub read_only: bool,
 }
 
 impl Settings {
@@ -102,6 +107,8 @@ pub struct Caller {
     pub subject: String,
     /// Scopes this caller can exercise; a tool is usable when it has all of the tool's.
     pub scopes: BTreeSet<String>,
+    /// The toolsets its credential allows and loads by default (see [`toolsets`]).
+    pub toolsets: toolsets::Toolsets,
     /// Copied into every in-process request, so the API sees who is calling.
     pub extensions: http::Extensions,
 }
@@ -216,8 +223,13 @@ pub fn router(catalog: Catalog, host: Arc<dyn Host>, api: Router, settings: Sett
         settings: Arc::new(settings),
     };
     let metadata = axum::routing::get(metadata::protected_resource);
+    let endpoint_route = axum::routing::any(transport::handle);
     Router::new()
-        .route(&path, axum::routing::any(transport::handle))
+        .route(&path, endpoint_route.clone())
+        // The same endpoint with a choice in its URL (see `toolsets`).
+        .route(&format!("{path}/readonly"), endpoint_route.clone())
+        .route(&format!("{path}/x/{{toolsets}}"), endpoint_route.clone())
+        .route(&format!("{path}/x/{{toolsets}}/readonly"), endpoint_route)
         .route("/.well-known/oauth-protected-resource", metadata.clone())
         .route(
             &format!("/.well-known/oauth-protected-resource{path}"),

@@ -11,11 +11,19 @@ use super::input::{self, Reply, Round};
 use super::jsonrpc::{ErrorCode, RpcError};
 use super::protocol::Context;
 use super::tools::{self, reject_cursor};
+use super::toolsets::Selection;
 use super::{Caller, Endpoint, bounds, dispatch};
 
-/// Whether the caller can run every tool the prompt uses (or the operation that serves it).
-fn usable(catalog: &Catalog, prompt: &PromptSpec, caller: Option<&Caller>) -> bool {
+/// Whether the caller can run every tool the prompt uses (or the operation that serves it) on
+/// this request: a prompt that needs a tool the connection did not load is hidden with it.
+fn usable(
+    catalog: &Catalog,
+    prompt: &PromptSpec,
+    caller: Option<&Caller>,
+    selection: &Selection,
+) -> bool {
     let allowed = |tool: Option<&ToolSpec>| match (tool, caller) {
+        (Some(tool), _) if !selection.admits(catalog, tool) => false,
         (Some(tool), Some(caller)) => caller.may_use(tool.scopes),
         (Some(_), None) => true,
         (None, _) => false,
@@ -30,20 +38,30 @@ fn usable(catalog: &Catalog, prompt: &PromptSpec, caller: Option<&Caller>) -> bo
 }
 
 /// The prompt called `name`, if this caller may use it.
-pub fn find(catalog: &Catalog, name: &str, caller: Option<&Caller>) -> Option<&'static PromptSpec> {
+pub fn find(
+    catalog: &Catalog,
+    name: &str,
+    caller: Option<&Caller>,
+    selection: &Selection,
+) -> Option<&'static PromptSpec> {
     catalog
         .prompts
         .iter()
-        .find(|p| p.name == name && usable(catalog, p, caller))
+        .find(|p| p.name == name && usable(catalog, p, caller, selection))
 }
 
-pub fn list(catalog: &Catalog, caller: Option<&Caller>, params: &Value) -> Result<Value, RpcError> {
+pub fn list(
+    catalog: &Catalog,
+    caller: Option<&Caller>,
+    selection: &Selection,
+    params: &Value,
+) -> Result<Value, RpcError> {
     reject_cursor(params)?;
     let mut prompts = Vec::new();
     for prompt in catalog
         .prompts
         .iter()
-        .filter(|p| usable(catalog, p, caller))
+        .filter(|p| usable(catalog, p, caller, selection))
     {
         let json: Value = serde_json::from_str(prompt.json).map_err(|e| {
             RpcError::new(ErrorCode::INTERNAL_ERROR, format!("Internal error: {e}"))
@@ -59,6 +77,7 @@ pub async fn get(
     endpoint: &Endpoint,
     context: &Context,
     caller: Option<&Caller>,
+    selection: &Selection,
     params: &Value,
 ) -> Result<Value, RpcError> {
     let name = params
@@ -66,7 +85,7 @@ pub async fn get(
         .and_then(Value::as_str)
         .ok_or_else(|| RpcError::invalid_params("params.name must be the name of a prompt"))?;
     bounds::check("params.name", name, bounds::MAX_NAME_CHARS)?;
-    let prompt = find(&endpoint.catalog, name, caller)
+    let prompt = find(&endpoint.catalog, name, caller, selection)
         .ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {name}")))?;
     let arguments = match params.get("arguments") {
         None | Some(Value::Null) => Map::new(),

@@ -11,11 +11,19 @@ use serde_json::{Map, Value, json};
 use super::jsonrpc::{ErrorCode, RpcError};
 use super::protocol::Context;
 use super::tools::{find, reject_cursor};
+use super::toolsets::Selection;
 use super::{Caller, Endpoint, bounds, dispatch};
 
-/// Whether the caller may read what `spec` serves (anonymous listings see everything).
-pub fn readable(catalog: &Catalog, spec: &ResourceSpec, caller: Option<&Caller>) -> bool {
+/// Whether the caller may read what `spec` serves on this request: the tool serving it is
+/// selected and its scopes held (anonymous listings see every selected one).
+pub fn readable(
+    catalog: &Catalog,
+    spec: &ResourceSpec,
+    caller: Option<&Caller>,
+    selection: &Selection,
+) -> bool {
     match (find(catalog, spec.tool), caller) {
+        (Some(tool), _) if !selection.admits(catalog, tool) => false,
         (Some(tool), Some(caller)) => caller.may_use(tool.scopes),
         (Some(_), None) => true,
         (None, _) => false,
@@ -26,10 +34,11 @@ fn visible<'a>(
     catalog: &'a Catalog,
     specs: &'a [ResourceSpec],
     caller: Option<&'a Caller>,
+    selection: &'a Selection,
 ) -> impl Iterator<Item = &'a ResourceSpec> {
     specs
         .iter()
-        .filter(move |spec| readable(catalog, spec, caller))
+        .filter(move |spec| readable(catalog, spec, caller, selection))
 }
 
 fn parse(json: &str) -> Result<Value, RpcError> {
@@ -43,6 +52,7 @@ fn parse(json: &str) -> Result<Value, RpcError> {
 pub fn list(
     endpoint: &Endpoint,
     caller: Option<&Caller>,
+    selection: &Selection,
     params: &Value,
 ) -> Result<Value, RpcError> {
     reject_cursor(params)?;
@@ -54,7 +64,7 @@ pub fn list(
         "mimeType": "application/json",
     })];
     let catalog = &endpoint.catalog;
-    for spec in visible(catalog, catalog.resources, caller) {
+    for spec in visible(catalog, catalog.resources, caller, selection) {
         resources.push(parse(spec.json)?);
     }
     Ok(json!({ "resources": resources }))
@@ -64,10 +74,11 @@ pub fn list(
 pub fn templates(
     catalog: &Catalog,
     caller: Option<&Caller>,
+    selection: &Selection,
     params: &Value,
 ) -> Result<Value, RpcError> {
     reject_cursor(params)?;
-    let templates = visible(catalog, catalog.resource_templates, caller)
+    let templates = visible(catalog, catalog.resource_templates, caller, selection)
         .map(|s| parse(s.json))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(json!({ "resourceTemplates": templates }))
@@ -89,6 +100,7 @@ pub async fn read(
     endpoint: &Endpoint,
     context: &Context,
     caller: Option<&Caller>,
+    selection: &Selection,
     params: &Value,
 ) -> Result<Value, RpcError> {
     let uri = params
@@ -108,6 +120,7 @@ pub async fn read(
     let (spec, arguments) = resolve(catalog, uri).ok_or_else(|| not_found(context, uri))?;
     let tool = find(catalog, spec.tool).ok_or_else(|| not_found(context, uri))?;
     if !caller.may_use(tool.scopes)
+        || !selection.admits(catalog, tool)
         || dispatch::check_arguments(endpoint, tool, &arguments).is_err()
     {
         return Err(not_found(context, uri));

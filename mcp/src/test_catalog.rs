@@ -3,6 +3,7 @@
 
 use catalog::{
     ArgLocation, ArgSpec, BodyEncoding, Catalog, HttpMethod, QueryStyle, ResponseKind, ToolSpec,
+    ToolsetSpec,
 };
 
 use super::Settings;
@@ -23,6 +24,7 @@ const fn tool(
     method: HttpMethod,
     path: &'static str,
     scopes: &'static [&'static str],
+    toolset: &'static str,
     tool_json: &'static str,
 ) -> ToolSpec {
     let read_only = matches!(method, HttpMethod::Get);
@@ -46,6 +48,7 @@ const fn tool(
             Some("Delete thing {id}?")
         },
         scopes,
+        toolset,
         resource_uri: None,
         input_schema: INPUT,
         output_schema: None,
@@ -59,6 +62,7 @@ static TOOLS: &[ToolSpec] = &[
         HttpMethod::Get,
         "/v1/things/{id}",
         &["things:read"],
+        "things",
         r#"{"name":"things_get","description":"Read a thing.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]},"annotations":{"readOnlyHint":true}}"#,
     ),
     tool(
@@ -66,6 +70,7 @@ static TOOLS: &[ToolSpec] = &[
         HttpMethod::Get,
         "/v1/others/{id}",
         &["others:read"],
+        "others",
         r#"{"name":"others_get","description":"Read another thing.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]},"annotations":{"readOnlyHint":true}}"#,
     ),
     tool(
@@ -73,13 +78,28 @@ static TOOLS: &[ToolSpec] = &[
         HttpMethod::Delete,
         "/v1/things/{id}",
         &["things:write", "things:read"],
+        "things",
         r#"{"name":"things_delete","description":"Delete a thing.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]},"annotations":{"destructiveHint":true}}"#,
     ),
 ];
 
-/// The catalog: three tools, nothing else.
+static TOOLSETS: &[ToolsetSpec] = &[
+    ToolsetSpec {
+        name: "things",
+        description: "Things.",
+        always: false,
+    },
+    ToolsetSpec {
+        name: "others",
+        description: "Other things.",
+        always: false,
+    },
+];
+
+/// The catalog: three tools in two toolsets, nothing else.
 pub const CATALOG: Catalog = Catalog {
     tools: TOOLS,
+    toolsets: TOOLSETS,
     resources: &[],
     resource_templates: &[],
     prompts: &[],
@@ -104,5 +124,7 @@ pub fn settings() -> Settings {
         openapi_resource_uri: "test://openapi".to_string(),
         authorization_servers: vec!["/".to_string()],
         problem_type_base: String::new(),
+        toolsets: None,
+        read_only: false,
     }
 }

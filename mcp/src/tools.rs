@@ -11,6 +11,9 @@ use super::confirm::{self, Decision};
 use super::input::{self, Reply, Round};
 use super::jsonrpc::{ErrorCode, Outcome, RpcError};
 use super::protocol::{self, Context};
+use super::toolsets::Selection;
+#[cfg(test)]
+use super::toolsets::Choice;
 use super::{Caller, Endpoint, Settings, bounds, dispatch, lifecycle, results};
 
 /// The `tools/list` result for this caller, stateless-era fields included when `stateless`:
@@ -19,12 +22,15 @@ use super::{Caller, Endpoint, Settings, bounds, dispatch, lifecycle, results};
 pub fn list(
     endpoint: &Endpoint,
     caller: Option<&Caller>,
+    selection: &Selection,
     stateless: bool,
     params: &Value,
 ) -> Result<Arc<RawValue>, RpcError> {
     reject_cursor(params)?;
     let (catalog, settings) = (&endpoint.catalog, &endpoint.settings);
-    endpoint.listings.get(catalog, settings, caller, stateless)
+    endpoint
+        .listings
+        .get(catalog, settings, caller, selection, stateless)
 }
 
 /// The `tools/list` result built from the catalog, as every call once did: the reference the
@@ -33,10 +39,15 @@ fn fresh_list(
     catalog: &Catalog,
     settings: &Settings,
     caller: Option<&Caller>,
+    selection: &Selection,
     stateless: bool,
 ) -> Result<Value, RpcError> {
     let mut tools = Vec::new();
-    for tool in catalog.tools.iter().filter(|t| listed(t, caller)) {
+    for tool in catalog
+        .tools
+        .iter()
+        .filter(|t| listed(catalog, t, caller, selection))
+    {
         let json: Value = serde_json::from_str(tool.tool_json).map_err(|e| internal(tool, e))?;
         tools.push(json);
     }
@@ -48,16 +59,23 @@ fn fresh_list(
     })
 }
 
-fn listed(tool: &ToolSpec, caller: Option<&Caller>) -> bool {
-    tool.is_tool() && caller.is_none_or(|c| c.may_use(tool.scopes))
+fn listed(
+    catalog: &Catalog,
+    tool: &ToolSpec,
+    caller: Option<&Caller>,
+    selection: &Selection,
+) -> bool {
+    tool.is_tool()
+        && selection.admits(catalog, tool)
+        && caller.is_none_or(|c| c.may_use(tool.scopes))
 }
 
-/// Which tools of the catalog `caller` sees, one bit per index: all a listing depends on
-/// besides the era.
-fn visible(catalog: &Catalog, caller: Option<&Caller>) -> Box<[u64]> {
+/// Which tools of the catalog `caller` sees on this request (its scopes, the toolsets and
+/// read-only mode chosen), one bit per index: all a listing depends on besides the era.
+fn visible(catalog: &Catalog, caller: Option<&Caller>, selection: &Selection) -> Box<[u64]> {
     let mut bits = vec![0u64; catalog.tools.len().div_ceil(64)];
     for (index, tool) in catalog.tools.iter().enumerate() {
-        if listed(tool, caller) {
+        if listed(catalog, tool, caller, selection) {
             bits[index / 64] |= 1 << (index % 64);
         }
     }
@@ -87,13 +105,14 @@ impl Listings {
         catalog: &Catalog,
         settings: &Settings,
         caller: Option<&Caller>,
+        selection: &Selection,
         stateless: bool,
     ) -> Result<Arc<RawValue>, RpcError> {
-        let key = (visible(catalog, caller), stateless);
+        let key = (visible(catalog, caller, selection), stateless);
         if let Some(found) = self.find(&key) {
             return Ok(found);
         }
-        let value = fresh_list(catalog, settings, caller, stateless)?;
+        let value = fresh_list(catalog, settings, caller, selection, stateless)?;
         let text = serde_json::value::to_raw_value(&value).map_err(|e| {
             tracing::error!("cannot serialise the tools/list result: {e}");
             RpcError::new(ErrorCode::INTERNAL_ERROR, "Internal error").with_status(500)
@@ -160,6 +179,7 @@ pub async fn call(
     endpoint: &Endpoint,
     context: &Context,
     caller: Option<&Caller>,
+    selection: &Selection,
     params: &Value,
 ) -> Result<Outcome, RpcError> {
     let name = params
@@ -169,6 +189,10 @@ pub async fn call(
     bounds::check("params.name", name, bounds::MAX_NAME_CHARS)?;
     let tool = find(&endpoint.catalog, name)
         .ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {name}")))?;
+    // What the connection did not load is refused, as if it were not in the catalog.
+    if let Some(why) = selection.refusal(&endpoint.catalog, tool) {
+        return Err(RpcError::invalid_params(why));
+    }
     let mut arguments = match params.get("arguments") {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(map)) => map.clone(),
@@ -371,6 +395,7 @@ mod tests {
         Caller {
             subject: "test".into(),
             scopes: scopes.into_iter().map(str::to_string).collect(),
+            toolsets: crate::toolsets::Toolsets::default(),
             extensions: http::Extensions::new(),
         }
     }
@@ -394,6 +419,20 @@ mod tests {
         ]
     }
 
+    /// Everything, one toolset, read-only.
+    fn selections() -> Vec<Selection> {
+        let settings = crate::test_catalog::settings();
+        let catalog = crate::test_catalog::CATALOG;
+        let none = http::HeaderMap::new();
+        ["/mcp", "/mcp/x/others", "/mcp/readonly"]
+            .into_iter()
+            .map(|path| {
+                let choice = Choice::of_request(&catalog, "/mcp", path, &none).unwrap();
+                Selection::resolve(&settings, None, &choice)
+            })
+            .collect()
+    }
+
     #[test]
     fn a_prepared_listing_answers_the_same_bytes_as_one_built_afresh() {
         let catalog = crate::test_catalog::CATALOG;
@@ -403,12 +442,20 @@ mod tests {
         // Twice: the first round fills the cache, the second answers from it.
         for round in 0..2 {
             for stateless in [false, true] {
-                for caller in callers() {
+                for (caller, selection) in callers().into_iter().flat_map(|c| {
+                    selections().into_iter().map(move |s| (c.clone(), s))
+                }) {
                     let prepared = listings
-                        .get(&catalog, &settings, caller.as_ref(), stateless)
+                        .get(&catalog, &settings, caller.as_ref(), &selection, stateless)
                         .unwrap();
-                    let fresh =
-                        fresh_list(&catalog, &settings, caller.as_ref(), stateless).unwrap();
+                    let fresh = fresh_list(
+                        &catalog,
+                        &settings,
+                        caller.as_ref(),
+                        &selection,
+                        stateless,
+                    )
+                    .unwrap();
                     for text in ids {
                         let id = id(text);
                         let expected: Box<str> = jsonrpc::success(&id, &fresh).into();
@@ -430,9 +477,10 @@ mod tests {
                 }
             }
         }
-        // The admin and the anonymous listing see the same tools: one entry per era for
-        // both. The others differ.
-        assert_eq!(listings.len(), 2 * 4);
+        // One entry per distinct set of tools and era, however it came about: the admin's
+        // and the anonymous listing are one; read-only and the reader's are one; `others`
+        // alone adds one; `things:read` and nobody the other two.
+        assert_eq!(listings.len(), 2 * 5);
     }
 
     #[test]

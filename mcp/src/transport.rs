@@ -15,6 +15,7 @@ use tracing::Instrument;
 use super::jsonrpc::{self, ErrorCode, Incoming, Message, Messages, Outcome, Received, RpcError};
 use super::observe::{self, Exchange, Exchanges};
 use super::protocol::{self, Context};
+use super::toolsets::{Choice, Selection};
 use super::{
     AuthFailure, Caller, Endpoint, admission, completions, fault, guard, lifecycle, prompts,
     resources, tools,
@@ -64,6 +65,23 @@ pub async fn handle(
             jsonrpc::failure(None, &error),
         );
     }
+    // What the request asks to load (header, URL variant), refused before any work when it
+    // names a toolset the catalog does not have.
+    let choice = match Choice::of_request(
+        &endpoint.catalog,
+        &endpoint.settings.path,
+        uri.path(),
+        &headers,
+    ) {
+        Ok(choice) => choice,
+        Err(error) => {
+            return rpc_response(
+                StatusCode::BAD_REQUEST,
+                version,
+                jsonrpc::failure(None, &error),
+            );
+        }
+    };
     let bytes = match axum::body::to_bytes(body, MAX_BODY_BYTES).await {
         Ok(bytes) => bytes,
         Err(_) => {
@@ -91,8 +109,10 @@ pub async fn handle(
     // the server: it becomes a 500 here, on this task (see `fault`).
     let work = fault::catching(async {
         match messages {
-            Messages::Batch(items) => handle_batch(&endpoint, &headers, items).await,
-            Messages::Single(single) => handle_single(&endpoint, &headers, &single).await,
+            Messages::Batch(items) => handle_batch(&endpoint, &headers, &choice, items).await,
+            Messages::Single(single) => {
+                handle_single(&endpoint, &headers, &choice, &single).await
+            }
         }
     });
     match work.await {
@@ -117,7 +137,12 @@ fn is_json(headers: &HeaderMap) -> bool {
         .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
 }
 
-async fn handle_single(endpoint: &Endpoint, headers: &HeaderMap, message: &Received) -> Response {
+async fn handle_single(
+    endpoint: &Endpoint,
+    headers: &HeaderMap,
+    choice: &Choice,
+    message: &Received,
+) -> Response {
     let fallback = protocol::fallback_version(headers);
     let incoming = match jsonrpc::classify(message) {
         Ok(Message::Request(incoming)) => incoming,
@@ -132,7 +157,7 @@ async fn handle_single(endpoint: &Endpoint, headers: &HeaderMap, message: &Recei
     };
     let seen = exchange(endpoint, &incoming, fallback);
     let span = observe::span(&seen, &incoming.id);
-    serve_single(endpoint, headers, &incoming, seen)
+    serve_single(endpoint, headers, choice, &incoming, seen)
         .instrument(span)
         .await
 }
@@ -141,6 +166,7 @@ async fn handle_single(endpoint: &Endpoint, headers: &HeaderMap, message: &Recei
 async fn serve_single(
     endpoint: &Endpoint,
     headers: &HeaderMap,
+    choice: &Choice,
     incoming: &Incoming,
     mut seen: Exchange,
 ) -> Response {
@@ -174,7 +200,7 @@ async fn serve_single(
         }
         None => {
             let (outcome, confirmation) =
-                observe::watching(run(endpoint, context, caller, incoming)).await;
+                observe::watching(run(endpoint, context, caller, choice, incoming)).await;
             seen.confirmation = confirmation;
             outcome
         }
@@ -243,7 +269,12 @@ fn observed(mut response: Response, seen: Exchange) -> Response {
 
 /// Batches exist only in 2025-03-26 (and for requests that name no version, which are
 /// treated as that revision): executed in order, one array of responses back.
-async fn handle_batch(endpoint: &Endpoint, headers: &HeaderMap, items: Vec<Received>) -> Response {
+async fn handle_batch(
+    endpoint: &Endpoint,
+    headers: &HeaderMap,
+    choice: &Choice,
+    items: Vec<Received>,
+) -> Response {
     let version = protocol::header_version(headers).unwrap_or(protocol::UNVERSIONED);
     let refuse = |message: &str| {
         let error = RpcError::new(ErrorCode::INVALID_REQUEST, message);
@@ -333,7 +364,7 @@ async fn handle_batch(endpoint: &Endpoint, headers: &HeaderMap, items: Vec<Recei
             None => {
                 let span = observe::span(&exchange, &id);
                 let (outcome, confirmation) =
-                    observe::watching(run(endpoint, context, who, &incoming))
+                    observe::watching(run(endpoint, context, who, choice, &incoming))
                         .instrument(span.clone())
                         .await;
                 exchange.confirmation = confirmation;
@@ -464,9 +495,12 @@ async fn run(
     endpoint: &Endpoint,
     context: Context,
     caller: Option<Caller>,
+    choice: &Choice,
     incoming: &Incoming,
 ) -> Result<Outcome, RpcError> {
-    match fault::catching(dispatch(endpoint, &context, caller.as_ref(), incoming)).await {
+    let selection = Selection::resolve(&endpoint.settings, caller.as_ref(), choice);
+    let served = dispatch(endpoint, &context, caller.as_ref(), &selection, incoming);
+    match fault::catching(served).await {
         Ok(outcome) => outcome,
         Err(e) => {
             tracing::error!("MCP request handler failed: {e}");
@@ -479,6 +513,7 @@ async fn dispatch(
     endpoint: &Endpoint,
     context: &Context,
     caller: Option<&Caller>,
+    selection: &Selection,
     incoming: &Incoming,
 ) -> Result<Outcome, RpcError> {
     let stateless = context.version.is_stateless();
@@ -489,22 +524,30 @@ async fn dispatch(
         "server/discover" if stateless => lifecycle::discover(endpoint),
         // Prepared once per set of visible tools and era, stateless fields included.
         "tools/list" => {
-            return tools::list(endpoint, caller, stateless, &incoming.params)
+            return tools::list(endpoint, caller, selection, stateless, &incoming.params)
                 .map(Outcome::Prepared);
         }
         // A JSON answer comes back prepared, the stateless era's fields included.
-        "tools/call" => match tools::call(endpoint, context, caller, &incoming.params).await? {
+        "tools/call" => match tools::call(endpoint, context, caller, selection, &incoming.params)
+            .await?
+        {
             Outcome::Value(value) => Ok(value),
             prepared => return Ok(prepared),
         },
-        "resources/list" => resources::list(endpoint, caller, &incoming.params),
+        "resources/list" => resources::list(endpoint, caller, selection, &incoming.params),
         "resources/templates/list" => {
-            resources::templates(&endpoint.catalog, caller, &incoming.params)
+            resources::templates(&endpoint.catalog, caller, selection, &incoming.params)
         }
-        "resources/read" => resources::read(endpoint, context, caller, &incoming.params).await,
-        "prompts/list" => prompts::list(&endpoint.catalog, caller, &incoming.params),
-        "prompts/get" => prompts::get(endpoint, context, caller, &incoming.params).await,
-        "completion/complete" => completions::complete(endpoint, caller, &incoming.params).await,
+        "resources/read" => {
+            resources::read(endpoint, context, caller, selection, &incoming.params).await
+        }
+        "prompts/list" => prompts::list(&endpoint.catalog, caller, selection, &incoming.params),
+        "prompts/get" => {
+            prompts::get(endpoint, context, caller, selection, &incoming.params).await
+        }
+        "completion/complete" => {
+            completions::complete(endpoint, caller, selection, &incoming.params).await
+        }
         _ => {
             let error = RpcError::new(
                 ErrorCode::METHOD_NOT_FOUND,

@@ -58,6 +58,37 @@ pub fn permissions(role: &str) -> Vec<&'static str> {
     }
 }
 
+/// The toolsets (`openapi/v1.yaml`, `x-mcp.toolsets`) an MCP connection of this role loads
+/// when it does not choose (`None`: all its scopes allow). Chosen from what each role does
+/// all day, so an assistant carries those tools and not the rest; any connection can still
+/// ask for more (`X-MCP-Toolsets: all`, `/mcp/x/...`) within its scopes:
+///
+/// - admin and manager run the whole operation (plans, exports, webhooks for the admin): all;
+/// - a collector works debtors one by one: their charges, acting on them, notices, agreements
+///   and disputes; plans, exports and the audit trail are a manager's;
+/// - a viewer follows debtors, charges, agreements, disputes and messages; plans and exports
+///   are set up by others.
+pub fn default_toolsets(role: &str) -> Option<&'static [&'static str]> {
+    match role {
+        "collector" => Some(&[
+            "customers",
+            "charges",
+            "collection",
+            "agreements",
+            "disputes",
+            "deliveries",
+        ]),
+        "viewer" => Some(&[
+            "customers",
+            "charges",
+            "agreements",
+            "disputes",
+            "deliveries",
+        ]),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -176,6 +176,14 @@ pub struct ServeArgs {
     /// without it, a key made once and kept in the database, shared by every replica.
     #[arg(long, env = "DUNNING_UNSUBSCRIBE_SECRET", hide_env_values = true)]
     pub unsubscribe_secret: Option<String>,
+    /// The MCP toolsets any connection may load (repeat, or comma-separated; default: all):
+    /// an upper bound no token or request can widen. `kobana-dunning` lists them in
+    /// README's "Choosing what an assistant loads".
+    #[arg(long = "mcp-toolsets", env = "DUNNING_MCP_TOOLSETS", value_delimiter = ',')]
+    pub mcp_toolsets: Vec<String>,
+    /// Serve only read-only MCP tools (`readOnlyHint`), to every connection.
+    #[arg(long = "mcp-read-only", env = "DUNNING_MCP_READ_ONLY")]
+    pub mcp_read_only: bool,
     /// Refuse destructive tools to handshake-era MCP clients, which cannot be asked to confirm.
     #[arg(long = "reject-unconfirmed", env = "DUNNING_REJECT_UNCONFIRMED")]
     pub reject_unconfirmed: bool,

@@ -24,6 +24,7 @@ impl Host for FragileHost {
             Ok(Caller {
                 subject: token.to_string(),
                 scopes: BTreeSet::new(),
+                toolsets: mcp::toolsets::Toolsets::default(),
                 extensions: http::Extensions::new(),
             })
         })

@@ -205,3 +205,18 @@ fn a_one_of_with_a_cut_branch_becomes_any_of_with_a_warning() {
     let value = serde_json::json!({"b": {"c": {"d": {"number": "4111"}}}});
     assert!(validator.is_valid(&value), "{schema}");
 }
+
+#[test]
+fn toolsets_come_from_first_tags_and_x_mcp_toolset_and_an_empty_one_is_a_warning() {
+    snapshot("toolsets.yaml", None, "toolsets");
+}
+
+#[test]
+fn an_operation_in_no_toolset_and_bad_toolset_declarations_are_errors() {
+    snapshot_errors("toolsets_misuse.yaml", None, "toolsets_misuse");
+}
+
+#[test]
+fn a_document_without_toolsets_gets_one_per_first_tag() {
+    snapshot("toolsets_from_tags.yaml", None, "toolsets_from_tags");
+}

@@ -13,6 +13,7 @@ pub static TOOLS: &[ToolSpec] = &[
         server_idempotency_key: false,
         confirm: None,
         scopes: &[],
+        toolset: "",
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
         output_schema: Some(
@@ -21,6 +22,8 @@ pub static TOOLS: &[ToolSpec] = &[
         tool_json: r#"{"name":"get_a","title":"Get a","description":"Get a","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"b":{"type":"object","properties":{"c":{"type":"object","properties":{"d":{"type":"object","required":["id","own"],"properties":{"id":{"type":"string"},"name":{"type":"string"},"own":{"type":"string"}}}}}}}}},"annotations":{"title":"Get a","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
     },
 ];
+/// The toolsets a connection chooses tools by, in the document's order.
+pub static TOOLSETS: &[ToolsetSpec] = &[];
 /// Resources with a fixed URI.
 pub static RESOURCES: &[ResourceSpec] = &[];
 /// Resource templates (URIs with `{variables}`).
@@ -36,6 +39,7 @@ pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"get_a","title":"Get a","de
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
     tools: TOOLS,
+    toolsets: TOOLSETS,
     resources: RESOURCES,
     resource_templates: RESOURCE_TEMPLATES,
     prompts: PROMPTS,

@@ -28,6 +28,7 @@ pub static TOOLS: &[ToolSpec] = &[
         server_idempotency_key: false,
         confirm: None,
         scopes: &[],
+        toolset: "",
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"value":{"type":"integer","minimum":0,"maximum":1.8446744073709552e+19},"huge":{"type":"number","maximum":3.402823669209385e+38}},"additionalProperties":true}"#,
         output_schema: Some(
@@ -36,6 +37,8 @@ pub static TOOLS: &[ToolSpec] = &[
         tool_json: r#"{"name":"set_counter","title":"Set counter","description":"Set counter","inputSchema":{"type":"object","properties":{"value":{"type":"integer","minimum":0,"maximum":1.8446744073709552e+19},"huge":{"type":"number","maximum":3.402823669209385e+38}},"additionalProperties":true},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Set counter","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
     },
 ];
+/// The toolsets a connection chooses tools by, in the document's order.
+pub static TOOLSETS: &[ToolsetSpec] = &[];
 /// Resources with a fixed URI.
 pub static RESOURCES: &[ResourceSpec] = &[];
 /// Resource templates (URIs with `{variables}`).
@@ -51,6 +54,7 @@ pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"set_counter","title":"Set 
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
     tools: TOOLS,
+    toolsets: TOOLSETS,
     resources: RESOURCES,
     resource_templates: RESOURCE_TEMPLATES,
     prompts: PROMPTS,

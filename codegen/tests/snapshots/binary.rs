@@ -23,6 +23,7 @@ pub static TOOLS: &[ToolSpec] = &[
         server_idempotency_key: false,
         confirm: None,
         scopes: &[],
+        toolset: "",
         resource_uri: Some("demo://statements/{id}.pdf"),
         input_schema: r#"{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false}"#,
         output_schema: Some(
@@ -52,6 +53,7 @@ pub static TOOLS: &[ToolSpec] = &[
         server_idempotency_key: false,
         confirm: None,
         scopes: &[],
+        toolset: "",
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false}"#,
         output_schema: Some(
@@ -60,6 +62,8 @@ pub static TOOLS: &[ToolSpec] = &[
         tool_json: r#"{"name":"files_export_download","title":"Export download","description":"Export download","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"content_type":{"type":"string","description":"Media type of the file."},"byte_size":{"type":"integer","minimum":0,"description":"Size of the file in bytes."},"download_path":{"type":"string","description":"Path of the file on the REST API."},"resource_uri":{"type":"string","description":"URI of the MCP resource that serves the file, when there is one."},"note":{"type":"string","description":"What the file is and how to get it."}},"required":["content_type","byte_size","download_path","note"]},"annotations":{"title":"Export download","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
     },
 ];
+/// The toolsets a connection chooses tools by, in the document's order.
+pub static TOOLSETS: &[ToolsetSpec] = &[];
 /// Resources with a fixed URI.
 pub static RESOURCES: &[ResourceSpec] = &[];
 /// Resource templates (URIs with `{variables}`).
@@ -85,6 +89,7 @@ pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"files_statement","title":"
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
     tools: TOOLS,
+    toolsets: TOOLSETS,
     resources: RESOURCES,
     resource_templates: RESOURCE_TEMPLATES,
     prompts: PROMPTS,

@@ -42,6 +42,7 @@ pub static TOOLS: &[ToolSpec] = &[
         server_idempotency_key: false,
         confirm: None,
         scopes: &[],
+        toolset: "",
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"idempotency_key":{"type":"string"},"email":{"type":"string"},"metadata":{"type":"object","additionalProperties":{"type":"string"}},"status_callback":{"type":"string","format":"uri"}},"additionalProperties":false}"#,
         output_schema: Some(
@@ -69,6 +70,7 @@ pub static TOOLS: &[ToolSpec] = &[
         server_idempotency_key: false,
         confirm: None,
         scopes: &[],
+        toolset: "",
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"body":{"type":"array","items":{"type":"object","properties":{"op":{"type":"string"},"path":{"type":"string"}}}}},"required":["body"],"additionalProperties":true}"#,
         output_schema: Some(r#"{"type":"object"}"#),
@@ -101,6 +103,7 @@ pub static TOOLS: &[ToolSpec] = &[
         server_idempotency_key: false,
         confirm: None,
         scopes: &[],
+        toolset: "",
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"file":{"type":"string","format":"binary"},"purpose":{"type":"string"}},"additionalProperties":false}"#,
         output_schema: Some(r#"{"type":"object"}"#),
@@ -135,6 +138,7 @@ pub static TOOLS: &[ToolSpec] = &[
         server_idempotency_key: false,
         confirm: None,
         scopes: &[],
+        toolset: "",
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"id":{"type":"string"},"body":{"type":"string","description":"The request body, sent as `application/octet-stream`."}},"required":["id","body"],"additionalProperties":false}"#,
         output_schema: Some(
@@ -143,6 +147,8 @@ pub static TOOLS: &[ToolSpec] = &[
         tool_json: r#"{"name":"replace_file_content","title":"Replace file content","description":"Replace file content","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"body":{"type":"string","description":"The request body, sent as `application/octet-stream`."}},"required":["id","body"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Replace file content","readOnlyHint":false,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
     },
 ];
+/// The toolsets a connection chooses tools by, in the document's order.
+pub static TOOLSETS: &[ToolsetSpec] = &[];
 /// Resources with a fixed URI.
 pub static RESOURCES: &[ResourceSpec] = &[];
 /// Resource templates (URIs with `{variables}`).
@@ -158,6 +164,7 @@ pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"post_customers","title":"P
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
     tools: TOOLS,
+    toolsets: TOOLSETS,
     resources: RESOURCES,
     resource_templates: RESOURCE_TEMPLATES,
     prompts: PROMPTS,

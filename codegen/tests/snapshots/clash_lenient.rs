@@ -42,6 +42,7 @@ pub static TOOLS: &[ToolSpec] = &[
         server_idempotency_key: false,
         confirm: None,
         scopes: &[],
+        toolset: "",
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"customer":{"type":"string"},"dry_run":{"type":"boolean"},"body_customer":{"type":"string","description":"The customer to merge into."},"body_dry_run":{"type":"boolean"}},"required":["customer","body_customer"],"additionalProperties":true}"#,
         output_schema: Some(
@@ -50,6 +51,8 @@ pub static TOOLS: &[ToolSpec] = &[
         tool_json: r#"{"name":"move_customer","title":"Move customer","description":"Move customer","inputSchema":{"type":"object","properties":{"customer":{"type":"string"},"dry_run":{"type":"boolean"},"body_customer":{"type":"string","description":"The customer to merge into."},"body_dry_run":{"type":"boolean"}},"required":["customer","body_customer"],"additionalProperties":true},"outputSchema":{"type":"object","properties":{"ok":{"type":"boolean"}}},"annotations":{"title":"Move customer","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
     },
 ];
+/// The toolsets a connection chooses tools by, in the document's order.
+pub static TOOLSETS: &[ToolsetSpec] = &[];
 /// Resources with a fixed URI.
 pub static RESOURCES: &[ResourceSpec] = &[];
 /// Resource templates (URIs with `{variables}`).
@@ -65,6 +68,7 @@ pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"move_customer","title":"Mo
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
     tools: TOOLS,
+    toolsets: TOOLSETS,
     resources: RESOURCES,
     resource_templates: RESOURCE_TEMPLATES,
     prompts: PROMPTS,

@@ -42,6 +42,7 @@ pub static TOOLS: &[ToolSpec] = &[
         server_idempotency_key: false,
         confirm: None,
         scopes: &[],
+        toolset: "",
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"recurrence_uid":{"type":"string"},"page":{"type":"integer","default":1},"status":{"type":"array","items":{"type":"string"}},"created":{"type":"object","properties":{"gte":{"type":"string"},"lte":{"type":"string"}}}},"required":["recurrence_uid"],"additionalProperties":false}"#,
         output_schema: Some(
@@ -76,6 +77,7 @@ pub static TOOLS: &[ToolSpec] = &[
         server_idempotency_key: false,
         confirm: None,
         scopes: &[],
+        toolset: "",
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"account_uid":{"type":"string"},"transaction_uid":{"type":"string"}},"required":["account_uid","transaction_uid"],"additionalProperties":false}"#,
         output_schema: Some(r#"{"type":"object"}"#),
@@ -101,6 +103,7 @@ pub static TOOLS: &[ToolSpec] = &[
         server_idempotency_key: false,
         confirm: None,
         scopes: &[],
+        toolset: "",
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"uid":{"type":"string"}},"required":["uid"],"additionalProperties":false}"#,
         output_schema: Some(r#"{"type":"object"}"#),
@@ -126,12 +129,15 @@ pub static TOOLS: &[ToolSpec] = &[
         server_idempotency_key: false,
         confirm: None,
         scopes: &[],
+        toolset: "",
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"uid":{"type":"string"}},"required":["uid"],"additionalProperties":false}"#,
         output_schema: Some(r#"{"type":"object"}"#),
         tool_json: r#"{"name":"get_charge_full_2","title":"Get charge full 2","description":"Get charge full 2","inputSchema":{"type":"object","properties":{"uid":{"type":"string"}},"required":["uid"],"additionalProperties":false},"outputSchema":{"type":"object"},"annotations":{"title":"Get charge full 2","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
     },
 ];
+/// The toolsets a connection chooses tools by, in the document's order.
+pub static TOOLSETS: &[ToolsetSpec] = &[];
 /// Resources with a fixed URI.
 pub static RESOURCES: &[ResourceSpec] = &[];
 /// Resource templates (URIs with `{variables}`).
@@ -147,6 +153,7 @@ pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"get_v2_charge_automatic_pi
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
     tools: TOOLS,
+    toolsets: TOOLSETS,
     resources: RESOURCES,
     resource_templates: RESOURCE_TEMPLATES,
     prompts: PROMPTS,

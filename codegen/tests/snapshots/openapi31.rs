@@ -84,6 +84,7 @@ pub static TOOLS: &[ToolSpec] = &[
         server_idempotency_key: false,
         confirm: None,
         scopes: &[],
+        toolset: "",
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"name":{"type":["string","null"],"examples":["Lamp"]},"kind":{"enum":["gadget"]},"weight":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1000},"count":{"anyOf":[{"type":"integer"},{"type":"string"}]},"anything":{},"nothing":{"not":{}},"code":{"type":"string"},"level":{"type":["integer","null"],"enum":[null,1,2]},"errors":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}},"sneaky":{"type":"object","properties":{"x":{"type":"string"}}}},"required":["name","code"],"additionalProperties":true}"#,
         output_schema: Some(
@@ -92,6 +93,8 @@ pub static TOOLS: &[ToolSpec] = &[
         tool_json: r#"{"name":"create_thing","title":"Create a thing","description":"Create a thing","inputSchema":{"type":"object","properties":{"name":{"type":["string","null"],"examples":["Lamp"]},"kind":{"enum":["gadget"]},"weight":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1000},"count":{"anyOf":[{"type":"integer"},{"type":"string"}]},"anything":{},"nothing":{"not":{}},"code":{"type":"string"},"level":{"type":["integer","null"],"enum":[null,1,2]},"errors":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}},"sneaky":{"type":"object","properties":{"x":{"type":"string"}}}},"required":["name","code"],"additionalProperties":true},"outputSchema":{"type":"object","properties":{"data":{"description":"The thing, as stored.","type":"object","required":["name","code"],"properties":{"id":{"type":"string","readOnly":true},"name":{"type":["string","null"],"examples":["Lamp"]},"kind":{"enum":["gadget"]},"weight":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1000},"count":{"anyOf":[{"type":"integer"},{"type":"string"}]},"anything":{},"nothing":{"not":{}},"code":{"type":"string"},"level":{"type":["integer","null"],"enum":[null,1,2]},"errors":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}},"sneaky":{"type":"object","properties":{"x":{"type":"string"}}}}}}},"annotations":{"title":"Create a thing","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
     },
 ];
+/// The toolsets a connection chooses tools by, in the document's order.
+pub static TOOLSETS: &[ToolsetSpec] = &[];
 /// Resources with a fixed URI.
 pub static RESOURCES: &[ResourceSpec] = &[];
 /// Resource templates (URIs with `{variables}`).
@@ -107,6 +110,7 @@ pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"create_thing","title":"Cre
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
     tools: TOOLS,
+    toolsets: TOOLSETS,
     resources: RESOURCES,
     resource_templates: RESOURCE_TEMPLATES,
     prompts: PROMPTS,

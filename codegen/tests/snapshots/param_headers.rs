@@ -42,12 +42,15 @@ pub static TOOLS: &[ToolSpec] = &[
         server_idempotency_key: false,
         confirm: None,
         scopes: &[],
+        toolset: "",
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"query":{"type":"string"},"priority":{"type":"integer","x-mcp-header":"Priority"},"dry_run":{"type":"boolean","x-mcp-header":"Dry-Run"}},"required":["region","query"],"additionalProperties":true}"#,
         output_schema: Some(r#"{"type":"object"}"#),
         tool_json: r#"{"name":"run_query","title":"Run a query in a region","description":"Run a query in a region","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"query":{"type":"string"},"priority":{"type":"integer","x-mcp-header":"Priority"},"dry_run":{"type":"boolean","x-mcp-header":"Dry-Run"}},"required":["region","query"],"additionalProperties":true},"outputSchema":{"type":"object"},"annotations":{"title":"Run a query in a region","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
     },
 ];
+/// The toolsets a connection chooses tools by, in the document's order.
+pub static TOOLSETS: &[ToolsetSpec] = &[];
 /// Resources with a fixed URI.
 pub static RESOURCES: &[ResourceSpec] = &[];
 /// Resource templates (URIs with `{variables}`).
@@ -63,6 +66,7 @@ pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"run_query","title":"Run a 
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
     tools: TOOLS,
+    toolsets: TOOLSETS,
     resources: RESOURCES,
     resource_templates: RESOURCE_TEMPLATES,
     prompts: PROMPTS,

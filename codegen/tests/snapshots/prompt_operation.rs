@@ -28,6 +28,7 @@ pub static TOOLS: &[ToolSpec] = &[
         server_idempotency_key: false,
         confirm: None,
         scopes: &[],
+        toolset: "",
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"topic":{"type":"string","description":"What to summarise."},"resource_uri":{"type":"string","description":"A resource to embed."}},"required":["topic"],"additionalProperties":false}"#,
         output_schema: None,
@@ -45,6 +46,7 @@ pub static TOOLS: &[ToolSpec] = &[
         server_idempotency_key: false,
         confirm: None,
         scopes: &[],
+        toolset: "",
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
         output_schema: Some(
@@ -53,6 +55,8 @@ pub static TOOLS: &[ToolSpec] = &[
         tool_json: r#"{"name":"things_list","title":"List things","description":"List things","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"data":{"type":"array","items":{"type":"string"}}}},"annotations":{"title":"List things","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
     },
 ];
+/// The toolsets a connection chooses tools by, in the document's order.
+pub static TOOLSETS: &[ToolsetSpec] = &[];
 /// Resources with a fixed URI.
 pub static RESOURCES: &[ResourceSpec] = &[];
 /// Resource templates (URIs with `{variables}`).
@@ -98,6 +102,7 @@ pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"things_list","title":"List
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
     tools: TOOLS,
+    toolsets: TOOLSETS,
     resources: RESOURCES,
     resource_templates: RESOURCE_TEMPLATES,
     prompts: PROMPTS,

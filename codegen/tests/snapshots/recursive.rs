@@ -21,6 +21,7 @@ pub static TOOLS: &[ToolSpec] = &[
         server_idempotency_key: false,
         confirm: None,
         scopes: &[],
+        toolset: "",
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false}"#,
         output_schema: Some(
@@ -29,6 +30,8 @@ pub static TOOLS: &[ToolSpec] = &[
         tool_json: r#"{"name":"get_category","title":"Get category","description":"Get category","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false},"outputSchema":{"description":"A node of the category tree.","type":"object","required":["name"],"properties":{"name":{"type":"string"},"parent":{"description":"A node of the category tree.\n\nA `Category`, the same schema as an enclosing value: not expanded again (recursive schema)."},"children":{"type":"array","items":{"description":"A node of the category tree.\n\nA `Category`, the same schema as an enclosing value: not expanded again (recursive schema)."}}}},"annotations":{"title":"Get category","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
     },
 ];
+/// The toolsets a connection chooses tools by, in the document's order.
+pub static TOOLSETS: &[ToolsetSpec] = &[];
 /// Resources with a fixed URI.
 pub static RESOURCES: &[ResourceSpec] = &[];
 /// Resource templates (URIs with `{variables}`).
@@ -44,6 +47,7 @@ pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"get_category","title":"Get
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
     tools: TOOLS,
+    toolsets: TOOLSETS,
     resources: RESOURCES,
     resource_templates: RESOURCE_TEMPLATES,
     prompts: PROMPTS,

@@ -28,6 +28,7 @@ pub static TOOLS: &[ToolSpec] = &[
         server_idempotency_key: false,
         confirm: None,
         scopes: &[],
+        toolset: "",
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"name":{"type":"string"},"ghost":{"description":"Required by the API; its schema does not describe it."}},"required":["name","ghost"],"additionalProperties":true}"#,
         output_schema: Some(
@@ -55,6 +56,7 @@ pub static TOOLS: &[ToolSpec] = &[
         server_idempotency_key: false,
         confirm: None,
         scopes: &[],
+        toolset: "",
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"size":{"type":"integer"}},"required":["size"],"additionalProperties":true}"#,
         output_schema: Some(
@@ -63,6 +65,8 @@ pub static TOOLS: &[ToolSpec] = &[
         tool_json: r#"{"name":"create_part","title":"Create part","description":"Create part","inputSchema":{"type":"object","properties":{"size":{"type":"integer"}},"required":["size"],"additionalProperties":true},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Create part","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
     },
 ];
+/// The toolsets a connection chooses tools by, in the document's order.
+pub static TOOLSETS: &[ToolsetSpec] = &[];
 /// Resources with a fixed URI.
 pub static RESOURCES: &[ResourceSpec] = &[];
 /// Resource templates (URIs with `{variables}`).
@@ -78,6 +82,7 @@ pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"create_thing","title":"Cre
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
     tools: TOOLS,
+    toolsets: TOOLSETS,
     resources: RESOURCES,
     resource_templates: RESOURCE_TEMPLATES,
     prompts: PROMPTS,

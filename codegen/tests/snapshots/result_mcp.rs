@@ -13,6 +13,7 @@ pub static TOOLS: &[ToolSpec] = &[
         server_idempotency_key: false,
         confirm: None,
         scopes: &[],
+        toolset: "",
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
         output_schema: None,
@@ -38,12 +39,15 @@ pub static TOOLS: &[ToolSpec] = &[
         server_idempotency_key: false,
         confirm: None,
         scopes: &[],
+        toolset: "",
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"name":{"type":"string"}},"additionalProperties":true}"#,
         output_schema: None,
         tool_json: r#"{"name":"greet","title":"Greet someone, asking their name first when it is not given","description":"Greet someone, asking their name first when it is not given","inputSchema":{"type":"object","properties":{"name":{"type":"string"}},"additionalProperties":true},"annotations":{"title":"Greet someone, asking their name first when it is not given","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
     },
 ];
+/// The toolsets a connection chooses tools by, in the document's order.
+pub static TOOLSETS: &[ToolsetSpec] = &[];
 /// Resources with a fixed URI.
 pub static RESOURCES: &[ResourceSpec] = &[];
 /// Resource templates (URIs with `{variables}`).
@@ -59,6 +63,7 @@ pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"picture","title":"A pictur
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
     tools: TOOLS,
+    toolsets: TOOLSETS,
     resources: RESOURCES,
     resource_templates: RESOURCE_TEMPLATES,
     prompts: PROMPTS,

@@ -13,6 +13,7 @@ pub static TOOLS: &[ToolSpec] = &[
         server_idempotency_key: false,
         confirm: None,
         scopes: &["me:read", "org:read"],
+        toolset: "",
         resource_uri: Some("demo://me"),
         input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
         output_schema: Some(
@@ -40,6 +41,7 @@ pub static TOOLS: &[ToolSpec] = &[
         server_idempotency_key: false,
         confirm: None,
         scopes: &["read"],
+        toolset: "",
         resource_uri: Some("demo://charges/{id}"),
         input_schema: r#"{"type":"object","properties":{"id":{"type":"string","description":"Charge id."}},"required":["id"],"additionalProperties":false}"#,
         output_schema: Some(
@@ -74,6 +76,7 @@ pub static TOOLS: &[ToolSpec] = &[
         server_idempotency_key: false,
         confirm: Some("Delete charge {id}? This cannot be undone."),
         scopes: &["read"],
+        toolset: "",
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"id":{"type":"string","description":"Charge id."},"if_match":{"type":"string"}},"required":["id","if_match"],"additionalProperties":false}"#,
         output_schema: Some(
@@ -122,6 +125,7 @@ pub static TOOLS: &[ToolSpec] = &[
         server_idempotency_key: true,
         confirm: Some("Send a {channel} message about charge {id} to the debtor?"),
         scopes: &["read"],
+        toolset: "",
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"id":{"type":"string"},"idempotency_key":{"type":"string","maxLength":255},"channel":{"type":"string","enum":["email","sms","whatsapp"]},"message_id":{"type":"string","description":"Client-chosen message id."}},"required":["id","channel"],"additionalProperties":true}"#,
         output_schema: Some(
@@ -149,6 +153,7 @@ pub static TOOLS: &[ToolSpec] = &[
         server_idempotency_key: false,
         confirm: None,
         scopes: &["read"],
+        toolset: "",
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false}"#,
         output_schema: Some(
@@ -157,6 +162,8 @@ pub static TOOLS: &[ToolSpec] = &[
         tool_json: r#"{"name":"demo_charge_preview","title":"Preview the message","description":"Preview the message","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"result":{"type":"string"}},"required":["result"]},"annotations":{"title":"Preview the message","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
     },
 ];
+/// The toolsets a connection chooses tools by, in the document's order.
+pub static TOOLSETS: &[ToolsetSpec] = &[];
 /// Resources with a fixed URI.
 pub static RESOURCES: &[ResourceSpec] = &[
     ResourceSpec {
@@ -192,6 +199,7 @@ pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"demo_me","title":"Who is t
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
     tools: TOOLS,
+    toolsets: TOOLSETS,
     resources: RESOURCES,
     resource_templates: RESOURCE_TEMPLATES,
     prompts: PROMPTS,

@@ -63,6 +63,7 @@ impl Host for FixtureHost {
             Ok(Caller {
                 subject: "conformance".into(),
                 scopes: BTreeSet::new(),
+                toolsets: mcp::toolsets::Toolsets::default(),
                 extensions: http::Extensions::new(),
             })
         })
@@ -110,6 +111,8 @@ pub fn settings(loopback_only: bool) -> Settings {
         openapi_resource_uri: "fixture://openapi".into(),
         authorization_servers: Vec::new(),
         problem_type_base: String::new(),
+        toolsets: None,
+        read_only: false,
     }
 }
 
