@@ -189,6 +189,10 @@ async fn fake_twilio() -> (String, Inbox) {
 async fn server_with_twilio(api_url: &str, auth_token: &str) -> TestServer {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}?mode=rwc", dir.path().join("test.db").display());
+    TestServer::start_configured(url, dir, twilio_config(api_url, auth_token)).await
+}
+
+fn twilio_config(api_url: &str, auth_token: &str) -> Config {
     let account = Account::from_flags(&Flags {
         account_sid: Some(ACCOUNT_SID),
         auth_token: Some(auth_token),
@@ -197,12 +201,11 @@ async fn server_with_twilio(api_url: &str, auth_token: &str) -> TestServer {
         api_url,
     })
     .unwrap();
-    let config = Config {
+    Config {
         twilio: account,
         canonical_url: Some(PUBLIC_URL.into()),
         ..TestServer::config(false)
-    };
-    TestServer::start_configured(url, dir, config).await
+    }
 }
 
 /// `X-Twilio-Signature` as Twilio's docs build it: the full URL, each POST parameter's name
@@ -659,4 +662,49 @@ async fn without_twilio_the_sandbox_sends_and_the_callback_route_is_not_served()
     .await;
     assert_eq!(answer.status, StatusCode::NOT_FOUND, "{}", answer.text);
     assert_eq!(answer.body["code"], "route_not_found");
+}
+
+#[tokio::test]
+async fn postgres_finds_a_twilio_message_by_its_sid_and_applies_its_callback_once() {
+    let (api, inbox) = fake_twilio().await;
+    let Some(server) = crate::postgres::postgres_server_with(twilio_config(&api, AUTH_TOKEN)).await
+    else {
+        return;
+    };
+    let org = server.org_id(0).to_string();
+    let (charge, id) = notice(&server, "Vera Quintão", "+5511987650041", "whatsapp").await;
+    tick(&server.state.engine, OffsetDateTime::now_utc())
+        .await
+        .unwrap();
+    let sent = inbox.lock().unwrap()[0].clone();
+    assert_eq!(sent.field("To"), Some("whatsapp:+5511987650041"));
+    assert_eq!(
+        stored_message_id(&server, &id).await,
+        (Some("twilio".into()), sent.sid.clone())
+    );
+    let path = format!("/callbacks/twilio/{org}");
+    let params = callback(&sent, "read", None);
+    let before = row(&server, &id).await;
+    let forged = deliver(
+        &server,
+        &path,
+        &params,
+        Some("0/KCTR6DLpKmkAf8muzZqo1nDgQ="),
+    )
+    .await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN, "{}", forged.text);
+    assert_eq!(row(&server, &id).await, before);
+    for _ in 0..2 {
+        let answer = signed(&server, &path, &params).await;
+        assert_eq!(answer.status, StatusCode::NO_CONTENT, "{}", answer.text);
+    }
+    assert_eq!(row(&server, &id).await.0, "delivered");
+    let delivered = timeline(&server, &charge).await;
+    assert_eq!(
+        delivered
+            .iter()
+            .filter(|k| *k == "delivery.delivered")
+            .count(),
+        1
+    );
 }
