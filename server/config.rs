@@ -55,6 +55,9 @@ pub struct Config {
     /// DKIM signing of those e-mails: the key file and selector (`DUNNING_DKIM_KEY_FILE`,
     /// `DUNNING_DKIM_SELECTOR`).
     pub dkim: Option<dunning_engine::smtp::DkimSettings>,
+    /// SMS and WhatsApp through this Twilio account (`DUNNING_TWILIO_*`); `None`: the sandbox.
+    /// Its status callbacks are checked against its auth token (`server/callbacks.rs`).
+    pub twilio: Option<dunning_engine::twilio::Account>,
     /// How long a request holds its `Idempotency-Key` without renewing it: the longest a
     /// retry waits after the process running the first attempt died (`DUNNING_IDEMPOTENCY_LEASE`).
     pub idempotency_lease: std::time::Duration,
@@ -113,6 +116,7 @@ impl Config {
             run_engine: true,
             smtp_url: None,
             dkim: None,
+            twilio: None,
             idempotency_lease: std::time::Duration::from_secs(30),
             database_connect_timeout: std::time::Duration::from_secs(5),
             engine_lease: None,
@@ -165,6 +169,13 @@ impl Config {
                 base_url: self.public_url(),
                 key: self.unsubscribe_secret.clone(),
             }),
+            twilio: self
+                .twilio
+                .clone()
+                .map(|account| dunning_engine::TwilioSettings {
+                    account,
+                    callback_base: self.public_url(),
+                }),
             allow_private_webhook_targets: self.allow_private_webhook_targets,
             oauth_grant_idle_ttl: self.oauth_grant_idle_ttl,
         }

@@ -5,6 +5,7 @@
 
 pub mod api;
 pub mod auth;
+pub mod callbacks;
 pub mod cli;
 pub mod config;
 pub mod demo;
@@ -26,8 +27,8 @@ use ops::{access_log, metrics, probes, telemetry};
 pub use config::Config;
 pub use state::AppState;
 
-/// The whole server: `/v1`, `/mcp`, OAuth, the unsubscribe pages and the well-known
-/// documents, ready to serve.
+/// The whole server: `/v1`, `/mcp`, OAuth, the unsubscribe pages, the providers' status
+/// callbacks and the well-known documents, ready to serve.
 pub fn app(state: AppState) -> Router {
     let v1 = api::router(state.clone());
     let settings = state.config.mcp_settings();
@@ -39,6 +40,7 @@ pub fn app(state: AppState) -> Router {
         .merge(mcp)
         .merge(oauth::router(state.clone()))
         .merge(unsubscribe::router(state.clone()))
+        .merge(callbacks::router(state.clone()))
         .merge(probes::router(
             state.db.clone(),
             state.engine.status.clone(),

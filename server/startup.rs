@@ -65,7 +65,8 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
         None => None,
     };
     let config = config(&args, address, metrics_bind)?;
-    // A wrong SMTP URL, CA file or DKIM key stops the start, rather than queueing every e-mail.
+    // A wrong SMTP URL, CA file or DKIM key stops the start, rather than queueing every e-mail
+    // (incomplete or malformed Twilio flags stopped it in `config`).
     dunning_engine::providers::Providers::check(&config.engine_settings())?;
     let (db, fresh) = args.database.open().await?;
     let config = Config {
@@ -181,6 +182,13 @@ fn config(
     address: SocketAddr,
     metrics_bind: Option<SocketAddr>,
 ) -> Result<Config, String> {
+    let twilio = dunning_engine::twilio::Account::from_flags(&dunning_engine::twilio::Flags {
+        account_sid: args.twilio_account_sid.as_deref(),
+        auth_token: args.twilio_auth_token.as_deref(),
+        sms_from: args.twilio_sms_from.as_deref(),
+        whatsapp_from: args.twilio_whatsapp_from.as_deref(),
+        api_url: &args.twilio_api_url,
+    })?;
     let config = Config {
         bind: address,
         database_url: args.database.database_url.clone(),
@@ -195,6 +203,7 @@ fn config(
             }),
             _ => None,
         },
+        twilio,
         canonical_url: args.canonical_url.clone(),
         allowed_origins: args.allowed_origins.clone(),
         reject_unconfirmed_in_handshake_era: args.reject_unconfirmed,

@@ -159,6 +159,27 @@ pub struct ServeArgs {
     /// The DKIM selector: the public key is published at `<selector>._domainkey.<domain>`.
     #[arg(long, env = "DUNNING_DKIM_SELECTOR", requires = "dkim_key_file")]
     pub dkim_selector: Option<String>,
+    /// Send SMS and WhatsApp through this Twilio account (`AC...`), with `--twilio-auth-token`
+    /// and a sender; without them both go to the sandbox.
+    #[arg(long, env = "DUNNING_TWILIO_ACCOUNT_SID")]
+    pub twilio_account_sid: Option<String>,
+    /// The Twilio account's auth token: it authenticates our requests and signs Twilio's
+    /// status callbacks.
+    #[arg(long, env = "DUNNING_TWILIO_AUTH_TOKEN", hide_env_values = true)]
+    pub twilio_auth_token: Option<String>,
+    /// The SMS sender: an E.164 number (`+5511...`) or a Messaging Service SID (`MG...`).
+    #[arg(long, env = "DUNNING_TWILIO_SMS_FROM")]
+    pub twilio_sms_from: Option<String>,
+    /// The WhatsApp sender: `whatsapp:+<E.164 number>` or a Messaging Service SID (`MG...`).
+    #[arg(long, env = "DUNNING_TWILIO_WHATSAPP_FROM")]
+    pub twilio_whatsapp_from: Option<String>,
+    /// Twilio's API (https; http only to a loopback address, for tests).
+    #[arg(
+        long,
+        env = "DUNNING_TWILIO_API_URL",
+        default_value = "https://api.twilio.com"
+    )]
+    pub twilio_api_url: String,
     /// Public URL of the service; requests through other hosts are redirected to it.
     #[arg(long, env = "DUNNING_CANONICAL_URL")]
     pub canonical_url: Option<String>,

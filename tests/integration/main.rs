@@ -43,6 +43,7 @@ mod rest_limits;
 mod startup;
 mod tidy;
 mod traces;
+mod twilio;
 mod unsubscribe;
 mod webhook_security;
 mod webhooks;

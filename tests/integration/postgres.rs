@@ -12,9 +12,13 @@ use crate::template::{self, OLD_TEMPLATE};
 /// A fresh database on the local PostgreSQL holding the demo (a copy of this build's
 /// template), or `None` (with a note) when there is none.
 pub async fn postgres_server() -> Option<TestServer> {
+    postgres_server_with(TestServer::config(false)).await
+}
+
+/// Same, with the given configuration (its database URL is replaced).
+pub async fn postgres_server_with(config: kobana_dunning::Config) -> Option<TestServer> {
     let (url, credentials) = seeded_postgres_url().await?;
     let dir = tempfile::tempdir().expect("temp dir");
-    let config = TestServer::config(false);
     Some(TestServer::start_seeded(url, credentials, dir, config).await)
 }
 

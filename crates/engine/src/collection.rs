@@ -360,13 +360,15 @@ async fn record_attempt(
             AttemptResult::Sent {
                 provider,
                 delivered: true,
+                message_id: None,
             },
             &["delivery.sent", "delivery.delivered"],
         ),
-        SendResult::Sent => (
+        SendResult::Sent { message_id } => (
             AttemptResult::Sent {
                 provider,
                 delivered: false,
+                message_id: message_id.as_deref(),
             },
             &["delivery.sent"],
         ),
@@ -437,7 +439,6 @@ async fn apply_receipts(
     now: OffsetDateTime,
     report: &mut TickReport,
 ) -> Result<()> {
-    let now_text = timestamp_text(now);
     let sent_before =
         timestamp_text(now - time::Duration::try_from(SANDBOX_DELAY).unwrap_or_default());
     let mut seen = Vec::new();
@@ -453,34 +454,51 @@ async fn apply_receipts(
             let Some(receipt) = channel.receipt(&delivery) else {
                 continue;
             };
-            let (status, error) = match &receipt {
-                Receipt::Delivered => ("delivered", None),
-                Receipt::Bounced(e) => ("bounced", Some(e.as_str())),
-            };
-            let mut tx = engine.db.begin().await?;
-            if deliveries::apply_receipt(&mut tx, &delivery.id, status, error, &now_text).await? {
-                events::record(
-                    &mut tx,
-                    &delivery.organization_id,
-                    &format!("delivery.{status}"),
-                    ("delivery", &delivery.id),
-                    &engine_actor(),
-                    &json!({
-                        "charge_id": delivery.charge_id,
-                        "channel": delivery.channel,
-                        "attempts": delivery.attempts,
-                        "error": error,
-                    }),
-                )
-                .await?;
-                tx.commit().await?;
+            if record_receipt(&engine.db, &delivery, &receipt, &engine_actor(), now).await? {
                 report.receipts += 1;
-            } else {
-                tx.rollback().await?;
             }
         }
     }
     Ok(())
+}
+
+/// Apply a receipt to a `sent` delivery, with its event, in one transaction: the sandbox's
+/// (from [`tick`]) or a provider's status callback (the server's `/callbacks`). False when
+/// the delivery is no longer `sent` (delivered or bounced already, by a repeat or another
+/// replica): a receipt never moves a delivery backwards, and a repeat writes nothing.
+pub async fn record_receipt(
+    db: &dunning_store::Db,
+    delivery: &Delivery,
+    receipt: &Receipt,
+    actor: &Actor,
+    now: OffsetDateTime,
+) -> Result<bool> {
+    let now_text = timestamp_text(now);
+    let (status, error) = match receipt {
+        Receipt::Delivered => ("delivered", None),
+        Receipt::Bounced(e) => ("bounced", Some(e.as_str())),
+    };
+    let mut tx = db.begin().await?;
+    if !deliveries::apply_receipt(&mut tx, &delivery.id, status, error, &now_text).await? {
+        tx.rollback().await?;
+        return Ok(false);
+    }
+    events::record(
+        &mut tx,
+        &delivery.organization_id,
+        &format!("delivery.{status}"),
+        ("delivery", &delivery.id),
+        actor,
+        &json!({
+            "charge_id": delivery.charge_id,
+            "channel": delivery.channel,
+            "attempts": delivery.attempts,
+            "error": error,
+        }),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(true)
 }
 
 /// The transition an answer makes: from this status to that one, with its event.

@@ -15,6 +15,7 @@ pub mod outbound;
 pub mod providers;
 pub mod smtp;
 pub mod status;
+pub mod twilio;
 pub mod unsubscribe;
 pub mod webhooks;
 
@@ -70,10 +71,20 @@ pub struct Settings {
     /// How each e-mail's one-click unsubscribe link is made (the public URL and the key);
     /// `None`: e-mails carry no link (an embedding that set none).
     pub unsubscribe: Option<unsubscribe::Links>,
+    /// SMS and WhatsApp through this Twilio account (`--twilio-*`); `None`: the sandbox.
+    pub twilio: Option<TwilioSettings>,
     /// Let webhooks reach loopback and private networks (development and tests only).
     pub allow_private_webhook_targets: bool,
     /// How long an OAuth grant may go unused before housekeeping ends it.
     pub oauth_grant_idle_ttl: Duration,
+}
+
+/// The Twilio account and where its status callbacks reach this server.
+#[derive(Debug, Clone)]
+pub struct TwilioSettings {
+    pub account: twilio::Account,
+    /// The server's public URL: `StatusCallback` is `{callback_base}/callbacks/twilio/{organization}`.
+    pub callback_base: String,
 }
 
 /// What the workers report to the process: counts for its metrics, and revocations it must

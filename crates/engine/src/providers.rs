@@ -3,7 +3,9 @@
 //!
 //! E-mail goes out over SMTP (`smtp`, through lettre) when `DUNNING_SMTP_URL` is set: the
 //! providers are built once per engine, so the channel's pool of connections serves every
-//! message. Each e-mail carries its customer's one-click unsubscribe link (`unsubscribe`). Everything else ships with a sandbox that does what a real party would, on this machine:
+//! message. Each e-mail carries its customer's one-click unsubscribe link (`unsubscribe`). SMS
+//! and WhatsApp go through Twilio (`twilio`) when its account and that channel's sender are
+//! set. Everything else ships with a sandbox that does what a real party would, on this machine:
 //!
 //! - the sandbox channel records every message in `sandbox_messages` and reports it sent; its
 //!   delivery receipt comes a minute later: `delivered`, or `bounced` for an e-mail whose local
@@ -21,6 +23,7 @@ use dunning_store::Db;
 use dunning_store::deliveries::{self, Delivery};
 
 use super::smtp::{self, Mailer, SmtpError, SmtpSettings};
+use super::twilio::{self, Messages, Reported, TwilioError};
 use super::unsubscribe::Links;
 
 /// A boxed future, so that providers can be trait objects.
@@ -31,8 +34,9 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 pub enum SendResult {
     /// Accepted for delivery by the recipient's side: nothing more will be heard.
     Delivered,
-    /// Handed over; a receipt (delivered or bounced) comes later.
-    Sent,
+    /// Handed over; a receipt (delivered or bounced) comes later, naming the message by
+    /// `message_id` when the provider gave one.
+    Sent { message_id: Option<String> },
     /// Not sent; worth trying again.
     Retry(String),
     /// The address refused it.
@@ -103,29 +107,31 @@ pub struct Providers {
 }
 
 impl Providers {
-    /// SMTP for e-mail when configured, the sandbox for the rest. A configured but invalid
-    /// SMTP URL or DKIM key keeps e-mails queued (retried, with the reason) rather than
-    /// sending them to the sandbox behind the operator's back; the server checks them with
-    /// [`Providers::check`] before it starts, so only an embedding that skipped the check
-    /// meets this.
+    /// SMTP for e-mail and Twilio for SMS and WhatsApp when configured, the sandbox for the
+    /// rest. A configured but invalid SMTP URL or DKIM key keeps e-mails queued (retried, with
+    /// the reason) rather than sending them to the sandbox behind the operator's back; the
+    /// server checks them with [`Providers::check`] before it starts, so only an embedding
+    /// that skipped the check meets this.
     pub fn from_settings(settings: &Settings) -> Providers {
-        let email: Box<dyn Channel> = match email_channel(settings) {
+        let working = |channel: Result<Box<dyn Channel>, String>| match channel {
             Ok(channel) => channel,
-            Err(e) => Box::new(Misconfigured(e)),
+            Err(e) => Box::new(Misconfigured(e)) as Box<dyn Channel>,
         };
         Providers {
-            email,
-            sms: Box::new(SandboxChannel),
-            whatsapp: Box::new(SandboxChannel),
+            email: working(email_channel(settings)),
+            sms: working(phone_channel(settings, "sms")),
+            whatsapp: working(phone_channel(settings, "whatsapp")),
             bureau: Box::new(SandboxParty),
             notary: Box::new(SandboxParty),
         }
     }
 
     /// Whether the settings make working providers: the SMTP URL, its CA file and the DKIM
-    /// key, each read now. The error names the setting.
+    /// key, each read now, and Twilio's HTTP client. The error names the setting.
     pub fn check(settings: &Settings) -> Result<(), String> {
-        email_channel(settings).map(drop)
+        email_channel(settings)?;
+        phone_channel(settings, "sms")?;
+        phone_channel(settings, "whatsapp").map(drop)
     }
 
     pub fn channel(&self, name: &str) -> &dyn Channel {
@@ -166,6 +172,20 @@ fn email_channel(settings: &Settings) -> Result<Box<dyn Channel>, String> {
     }
 }
 
+/// Twilio for `channel` (`sms`, `whatsapp`) when its account has that channel's sender,
+/// else the sandbox.
+fn phone_channel(settings: &Settings, channel: &str) -> Result<Box<dyn Channel>, String> {
+    let Some(twilio) = &settings.twilio else {
+        return Ok(Box::new(SandboxChannel));
+    };
+    Ok(
+        match Messages::new(&twilio.account, channel, &twilio.callback_base)? {
+            Some(messages) => Box::new(TwilioChannel { messages }),
+            None => Box::new(SandboxChannel),
+        },
+    )
+}
+
 /// Records instead of sending, and simulates receipts.
 pub struct SandboxChannel;
 
@@ -200,7 +220,7 @@ impl Channel for SandboxChannel {
             )
             .await
             {
-                Ok(()) => SendResult::Sent,
+                Ok(()) => SendResult::Sent { message_id: None },
                 Err(e) => SendResult::Retry(format!("sandbox: {e}")),
             }
         })
@@ -267,6 +287,46 @@ impl Channel for SmtpChannel {
 
     fn receipt(&self, _delivery: &Delivery) -> Option<Receipt> {
         None
+    }
+}
+
+/// SMS or WhatsApp through Twilio; its receipts come as status callbacks, to the server.
+pub struct TwilioChannel {
+    pub messages: Messages,
+}
+
+impl Channel for TwilioChannel {
+    fn name(&self) -> &'static str {
+        twilio::PROVIDER
+    }
+
+    fn send<'a>(
+        &'a self,
+        _db: &'a Db,
+        delivery: &'a Delivery,
+        _from_name: &'a str,
+    ) -> BoxFuture<'a, SendResult> {
+        Box::pin(async move {
+            match self.messages.send(delivery).await {
+                Ok(message_id) => SendResult::Sent { message_id },
+                Err(TwilioError::Rejected(e)) => SendResult::Bounced(e),
+                Err(TwilioError::Refused(e)) => SendResult::Failed(e),
+                Err(TwilioError::Transient(e)) => SendResult::Retry(e),
+            }
+        })
+    }
+
+    fn receipt(&self, _delivery: &Delivery) -> Option<Receipt> {
+        None
+    }
+}
+
+impl From<Reported> for Receipt {
+    fn from(reported: Reported) -> Receipt {
+        match reported {
+            Reported::Delivered => Receipt::Delivered,
+            Reported::Undelivered(category) => Receipt::Bounced(category),
+        }
     }
 }
 

@@ -204,8 +204,13 @@ pub async fn get_any(conn: &mut AnyConnection, id: &str) -> Result<Option<Delive
 /// How an attempt ended, as the engine writes it.
 #[derive(Debug, Clone)]
 pub enum AttemptResult<'a> {
-    /// Handed to the provider; `delivered` when it also confirmed delivery.
-    Sent { provider: &'a str, delivered: bool },
+    /// Handed to the provider; `delivered` when it also confirmed delivery. `message_id` is
+    /// the provider's name for the message, when it gave one (its receipts use it).
+    Sent {
+        provider: &'a str,
+        delivered: bool,
+        message_id: Option<&'a str>,
+    },
     /// Not sent this time; try again at `next_attempt_at`.
     Retry {
         error: &'a str,
@@ -230,10 +235,11 @@ pub async fn finish_attempt(
         AttemptResult::Sent {
             provider,
             delivered,
+            message_id,
         } => sqlx::query(
             "UPDATE deliveries SET status = $1, provider = $2, sent_at = $3, delivered_at = $4, error = NULL,
                  attempts = attempts + $5, claim_token = NULL, claimed_until = NULL, next_attempt_at = NULL,
-                 version = version + 1, updated_at = $3
+                 provider_message_id = $8, version = version + 1, updated_at = $3
              WHERE id = $6 AND claim_token = $7 AND status = 'queued'",
         )
         .bind(if *delivered { "delivered" } else { "sent" })
@@ -242,7 +248,8 @@ pub async fn finish_attempt(
         .bind(delivered.then_some(now))
         .bind(attempts)
         .bind(id)
-        .bind(token),
+        .bind(token)
+        .bind(*message_id),
         AttemptResult::Retry {
             error,
             next_attempt_at,
@@ -270,6 +277,26 @@ pub async fn finish_attempt(
         .bind(token),
     };
     Ok(query.execute(conn).await?.rows_affected() == 1)
+}
+
+/// The delivery of `organization_id` that `provider` accepted as `message_id` (a status
+/// callback names the message so).
+pub async fn by_provider_message(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    provider: &str,
+    message_id: &str,
+) -> Result<Option<Delivery>> {
+    let sql = format!(
+        "SELECT {COLUMNS} FROM deliveries
+         WHERE organization_id = $1 AND provider = $2 AND provider_message_id = $3"
+    );
+    Ok(sqlx::query_as(AssertSqlSafe(sql))
+        .bind(organization_id)
+        .bind(provider)
+        .bind(message_id)
+        .fetch_optional(conn)
+        .await?)
 }
 
 /// Sent deliveries of `provider` sent at or before `sent_before`, awaiting a receipt.
