@@ -195,13 +195,9 @@ fn refusal(settings: &Settings, code: &str, status: u16, detail: &str) -> Value 
 pub fn arguments_digest(arguments: &Map<String, Value>) -> String {
     let mut args = arguments.clone();
     args.remove("idempotency_key");
-    hex(&Sha256::digest(
+    hex::encode(Sha256::digest(
         canonical_json(&Value::Object(args)).as_bytes(),
     ))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn mac(secret: &[u8], payload: &[u8]) -> Hmac<Sha256> {
@@ -282,7 +278,10 @@ pub fn derived_idempotency_key(
         tool.name,
         arguments_digest(arguments)
     );
-    format!("auto-{}", &hex(&Sha256::digest(material.as_bytes()))[..40])
+    format!(
+        "auto-{}",
+        &hex::encode(Sha256::digest(material.as_bytes()))[..40]
+    )
 }
 
 #[cfg(test)]

@@ -349,11 +349,7 @@ fn request_hash(method: &Method, path_and_query: &str, body: &Bytes) -> String {
         Ok(value) => hasher.update(canonical_json(&value).as_bytes()),
         Err(_) => hasher.update(body),
     }
-    hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex::encode(hasher.finalize())
 }
 
 fn reused() -> Response {

@@ -13,8 +13,7 @@ pub fn generate(audience: Audience) -> String {
 
 /// What the database stores instead of the secret.
 pub fn hash(token: &str) -> String {
-    let digest = Sha256::digest(token.as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(Sha256::digest(token.as_bytes()))
 }
 
 /// Parse `Authorization: Bearer <token>`; `None` when absent or of another scheme.

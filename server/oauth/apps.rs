@@ -23,8 +23,12 @@ pub async fn list(State(state): State<AppState>, headers: HeaderMap) -> Response
     let Some(who) = visitor.owner() else {
         return pages::page(
             StatusCode::OK,
-            "Entrar",
-            &pages::sign_in(&csrf, "/oauth/apps", None, None),
+            &pages::SignIn {
+                csrf: &csrf,
+                return_to: "/oauth/apps",
+                application: None,
+                message: None,
+            },
             set_cookie,
         );
     };
@@ -61,8 +65,12 @@ pub async fn list(State(state): State<AppState>, headers: HeaderMap) -> Response
         .collect();
     pages::page(
         StatusCode::OK,
-        "Aplicativos conectados",
-        &pages::apps(&csrf, &person, &organization, &apps),
+        &pages::Apps {
+            csrf: &csrf,
+            person: &person,
+            organization: &organization,
+            apps: &apps,
+        },
         set_cookie,
     )
 }

@@ -252,13 +252,12 @@ fn sign_in_page(
 ) -> Response {
     pages::page(
         StatusCode::OK,
-        "Entrar",
-        &pages::sign_in(
+        &pages::SignIn {
             csrf,
-            &format!("/oauth/authorize?{}", checked.raw),
-            Some(&checked.client.name),
+            return_to: &format!("/oauth/authorize?{}", checked.raw),
+            application: Some(&checked.client.name),
             message,
-        ),
+        },
         set_cookie,
     )
 }
@@ -296,8 +295,7 @@ async fn consent_page(
         .unwrap_or_else(|| checked.redirect_uri.clone());
     let mut response = pages::page(
         StatusCode::OK,
-        "Autorizar aplicativo",
-        &pages::consent(&pages::Consent {
+        &pages::Consent {
             csrf,
             request: &checked.raw,
             application: &checked.client.name,
@@ -308,7 +306,7 @@ async fn consent_page(
             scopes: &scopes,
             ticked: &ticked,
             refused: &refused,
-        }),
+        },
         None,
     );
     pages::allow_form_target(&mut response, &checked.redirect_uri);

@@ -96,24 +96,20 @@ pub fn mac(config: &Config, purpose: &str, text: &str) -> Vec<u8> {
     mac.finalize().into_bytes().to_vec()
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 fn base64url(bytes: &[u8]) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
 }
 
 /// `text.signature`, signed for `purpose`.
 pub fn signed(config: &Config, purpose: &str, text: &str) -> String {
-    format!("{text}.{}", hex(&mac(config, purpose, text)))
+    format!("{text}.{}", hex::encode(mac(config, purpose, text)))
 }
 
 /// The text of a `text.signature` value we signed for `purpose`.
 pub fn verified<'a>(config: &Config, purpose: &str, value: &'a str) -> Option<&'a str> {
     let (text, signature) = value.rsplit_once('.')?;
     equal(
-        hex(&mac(config, purpose, text)).as_bytes(),
+        hex::encode(mac(config, purpose, text)).as_bytes(),
         signature.as_bytes(),
     )
     .then_some(text)

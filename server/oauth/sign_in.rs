@@ -101,8 +101,12 @@ async fn attempt(
     let again = |status: StatusCode, message: &str| {
         pages::page(
             status,
-            "Entrar",
-            &pages::sign_in(&csrf, &return_to, None, Some(message)),
+            &pages::SignIn {
+                csrf: &csrf,
+                return_to: &return_to,
+                application: None,
+                message: Some(message),
+            },
             None,
         )
     };

@@ -40,7 +40,8 @@ pub fn pkce_matches(verifier: &str, challenge: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'));
     let computed = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .encode(Sha256::digest(verifier.as_bytes()));
-    well_formed && computed == challenge
+    // Constant time, as every comparison with a secret here (`session::equal`).
+    well_formed && super::session::equal(computed.as_bytes(), challenge.as_bytes())
 }
 
 /// `POST /oauth/token`.

@@ -16,7 +16,13 @@ const REDIRECT = 'http://127.0.0.1:3032/callback';
 function hidden(page, name) {
   const found = page.match(new RegExp(`name="${name}" value="([^"]*)"`));
   if (!found) throw new Error(`no hidden field ${name}: ${page.slice(0, 300)}`);
-  return found[1].replaceAll('&amp;', '&').replaceAll('&quot;', '"').replaceAll('&#39;', "'");
+  // Character references as a browser reads them, in one pass (`&#38;`, `&#x26;`, `&amp;`).
+  const named = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+  return found[1].replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (whole, ref) => {
+    if (ref[0] !== '#') return named[ref.toLowerCase()] ?? whole;
+    const code = ref[1] === 'x' || ref[1] === 'X' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
+    return String.fromCodePoint(code);
+  });
 }
 
 /** A person at a browser: cookies kept, redirects looked at one by one. */

@@ -144,10 +144,46 @@ pub(crate) fn hidden(html: &str, name: &str) -> String {
         .unwrap_or_else(|| panic!("no {name} in {html}"))
         + marker.len();
     let end = start + html[start..].find('"').unwrap();
-    html[start..end]
-        .replace("&amp;", "&")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
+    unescape(&html[start..end])
+}
+
+/// HTML text as a browser reads it: character references (`&#38;`, `&#x26;`, `&amp;`, the
+/// few named ones markup needs) become their characters, in one pass.
+pub(crate) fn unescape(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(at) = rest.find('&') {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        let decoded = rest.find(';').and_then(|end| {
+            let name = &rest[1..end];
+            let c = match name {
+                "amp" => Some('&'),
+                "lt" => Some('<'),
+                "gt" => Some('>'),
+                "quot" => Some('"'),
+                "apos" => Some('\''),
+                _ => match name.strip_prefix("#x").or_else(|| name.strip_prefix("#X")) {
+                    Some(hex) => u32::from_str_radix(hex, 16).ok(),
+                    None => name.strip_prefix('#').and_then(|d| d.parse().ok()),
+                }
+                .and_then(char::from_u32),
+            }?;
+            Some((c, end + 1))
+        });
+        match decoded {
+            Some((c, len)) => {
+                out.push(c);
+                rest = &rest[len..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The query parameters of a URL.

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use crate::common::TestServer;
 use crate::oauth::{
     Browser, Page, REDIRECT, authorize_url, exchange, hidden, mcp_status, person, pkce, query,
-    refresh, register, sign_in, start, start_on, start_with, token,
+    refresh, register, sign_in, start, start_on, start_with, token, unescape,
 };
 
 const FOREIGN_ORIGINS: [&str; 4] = [
@@ -1014,6 +1014,114 @@ async fn a_client_name_with_a_bidirectional_override_is_refused() {
     assert_eq!(response.status(), StatusCode::BAD_REQUEST);
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["error"], "invalid_client_metadata");
+}
+
+/// Markup, quotes and ampersands, as a hostile registration would send them.
+const MARKUP: &str = "<script>alert(\"x\")</script> & 'Co'";
+
+/// Whether `html` shows `text` only as text: none of its tags, quotes or ampersands appears
+/// as written, and the page's visible text (its tags dropped, its character references read
+/// as a browser reads them) holds `text` whole.
+fn shows_as_text(html: &str, text: &str) -> bool {
+    let raw = ["<script", "<img", "\"x\"", "'Co'", "& '", "\"&'"];
+    let mut visible = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => in_tag = false,
+            c if !in_tag => visible.push(c),
+            _ => {}
+        }
+    }
+    !raw.iter().any(|r| html.contains(r)) && unescape(&visible).contains(text)
+}
+
+#[tokio::test]
+async fn a_hostile_client_name_redirect_uri_and_scope_are_shown_as_text_on_every_page() {
+    let (server, base) = start().await;
+    let name = format!("{MARKUP} Assistente");
+    // A private-use scheme has no host, so the pages name the whole URI.
+    let redirect = "com.example.app:/cb?next=<img/src=x/onerror=alert(1)>\"&'";
+    let answer = reqwest::Client::new()
+        .post(format!("{base}/oauth/register"))
+        .json(&json!({"client_name": name, "redirect_uris": [redirect]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), StatusCode::CREATED);
+    let client_id = answer.json::<Value>().await.unwrap()["client_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (_, challenge) = pkce();
+    let request = |scope: &str| {
+        form_urlencoded::Serializer::new(String::new())
+            .extend_pairs([
+                ("response_type", "code"),
+                ("client_id", &client_id),
+                ("redirect_uri", redirect),
+                ("code_challenge", &challenge),
+                ("code_challenge_method", "S256"),
+                ("state", "s"),
+                ("scope", scope),
+            ])
+            .finish()
+    };
+    let url = |query: &str| format!("{base}/oauth/authorize?{query}");
+
+    // Signed out: the sign-in page names the application, and an unknown scope is an error
+    // shown here (it is never sent back to the hostile redirect).
+    let mut browser = Browser::new();
+    let page = browser.get(&url(&request("charges:read"))).await;
+    assert!(
+        shows_as_text(&page.text, &format!("Para conectar {name} à sua conta")),
+        "{}",
+        page.text
+    );
+    let scope = "<script>alert(\"x\")</script>&'Co'";
+    let page = browser.get(&url(&request(scope))).await;
+    assert_eq!(page.status, StatusCode::BAD_REQUEST, "{}", page.text);
+    assert!(
+        shows_as_text(&page.text, &format!("unknown scope '{scope}'")),
+        "{}",
+        page.text
+    );
+
+    // Signed in: the consent page, which shows the name twice and the URI twice.
+    let mut browser = signed_in(&server, &base, "admin").await;
+    let query = request("charges:read");
+    let page = browser.get(&url(&query)).await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.text);
+    assert!(
+        shows_as_text(&page.text, &format!("Autorizar {name}")),
+        "{}",
+        page.text
+    );
+    assert!(
+        shows_as_text(&page.text, &format!("leva de volta a {redirect}.")),
+        "{}",
+        page.text
+    );
+    assert!(
+        shows_as_text(&page.text, &format!("Depois você volta para {redirect}.")),
+        "{}",
+        page.text
+    );
+    // The hidden field carries the request back exactly: its `&`s escaped in the attribute.
+    assert_eq!(hidden(&page.text, "request"), query);
+    let fields = allow_all(&page);
+    let answer = browser
+        .post(&format!("{base}/oauth/consent"), &pairs(&fields))
+        .await;
+    assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.text);
+    assert!(answer.location.unwrap().starts_with("com.example.app:/cb?"));
+
+    // The connected applications: the name in the list and in the button's label.
+    let page = browser.get(&format!("{base}/oauth/apps")).await;
+    assert!(shows_as_text(&page.text, &name), "{}", page.text);
+    let label = format!("aria-label=\"Revogar o acesso de {name}\"");
+    assert!(unescape(&page.text).contains(&label), "{}", page.text);
 }
 
 #[tokio::test]

@@ -93,10 +93,6 @@ async fn stop(server: ServerProcess) {
         .unwrap();
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 fn traceparent(trace: &str, parent: &str) -> String {
     format!("00-{trace}-{parent}-01")
 }
@@ -132,7 +128,7 @@ fn has_attributes(span: &Span, expected: &[(&str, &str)]) {
 fn named<'a>(spans: &'a [Span], trace: &str, name: &str) -> &'a Span {
     let found: Vec<&Span> = spans
         .iter()
-        .filter(|s| hex(&s.trace_id) == trace && s.name == name)
+        .filter(|s| hex::encode(&s.trace_id) == trace && s.name == name)
         .collect();
     assert_eq!(
         found.len(),
@@ -181,7 +177,7 @@ fn tree(spans: &[Span]) -> String {
             "{}{} [{}] ({:?}) {}\n",
             "  ".repeat(depth),
             span.name,
-            hex(&span.span_id),
+            hex::encode(&span.span_id),
             SpanKind::try_from(span.kind).unwrap_or(SpanKind::Unspecified),
             attributes.join(" ")
         ));
@@ -196,8 +192,8 @@ fn tree(spans: &[Span]) -> String {
     {
         out.push_str(&format!(
             "trace {} (parent {}):\n",
-            hex(&root.trace_id),
-            hex(&root.parent_span_id)
+            hex::encode(&root.trace_id),
+            hex::encode(&root.parent_span_id)
         ));
         walk(spans, root, 1, &mut out);
     }
@@ -267,7 +263,7 @@ async fn a_rest_call_and_an_mcp_tool_call_are_traced_in_the_callers_trace_down_t
 
     // The REST call: the HTTP server span, child of the caller's span, then the database.
     let http = named(&spans, REST_TRACE, "GET /v1/customers");
-    assert_eq!(hex(&http.parent_span_id), REST_PARENT);
+    assert_eq!(hex::encode(&http.parent_span_id), REST_PARENT);
     assert_eq!(http.kind, SpanKind::Server as i32);
     has_attributes(
         http,
@@ -293,7 +289,7 @@ async fn a_rest_call_and_an_mcp_tool_call_are_traced_in_the_callers_trace_down_t
 
     // The MCP call: HTTP span, the MCP method span, the dispatch into /v1, the database.
     let http = named(&spans, MCP_TRACE, "POST /mcp");
-    assert_eq!(hex(&http.parent_span_id), MCP_PARENT);
+    assert_eq!(hex::encode(&http.parent_span_id), MCP_PARENT);
     let method = named(&spans, MCP_TRACE, "tools/call dunning_customers_list");
     assert_eq!(method.parent_span_id, http.span_id);
     assert_eq!(method.kind, SpanKind::Server as i32);

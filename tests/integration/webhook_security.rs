@@ -285,11 +285,7 @@ fn verify(secret: &str, header: &str, body: &[u8], now: i64) -> Result<(), &'sta
         return Err("timestamp outside the tolerance");
     }
     let matches = candidates.iter().any(|candidate| {
-        let Ok(bytes) = (0..candidate.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(candidate.get(i..i + 2).unwrap_or("zz"), 16))
-            .collect::<Result<Vec<u8>, _>>()
-        else {
+        let Ok(bytes) = hex::decode(candidate) else {
             return false;
         };
         let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();

@@ -85,13 +85,10 @@ pub fn signature(secret: &str, timestamp: i64, body: &[u8]) -> String {
         Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("HMAC takes keys of any size");
     mac.update(format!("{timestamp}.").as_bytes());
     mac.update(body);
-    let hex: String = mac
-        .finalize()
-        .into_bytes()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    format!("t={timestamp},v1={hex}")
+    format!(
+        "t={timestamp},v1={}",
+        hex::encode(mac.finalize().into_bytes())
+    )
 }
 
 /// Why an attempt failed, as delivery records and events say it.

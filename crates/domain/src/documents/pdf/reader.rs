@@ -10,7 +10,7 @@ pub(crate) fn shown_text(pdf: &[u8]) -> Vec<String> {
         .filter_map(|line| line.strip_suffix(b" Tj"))
         .map(|operand| {
             let bytes = match operand.first() {
-                Some(b'<') => unhex(&operand[1..operand.len() - 1]),
+                Some(b'<') => hex::decode(&operand[1..operand.len() - 1]).expect("hex"),
                 _ => unescape(&operand[1..operand.len() - 1]),
             };
             bytes.iter().map(|&b| decode_byte(b)).collect()
@@ -23,12 +23,6 @@ fn decode_byte(b: u8) -> char {
         0x80..=0x9F => HIGH_CODES[usize::from(b - 0x80)],
         _ => char::from(b),
     }
-}
-
-fn unhex(hex: &[u8]) -> Vec<u8> {
-    hex.chunks(2)
-        .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).expect("hex"), 16).expect("hex"))
-        .collect()
 }
 
 /// Undo the escapes pdf-writer puts in literal strings: `\\`, `\(`, `\)`, `\n` and octal.
