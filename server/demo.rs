@@ -214,6 +214,7 @@ pub async fn seed(db: &Db, base_url: &str) -> Result<Credentials> {
                         person_id: &person.id,
                         audience: audience.as_str(),
                         scopes: &scopes,
+                        toolsets: None,
                         token_hash: &tokens::hash(&token),
                         label: Some("demo"),
                         rate_limit: None,

@@ -126,6 +126,31 @@ impl Host for McpAuthenticator {
     }
 }
 
+/// Toolset names given on the command line (`--mcp-toolsets`, `token create --toolsets`),
+/// each one of the catalog's; `all`, or none, is no limit.
+pub fn checked_toolsets(names: &[String], flag: &str) -> Result<Option<Vec<String>>, String> {
+    let names: Vec<String> = names
+        .iter()
+        .map(|n| n.trim().to_string())
+        .filter(|n| !n.is_empty())
+        .collect();
+    if names.is_empty() || names.iter().any(|n| n == mcp::toolsets::ALL) {
+        return Ok(None);
+    }
+    let known: Vec<&str> = crate::generated::CATALOG
+        .toolsets
+        .iter()
+        .map(|t| t.name)
+        .collect();
+    match names.iter().find(|n| !known.contains(&n.as_str())) {
+        Some(unknown) => Err(format!(
+            "{flag} names `{unknown}`, which is no toolset: the toolsets are {}",
+            known.join(", ")
+        )),
+        None => Ok(Some(names)),
+    }
+}
+
 /// The MCP layer's caller for a principal, which travels in its extensions.
 fn caller(principal: Principal) -> Caller {
     // The MCP layer answers with its own response, so the organization reaches the access
@@ -135,7 +160,10 @@ fn caller(principal: Principal) -> Caller {
     let subject = principal.token_id.clone();
     let scopes = principal.scopes.clone();
     let toolsets = mcp::toolsets::Toolsets {
-        bound: None,
+        bound: principal
+            .toolsets
+            .as_ref()
+            .map(|names| names.iter().cloned().collect()),
         default: roles::default_toolsets(&principal.role)
             .map(|names| names.iter().map(|n| n.to_string()).collect()),
     };

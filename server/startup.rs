@@ -151,30 +151,6 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
     served
 }
 
-/// `--mcp-toolsets`, each name one of the catalog's toolsets (`all`, or nothing: no bound).
-fn mcp_toolsets(names: &[String]) -> Result<Option<Vec<String>>, String> {
-    let names: Vec<String> = names
-        .iter()
-        .map(|n| n.trim().to_string())
-        .filter(|n| !n.is_empty())
-        .collect();
-    if names.is_empty() || names.iter().any(|n| n == mcp::toolsets::ALL) {
-        return Ok(None);
-    }
-    let known: Vec<&str> = crate::generated::CATALOG
-        .toolsets
-        .iter()
-        .map(|t| t.name)
-        .collect();
-    match names.iter().find(|n| !known.contains(&n.as_str())) {
-        Some(unknown) => Err(format!(
-            "--mcp-toolsets names `{unknown}`, which is no toolset: the toolsets are {}",
-            known.join(", ")
-        )),
-        None => Ok(Some(names)),
-    }
-}
-
 /// The server's configuration from its command line, once the listeners are bound (their
 /// addresses, port 0 resolved, are part of it).
 fn config(
@@ -207,7 +183,7 @@ fn config(
         canonical_url: args.canonical_url.clone(),
         allowed_origins: args.allowed_origins.clone(),
         reject_unconfirmed_in_handshake_era: args.reject_unconfirmed,
-        mcp_toolsets: mcp_toolsets(&args.mcp_toolsets)?,
+        mcp_toolsets: crate::mcp_host::checked_toolsets(&args.mcp_toolsets, "--mcp-toolsets")?,
         mcp_read_only: args.mcp_read_only,
         authorization_servers: args.authorization_servers.clone(),
         oauth_access_token_ttl: args.oauth_access_token_ttl,

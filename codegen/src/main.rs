@@ -100,6 +100,7 @@ fn main() -> ExitCode {
         println!("load ms:            {}", loaded.as_millis());
         println!("generate ms:        {}", generated.as_millis());
         print_tool_sizes(&output.catalog);
+        print_toolset_sizes(&output.catalog);
         return ExitCode::SUCCESS;
     }
     match command {
@@ -164,6 +165,42 @@ fn catalog_of(path: &str) -> Result<serde_json::Value, String> {
 
 /// Per tool: bytes of the description, the input and the output schema, and roughly how many
 /// tokens a model reads for it (name, description and input schema; ~4 bytes a token).
+/// Per toolset: its tools, the bytes of their `tools/list` entries and the estimated tokens
+/// (bytes / 4), what a connection that loads only it carries.
+fn print_toolset_sizes(catalog: &serde_json::Value) {
+    let Some(toolsets) = catalog["toolsets"].as_array() else {
+        return;
+    };
+    let tools = catalog["tools"].as_array().cloned().unwrap_or_default();
+    let size = |name: &str| {
+        tools
+            .iter()
+            .find(|t| t["name"] == name)
+            .map_or(0, |t| t.to_string().len())
+    };
+    println!();
+    println!(
+        "{:<24} {:>6} {:>9} {:>8}",
+        "toolset", "tools", "bytes", "~tokens"
+    );
+    for toolset in toolsets {
+        let names: Vec<&str> = toolset["tools"]
+            .as_array()
+            .map(|t| t.iter().filter_map(|n| n.as_str()).collect())
+            .unwrap_or_default();
+        let bytes: usize = names.iter().map(|n| size(n)).sum();
+        let mut label = toolset["name"].as_str().unwrap_or_default().to_string();
+        if toolset["always"] == true {
+            label.push_str(" (always)");
+        }
+        println!(
+            "{label:<24} {:>6} {bytes:>9} {:>8}",
+            names.len(),
+            bytes.div_ceil(4)
+        );
+    }
+}
+
 fn print_tool_sizes(catalog: &serde_json::Value) {
     let tools = catalog["tools"].as_array().cloned().unwrap_or_default();
     let bytes = |v: Option<&serde_json::Value>| v.map_or(0, |v| v.to_string().len());

@@ -40,7 +40,10 @@ pub(crate) fn of(
         return match &ext.toolset {
             Some(name) if is_toolset_name(name) => name.clone(),
             Some(name) => {
-                diags.error(at, format!("toolset name `{name}` must be 1-32 of a-z, 0-9 and _"));
+                diags.error(
+                    at,
+                    format!("toolset name `{name}` must be 1-32 of a-z, 0-9 and _"),
+                );
                 String::new()
             }
             None => tags.first().map(|t| from_tag(t)).unwrap_or_default(),
@@ -106,7 +109,10 @@ pub(crate) fn collect(
         for decl in &root.toolsets {
             let tools = tools_of(&decl.name);
             if tools.is_empty() {
-                diags.warn(&decl.pointer, format!("toolset `{}` has no tool", decl.name));
+                diags.warn(
+                    &decl.pointer,
+                    format!("toolset `{}` has no tool", decl.name),
+                );
                 continue;
             }
             out.push(Toolset {
@@ -140,7 +146,13 @@ fn tag_description(doc: &Value, toolset: &str) -> Option<String> {
     doc.get("tags")?
         .as_array()?
         .iter()
-        .find(|t| t.get("name").and_then(Value::as_str).map(from_tag).as_deref() == Some(toolset))?
+        .find(|t| {
+            t.get("name")
+                .and_then(Value::as_str)
+                .map(from_tag)
+                .as_deref()
+                == Some(toolset)
+        })?
         .get("description")?
         .as_str()
         .map(|d| d.trim().to_string())
@@ -152,7 +164,8 @@ pub(crate) fn json(toolsets: &[Toolset]) -> Value {
         toolsets
             .iter()
             .map(|t| {
-                let mut entry = json!({ "name": t.name, "description": t.description, "tools": t.tools });
+                let mut entry =
+                    json!({ "name": t.name, "description": t.description, "tools": t.tools });
                 if t.always {
                     entry["always"] = Value::Bool(true);
                 }

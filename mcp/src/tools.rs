@@ -11,9 +11,9 @@ use super::confirm::{self, Decision};
 use super::input::{self, Reply, Round};
 use super::jsonrpc::{ErrorCode, Outcome, RpcError};
 use super::protocol::{self, Context};
-use super::toolsets::Selection;
 #[cfg(test)]
 use super::toolsets::Choice;
+use super::toolsets::Selection;
 use super::{Caller, Endpoint, Settings, bounds, dispatch, lifecycle, results};
 
 /// The `tools/list` result for this caller, stateless-era fields included when `stateless`:
@@ -442,20 +442,16 @@ mod tests {
         // Twice: the first round fills the cache, the second answers from it.
         for round in 0..2 {
             for stateless in [false, true] {
-                for (caller, selection) in callers().into_iter().flat_map(|c| {
-                    selections().into_iter().map(move |s| (c.clone(), s))
-                }) {
+                for (caller, selection) in callers()
+                    .into_iter()
+                    .flat_map(|c| selections().into_iter().map(move |s| (c.clone(), s)))
+                {
                     let prepared = listings
                         .get(&catalog, &settings, caller.as_ref(), &selection, stateless)
                         .unwrap();
-                    let fresh = fresh_list(
-                        &catalog,
-                        &settings,
-                        caller.as_ref(),
-                        &selection,
-                        stateless,
-                    )
-                    .unwrap();
+                    let fresh =
+                        fresh_list(&catalog, &settings, caller.as_ref(), &selection, stateless)
+                            .unwrap();
                     for text in ids {
                         let id = id(text);
                         let expected: Box<str> = jsonrpc::success(&id, &fresh).into();

@@ -269,7 +269,10 @@ mod tests {
     fn the_header_and_the_url_each_narrow_and_together_intersect() {
         let settings = test_catalog::settings();
         let header = choice("/mcp", &[("x-mcp-toolsets", "others")]).unwrap();
-        assert_eq!(names(&Selection::resolve(&settings, None, &header)), ["others_get"]);
+        assert_eq!(
+            names(&Selection::resolve(&settings, None, &header)),
+            ["others_get"]
+        );
         let url = choice("/mcp/x/things", &[]).unwrap();
         assert_eq!(
             names(&Selection::resolve(&settings, None, &url)),
@@ -334,7 +337,10 @@ mod tests {
             ["others_get"]
         );
         let all = choice("/mcp", &[("x-mcp-toolsets", "all")]).unwrap();
-        assert_eq!(names(&Selection::resolve(&settings, Some(&role), &all)).len(), 3);
+        assert_eq!(
+            names(&Selection::resolve(&settings, Some(&role), &all)).len(),
+            3
+        );
         let things = choice("/mcp/x/things", &[]).unwrap();
         assert_eq!(
             names(&Selection::resolve(&settings, Some(&role), &things)),

@@ -110,9 +110,7 @@ pub async fn handle(
     let work = fault::catching(async {
         match messages {
             Messages::Batch(items) => handle_batch(&endpoint, &headers, &choice, items).await,
-            Messages::Single(single) => {
-                handle_single(&endpoint, &headers, &choice, &single).await
-            }
+            Messages::Single(single) => handle_single(&endpoint, &headers, &choice, &single).await,
         }
     });
     match work.await {
@@ -528,12 +526,12 @@ async fn dispatch(
                 .map(Outcome::Prepared);
         }
         // A JSON answer comes back prepared, the stateless era's fields included.
-        "tools/call" => match tools::call(endpoint, context, caller, selection, &incoming.params)
-            .await?
-        {
-            Outcome::Value(value) => Ok(value),
-            prepared => return Ok(prepared),
-        },
+        "tools/call" => {
+            match tools::call(endpoint, context, caller, selection, &incoming.params).await? {
+                Outcome::Value(value) => Ok(value),
+                prepared => return Ok(prepared),
+            }
+        }
         "resources/list" => resources::list(endpoint, caller, selection, &incoming.params),
         "resources/templates/list" => {
             resources::templates(&endpoint.catalog, caller, selection, &incoming.params)
@@ -542,9 +540,7 @@ async fn dispatch(
             resources::read(endpoint, context, caller, selection, &incoming.params).await
         }
         "prompts/list" => prompts::list(&endpoint.catalog, caller, selection, &incoming.params),
-        "prompts/get" => {
-            prompts::get(endpoint, context, caller, selection, &incoming.params).await
-        }
+        "prompts/get" => prompts::get(endpoint, context, caller, selection, &incoming.params).await,
         "completion/complete" => {
             completions::complete(endpoint, caller, selection, &incoming.params).await
         }

@@ -148,6 +148,7 @@ pub async fn authenticate(db: &Db, policy: Policy, token: &str) -> Result<TokenR
         id: format!("ext_{}", person.id),
         audience: "mcp".into(),
         scopes,
+        toolsets: None,
         rate_limit: None,
         person,
         organization,

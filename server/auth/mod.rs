@@ -56,6 +56,8 @@ pub struct Principal {
     pub token_scopes: Vec<String>,
     /// Token scopes that the role also permits: what this caller can actually do.
     pub scopes: BTreeSet<String>,
+    /// The MCP toolsets the token is limited to (`None`: none beyond its scopes).
+    pub toolsets: Option<Vec<String>>,
     pub rate_limit: Option<(i64, i64)>,
 }
 
@@ -88,6 +90,7 @@ impl Principal {
             audience,
             token_scopes: record.scopes,
             scopes,
+            toolsets: record.toolsets,
             rate_limit: record.rate_limit,
         }
     }

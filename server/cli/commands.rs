@@ -81,6 +81,7 @@ pub async fn create_token(args: TokenCreateArgs) -> Result<(), String> {
         .as_deref()
         .map(parse_rate_limit)
         .transpose()?;
+    let toolsets = crate::mcp_host::checked_toolsets(&args.toolsets, "--toolsets")?;
     let (db, _) = args.database.open().await?;
     let (org, person) = find_person(&db, &args.organization, &args.person).await?;
     let permitted = roles::permissions(&person.role);
@@ -111,6 +112,7 @@ pub async fn create_token(args: TokenCreateArgs) -> Result<(), String> {
             person_id: &person.id,
             audience: audience.as_str(),
             scopes: &scopes,
+            toolsets: toolsets.as_deref(),
             token_hash: &tokens::hash(&token),
             label: args.label.as_deref(),
             rate_limit,
@@ -119,12 +121,13 @@ pub async fn create_token(args: TokenCreateArgs) -> Result<(), String> {
     .await
     .map_err(|e| e.to_string())?;
     eprintln!(
-        "Issued {id} for {} ({}) in {}, audience {}, scopes: {}",
+        "Issued {id} for {} ({}) in {}, audience {}, scopes: {}{}",
         person.name,
         person.role,
         org.name,
         audience.as_str(),
-        scopes.join(" ")
+        scopes.join(" "),
+        toolsets.map_or(String::new(), |t| format!(", toolsets: {}", t.join(",")))
     );
     println!("{token}");
     Ok(())

@@ -200,7 +200,11 @@ pub struct ServeArgs {
     /// The MCP toolsets any connection may load (repeat, or comma-separated; default: all):
     /// an upper bound no token or request can widen. `kobana-dunning` lists them in
     /// README's "Choosing what an assistant loads".
-    #[arg(long = "mcp-toolsets", env = "DUNNING_MCP_TOOLSETS", value_delimiter = ',')]
+    #[arg(
+        long = "mcp-toolsets",
+        env = "DUNNING_MCP_TOOLSETS",
+        value_delimiter = ','
+    )]
     pub mcp_toolsets: Vec<String>,
     /// Serve only read-only MCP tools (`readOnlyHint`), to every connection.
     #[arg(long = "mcp-read-only", env = "DUNNING_MCP_READ_ONLY")]
@@ -357,6 +361,10 @@ pub struct TokenCreateArgs {
     /// A note saying what the token is for.
     #[arg(long)]
     pub label: Option<String>,
+    /// MCP toolsets the token may load at most (comma-separated, e.g. `customers,charges`);
+    /// default: no limit beyond its scopes. A connection can narrow further, never widen.
+    #[arg(long, value_delimiter = ',')]
+    pub toolsets: Vec<String>,
     #[command(flatten)]
     pub database: DatabaseArgs,
 }

@@ -31,6 +31,7 @@ mod mcp_limits;
 mod mcp_resources;
 mod mcp_stateless;
 mod mcp_tools;
+mod mcp_toolsets;
 mod mcp_transport;
 mod metrics;
 mod oauth;

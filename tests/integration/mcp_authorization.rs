@@ -43,6 +43,7 @@ pub async fn mcp_token(
             person_id: &person.id,
             audience: "mcp",
             scopes: &scopes,
+            toolsets: None,
             token_hash: &tokens::hash(&token),
             label: None,
             rate_limit,

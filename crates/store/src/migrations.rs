@@ -69,6 +69,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
         14,
         include_str!("../migrations/0014_deliveries_keep_the_providers_message_id.sql"),
     ),
+    (
+        15,
+        include_str!("../migrations/0015_tokens_may_carry_mcp_toolsets.sql"),
+    ),
 ];
 
 /// Whether every migration this build knows has been applied (a replica of an older build

@@ -30,6 +30,7 @@ crate::row! {
         id: String,
         audience: String,
         scopes: String,
+        toolsets: Option<String>,
         rate_limit: Option<i64>,
         rate_period_secs: Option<i64>,
         expires_at_epoch: Option<i64>,
@@ -51,6 +52,8 @@ pub struct TokenRecord {
     pub id: String,
     pub audience: String,
     pub scopes: Vec<String>,
+    /// The MCP toolsets the token is limited to (`None`: no limit beyond its scopes).
+    pub toolsets: Option<Vec<String>>,
     /// Requests per period in seconds: the token's limit, else its organization's.
     pub rate_limit: Option<(i64, i64)>,
     pub person: Person,
@@ -67,6 +70,8 @@ pub struct NewToken<'a> {
     pub person_id: &'a str,
     pub audience: &'a str,
     pub scopes: &'a [String],
+    /// The MCP toolsets it is limited to, each checked by the caller (`None`: no limit).
+    pub toolsets: Option<&'a [String]>,
     pub token_hash: &'a str,
     pub label: Option<&'a str>,
     pub rate_limit: Option<(i64, i64)>,
@@ -124,8 +129,8 @@ pub async fn create_person(
 pub async fn create_token(db: &Db, new: NewToken<'_>) -> Result<String> {
     let id = ids::new_id("tok");
     sqlx::query(
-        "INSERT INTO tokens (id, organization_id, person_id, audience, scopes, token_hash, label, rate_limit, rate_period_secs, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+        "INSERT INTO tokens (id, organization_id, person_id, audience, scopes, token_hash, label, rate_limit, rate_period_secs, created_at, toolsets)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
     )
     .bind(&id)
     .bind(new.organization_id)
@@ -137,6 +142,7 @@ pub async fn create_token(db: &Db, new: NewToken<'_>) -> Result<String> {
     .bind(new.rate_limit.map(|r| r.0))
     .bind(new.rate_limit.map(|r| r.1))
     .bind(now_text())
+    .bind(new.toolsets.map(|t| t.join(",")))
     .execute(&db.pool)
     .await?;
     Ok(id)
@@ -145,7 +151,7 @@ pub async fn create_token(db: &Db, new: NewToken<'_>) -> Result<String> {
 /// Look a live token up by the hash of its secret.
 pub async fn find_token(db: &Db, token_hash: &str) -> Result<Option<TokenRecord>> {
     let row: Option<TokenRow> = sqlx::query_as(
-        "SELECT t.id, t.audience, t.scopes, t.rate_limit, t.rate_period_secs, t.expires_at_epoch,
+        "SELECT t.id, t.audience, t.scopes, t.toolsets, t.rate_limit, t.rate_period_secs, t.expires_at_epoch,
                 p.id AS person_id, p.name AS person_name, p.email, p.role,
                 o.id AS org_id, o.name AS org_name, o.legal_document,
                 o.rate_limit AS org_rate_limit, o.rate_period_secs AS org_rate_period_secs
@@ -161,6 +167,9 @@ pub async fn find_token(db: &Db, token_hash: &str) -> Result<Option<TokenRecord>
         id: row.id,
         audience: row.audience,
         scopes: row.scopes.split_whitespace().map(str::to_string).collect(),
+        toolsets: row
+            .toolsets
+            .map(|t| t.split(',').map(str::to_string).collect()),
         // The token's own limit wins over its organization's.
         rate_limit: (row.rate_limit.zip(row.rate_period_secs))
             .or(row.org_rate_limit.zip(row.org_rate_period_secs)),

@@ -1,0 +1,84 @@
+"""What an assistant loads: `tools/list` bytes and estimated tokens per role and choice.
+
+    .venv/bin/python bench/toolsets.py            # prints a Markdown table
+    .venv/bin/python bench/toolsets.py --write    # also puts it in bench/RESULTS.md
+
+Starts the debug server (`target/` as cargo reports it, like the test harness) with demo data
+and asks, for each demo role, the real endpoint's `tools/list` with no choice (the role's
+default toolsets), with `X-MCP-Toolsets: all`, read-only (`/mcp/readonly`), and each toolset
+alone (`/mcp/x/<toolset>`). Bytes are the JSON of the `tools` array as served; tokens are
+estimated as bytes / 4 (what the generator's `--stats` also uses), so compare ratios, not the
+absolute figure, with a model's own tokenizer."""
+
+from __future__ import annotations
+
+import json
+import sys
+import urllib.request
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests" / "clients"))
+
+from harness import Server  # noqa: E402
+
+ROLES = ["admin", "manager", "collector", "viewer"]
+START = "<!-- toolsets:start -->"
+END = "<!-- toolsets:end -->"
+
+
+def tools(server: Server, token: str, path: str, headers: dict[str, str]) -> list[dict]:
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode()
+    request = urllib.request.Request(
+        server.base + path, data=body, method="POST",
+        headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}",
+                 "MCP-Protocol-Version": "2025-06-18", **headers})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.loads(answer.read())["result"]["tools"]
+
+
+def size(listed: list[dict]) -> tuple[int, int, int]:
+    text = json.dumps(listed, separators=(",", ":"), ensure_ascii=False)
+    nbytes = len(text.encode())
+    return len(listed), nbytes, (nbytes + 3) // 4
+
+
+def main() -> None:
+    server = Server().start()
+    try:
+        catalog = json.loads((HERE.parent / "openapi" / "v1.catalog.json").read_text())
+        names = [t["name"] for t in catalog["toolsets"] if not t.get("always")]
+        choices = [("default (no choice)", "/mcp", {}), ("all", "/mcp", {"X-MCP-Toolsets": "all"}),
+                   ("read-only, default", "/mcp/readonly", {})]
+        choices += [(f"`{n}` (+ context)", f"/mcp/x/{n}", {}) for n in names]
+        rows = []
+        for label, path, headers in choices:
+            cells = []
+            for role in ROLES:
+                count, nbytes, tokens = size(tools(server, server.person(role)["mcp_token"], path, headers))
+                cells.append(f"{count} / {nbytes:,} / ~{tokens:,}")
+            rows.append(f"| {label} | " + " | ".join(cells) + " |")
+    finally:
+        server.stop()
+        server.cleanup()
+    table = "\n".join([
+        "tools / bytes / estimated tokens of `tools/list`, per role (columns) and choice (rows):",
+        "",
+        "| choice | " + " | ".join(ROLES) + " |",
+        "|---|" + "---|" * len(ROLES),
+        *rows,
+    ])
+    print(table)
+    if "--write" in sys.argv:
+        results = HERE / "RESULTS.md"
+        text = results.read_text()
+        block = f"{START}\n{table}\n{END}"
+        if START in text:
+            text = text[: text.index(START)] + block + text[text.index(END) + len(END):]
+        else:
+            text += f"\n## What an assistant loads: toolsets per role (`bench/toolsets.py`)\n\n{block}\n"
+        results.write_text(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,5 @@
+-- Migration 15: tokens may carry the MCP toolsets they are limited to
+
+-- The toolsets (`openapi/v1.yaml`, `x-mcp.toolsets`) an MCP connection with this token may
+-- load at most, comma-separated (`charges,customers`); `NULL`: no limit beyond the scopes.
+ALTER TABLE tokens ADD COLUMN toolsets TEXT;
