@@ -45,7 +45,7 @@ fn main() {
             },
         )
         .unwrap_or_else(|report| panic!("openapi/v1.yaml and templates/:\n{report}"));
-    for warning in &output.warnings {
+    for warning in loaded.warnings.iter().chain(&output.warnings) {
         println!("cargo::warning={warning}");
     }
     let out_dir = env::var("OUT_DIR").expect("cargo sets OUT_DIR");

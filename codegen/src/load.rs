@@ -15,6 +15,13 @@
 //! - Local references inside another file (`#/definitions/Pet` in `schemas.json`) name
 //!   that file, and are bundled the same way.
 //!
+//! - Anywhere else (a `$ref` standing for a whole `properties` map, for a `description`'s
+//!   text, ...), where OpenAPI allows no Reference Object, the reference is read as JSON
+//!   Reference says (RFC 6901 pointers, the object replaced by its target, as Redocly and
+//!   swagger-cli bundle it), with a warning naming the place: DigitalOcean's public
+//!   document writes `properties: {$ref: 'models/attributes.yml#/...'}` and
+//!   `description: {$ref: 'description.yml#/introduction'}`.
+//!
 //! Each (file, pointer) target is bundled once, before its own references are followed, so
 //! cycles across files end in ordinary local references (and then in the schema module's
 //! recursion cuts). A reference that cannot be resolved is an error naming the file, the
@@ -36,6 +43,8 @@ pub struct LoadedDocument {
     /// Every file read, the root first: what a build script re-runs on
     /// (`cargo:rerun-if-changed`).
     pub files: Vec<PathBuf>,
+    /// References read where OpenAPI allows none, each replaced by its target.
+    pub warnings: Vec<crate::Diagnostic>,
 }
 
 /// Reads the document at `path` and every file its `$ref`s reach.
@@ -61,6 +70,7 @@ pub fn load(path: &Path) -> Result<LoadedDocument> {
         let (errors, _) = bundler.diags.into_parts();
         return Err(Report { errors });
     }
+    let (_, warnings) = std::mem::take(&mut bundler.diags).into_parts();
     if !bundler.components.added.is_empty() {
         let Some(obj) = root.as_object_mut() else {
             unreachable!("a document with references is an object")
@@ -83,6 +93,7 @@ pub fn load(path: &Path) -> Result<LoadedDocument> {
     Ok(LoadedDocument {
         document: root,
         files: bundler.files,
+        warnings,
     })
 }
 
@@ -153,6 +164,9 @@ enum Kind {
     Component(&'static str),
     /// Path items and operations: written out in place.
     Inline,
+    /// Somewhere OpenAPI allows no Reference Object: the object becomes its target (JSON
+    /// Reference), with a warning.
+    Replace,
 }
 
 struct Bundler {
@@ -186,6 +200,15 @@ impl Bundler {
     fn walk(&mut self, value: &mut Value, file: &Path, loc: &mut Vec<String>) {
         match value {
             Value::Object(obj) => {
+                if let Some(Value::String(reference)) = obj.get("$ref")
+                    && kind_of(loc) == Kind::Replace
+                {
+                    let reference = reference.clone();
+                    if let Some(target) = self.replacement(obj, &reference, file, loc) {
+                        *value = target;
+                    }
+                    return;
+                }
                 if let Some(Value::String(reference)) = obj.get("$ref") {
                     let reference = reference.clone();
                     // An inlined path item or operation was walked in its own file's terms.
@@ -277,12 +300,80 @@ impl Bundler {
                 obj.insert("$ref".into(), Value::String(format!("#{fragment}")));
             }
             Kind::Inline => self.inline(obj, &target_file, fragment, reference, loc),
+            // `walk` replaces these before it gets here.
+            Kind::Replace => {}
             Kind::Component(section) => {
                 if let Some(local) = self.bundle(&target_file, fragment, section, reference, loc) {
                     obj.insert("$ref".into(), Value::String(local));
                 }
             }
         }
+    }
+
+    /// What a `$ref` where OpenAPI allows none stands for: its target, its own references
+    /// followed in its file's terms, with the object's other keys kept over the target's when
+    /// both are objects. `None` after an error.
+    fn replacement(
+        &mut self,
+        obj: &Map<String, Value>,
+        reference: &str,
+        file: &Path,
+        loc: &mut Vec<String>,
+    ) -> Option<Value> {
+        let (file_part, fragment) = reference.split_once('#').unwrap_or((reference, ""));
+        let target_file = if file_part.is_empty() {
+            file.to_owned()
+        } else if file_part.contains("://") {
+            self.diags.error(
+                at(loc),
+                format!("`$ref: {reference}`: only files are read, not URLs"),
+            );
+            return None;
+        } else {
+            let base = file.parent().unwrap_or(Path::new("."));
+            let relative = percent_decode(file_part);
+            match base.join(&relative).canonicalize() {
+                Ok(p) => p,
+                Err(e) => {
+                    self.diags.error(
+                        at(loc),
+                        format!(
+                            "`$ref: {reference}` does not resolve: cannot read {} (referred to from {}): {e}",
+                            self.name(&base.join(&relative)),
+                            self.name(file)
+                        ),
+                    );
+                    return None;
+                }
+            }
+        };
+        let key = (target_file.clone(), percent_decode(fragment));
+        if self.inlining.contains(&key) {
+            self.diags.error(
+                at(loc),
+                format!("`$ref: {reference}` refers back to itself (a reference loop)"),
+            );
+            return None;
+        }
+        self.from = file.to_owned();
+        let mut target = self.target(&target_file, fragment, reference, loc)?;
+        self.diags.warn(
+            at(loc),
+            format!(
+                "`$ref: {reference}` stands where OpenAPI allows no reference: replaced by its target, as JSON Reference reads it"
+            ),
+        );
+        self.inlining.push(key);
+        self.walk(&mut target, &target_file, loc);
+        self.inlining.pop();
+        if let Value::Object(target) = &mut target {
+            for (k, v) in obj {
+                if k != "$ref" {
+                    target.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        Some(target)
     }
 
     /// The value at `fragment` in `file`, or an error at the place of use.
@@ -443,6 +534,8 @@ const SCHEMA_KEYS: &[&str] = &[
     "contentSchema",
 ];
 const SCHEMA_LISTS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
+/// Keys whose value is text in every OpenAPI object that has them.
+const TEXTS: &[&str] = &["description", "summary", "title", "termsOfService"];
 const METHODS: &[&str] = &[
     "get", "put", "post", "delete", "options", "head", "patch", "trace",
 ];
@@ -484,6 +577,11 @@ fn kind_of(loc: &[String]) -> Kind {
     }
     if SCHEMA_MAPS.contains(&parent) || SCHEMA_LISTS.contains(&parent) {
         return Kind::Component("schemas");
+    }
+    // A whole map of properties (or of definitions), or a text: no Reference Object may
+    // stand there.
+    if SCHEMA_MAPS.contains(&last) || TEXTS.contains(&last) {
+        return Kind::Replace;
     }
     if SCHEMA_KEYS.contains(&last) {
         return Kind::Component("schemas");

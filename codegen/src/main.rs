@@ -55,7 +55,17 @@ fn main() -> ExitCode {
     }
     let started = Instant::now();
     let doc = match load(std::path::Path::new(spec)) {
-        Ok(d) => d.document,
+        Ok(d) => {
+            // References the loader read where OpenAPI allows none (JSON Reference).
+            for warning in &d.warnings {
+                eprintln!("warning: {warning}");
+            }
+            if strict && !d.warnings.is_empty() {
+                eprintln!("codegen: --deny-warnings: the loader warned");
+                return ExitCode::FAILURE;
+            }
+            d.document
+        }
         Err(report) => {
             eprintln!("{report}");
             return ExitCode::FAILURE;

@@ -21,7 +21,11 @@ pub fn generate_fixture(name: &str, strict_clashes: Option<bool>) -> Result<Outp
         budget: Some(codegen::budget::Budget::unlimited()),
         ..Settings::default()
     };
-    generate(&load(&fixture_path(name))?.document, &settings)
+    let loaded = load(&fixture_path(name))?;
+    let mut output = generate(&loaded.document, &settings)?;
+    // The loader's warnings first, as the command line prints them.
+    output.warnings.splice(0..0, loaded.warnings);
+    Ok(output)
 }
 
 /// Whether `$ref` appears as a key anywhere in `value`.

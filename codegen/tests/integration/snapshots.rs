@@ -220,3 +220,8 @@ fn an_operation_in_no_toolset_and_bad_toolset_declarations_are_errors() {
 fn a_document_without_toolsets_gets_one_per_first_tag() {
     snapshot("toolsets_from_tags.yaml", None, "toolsets_from_tags");
 }
+
+#[test]
+fn references_where_openapi_allows_none_are_read_as_json_references_with_a_warning() {
+    snapshot("refs_anywhere/openapi.yaml", None, "refs_anywhere");
+}
