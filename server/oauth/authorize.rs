@@ -293,6 +293,15 @@ async fn consent_page(
         .ok()
         .and_then(|u| u.host_str().map(str::to_string))
         .unwrap_or_else(|| checked.redirect_uri.clone());
+    // The toolsets an assistant may load, the role's defaults ticked (`context` is always
+    // loaded, so it is not offered).
+    let defaults = roles::default_toolsets(&role);
+    let toolsets: Vec<(&'static str, bool)> = crate::generated::CATALOG
+        .toolsets
+        .iter()
+        .filter(|t| !t.always)
+        .map(|t| (t.name, defaults.is_none_or(|d| d.contains(&t.name))))
+        .collect();
     let mut response = pages::page(
         StatusCode::OK,
         &pages::Consent {
@@ -306,11 +315,43 @@ async fn consent_page(
             scopes: &scopes,
             ticked: &ticked,
             refused: &refused,
+            toolsets: &toolsets,
         },
         None,
     );
     pages::allow_form_target(&mut response, &checked.redirect_uri);
     response
+}
+
+/// The toolsets the person ticked on the consent page, `None` when every one was (no limit
+/// beyond the scopes) or the form did not offer them (a client that fills the form itself);
+/// with none ticked, the application loads only the toolsets that are always loaded.
+fn chosen_toolsets(fields: &[(String, String)]) -> Option<Vec<String>> {
+    form_first(fields, "toolsets_offered")?;
+    let offered: Vec<&str> = crate::generated::CATALOG
+        .toolsets
+        .iter()
+        .filter(|t| !t.always)
+        .map(|t| t.name)
+        .collect();
+    let ticked = form_all(fields, "toolset");
+    let chosen: Vec<String> = offered
+        .iter()
+        .filter(|t| ticked.contains(t))
+        .map(|t| t.to_string())
+        .collect();
+    if chosen.len() == offered.len() {
+        return None;
+    }
+    if chosen.is_empty() {
+        // Only what every connection loads anyway (`context`).
+        let always = crate::generated::CATALOG
+            .toolsets
+            .iter()
+            .filter(|t| t.always);
+        return Some(always.map(|t| t.name.to_string()).collect());
+    }
+    Some(chosen)
 }
 
 /// `POST /oauth/consent`: the person allowed (some of the scopes) or denied.
@@ -390,6 +431,7 @@ pub async fn consent(
         state.metrics.oauth("consent", "denied");
         return deny("no scope was granted");
     }
+    let toolsets = chosen_toolsets(&fields);
     let code = new_secret(32);
     let stored = store::create_authorization(
         &state.db,
@@ -398,6 +440,7 @@ pub async fn consent(
             person_id: &who.person_id,
             client_id: &checked.client.id,
             scopes: &granted,
+            toolsets: toolsets.as_deref(),
             resource: &checked.resource,
             code_hash: &tokens::hash(&code),
             redirect_uri: &checked.redirect_uri,

@@ -91,6 +91,9 @@ pub struct Consent<'a> {
     pub ticked: &'a [String],
     /// Requested scopes the role does not permit (shown, not offered).
     pub refused: &'a [String],
+    /// The MCP toolsets the person may let the application load, and which are ticked (the
+    /// role's defaults) when the page opens.
+    pub toolsets: &'a [(&'static str, bool)],
 }
 
 /// The signed-in person's connected applications, each with its revoke button.
@@ -164,6 +167,7 @@ mod tests {
                 scopes: &scopes[..1],
                 ticked: &scopes[..1],
                 refused: &scopes[1..],
+                toolsets: &[("charges", true)],
             }
             .render(),
             Apps {

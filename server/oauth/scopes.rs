@@ -1,4 +1,5 @@
-//! Each scope in plain Brazilian Portuguese, for the consent page, and which ones change data.
+//! Each scope and each MCP toolset in plain Brazilian Portuguese, for the consent page, and
+//! which scopes change data.
 
 /// What a scope lets an application do, said to the person who grants it.
 pub fn describe(scope: &str) -> &'static str {
@@ -25,6 +26,25 @@ pub fn describe(scope: &str) -> &'static str {
     }
 }
 
+/// What an MCP toolset (`openapi/v1.yaml`, `x-mcp.toolsets`) gives an assistant, said to the
+/// person choosing what it loads.
+pub fn describe_toolset(toolset: &str) -> &'static str {
+    match toolset {
+        "customers" => "Clientes e seus extratos",
+        "charges" => "Cobranças: consultar, criar, alterar, cancelar",
+        "collection" => "Agir na cobrança: pagamentos, avisos, negativação e protesto",
+        "agreements" => "Acordos de parcelamento",
+        "disputes" => "Contestações",
+        "plans" => "Réguas de cobrança",
+        "deliveries" => "Mensagens enviadas aos devedores",
+        "webhooks" => "Webhooks",
+        "exports" => "Exportações (CSV)",
+        "events" => "Histórico de eventos",
+        "pix" => "Pix: chave, códigos e recebimentos",
+        _ => "Outras ferramentas",
+    }
+}
+
 /// Whether granting the scope lets the application change or delete data, or act on
 /// debtors (the consent page marks these).
 pub fn destructive(scope: &str) -> bool {
@@ -42,5 +62,21 @@ mod tests {
         }
         assert!(destructive("charges:collect") && destructive("customers:write"));
         assert!(!destructive("charges:read"));
+    }
+
+    #[test]
+    fn every_toolset_a_person_chooses_has_words() {
+        for toolset in crate::generated::CATALOG
+            .toolsets
+            .iter()
+            .filter(|t| !t.always)
+        {
+            assert_ne!(
+                describe_toolset(toolset.name),
+                "Outras ferramentas",
+                "{}",
+                toolset.name
+            );
+        }
     }
 }

@@ -532,6 +532,82 @@ async fn the_role_still_limits_what_a_consented_token_can_do() {
 }
 
 #[tokio::test]
+async fn the_toolsets_ticked_on_the_consent_page_bound_every_token_of_the_grant() {
+    let (server, base) = start().await;
+    let client_id = register(&base, REDIRECT).await;
+    let (verifier, challenge) = pkce();
+
+    // A collector's page offers every toolset, its role's defaults ticked.
+    let (email, password) = person(&server, "collector");
+    let mut browser = Browser::new();
+    let url = authorize_url(&base, &client_id, &challenge, &[]);
+    let page = sign_in(&mut browser, &base, &url, &email, &password).await;
+    assert!(
+        page.text
+            .contains(r#"name="toolset" value="charges" checked"#),
+        "{}",
+        page.text
+    );
+    assert!(
+        page.text.contains(r#"name="toolset" value="plans">"#),
+        "{}",
+        page.text
+    );
+
+    // An admin ticks only `customers`.
+    let (email, password) = person(&server, "admin");
+    let mut browser = Browser::new();
+    let page = sign_in(&mut browser, &base, &url, &email, &password).await;
+    let csrf = hidden(&page.text, "csrf");
+    let request = hidden(&page.text, "request");
+    let mut fields = vec![
+        ("csrf", csrf.as_str()),
+        ("request", request.as_str()),
+        ("decision", "allow"),
+        ("toolsets_offered", "1"),
+        ("toolset", "customers"),
+    ];
+    for scope in kobana_dunning::auth::roles::ALL_SCOPES {
+        fields.push(("scope", scope));
+    }
+    let answer = browser
+        .post(&format!("{base}/oauth/consent"), &fields)
+        .await;
+    assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.text);
+    let code = query(&answer.location.unwrap())["code"].clone();
+    let (status, tokens) = exchange(&base, &client_id, &code, &verifier).await;
+    assert_eq!(status, StatusCode::OK, "{tokens}");
+
+    let listed = |answer: crate::common::Answer| -> Vec<String> {
+        answer.body["result"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{}", answer.text))
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let access = tokens["access_token"].as_str().unwrap();
+    let names = listed(mcp_list(&server, access).await);
+    assert!(
+        names.contains(&"dunning_customers_list".to_string()),
+        "{names:?}"
+    );
+    assert!(
+        names
+            .iter()
+            .all(|n| n == "dunning_me" || n.starts_with("dunning_customers_")),
+        "{names:?}"
+    );
+    // The refreshed access token comes from the same grant, with the same bound.
+    let (_, renewed) = refresh(&base, &client_id, tokens["refresh_token"].as_str().unwrap()).await;
+    let names = listed(mcp_list(&server, renewed["access_token"].as_str().unwrap()).await);
+    assert!(
+        !names.iter().any(|n| n.starts_with("dunning_charges_")),
+        "{names:?}"
+    );
+}
+
+#[tokio::test]
 async fn a_wrong_password_is_refused_and_repeated_failures_lock_the_account() {
     let (server, base) = start().await;
     let client_id = register(&base, REDIRECT).await;

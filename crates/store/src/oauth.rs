@@ -235,6 +235,8 @@ pub struct NewAuthorization<'a> {
     pub person_id: &'a str,
     pub client_id: &'a str,
     pub scopes: &'a [String],
+    /// The MCP toolsets the person let the application load (`None`: all its scopes allow).
+    pub toolsets: Option<&'a [String]>,
     pub resource: &'a str,
     pub code_hash: &'a str,
     pub redirect_uri: &'a str,
@@ -250,8 +252,8 @@ pub async fn create_authorization(db: &Db, new: NewAuthorization<'_>) -> Result<
     let id = ids::new_id("grt");
     let mut tx = db.begin().await?;
     sqlx::query(
-        "INSERT INTO oauth_grants (id, organization_id, person_id, client_id, scopes, resource, created_at, last_used_epoch)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        "INSERT INTO oauth_grants (id, organization_id, person_id, client_id, scopes, resource, created_at, last_used_epoch, toolsets)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
     )
     .bind(&id)
     .bind(new.organization_id)
@@ -261,6 +263,7 @@ pub async fn create_authorization(db: &Db, new: NewAuthorization<'_>) -> Result<
     .bind(new.resource)
     .bind(now_text())
     .bind(now_epoch())
+    .bind(new.toolsets.map(|t| t.join(",")))
     .execute(&mut *tx)
     .await?;
     sqlx::query(
@@ -387,8 +390,8 @@ pub async fn issue_tokens(db: &Db, new: NewTokens<'_>) -> Result<Issued> {
         return Ok(Issued::GrantEnded);
     }
     sqlx::query(
-        "INSERT INTO tokens (id, organization_id, person_id, audience, scopes, token_hash, label, created_at, expires_at_epoch, grant_id)
-         VALUES ($1, $2, $3, 'mcp', $4, $5, $6, $7, $8, $9)",
+        "INSERT INTO tokens (id, organization_id, person_id, audience, scopes, token_hash, label, created_at, expires_at_epoch, grant_id, toolsets)
+         VALUES ($1, $2, $3, 'mcp', $4, $5, $6, $7, $8, $9, (SELECT toolsets FROM oauth_grants WHERE id = $9))",
     )
     .bind(ids::new_id("tok"))
     .bind(&new.grant.organization_id)
