@@ -140,6 +140,7 @@ impl Builder<'_, '_> {
             None => input_schema(&args, !annotations.read_only && body == BodyEncoding::Json),
         };
         let input_schema = schema::without_text_patterns(self.doc.json, input_schema);
+        let input_schema = schema::converter_friendly(input_schema);
         let scopes = scopes(raw.op.security.as_ref().or(self.doc.security.as_ref()));
         let query_schema = query_schema(&args);
         let body_schema = self.body_schema.take();
@@ -870,6 +871,9 @@ fn query_schema(args: &[Arg]) -> Option<Value> {
 /// way, so that converters and models need not guess: a write with a JSON body takes extra
 /// fields (`true`: they go to the endpoint, which judges them); every other tool refuses
 /// them (`false`: an unknown argument is a mistake worth reporting).
+/// What the root of a write's input schema says about fields it does not list.
+const EXTRA_FIELDS: &str = "Fields besides these are passed on to the endpoint, which judges them.";
+
 fn input_schema(args: &[Arg], takes_extra: bool) -> Value {
     let mut properties = Map::new();
     let mut required = Vec::new();
@@ -885,7 +889,15 @@ fn input_schema(args: &[Arg], takes_extra: bool) -> Value {
     if !required.is_empty() {
         schema.insert("required".into(), Value::Array(required));
     }
-    schema.insert("additionalProperties".into(), json!(takes_extra));
+    // A write with a JSON body passes other fields to its endpoint, which judges them. That is
+    // said in words, not as `additionalProperties: true`: OpenAI's strict mode (the OpenAI
+    // Agents SDK's `ensure_strict_json_schema`) refuses a schema that sets it, and leaving the
+    // keyword out means the same to a validator.
+    if takes_extra {
+        schema.insert("description".into(), json!(EXTRA_FIELDS));
+    } else {
+        schema.insert("additionalProperties".into(), json!(false));
+    }
     Value::Object(schema)
 }
 

@@ -93,6 +93,71 @@ pub(crate) fn without_text_patterns(doc: &Value, mut input_schema: Value) -> Val
     input_schema
 }
 
+/// The tool input schema in forms every large framework's converter takes, each equivalent to
+/// the one it replaces: a nullable enumeration (`{"type": ["string", "null"], "enum": [..,
+/// null]}`, what OpenAPI 3.0's `nullable` becomes) is written `{"anyOf": [{"type": "string",
+/// "enum": [..]}, {"type": "null"}]}`, its annotations outside. LangChain's Gemini converter
+/// refuses the first form (a `null` in `enum`); OpenAI's strict mode, pydantic-ai and
+/// LangChain take the second (`tests/python/test_converters.py`); and `additionalProperties:
+/// true`, which OpenAI's strict mode refuses, is left out (the same to a validator).
+pub(crate) fn converter_friendly(mut input_schema: Value) -> Value {
+    const ANNOTATIONS: &[&str] = &["description", "title", "default", "examples", "deprecated"];
+    fn rewrite(schema: &mut Value) {
+        match schema {
+            Value::Object(obj) => {
+                obj.values_mut().for_each(rewrite);
+                // The same as leaving it out, which strict converters take.
+                if obj.get("additionalProperties") == Some(&Value::Bool(true)) {
+                    obj.remove("additionalProperties");
+                }
+                let nullable_enum = obj
+                    .get("enum")
+                    .and_then(Value::as_array)
+                    .is_some_and(|values| values.iter().any(Value::is_null));
+                let Some(Value::Array(types)) = obj.get("type") else {
+                    return;
+                };
+                if !nullable_enum || !types.iter().any(|t| t == "null") {
+                    return;
+                }
+                let others: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+                let mut branch = Map::new();
+                let mut outer = Map::new();
+                for (key, value) in std::mem::take(obj) {
+                    match key.as_str() {
+                        "type" => {
+                            let single = others.len() == 1;
+                            let types = Value::Array(others.clone());
+                            branch.insert(key, if single { others[0].clone() } else { types });
+                        }
+                        "enum" => {
+                            let values = value.as_array().into_iter().flatten();
+                            let kept: Vec<Value> =
+                                values.filter(|v| !v.is_null()).cloned().collect();
+                            branch.insert(key, Value::Array(kept));
+                        }
+                        k if ANNOTATIONS.contains(&k) => {
+                            outer.insert(key, value);
+                        }
+                        _ => {
+                            branch.insert(key, value);
+                        }
+                    }
+                }
+                outer.insert(
+                    "anyOf".into(),
+                    serde_json::json!([Value::Object(branch), {"type": "null"}]),
+                );
+                *obj = outer;
+            }
+            Value::Array(items) => items.iter_mut().for_each(rewrite),
+            _ => {}
+        }
+    }
+    rewrite(&mut input_schema);
+    input_schema
+}
+
 /// Converts the schema at `ptr` (a pointer into the normalised document `doc`).
 pub(crate) fn convert(
     doc: &Value,

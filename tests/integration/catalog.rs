@@ -47,8 +47,8 @@ fn every_operation_of_the_document_is_a_tool() {
 
 /// What each role's assistant reads in `tools/list`, against the budget: the admin's whole
 /// catalog is at most half of what it was before the size budget (197 219 bytes of tools),
-/// plus what saying `additionalProperties` on each of the 30 write tools costs (≤ 900 bytes:
-/// converters and models are not left to guess whether extra fields are welcome).
+/// plus what saying each tool's rule for other fields costs (converters and models are not left
+/// to guess whether extra fields are welcome) and the converter-friendly forms (see below).
 #[tokio::test]
 async fn tools_list_per_role_fits_the_size_budget() {
     let server = crate::common::TestServer::start().await;
@@ -82,8 +82,11 @@ async fn tools_list_per_role_fits_the_size_budget() {
             admin_bytes = bytes;
         }
     }
+    // Half the 197 219 bytes of the catalog before the budget, plus what saying each write's
+    // rule for other fields in words (OpenAI's strict mode refuses `additionalProperties:
+    // true`) and the nullable enumerations as `anyOf` (Gemini converters) cost: 1.1 KB.
     assert!(
-        admin_bytes <= 197_219 / 2 + 900,
+        admin_bytes <= 197_219 / 2 + 2_000,
         "admin catalog is {admin_bytes} bytes"
     );
 }
