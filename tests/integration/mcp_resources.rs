@@ -21,7 +21,14 @@ async fn resources_and_templates_are_listed_per_caller() {
         .iter()
         .map(|r| r["uri"].as_str().unwrap())
         .collect();
-    assert_eq!(uris, ["kobana://dunning/openapi", "kobana://dunning/me"]);
+    assert_eq!(
+        uris,
+        [
+            "kobana://dunning/openapi",
+            "kobana://dunning/me",
+            "kobana://dunning/pix/settings"
+        ]
+    );
     let templates = server
         .mcp(
             &server.token(0, "viewer", "mcp"),
@@ -37,6 +44,7 @@ async fn resources_and_templates_are_listed_per_caller() {
         .collect();
     assert!(list.contains(&"kobana://dunning/charges/{id}"));
     assert!(list.contains(&"kobana://dunning/customers/{id}/statement.pdf"));
+    assert!(list.contains(&"kobana://dunning/charges/{id}/pix"));
     let bad_cursor = server
         .mcp(
             &server.token(0, "viewer", "mcp"),

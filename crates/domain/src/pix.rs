@@ -27,6 +27,16 @@ crate::words! {
     }
 }
 
+crate::words! {
+    /// Where the code a charge is paid with comes from.
+    pub enum Source {
+        /// The organization's key, the amount due and the charge's txid.
+        Static = "static",
+        /// The `cobv` a PSP made for the charge.
+        Dynamic = "dynamic",
+    }
+}
+
 /// Longest key the directory (DICT) accepts, an e-mail's limit.
 pub const KEY_MAX: usize = 77;
 /// Longest merchant name a BR Code carries (field 59).

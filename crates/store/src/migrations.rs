@@ -65,6 +65,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
         13,
         include_str!("../migrations/0013_server_secrets_shared_by_replicas.sql"),
     ),
+    (
+        15,
+        include_str!("../migrations/0015_pix_keys_and_charge_codes.sql"),
+    ),
 ];
 
 /// Whether every migration this build knows has been applied (a replica of an older build

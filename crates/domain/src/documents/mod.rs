@@ -150,9 +150,8 @@ pub fn debtor_statement(input: &StatementInput) -> Vec<u8> {
          entre em contato conosco."
     } else {
         "Para quitar os débitos em aberto, utilize o código Pix de cada cobrança, abaixo; os \
-         avisos de cobrança também trazem um. Leia o QR Code no aplicativo do seu banco ou \
-         copie o código Pix copia e cola. Se quiser negociar as condições de pagamento, entre \
-         em contato conosco."
+         avisos de cobrança também trazem um. Se quiser negociar as condições de pagamento, \
+         entre em contato conosco."
     };
     doc.paragraph(input.payment_instructions.as_deref().unwrap_or(standard));
     for payment in &input.pix {
@@ -166,6 +165,8 @@ pub fn debtor_statement(input: &StatementInput) -> Vec<u8> {
 /// largest code a Pix key makes (an e-mail key: version 11, 69 modules with the zone) is
 /// 0.65 mm, which a phone reads from paper at arm's length.
 const QR_SIDE: f32 = 128.0;
+/// What a heading and a line of text below it take, with the gaps around them.
+const HEADING_ROOM: f32 = 60.0;
 
 /// One charge's Pix: its QR code with what it pays beside it, then the code to copy. An
 /// overdue charge's amount is today's (fine and interest grow daily); a pending one's holds
@@ -196,6 +197,7 @@ fn pix_block(doc: &mut Document, payment: &PixPayment, on: Date) {
         ],
     );
     doc.code(&payment.payload);
+    doc.spacer();
 }
 
 /// The "Carta de quitação": the creditor declares that the debtor paid one charge in full,
@@ -354,6 +356,8 @@ pub fn agreement_term(input: &AgreementTermInput) -> Vec<u8> {
     doc.table(&term_payment_columns(), &term_payment_rows(input));
     doc.totals(&[("Total", &total_text)]);
     if let Some(payment) = &input.pix {
+        // The heading, its sentence and the code on one page.
+        doc.keep_together(HEADING_ROOM + QR_SIDE);
         doc.heading("Pagamento com Pix");
         doc.paragraph("O próximo pagamento do acordo pode ser feito com o Pix abaixo.");
         pix_block(&mut doc, payment, input.issued_at.date());

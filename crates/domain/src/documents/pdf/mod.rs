@@ -409,6 +409,13 @@ impl Document {
         self
     }
 
+    /// Start a new page unless the next `height` points fit, so that a heading stays with
+    /// the block it introduces (a QR code) rather than ending a page alone.
+    pub fn keep_together(&mut self, height: f32) -> &mut Self {
+        self.ensure(height);
+        self
+    }
+
     /// One empty line of body text.
     pub fn spacer(&mut self) -> &mut Self {
         self.y -= BODY.leading;
