@@ -318,3 +318,124 @@ async fn the_code_of_a_charge_is_an_mcp_resource_and_a_tool() {
         read["data"]["payload"]
     );
 }
+
+#[tokio::test]
+async fn the_command_line_sets_the_key_with_the_same_checks_and_an_event() {
+    let server = TestServer::start().await;
+    let pix_set = |key: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_kobana-dunning"))
+            .args([
+                "pix",
+                "set",
+                "--organization",
+                server.org_id(0),
+                "--key",
+                key,
+            ])
+            .args(["--merchant-name", "Padaria Pão Dourado"])
+            .args(["--merchant-city", "São Paulo"])
+            .args(["--database-url", &server.state.config.database_url])
+            .env_remove("DATABASE_URL")
+            .output()
+            .expect("pix set runs")
+    };
+    let refused = pix_set("ana@localhost");
+    assert!(!refused.status.success());
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(said.contains("--key is not an e-mail address"), "{said}");
+
+    let evp = "123E4567-E12B-12D1-A456-426655440000";
+    let done = pix_set(evp);
+    assert!(done.status.success(), "{done:?}");
+    let admin = server.token(0, "admin", "api");
+    let read = server.rest("GET", "/v1/pix/settings", &admin, None).await;
+    assert_eq!(read.body["data"]["key"], evp.to_lowercase());
+    assert_eq!(read.body["data"]["key_type"], "evp");
+    assert_eq!(read.body["data"]["merchant_name"], "Padaria Pao Dourado");
+    let events = server
+        .rest("GET", "/v1/events?per_page=100", &admin, None)
+        .await;
+    assert!(
+        events.body["data"].as_array().unwrap().iter().any(|e| {
+            e["type"] == "pix_settings.updated"
+                && e["actor"]["name"] == "command line (pix set)"
+                && e["data"]["key_type"] == "evp"
+        }),
+        "{}",
+        events.text
+    );
+}
+
+#[test]
+fn the_documents_example_of_a_charges_code_is_a_valid_br_code() {
+    let document: Value =
+        serde_json::from_str(kobana_dunning::generated::OPENAPI_JSON).expect("document JSON");
+    let example =
+        document["components"]["schemas"]["ChargePix"]["properties"]["payload"]["example"]
+            .as_str()
+            .expect("an example");
+    let code = parsed(example);
+    assert_eq!(code.sub(62, 5), Some("chg4n7b2v9c1x8z3l6k"));
+}
+
+#[tokio::test]
+async fn an_assistant_changes_the_key_only_once_the_user_confirms_the_key_it_names() {
+    let server = TestServer::start().await;
+    let token = server.token(0, "admin", "mcp");
+    let capabilities = json!({ "elicitation": { "form": {} } });
+    let arguments = json!({
+        "key": "golpe@example.com",
+        "merchant_name": "Padaria Pao Dourado",
+        "merchant_city": "Sao Paulo",
+    });
+    let first = server
+        .mcp26(
+            &token,
+            "tools/call",
+            json!({"name": "dunning_pix_settings_update", "arguments": arguments}),
+            capabilities.clone(),
+        )
+        .await;
+    let result = &first.body["result"];
+    assert_eq!(result["resultType"], "input_required", "{}", first.text);
+    let message = result["inputRequests"]["confirm"]["params"]["message"]
+        .as_str()
+        .unwrap();
+    assert!(message.contains("golpe@example.com"), "{message}");
+    let read = server
+        .rest(
+            "GET",
+            "/v1/pix/settings",
+            &server.token(0, "admin", "api"),
+            None,
+        )
+        .await;
+    assert_eq!(
+        read.body["data"]["key"], PADARIA_CNPJ,
+        "nothing changed yet"
+    );
+
+    let params = json!({
+        "name": "dunning_pix_settings_update",
+        "arguments": arguments,
+        "requestState": result["requestState"],
+        "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}},
+    });
+    let done = server
+        .mcp26(&token, "tools/call", params, capabilities)
+        .await;
+    assert_eq!(
+        done.body["result"]["resultType"], "complete",
+        "{}",
+        done.text
+    );
+    let read = server
+        .rest(
+            "GET",
+            "/v1/pix/settings",
+            &server.token(0, "admin", "api"),
+            None,
+        )
+        .await;
+    assert_eq!(read.body["data"]["key"], "golpe@example.com");
+}

@@ -112,6 +112,7 @@ def test_the_statements_qr_codes_scan_as_each_open_charges_pix_code(server):
     open_charges = server.rest(f"/v1/charges?customer_id={customer['id']}&status=pending,overdue")["data"]
     assert len(open_charges) >= 2, open_charges
     codes = [server.rest(f"/v1/charges/{c['id']}/pix")["data"] for c in open_charges]
+    key = server.rest("/v1/pix/settings")["data"]["key"]
     # One QR code per open charge, each the API's code byte for byte, with a CRC that checks.
     assert sorted(scanned) == sorted(code["payload"] for code in codes), scanned
     text = pdf_text(data)
@@ -119,7 +120,7 @@ def test_the_statements_qr_codes_scan_as_each_open_charges_pix_code(server):
         fields = brcode.parse(code["payload"])
         assert fields[54] == f"{charge['amount_due']:.2f}"
         assert fields[62][5] == charge["id"].replace("_", "")
-        assert fields[26][1] == "11222333000181"
+        assert fields[26][1] == key
         # The copy-and-paste code is printed too, cut into lines that join back into it.
         assert code["payload"] in text.replace("\n", ""), text
     assert "utilize o código Pix de cada cobrança" in text

@@ -6,7 +6,7 @@
 use serde_json::json;
 use time::Date;
 
-use crate::collection::amount_due_on;
+use dunning_domain::charge_math::amount_due;
 use dunning_domain::collection::Refusal;
 use dunning_domain::money::Cents;
 use dunning_domain::pix::{KeyType, PixSettings, Source, brcode, static_txid};
@@ -93,7 +93,7 @@ pub fn code_for(
             ),
         }));
     }
-    let amount = amount_due_on(charge, today);
+    let amount = amount_due(&charge.terms(), today);
     if let Some(payload) = &charge.pix_payload {
         let txid = brcode::parse(payload)
             .ok()
