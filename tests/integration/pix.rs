@@ -439,3 +439,26 @@ async fn an_assistant_changes_the_key_only_once_the_user_confirms_the_key_it_nam
         .await;
     assert_eq!(read.body["data"]["key"], "golpe@example.com");
 }
+
+#[tokio::test]
+async fn postgres_replaces_the_key_and_makes_the_same_codes() {
+    let Some(server) = crate::postgres::postgres_server().await else {
+        return;
+    };
+    let admin = server.token(0, "admin", "api");
+    for key in ["financeiro@paodourado.com.br", "529.982.247-25"] {
+        let body = json!({"key": key, "merchant_name": "Padaria", "merchant_city": "Osasco"});
+        let answer = server
+            .rest("PUT", "/v1/pix/settings", &admin, Some(body))
+            .await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.text);
+    }
+    let read = server.rest("GET", "/v1/pix/settings", &admin, None).await;
+    assert_eq!(read.body["data"]["key"], "52998224725");
+    assert_eq!(read.body["data"]["key_type"], "cpf");
+    let charge = charge_in(&server, "overdue").await;
+    let answer = charge_pix(&server, charge["id"].as_str().unwrap()).await;
+    let code = parsed(answer.body["data"]["payload"].as_str().unwrap());
+    assert_eq!(code.sub(26, 1), Some("52998224725"));
+    assert_eq!(code.get(60), Some("Osasco"));
+}
