@@ -70,7 +70,8 @@ pub async fn status(conn: &mut Connection, organization_id: &str) -> Result<PixS
     Ok(PixStatus {
         configured: stored.is_some(),
         key_type: stored.map(|s| s.settings.key.kind()),
-        // FIXME: no PSP connection exists yet; it will say here whether it has one.
+        // The one place that says whether charges get dynamic codes: true once the
+        // organization has a PSP connection (which no build has yet).
         dynamic: false,
     })
 }
