@@ -1,5 +1,5 @@
-//! Demo data for a new database: two organizations, a person per role with API and MCP
-//! tokens, customers, and charges in every status. The tokens exist in plain text only in
+//! Demo data for a new database: two organizations (each with a Pix key), a person per role
+//! with API and MCP tokens, customers, and charges in every status. The tokens exist in plain text only in
 //! the credentials file written for the operator.
 
 use serde::{Deserialize, Serialize};
@@ -8,6 +8,7 @@ use time::Duration;
 
 use crate::auth::{Audience, roles, tokens};
 use dunning_domain::document::{cnpj_with_check_digits, cpf_with_check_digits};
+use dunning_domain::pix::PixSettings;
 use dunning_store::charges::{self, ChargeFields};
 use dunning_store::customers::{self, Address, CustomerFields};
 use dunning_store::events::{self, Actor};
@@ -44,6 +45,9 @@ struct DemoOrganization {
     name: &'static str,
     cnpj_base: &'static str,
     domain: &'static str,
+    /// Its Pix key (the CNPJ when `None`) and the city its codes carry.
+    pix_key: Option<&'static str>,
+    city: &'static str,
     people: [&'static str; 4],
     customers: &'static [DemoCustomer],
 }
@@ -63,6 +67,8 @@ const ORGANIZATIONS: [DemoOrganization; 2] = [
         name: "Padaria Pão Dourado Ltda",
         cnpj_base: "112223330001",
         domain: "paodourado.com.br",
+        pix_key: None,
+        city: "São Paulo",
         people: [
             "Ana Beatriz Gonçalves",
             "Marcos Antônio Ribeiro",
@@ -116,6 +122,8 @@ const ORGANIZATIONS: [DemoOrganization; 2] = [
         name: "Clínica Sorriso Feliz S/A",
         cnpj_base: "334445550001",
         domain: "sorrisofeliz.com.br",
+        pix_key: Some("7d4e2a91-5c3b-4f60-8e1d-9a2b3c4d5e6f"),
+        city: "Belo Horizonte",
         people: [
             "Helena Würth Bastos",
             "Caio Estêvão Prado",
@@ -235,6 +243,7 @@ pub async fn seed(db: &Db, base_url: &str) -> Result<Credentials> {
             });
         }
         seed_customers(db, &org.id, demo.customers).await?;
+        seed_pix(db, &org, demo).await?;
         organizations.push(OrganizationCredentials {
             id: org.id,
             name: org.name,
@@ -245,6 +254,22 @@ pub async fn seed(db: &Db, base_url: &str) -> Result<Credentials> {
         base_url: base_url.to_string(),
         organizations,
     })
+}
+
+/// The organization's Pix key, so that every open charge of the demo has a code.
+async fn seed_pix(db: &Db, org: &orgs::Organization, demo: &DemoOrganization) -> Result<()> {
+    let key = demo.pix_key.unwrap_or(&org.legal_document);
+    let settings = PixSettings::new(key, demo.name, demo.city)
+        .map_err(|faults| dunning_store::StoreError::Corrupt(format!("demo Pix: {faults:?}")))?;
+    let system = Actor {
+        kind: "system",
+        id: None,
+        name: Some("demo seed".into()),
+    };
+    let mut tx = db.begin().await?;
+    dunning_app::pix::set_settings(&mut tx, &org.id, &settings, &system).await?;
+    tx.commit().await?;
+    Ok(())
 }
 
 fn email_local(name: &str) -> String {

@@ -1,11 +1,12 @@
 //! `kobana-dunning`: run the server (`serve`, the default), issue tokens (`token create`), set
-//! a password, trust an issuer, register an OAuth client, or fill a demo organization with
-//! bulk data (`demo`). The commands are `kobana_dunning::cli`, start-up is
+//! a password, trust an issuer, register an OAuth client, set a Pix key (`pix set`), or fill a
+//! demo organization with bulk data (`demo`). The commands are `kobana_dunning::cli`, start-up is
 //! `kobana_dunning::startup`; this file only picks one and reports how it ended.
 
 use clap::Parser;
 use kobana_dunning::cli::{
-    Cli, Command, OauthClientCommand, OrganizationCommand, PersonCommand, TokenCommand, commands,
+    Cli, Command, OauthClientCommand, OrganizationCommand, PersonCommand, PixCommand, TokenCommand,
+    commands,
 };
 use kobana_dunning::startup::{self, init_command_logging, init_logging};
 
@@ -40,6 +41,7 @@ async fn main() {
         Some(Command::OauthClient(OauthClientCommand::Create(args))) => {
             commands::create_oauth_client(args).await
         }
+        Some(Command::Pix(PixCommand::Set(args))) => commands::set_pix(args).await,
     };
     // Spans still queued go out before the process ends (the SDK bounds how long it tries).
     if let Some(exporter) = exporter {

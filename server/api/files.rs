@@ -1,5 +1,6 @@
 //! The PDF documents of the API: built from the organization's data by `dunning_domain::documents`
-//! and sent as `application/pdf`.
+//! and sent as `application/pdf`. The statement and the term carry the Pix codes of the charges
+//! they ask to pay (`dunning_app::pix`), when the organization has Pix.
 
 use axum::extract::Path;
 use axum::response::IntoResponse;
@@ -10,13 +11,16 @@ use super::caller::Caller;
 use super::reply::Reply;
 use crate::auth::Principal;
 use crate::http::problem::{ApiError, ApiResult};
+use crate::state::AppState;
 use dunning_domain::document::format_document;
 use dunning_domain::documents::{
-    self, AgreementTermInput, ChargeStatus, Debtor, Issuer, StatementCharge, StatementInput,
-    TermCharge, TermPayment,
+    self, AgreementTermInput, ChargeStatus, Debtor, Issuer, PixPayment, StatementCharge,
+    StatementInput, TermCharge, TermPayment,
 };
 use dunning_domain::money::Cents;
+use dunning_domain::pix::PixSettings;
 use dunning_domain::timestamp::Timestamp;
+use dunning_store::charges::Charge;
 use dunning_store::customers::Customer;
 use dunning_store::{charges, customers};
 
@@ -85,8 +89,15 @@ pub async fn customer_statement(
     let customer = customers::get(&state.db, &p.organization_id, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("customer", &id))?;
+    let settings = pix_settings(&state, &p).await?;
     let mut lines = Vec::new();
+    let mut pix = Vec::new();
     for charge in charges::for_customer(&state.db, &p.organization_id, &id).await? {
+        pix.extend(pix_payment(
+            &charge,
+            settings.as_ref(),
+            &charge.description,
+        )?);
         lines.push(StatementCharge {
             description: charge.description.clone(),
             due_date: charge.due_date,
@@ -102,6 +113,7 @@ pub async fn customer_statement(
         charges: lines,
         issued_at: now_in_brazil(),
         payment_instructions: None,
+        pix,
     };
     let file = format!(
         "extrato-{}.pdf",
@@ -150,6 +162,29 @@ pub async fn charge_discharge_letter(
     ))
 }
 
+/// The organization's Pix setup, when it has one.
+async fn pix_settings(state: &AppState, p: &Principal) -> ApiResult<Option<PixSettings>> {
+    Ok(dunning_store::pix::get(&state.db, &p.organization_id)
+        .await?
+        .map(|stored| stored.settings))
+}
+
+/// The Pix a document prints for `charge`, described as `description`: `None` when it has no
+/// code (not open, or no Pix).
+fn pix_payment(
+    charge: &Charge,
+    settings: Option<&PixSettings>,
+    description: &str,
+) -> ApiResult<Option<PixPayment>> {
+    let code = dunning_app::pix::code_for(charge, settings, dunning_store::today())?;
+    Ok(code.ok().map(|code| PixPayment {
+        description: description.to_string(),
+        due_date: charge.due_date,
+        amount: code.amount,
+        payload: code.payload,
+    }))
+}
+
 /// The date an instant was in Brasília.
 fn date_in_brazil(timestamp: Timestamp) -> Date {
     timestamp
@@ -180,7 +215,20 @@ pub async fn agreement_term(Caller(state, p): Caller, Path(id): Path<String>) ->
         });
     }
     let mut payments = Vec::new();
+    let mut pix = None;
+    let settings = pix_settings(&state, &p).await?;
     for entry in &agreement.installments_schedule {
+        // The first payment of the schedule whose charge is still open.
+        if pix.is_none()
+            && let Some(charge_id) = &entry.charge_id
+            && let Some(charge) = charges::get(&state.db, &p.organization_id, charge_id).await?
+        {
+            let label = match entry.number {
+                0 => "Entrada do acordo".to_string(),
+                n => format!("Parcela {n}/{} do acordo", agreement.installments),
+            };
+            pix = pix_payment(&charge, settings.as_ref(), &label)?;
+        }
         payments.push(TermPayment {
             number: entry.number,
             due_date: entry.due_date,
@@ -216,6 +264,7 @@ pub async fn agreement_term(Caller(state, p): Caller, Path(id): Path<String>) ->
         break_after_days: dunning_domain::installments::BREAK_AFTER_DAYS,
         place,
         issued_at: now_in_brazil(),
+        pix,
     };
     let file = format!(
         "termo-de-acordo-{}.pdf",

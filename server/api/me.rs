@@ -1,4 +1,4 @@
-//! `GET /v1/me`: who this token is.
+//! `GET /v1/me`: who this token is, and whether its organization's charges can be paid by Pix.
 
 use http::StatusCode;
 
@@ -8,11 +8,13 @@ use crate::auth::roles;
 use crate::generated::models::{MePersonRole, Scope, me, response};
 use crate::http::problem::{ApiError, ApiResult};
 
-pub async fn me(Caller(_, principal): Caller) -> ApiResult<Reply> {
+pub async fn me(Caller(state, principal): Caller) -> ApiResult<Reply> {
     let role = MePersonRole::from_word(&principal.role)
         .ok_or_else(|| ApiError::internal(format!("unknown role '{}'", principal.role)))?;
     let token_scopes = scopes(principal.token_scopes.iter().map(String::as_str))?;
     let permissions = scopes(roles::permissions(&principal.role))?;
+    let mut conn = state.db.acquire().await?;
+    let pix = dunning_app::pix::status(&mut conn, &principal.organization_id).await?;
     let body = me::Response200 {
         data: response::Me {
             organization: response::MeOrganization {
@@ -31,6 +33,11 @@ pub async fn me(Caller(_, principal): Caller) -> ApiResult<Reply> {
                 scopes: &token_scopes,
             },
             permissions: &permissions,
+            pix: response::MePix {
+                configured: pix.configured,
+                key_type: pix.key_type.map(Into::into),
+                dynamic: pix.dynamic,
+            },
         },
     };
     Ok(answer(StatusCode::OK, &body, None))

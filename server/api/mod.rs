@@ -23,6 +23,7 @@ mod idempotency;
 pub mod input;
 mod me;
 pub mod operations;
+mod pix;
 mod plans;
 pub mod rate_limit;
 
@@ -126,6 +127,9 @@ fn handler_for(operation: OperationId) -> Option<MethodRouter<AppState>> {
         Op::ChargesProtestCancel => on(f, collection::protest_cancel),
         Op::ChargesDischargeLetter => on(f, files::charge_discharge_letter),
         Op::ChargesEvents => on(f, collection::events),
+        Op::ChargesPix => on(f, pix::charge_pix),
+        Op::PixSettingsGet => on(f, pix::settings_get),
+        Op::PixSettingsUpdate => on(f, pix::settings_update),
         Op::CollectionPlansList => on(f, plans::list),
         Op::CollectionPlansCreate => on(f, plans::create),
         Op::CollectionPlansGet => on(f, plans::get),

@@ -42,3 +42,5 @@ same_words!(dunning_store::exports::ExportStatus => models::ExportStatus {
     Pending, Running, Completed, Failed,
 });
 same_words!(crate::auth::Audience => models::MeTokenAudience { Api, Mcp });
+same_words!(dunning_domain::pix::KeyType => models::PixKeyType { Cpf, Cnpj, Email, Phone, Evp });
+same_words!(dunning_domain::pix::Source => models::ChargePixSource { Static, Dynamic });

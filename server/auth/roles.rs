@@ -20,6 +20,8 @@ pub const ALL_SCOPES: &[&str] = &[
     "exports:read",
     "exports:write",
     "events:read",
+    "pix:read",
+    "pix:write",
 ];
 
 /// The roles, most powerful first.
@@ -28,7 +30,7 @@ pub const ROLES: &[&str] = &["admin", "manager", "collector", "viewer"];
 /// Scopes a role permits. Unknown roles permit nothing.
 ///
 /// - admin: everything;
-/// - manager: everything but webhooks;
+/// - manager: everything but webhooks and setting the Pix key (the account debtors pay);
 /// - collector: reading (not webhooks), customers and charges, collecting (notify,
 ///   negativate, protest), payments, deliveries and agreements;
 /// - viewer: reading only (not webhooks, which hold secrets and endpoints).
@@ -42,7 +44,7 @@ pub fn permissions(role: &str) -> Vec<&'static str> {
         "manager" => ALL_SCOPES
             .iter()
             .copied()
-            .filter(|s| !s.starts_with("webhooks:"))
+            .filter(|s| !s.starts_with("webhooks:") && *s != "pix:write")
             .collect(),
         "collector" => reads
             .chain([
@@ -103,6 +105,15 @@ mod tests {
                 pair[1],
                 pair[0]
             );
+        }
+    }
+
+    #[test]
+    fn only_admins_set_the_pix_key_and_every_role_reads_it() {
+        for role in ROLES {
+            let permitted = permissions(role);
+            assert_eq!(permitted.contains(&"pix:write"), *role == "admin", "{role}");
+            assert!(permitted.contains(&"pix:read"), "{role}");
         }
     }
 

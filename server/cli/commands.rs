@@ -1,12 +1,16 @@
 //! The commands besides `serve`: `token create`, `person set-password`,
-//! `organization trust-issuer`, `oauth-client create` and `demo`. Each opens the database
+//! `organization trust-issuer`, `oauth-client create`, `pix set` and `demo`. Each opens the database
 //! itself and prints its result on stdout (a token, a client id) for scripts to read; their
 //! log lines (a slow statement on a large database, say) go to stderr.
 
+use dunning_domain::pix::PixSettings;
+use dunning_store::events::Actor;
 use dunning_store::{Db, orgs};
 
 use super::parse::parse_rate_limit;
-use super::{DemoArgs, OauthClientCreateArgs, SetPasswordArgs, TokenCreateArgs, TrustIssuerArgs};
+use super::{
+    DemoArgs, OauthClientCreateArgs, PixSetArgs, SetPasswordArgs, TokenCreateArgs, TrustIssuerArgs,
+};
 use crate::auth::{Audience, roles, tokens};
 use crate::{demo, oauth};
 
@@ -182,6 +186,40 @@ pub async fn trust_issuer(args: TrustIssuerArgs) -> Result<(), String> {
     eprintln!(
         "{} now accepts JWTs from {} (keys at {})",
         org.name, args.issuer, args.jwks_uri
+    );
+    Ok(())
+}
+
+/// `pix set`: the same check and event as `PUT /v1/pix/settings`, the operator as the actor.
+pub async fn set_pix(args: PixSetArgs) -> Result<(), String> {
+    let settings = PixSettings::new(&args.key, &args.merchant_name, &args.merchant_city).map_err(
+        |faults| {
+            let lines: Vec<String> = faults
+                .iter()
+                .map(|f| format!("--{} {}", f.field.replace('_', "-"), f.message))
+                .collect();
+            lines.join("; ")
+        },
+    )?;
+    let (db, _) = args.database.open().await?;
+    let org = find_organization(&db, &args.organization).await?;
+    let operator = Actor {
+        kind: "system",
+        id: None,
+        name: Some("command line (pix set)".into()),
+    };
+    let mut tx = db.begin().await.map_err(|e| e.to_string())?;
+    let stored = dunning_app::pix::set_settings(&mut tx, &org.id, &settings, &operator)
+        .await
+        .map_err(|e| e.to_string())?;
+    tx.commit().await.map_err(|e| e.to_string())?;
+    eprintln!(
+        "{}'s charges are now paid by Pix to the {} key {} ({}, {})",
+        org.name,
+        stored.settings.key.kind(),
+        stored.settings.key.as_str(),
+        stored.settings.merchant_name,
+        stored.settings.merchant_city
     );
     Ok(())
 }

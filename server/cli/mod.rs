@@ -47,6 +47,33 @@ pub enum Command {
     /// Manage OAuth client applications.
     #[command(name = "oauth-client", subcommand)]
     OauthClient(OauthClientCommand),
+    /// An organization's Pix: the key its charges are paid to.
+    #[command(subcommand)]
+    Pix(PixCommand),
+}
+
+#[derive(Subcommand)]
+pub enum PixCommand {
+    /// Set the Pix key every charge's static code pays, and the name and city the codes carry.
+    Set(PixSetArgs),
+}
+
+#[derive(Args)]
+pub struct PixSetArgs {
+    /// Organization id or exact name.
+    #[arg(long)]
+    pub organization: String,
+    /// The Pix key: a CPF or CNPJ, an e-mail, a mobile phone (+55...), or a random key (UUID).
+    #[arg(long)]
+    pub key: String,
+    /// The name debtors' bank apps show: at most 25 characters (accents are removed).
+    #[arg(long)]
+    pub merchant_name: String,
+    /// The organization's city: at most 15 characters (accents are removed).
+    #[arg(long)]
+    pub merchant_city: String,
+    #[command(flatten)]
+    pub database: DatabaseArgs,
 }
 
 #[derive(Subcommand)]

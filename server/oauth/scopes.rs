@@ -22,6 +22,8 @@ pub fn describe(scope: &str) -> &'static str {
         "exports:read" => "Baixar exportações (CSV)",
         "exports:write" => "Gerar exportações de dados",
         "events:read" => "Ver o histórico de eventos da organização",
+        "pix:read" => "Ver a chave Pix da organização",
+        "pix:write" => "Trocar a chave Pix que recebe os pagamentos dos devedores",
         _ => "Permissão desconhecida",
     }
 }

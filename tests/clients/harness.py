@@ -31,9 +31,9 @@ VENVS = HERE / ".venvs"
 
 # Tools each demo role sees in tools/list when the connection chooses no toolsets: the catalog
 # filtered by the role's permissions and its default toolsets (a viewer loads customers,
-# charges, agreements, disputes and deliveries: 15 of the 21 tools it may use; README,
+# charges, agreements, disputes and deliveries: 16 of the 23 tools it may use; README,
 # "Choosing what an assistant loads").
-EXPECTED_TOOL_COUNTS = {"admin": 54, "viewer": 15}
+EXPECTED_TOOL_COUNTS = {"admin": 57, "viewer": 16}
 
 # The cases, in the order of the issue. confirm_* only for clients that speak 2026-07-28.
 CASES = [

@@ -98,7 +98,13 @@ async fn each_step_fires_once_on_its_day() {
         .filter(|d| d["channel"] == "sms")
         .collect();
     assert_eq!(sms.len(), 1);
-    assert_eq!(sms[0]["body"], "Conceição Araújo: vence hoje R$ 500,00");
+    // With the charge's Pix code at its end, for the amount due that day.
+    let body = sms[0]["body"].as_str().unwrap();
+    let code = body
+        .strip_prefix("Conceição Araújo: vence hoje R$ 500,00\n\nPix Copia e Cola (R$ 500,00): ")
+        .unwrap_or_else(|| panic!("{body}"));
+    let code = dunning_domain::pix::brcode::parse(code).expect("a BR Code");
+    assert_eq!(code.get(54), Some("500.00"));
 
     // Day +15: negativation, the reminder having been delivered 17 days before.
     let report = tick(&server.state.engine, at(20, 0)).await.unwrap();

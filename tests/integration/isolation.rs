@@ -139,6 +139,9 @@ fn body_for(operation: OperationId) -> Option<Value> {
         Op::CollectionPlanStepsUpdate => Some(json!({"offset_days": 2})),
         Op::DisputesResolve => Some(json!({"outcome": "upheld"})),
         Op::WebhooksUpdate => Some(json!({"enabled": false})),
+        Op::PixSettingsUpdate => {
+            Some(json!({"key": "11222333000181", "merchant_name": "x", "merchant_city": "x"}))
+        }
         Op::Me
         | Op::CustomersList
         | Op::CustomersCreate
@@ -152,6 +155,8 @@ fn body_for(operation: OperationId) -> Option<Value> {
         | Op::ChargesProtestCancel
         | Op::ChargesDischargeLetter
         | Op::ChargesEvents
+        | Op::ChargesPix
+        | Op::PixSettingsGet
         | Op::CollectionPlansList
         | Op::CollectionPlansCreate
         | Op::CollectionPlansGet

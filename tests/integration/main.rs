@@ -37,6 +37,7 @@ mod metrics;
 mod oauth;
 mod oauth_attacks;
 mod operations;
+mod pix;
 mod plans;
 mod postgres;
 mod query_plans;

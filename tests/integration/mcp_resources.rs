@@ -21,6 +21,8 @@ async fn resources_and_templates_are_listed_per_caller() {
         .iter()
         .map(|r| r["uri"].as_str().unwrap())
         .collect();
+    // The Pix settings resource is served by a tool of the `pix` toolset, which a viewer's
+    // connection does not load by default (see `mcp_toolsets`).
     assert_eq!(uris, ["kobana://dunning/openapi", "kobana://dunning/me"]);
     let templates = server
         .mcp(
@@ -37,6 +39,7 @@ async fn resources_and_templates_are_listed_per_caller() {
         .collect();
     assert!(list.contains(&"kobana://dunning/charges/{id}"));
     assert!(list.contains(&"kobana://dunning/customers/{id}/statement.pdf"));
+    assert!(list.contains(&"kobana://dunning/charges/{id}/pix"));
     let bad_cursor = server
         .mcp(
             &server.token(0, "viewer", "mcp"),

@@ -47,9 +47,10 @@ async fn a_viewer_sees_only_read_tools_and_an_admin_sees_all() {
         all["tools"].as_array().unwrap().len(),
         "an admin sees the whole catalog"
     );
-    assert_eq!(admin.len(), 54);
+    assert_eq!(admin.len(), 57);
     let manager = tool_names(&server, &server.token(0, "manager", "mcp")).await;
     assert!(manager.iter().all(|n| !n.contains("webhook")));
+    assert!(!manager.contains(&"dunning_pix_settings_update".to_string()));
     let collector = tool_names(&server, &server.token(0, "collector", "mcp")).await;
     assert!(collector.contains(&"dunning_charges_notify".to_string()));
     assert!(!collector.contains(&"dunning_collection_plans_create".to_string()));

@@ -1,5 +1,6 @@
 """The documents a finance team sends, read back the way a person would: the text of each PDF
-(extracted with pypdf) and the CSV of an export (parsed as a spreadsheet would)."""
+(extracted with pypdf), the Pix QR codes on it (the page rendered by PDFium, read by zxing-cpp,
+as a phone camera would) and the CSV of an export (parsed as a spreadsheet would)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,11 @@ import time
 import urllib.request
 from datetime import date, datetime, timedelta, timezone
 
+import pypdfium2
+import zxingcpp
 from pypdf import PdfReader
+
+import brcode
 
 
 def brasilia_today() -> date:
@@ -87,6 +92,55 @@ def test_the_agreement_term_lists_the_instalments(server):
     for expected in ["Tancredo Araújo Peçanha", "313.131.313-", "Padaria Pão Dourado Ltda",
                      "Parcela A", "Parcela B", "R$ 200,00"]:
         assert expected in text, f"{expected!r} not in the term:\n{text}"
+
+
+def qr_codes(data: bytes, scale: float = 2) -> list[str]:
+    """The QR codes a reader finds on each page rendered at `scale` × 72 dpi, in gray."""
+    found = []
+    for page in pypdfium2.PdfDocument(data):
+        bitmap = page.render(scale=scale, grayscale=True)
+        view = zxingcpp.ImageView(memoryview(bitmap.buffer), bitmap.width, bitmap.height,
+                                  zxingcpp.ImageFormat.Lum, bitmap.stride)
+        found += [b.text for b in zxingcpp.read_barcodes(view, formats=zxingcpp.BarcodeFormat.QRCode)]
+    return found
+
+
+def test_the_statements_qr_codes_scan_as_each_open_charges_pix_code(server):
+    customer = server.rest("/v1/customers?q=Concei")["data"][0]
+    _, data = fetch(server, f"/v1/customers/{customer['id']}/statement")
+    scanned = qr_codes(data)
+    open_charges = server.rest(f"/v1/charges?customer_id={customer['id']}&status=pending,overdue")["data"]
+    assert len(open_charges) >= 2, open_charges
+    codes = [server.rest(f"/v1/charges/{c['id']}/pix")["data"] for c in open_charges]
+    key = server.rest("/v1/pix/settings")["data"]["key"]
+    # One QR code per open charge, each the API's code byte for byte, with a CRC that checks.
+    assert sorted(scanned) == sorted(code["payload"] for code in codes), scanned
+    text = pdf_text(data)
+    for charge, code in zip(open_charges, codes):
+        fields = brcode.parse(code["payload"])
+        assert fields[54] == f"{charge['amount_due']:.2f}"
+        assert fields[62][5] == charge["id"].replace("_", "")
+        assert fields[26][1] == key
+        # The copy-and-paste code is printed too, cut into lines that join back into it.
+        assert code["payload"] in text.replace("\n", ""), text
+    assert "utilize o código Pix de cada cobrança" in text
+
+
+def test_an_accepted_terms_qr_code_scans_as_its_down_payments_pix_code(server):
+    customer = new_customer(server, "414141414", "Jussara Conceição Brandão")
+    debt = new_charge(server, customer, 900.00, "Mensalidades atrasadas", days=-20)
+    body = {"customer_id": customer["id"], "charge_ids": [debt["id"]], "down_payment": 150.00,
+            "installments": 2, "first_due_date": (date.today() + timedelta(days=30)).isoformat()}
+    agreement = server.rest("/v1/agreements", method="POST", body=body)["data"]
+    _, proposed = fetch(server, f"/v1/agreements/{agreement['id']}/term")
+    assert qr_codes(proposed) == [], "a proposal has no charge to pay yet"
+    accepted = server.rest(f"/v1/agreements/{agreement['id']}/accept", method="POST", body={})["data"]
+    down = next(i for i in accepted["installments_schedule"] if i["number"] == 0)
+    code = server.rest(f"/v1/charges/{down['charge_id']}/pix")["data"]
+    _, data = fetch(server, f"/v1/agreements/{agreement['id']}/term")
+    assert qr_codes(data) == [code["payload"]]
+    assert brcode.parse(code["payload"])[54] == "150.00"
+    assert "Entrada do acordo" in pdf_text(data)
 
 
 def test_a_charges_export_is_a_csv_a_spreadsheet_opens(server):

@@ -7,7 +7,8 @@ and what the relay received.
 STARTTLS and implicit TLS with AUTH arrive; a certificate from another CA, a relay without
 STARTTLS and bad credentials each end `failed` with their category; a 550 recipient `bounced`,
 a 451 stays queued to be retried; 20 notices share one connection; the message is
-multipart/alternative (text and HTML), with Message-ID, Date and Reply-To, and its DKIM signature
+multipart/alternative (text and HTML, both with the charge's Pix code), with Message-ID, Date and
+Reply-To, and its DKIM signature
 verifies with dkimpy; its one-click unsubscribe link (RFC 8058), POSTed as a mailbox provider
 does, opts the customer out once, and a tampered link is refused."""
 
@@ -37,6 +38,8 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "clients"))
 
 from harness import Server, cpf, free_port  # noqa: E402
+
+import brcode  # noqa: E402
 
 SENDER = "cobranca@paodourado.com.br"
 REPLY_TO = "financeiro@paodourado.com.br"
@@ -242,6 +245,13 @@ def test_a_notice_arrives_over_starttls_as_text_and_html_with_its_headers(startt
     assert "&#60;março&#62; &#38; cia" in page, "the charge's text is escaped"
     assert "<script" not in page and "<img" not in page and "src=" not in page
     assert f'<a href="{unsubscribe}"' in page
+    # The charge's Pix code: a paragraph of its own in the text, a monospace box in the HTML,
+    # the same code as the API's (fields and CRC checked apart from the server).
+    pix = server.rest(f"/v1/charges/{d['charge_id']}/pix")["data"]
+    assert pix["payload"] in body.split("\n\n"), body
+    assert brcode.parse(pix["payload"])[54] == f"{pix['amount']:.2f}"
+    box = next(p for p in page.split("<p ") if pix["payload"] in p)
+    assert "monospace" in box.split(">", 1)[0], box
     # For a look in a browser: `pytest -s` prints where the page is.
     (tmp_path / "notice.html").write_text(page, encoding="utf-8")
     print(f"HTML part: {tmp_path / 'notice.html'}")

@@ -122,6 +122,7 @@ pub async fn notify(
         NoticeText::Compose { template } => {
             let today = now.date();
             let organization_name = store::organization_name(conn, organization_id).await?;
+            let pix = crate::pix::code_if_any(conn, organization_id, &charge, today).await?;
             let values = NoticeValues {
                 customer_name: &customer.name,
                 organization_name: &organization_name,
@@ -129,6 +130,7 @@ pub async fn notify(
                 amount_due: amount_due_on(&charge, today),
                 due_date: charge.due_date,
                 today,
+                pix_code: pix.as_ref().map(|code| code.payload.as_str()),
             };
             let notice = rules::notice(channel, template, &values);
             (notice.subject, notice.body, None)

@@ -285,6 +285,8 @@ pub struct NoticeValues<'a> {
     pub due_date: Date,
     /// The day the notice is written, to choose the standard text.
     pub today: Date,
+    /// The charge's Pix code ("Pix copia e cola") for `amount_due`, when the creditor has Pix.
+    pub pix_code: Option<&'a str>,
 }
 
 /// A notice ready to send: the e-mail subject (e-mail only) and the text.
@@ -305,7 +307,8 @@ pub fn date_br(date: Date) -> String {
 }
 
 /// Fill the placeholders of `template`. `{{charge.amount_due}}` becomes `R$ 1.234,56`, or
-/// only `1.234,56` where the text already writes `R$` before it; unknown placeholders stay.
+/// only `1.234,56` where the text already writes `R$` before it; `{{charge.pix_code}}` the
+/// Pix code (nothing without one); unknown placeholders stay.
 pub fn render(template: &str, v: &NoticeValues<'_>) -> String {
     let amount = v.amount_due.to_brl();
     let number = amount.trim_start_matches("R$ ").to_string();
@@ -324,6 +327,7 @@ pub fn render(template: &str, v: &NoticeValues<'_>) -> String {
             "charge.due_date" => Some(date_br(v.due_date)),
             "charge.amount_due" if before.trim_end().ends_with("R$") => Some(number.clone()),
             "charge.amount_due" => Some(amount.clone()),
+            PIX_PLACEHOLDER => Some(v.pix_code.unwrap_or_default().to_string()),
             _ => None,
         };
         out.push_str(before);
@@ -337,13 +341,17 @@ pub fn render(template: &str, v: &NoticeValues<'_>) -> String {
     out
 }
 
+/// The placeholder of the Pix code in a template.
+const PIX_PLACEHOLDER: &str = "charge.pix_code";
+
 /// The standard notice for the charge's situation on `today`: a reminder before the due
 /// date, a notice on the day, a collection notice after it. SMS and WhatsApp get the short
-/// form; e-mail the long one with a subject.
+/// form; e-mail the long one with a subject. With a Pix code, both end their message with
+/// it ([`pix_text`]).
 pub fn standard_notice(channel: &str, v: &NoticeValues<'_>) -> Notice {
     let amount = v.amount_due.to_brl();
     let due = date_br(v.due_date);
-    let (subject, short, long) = if v.today < v.due_date {
+    let (subject, short, situation) = if v.today < v.due_date {
         (
             format!("Lembrete de vencimento: {}", v.description),
             format!(
@@ -351,9 +359,8 @@ pub fn standard_notice(channel: &str, v: &NoticeValues<'_>) -> Notice {
                 v.organization_name, v.description
             ),
             format!(
-                "Olá, {}.\n\nLembramos que a cobrança \"{}\", no valor de {amount}, vence em {due}.\n\n\
-                 Se o pagamento já foi feito, por favor desconsidere esta mensagem.\n\nAtenciosamente,\n{}",
-                v.customer_name, v.description, v.organization_name
+                "Lembramos que a cobrança \"{}\", no valor de {amount}, vence em {due}.",
+                v.description
             ),
         )
     } else if v.today == v.due_date {
@@ -364,9 +371,8 @@ pub fn standard_notice(channel: &str, v: &NoticeValues<'_>) -> Notice {
                 v.organization_name, v.description
             ),
             format!(
-                "Olá, {}.\n\nA cobrança \"{}\", no valor de {amount}, vence hoje, {due}.\n\n\
-                 Se o pagamento já foi feito, por favor desconsidere esta mensagem.\n\nAtenciosamente,\n{}",
-                v.customer_name, v.description, v.organization_name
+                "A cobrança \"{}\", no valor de {amount}, vence hoje, {due}.",
+                v.description
             ),
         )
     } else {
@@ -377,38 +383,75 @@ pub fn standard_notice(channel: &str, v: &NoticeValues<'_>) -> Notice {
                 v.organization_name, v.description
             ),
             format!(
-                "Olá, {}.\n\nNão identificamos o pagamento da cobrança \"{}\", vencida em {due}. \
+                "Não identificamos o pagamento da cobrança \"{}\", vencida em {due}. \
                  O valor atualizado, com multa e juros, é de {amount}.\n\n\
-                 Regularize o pagamento ou entre em contato conosco para negociar.\n\n\
-                 Se o pagamento já foi feito, por favor desconsidere esta mensagem.\n\nAtenciosamente,\n{}",
-                v.customer_name, v.description, v.organization_name
+                 Regularize o pagamento ou entre em contato conosco para negociar.",
+                v.description
             ),
         )
     };
+    let pix = pix_text(channel, v).map_or(String::new(), |text| format!("\n\n{text}"));
     if channel == "email" {
         Notice {
             subject: Some(subject),
-            body: long,
+            body: format!(
+                "Olá, {}.\n\n{situation}{pix}\n\n\
+                 Se o pagamento já foi feito, por favor desconsidere esta mensagem.\n\nAtenciosamente,\n{}",
+                v.customer_name, v.organization_name
+            ),
         }
     } else {
         Notice {
             subject: None,
-            body: short,
+            body: format!("{short}{pix}"),
         }
     }
 }
 
+/// How a notice offers the Pix code: in an e-mail, a sentence and then the code alone in its
+/// own paragraph (which the HTML part sets apart, easy to select); in an SMS or WhatsApp
+/// message, one line. `None` without a code.
+pub fn pix_text(channel: &str, v: &NoticeValues<'_>) -> Option<String> {
+    let code = v.pix_code?;
+    let amount = v.amount_due.to_brl();
+    Some(if channel == "email" {
+        format!(
+            "Pague com Pix: copie o código abaixo e cole no aplicativo do seu banco, na opção \
+             Pix Copia e Cola. O código já traz o valor, {amount}.\n\n{code}"
+        )
+    } else {
+        format!("Pix Copia e Cola ({amount}): {code}")
+    })
+}
+
 /// The notice for a channel: the template filled in when there is one, else the standard
-/// text. E-mails keep the standard subject.
+/// text. E-mails keep the standard subject. A template that does not place the Pix code
+/// (`{{charge.pix_code}}`) gets it at its end, so that every notice can be paid.
 pub fn notice(channel: &str, template: Option<&str>, v: &NoticeValues<'_>) -> Notice {
     let standard = standard_notice(channel, v);
     match template {
-        Some(t) => Notice {
-            subject: standard.subject,
-            body: render(t, v),
-        },
+        Some(t) => {
+            let mut body = render(t, v);
+            if !places_pix(t)
+                && let Some(pix) = pix_text(channel, v)
+            {
+                body = format!("{}\n\n{pix}", body.trim_end());
+            }
+            Notice {
+                subject: standard.subject,
+                body,
+            }
+        }
         None => standard,
     }
+}
+
+/// Whether a template writes `{{charge.pix_code}}` (spaces inside the braces allowed).
+fn places_pix(template: &str) -> bool {
+    template.split("{{").skip(1).any(|rest| {
+        rest.split_once("}}")
+            .is_some_and(|(name, _)| name.trim() == PIX_PLACEHOLDER)
+    })
 }
 
 #[cfg(test)]
@@ -436,7 +479,44 @@ mod tests {
             amount_due: Cents(1_234_56),
             due_date: date!(2026 - 03 - 10),
             today: date!(2026 - 03 - 20),
+            pix_code: None,
         }
+    }
+
+    const CODE: &str = "00020101021226360014br.gov.bcb.pix0114112223330001815204000053039865407 1234.565802BR5913Padaria Pao D6009Sao Paulo62230519chgk3j9x0a2b7c4d1e86304ABCD";
+
+    #[test]
+    fn with_pix_every_notice_ends_with_the_code_and_its_amount() {
+        let v = NoticeValues {
+            pix_code: Some(CODE),
+            ..values()
+        };
+        let email = standard_notice("email", &v).body;
+        assert!(
+            email.contains(&format!(
+                "na opção Pix Copia e Cola. O código já traz o valor, R$ 1.234,56.\n\n{CODE}\n\nSe o pagamento"
+            )),
+            "{email}"
+        );
+        let sms = standard_notice("sms", &v).body;
+        assert!(
+            sms.ends_with(&format!(
+                "negociar.\n\nPix Copia e Cola (R$ 1.234,56): {CODE}"
+            )),
+            "{sms}"
+        );
+        // A template gets the code at its end, or where it places it.
+        let appended = notice("whatsapp", Some("Olá {{customer.name}}.\n"), &v).body;
+        assert_eq!(
+            appended,
+            format!("Olá Conceição Araújo.\n\nPix Copia e Cola (R$ 1.234,56): {CODE}")
+        );
+        let placed = notice("sms", Some("Pague: {{ charge.pix_code }} hoje"), &v).body;
+        assert_eq!(placed, format!("Pague: {CODE} hoje"));
+        // Without Pix, nothing is added and the placeholder is empty.
+        let plain = notice("sms", Some("Pague: {{charge.pix_code}}"), &values()).body;
+        assert_eq!(plain, "Pague: ");
+        assert!(!standard_notice("email", &values()).body.contains("Pix"));
     }
 
     #[test]

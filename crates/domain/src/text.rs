@@ -19,18 +19,31 @@ pub fn allowed_char(c: char, multi_line: bool) -> bool {
 /// Lowercase without accents, so that "conceicao" finds "Conceição" on both engines.
 pub fn search_key(text: &str) -> String {
     text.chars()
-        .map(|c| match c {
-            'á' | 'à' | 'â' | 'ã' | 'ä' | 'Á' | 'À' | 'Â' | 'Ã' | 'Ä' => 'a',
-            'é' | 'è' | 'ê' | 'ë' | 'É' | 'È' | 'Ê' | 'Ë' => 'e',
-            'í' | 'ì' | 'î' | 'ï' | 'Í' | 'Ì' | 'Î' | 'Ï' => 'i',
-            'ó' | 'ò' | 'ô' | 'õ' | 'ö' | 'Ó' | 'Ò' | 'Ô' | 'Õ' | 'Ö' => 'o',
-            'ú' | 'ù' | 'û' | 'ü' | 'Ú' | 'Ù' | 'Û' | 'Ü' => 'u',
-            'ç' | 'Ç' => 'c',
-            'ñ' | 'Ñ' => 'n',
-            c => c.to_ascii_lowercase(),
-        })
+        .map(|c| without_accent(c).to_ascii_lowercase())
         .collect::<String>()
         .to_lowercase()
+}
+
+/// The letter without its accent, in its case (`Ã` → `A`, `ç` → `c`); any other character
+/// as it is. Search keys and the Pix code's merchant name (plain ASCII) both use it.
+pub fn without_accent(c: char) -> char {
+    match c {
+        'á' | 'à' | 'â' | 'ã' | 'ä' => 'a',
+        'Á' | 'À' | 'Â' | 'Ã' | 'Ä' => 'A',
+        'é' | 'è' | 'ê' | 'ë' => 'e',
+        'É' | 'È' | 'Ê' | 'Ë' => 'E',
+        'í' | 'ì' | 'î' | 'ï' => 'i',
+        'Í' | 'Ì' | 'Î' | 'Ï' => 'I',
+        'ó' | 'ò' | 'ô' | 'õ' | 'ö' => 'o',
+        'Ó' | 'Ò' | 'Ô' | 'Õ' | 'Ö' => 'O',
+        'ú' | 'ù' | 'û' | 'ü' => 'u',
+        'Ú' | 'Ù' | 'Û' | 'Ü' => 'U',
+        'ç' => 'c',
+        'Ç' => 'C',
+        'ñ' => 'n',
+        'Ñ' => 'N',
+        c => c,
+    }
 }
 
 #[cfg(test)]
@@ -49,5 +62,12 @@ mod tests {
     #[test]
     fn the_search_key_ignores_accents_and_case() {
         assert_eq!(search_key("Conceição ARAÚJO"), "conceicao araujo");
+        assert_eq!(
+            "Conceição ARAÚJO"
+                .chars()
+                .map(without_accent)
+                .collect::<String>(),
+            "Conceicao ARAUJO"
+        );
     }
 }

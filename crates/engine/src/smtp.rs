@@ -6,7 +6,8 @@
 //! says what each failure means for the delivery.
 //!
 //! Every message is `multipart/alternative`: the delivery's text, and the same text in an HTML
-//! page from `templates/notice.html` (askama, escaped). The relay's words never leave this
+//! page from `templates/notice.html` (askama, escaped), where a paragraph that is a Pix code
+//! (a BR Code whose lengths and CRC check out) is set apart in a monospace box, easy to select. The relay's words never leave this
 //! module except as a short category (`smtp: TLS handshake failed`); the full reply is logged.
 
 use std::net::IpAddr;
@@ -16,6 +17,7 @@ use std::time::{Duration, Instant, SystemTime};
 use askama::Template;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
+use dunning_domain::pix::brcode;
 use lettre::address::Envelope;
 use lettre::message::dkim::{
     DkimCanonicalization, DkimCanonicalizationType, DkimConfig, DkimSigningAlgorithm,
@@ -554,10 +556,17 @@ fn error_chain(e: &lettre::transport::smtp::Error) -> String {
 struct NoticeHtml<'a> {
     organization: &'a str,
     subject: &'a str,
-    /// Paragraphs (split on blank lines), each a list of lines.
-    paragraphs: Vec<Vec<&'a str>>,
+    /// Paragraphs (split on blank lines).
+    paragraphs: Vec<Paragraph<'a>>,
     /// The one-click unsubscribe link, shown in the footer.
     unsubscribe: Option<&'a str>,
+}
+
+/// One paragraph of a notice: its lines, and whether it is a Pix code (one line that parses
+/// as a BR Code), which the page sets in monospace for the reader to select and copy.
+struct Paragraph<'a> {
+    lines: Vec<&'a str>,
+    pix_code: bool,
 }
 
 /// The line the text part ends with when the message has an unsubscribe link.
@@ -575,6 +584,10 @@ pub fn notice_html(
         .split("\n\n")
         .map(|p| p.lines().map(str::trim_end).collect::<Vec<_>>())
         .filter(|p| p.iter().any(|l| !l.trim().is_empty()))
+        .map(|lines| Paragraph {
+            pix_code: matches!(lines.as_slice(), [one] if brcode::parse(one.trim()).is_ok()),
+            lines,
+        })
         .collect();
     NoticeHtml {
         organization,
@@ -933,6 +946,27 @@ mod tests {
         // three lines, the sign-off.
         assert_eq!(html.matches("<p ").count(), 2 + 3, "{html}");
         assert!(html.contains("Linha um<br>\n.<br>\nfim"), "{html}");
+    }
+
+    #[test]
+    fn a_pix_code_is_set_apart_in_a_monospace_box_and_other_text_is_not() {
+        let code = "00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***63041D3D";
+        let body =
+            format!("Pague com Pix: copie o código abaixo.\n\n{code}\n\n000201 não é um código");
+        let html = notice_html("Pão & Cia", "Vence hoje", &body, None).unwrap();
+        // The one monospace paragraph holds the code, and nothing else.
+        let boxed = html
+            .split("<p ")
+            .find(|p| p.contains("monospace"))
+            .unwrap_or_else(|| panic!("{html}"));
+        let text = boxed.split_once('>').unwrap().1;
+        assert_eq!(text.split_once("</p>").unwrap().0, code, "{html}");
+        assert_eq!(html.matches("monospace").count(), 1, "{html}");
+        assert!(html.contains("000201 não é um código</p>"), "{html}");
+        assert!(
+            !html.contains("<img") && !html.contains("<svg"),
+            "no image: {html}"
+        );
     }
 
     /// An Ed25519 key in PKCS#8 PEM, as `openssl genpkey -algorithm ed25519` writes it.

@@ -44,6 +44,11 @@ pub struct Charge {
     pub version: i64,
     /// The dispute that pauses collection of this charge, while one is open.
     pub open_dispute_id: Option<String>,
+    /// The dynamic BR Code a PSP made for the charge (`pixCopiaECola`), shown instead of the
+    /// static code while the charge is open.
+    pub pix_payload: Option<String>,
+    /// The PSP's location URL of that code.
+    pub pix_location: Option<String>,
 }
 
 impl Charge {
@@ -135,6 +140,8 @@ crate::row! {
         pub created_at: Timestamp,
         pub updated_at: Timestamp,
         pub open_dispute_id: Option<String>,
+        pub pix_payload: Option<String>,
+        pub pix_location: Option<String>,
     }
 }
 
@@ -142,7 +149,7 @@ impl Stored for ChargeRow {
     const TABLE: &'static str = "charges";
     const COLUMNS: &'static str = "id, customer_id, description, amount_cents, paid_cents, fine_bp, interest_bp, due_date, state, tags,
     collection_plan_id, agreement_id, negativation_status, protest_status, paid_at, canceled_at, version, created_at, updated_at,
-    open_dispute_id";
+    open_dispute_id, pix_payload, pix_location";
 }
 
 impl ChargeRow {
@@ -178,6 +185,8 @@ impl ChargeRow {
             updated_at: self.updated_at,
             version: self.version,
             open_dispute_id: self.open_dispute_id,
+            pix_payload: self.pix_payload,
+            pix_location: self.pix_location,
         };
         if self.state == ChargeState::Open {
             charge.amount_due = amount_due(&charge.terms(), today);

@@ -65,6 +65,17 @@ mod ordered_tests {
     use super::*;
 
     #[test]
+    fn a_charge_id_makes_a_pix_txid_that_leads_back_to_it() {
+        use dunning_domain::pix::{brcode::TXID_MAX, charge_id_from_txid, static_txid};
+        for _ in 0..100 {
+            let id = new_id("chg");
+            let txid = static_txid(&id);
+            assert!(txid.len() <= TXID_MAX && txid.bytes().all(|b| b.is_ascii_alphanumeric()));
+            assert_eq!(charge_id_from_txid(&txid), Some(id));
+        }
+    }
+
+    #[test]
     fn ordered_ids_sort_in_the_order_they_were_made_and_look_like_other_ids() {
         let ids: Vec<String> = (0..2_000).map(|_| new_ordered_id("evt")).collect();
         let mut sorted = ids.clone();

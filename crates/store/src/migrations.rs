@@ -73,6 +73,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
         15,
         include_str!("../migrations/0015_tokens_may_carry_mcp_toolsets.sql"),
     ),
+    (
+        16,
+        include_str!("../migrations/0016_pix_keys_and_charge_codes.sql"),
+    ),
 ];
 
 /// Whether every migration this build knows has been applied (a replica of an older build

@@ -201,6 +201,7 @@ crate::word_columns!(
     dunning_domain::charge_math::ChargeState,
     dunning_domain::collection::NegativationStatus,
     dunning_domain::collection::ProtestStatus,
+    dunning_domain::pix::KeyType,
 );
 
 #[cfg(test)]

@@ -5,8 +5,9 @@
 //! Each document is a pure function from a plain input struct to PDF bytes. The inputs own
 //! their data and know nothing of the store, so the API layer decides what goes in (amounts
 //! due today, the moment of issue in São Paulo time) and these functions only lay it out in
-//! Portuguese, with Brazilian formatting for money, dates and CPF/CNPJ. [`pdf`] holds the
-//! page layout and PDF writing they share.
+//! Portuguese, with Brazilian formatting for money, dates and CPF/CNPJ. When the creditor
+//! has Pix, the statement and the term carry the code of each charge to pay, as a QR code
+//! and as "Pix copia e cola". [`pdf`] holds the page layout and PDF writing they share.
 
 pub mod pdf;
 
@@ -15,6 +16,7 @@ use time::{Date, Month, OffsetDateTime};
 pub use crate::charge_math::ChargeStatus;
 use crate::document::format_document;
 use crate::money::Cents;
+use crate::pix::qr::QrCode;
 use pdf::{Align, Column, Document};
 
 /// The creditor issuing the document.
@@ -60,6 +62,19 @@ pub struct StatementCharge {
     pub status: ChargeStatus,
 }
 
+/// The Pix code that pays one charge, as a document prints it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PixPayment {
+    /// What it pays, e.g. "Mensalidade outubro/2026" or "Entrada do acordo".
+    pub description: String,
+    /// The charge's due date.
+    pub due_date: Date,
+    /// The amount the code carries: what is due on the document's date.
+    pub amount: Cents,
+    /// The BR Code ("Pix copia e cola").
+    pub payload: String,
+}
+
 /// Everything an "Extrato de débitos" shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StatementInput {
@@ -74,6 +89,9 @@ pub struct StatementInput {
     pub issued_at: OffsetDateTime,
     /// How to pay, replacing the standard paragraph when the creditor has its own words.
     pub payment_instructions: Option<String>,
+    /// The Pix code of each open charge, in the order they should be shown; empty when the
+    /// creditor has no Pix key.
+    pub pix: Vec<PixPayment>,
 }
 
 /// Everything a "Carta de quitação" states.
@@ -126,14 +144,60 @@ pub fn debtor_statement(input: &StatementInput) -> Vec<u8> {
     ));
 
     doc.heading("Como pagar");
-    let instructions = input.payment_instructions.as_deref().unwrap_or(
-        "Para quitar os débitos em aberto, utilize o boleto ou o código Pix enviados ao seu \
-         e-mail. Se precisar de segunda via ou quiser negociar as condições de pagamento, \
-         entre em contato conosco.",
-    );
-    doc.paragraph(instructions);
+    let standard = if input.pix.is_empty() {
+        "Para quitar os débitos em aberto, utilize as instruções de pagamento enviadas a \
+         você. Se precisar de segunda via ou quiser negociar as condições de pagamento, \
+         entre em contato conosco."
+    } else {
+        "Para quitar os débitos em aberto, utilize o código Pix de cada cobrança, abaixo; os \
+         avisos de cobrança também trazem um. Se quiser negociar as condições de pagamento, \
+         entre em contato conosco."
+    };
+    doc.paragraph(input.payment_instructions.as_deref().unwrap_or(standard));
+    for payment in &input.pix {
+        pix_block(&mut doc, payment, input.issued_at.date());
+    }
     doc.paragraph(&contact_sentence(&input.issuer));
     doc.finish()
+}
+
+/// Side of a printed QR code, quiet zone included: about 4.5 cm, so that a module of the
+/// largest code a Pix key makes (an e-mail key: version 11, 69 modules with the zone) is
+/// 0.65 mm, which a phone reads from paper at arm's length.
+const QR_SIDE: f32 = 128.0;
+/// What a heading and a line of text below it take, with the gaps around them.
+const HEADING_ROOM: f32 = 60.0;
+
+/// One charge's Pix: its QR code with what it pays beside it, then the code to copy. An
+/// overdue charge's amount is today's (fine and interest grow daily); a pending one's holds
+/// until the due date.
+fn pix_block(doc: &mut Document, payment: &PixPayment, on: Date) {
+    let Some(qr) = QrCode::encode(&payment.payload) else {
+        return;
+    };
+    let due = date_br(payment.due_date);
+    let amount = format!("Valor: {}", payment.amount.to_brl());
+    let validity = if payment.due_date < on {
+        format!(
+            "Vencida em {due}. Valor atualizado até {}, com multa e juros; depois dessa data, \
+             peça um novo código.",
+            date_br(on)
+        )
+    } else {
+        format!("Vence em {due}. Valor para pagamento até o vencimento.")
+    };
+    doc.qr_code(
+        &qr,
+        QR_SIDE,
+        &payment.description,
+        &[
+            &amount,
+            &validity,
+            "Leia o QR Code no aplicativo do seu banco ou use o código Pix copia e cola abaixo.",
+        ],
+    );
+    doc.code(&payment.payload);
+    doc.spacer();
 }
 
 /// The "Carta de quitação": the creditor declares that the debtor paid one charge in full,
@@ -233,6 +297,9 @@ pub struct AgreementTermInput {
     pub place: String,
     /// When the term is issued (its date line and the PDF's creation date).
     pub issued_at: OffsetDateTime,
+    /// The Pix code of the next payment of the schedule still open, when the agreement has
+    /// been accepted and the creditor has a Pix key.
+    pub pix: Option<PixPayment>,
 }
 
 /// The "Termo de acordo e confissão de dívida": the debtor acknowledges the charges and what
@@ -288,6 +355,13 @@ pub fn agreement_term(input: &AgreementTermInput) -> Vec<u8> {
     doc.paragraph(&payment_sentence(input));
     doc.table(&term_payment_columns(), &term_payment_rows(input));
     doc.totals(&[("Total", &total_text)]);
+    if let Some(payment) = &input.pix {
+        // The heading, its sentence and the code on one page.
+        doc.keep_together(HEADING_ROOM + QR_SIDE);
+        doc.heading("Pagamento com Pix");
+        doc.paragraph("O próximo pagamento do acordo pode ser feito com o Pix abaixo.");
+        pix_block(&mut doc, payment, input.issued_at.date());
+    }
 
     doc.heading("Condições");
     let clauses = [
@@ -613,6 +687,7 @@ mod tests {
             charges,
             issued_at: datetime!(2026-11-29 10:15:00 -3),
             payment_instructions: None,
+            pix: Vec::new(),
         }
     }
 
@@ -875,6 +950,7 @@ mod tests {
             break_after_days: 30,
             place: "São Paulo".to_string(),
             issued_at: datetime!(2026-03-15 09:00:00 -3),
+            pix: None,
         }
     }
 
@@ -915,6 +991,77 @@ mod tests {
         ] {
             assert_eq!(percent_br(bp), expected);
         }
+    }
+
+    fn pix(description: &str, due_date: Date, amount: f64) -> PixPayment {
+        let settings =
+            crate::pix::PixSettings::new("11.222.333/0001-81", "Escola Aurora Ltda.", "São Paulo")
+                .unwrap();
+        PixPayment {
+            description: description.to_string(),
+            due_date,
+            amount: reais(amount),
+            payload: settings
+                .charge_code("chg_k3j9x0a2b7c4d1e8", reais(amount))
+                .unwrap(),
+        }
+    }
+
+    /// Whether the PDF draws a QR code: hundreds of rectangles (a table draws one a page).
+    fn draws_black_rectangles(pdf: &[u8]) -> bool {
+        String::from_utf8_lossy(pdf).matches(" re\n").count() > 100
+    }
+
+    #[test]
+    fn with_pix_the_statement_prints_each_open_charges_qr_code_and_code() {
+        let mut input = sample_statement();
+        input.pix = vec![
+            pix("Mensalidade setembro/2026", date!(2026 - 09 - 10), 1234.56),
+            pix("Mensalidade dezembro/2026", date!(2026 - 12 - 10), 1200.00),
+        ];
+        let pdf = debtor_statement(&input);
+        let text = text_of(&pdf);
+        let shown = shown_text(&pdf).concat();
+        for payment in &input.pix {
+            assert!(shown.contains(&payment.payload), "{shown}");
+        }
+        for expected in [
+            "utilize o código Pix de cada cobrança",
+            "Mensalidade setembro/2026 Valor: R$ 1.234,56 Vencida em 10/09/2026. Valor atualizado até 29/11/2026",
+            "Mensalidade dezembro/2026 Valor: R$ 1.200,00 Vence em 10/12/2026. Valor para pagamento até o vencimento.",
+            "Leia o QR Code no aplicativo do seu banco",
+        ] {
+            assert!(text.contains(expected), "{expected:?} not in {text}");
+        }
+        assert!(draws_black_rectangles(&pdf));
+        assert!(String::from_utf8_lossy(&pdf).contains("/BaseFont /Courier"));
+    }
+
+    #[test]
+    fn without_pix_the_statement_promises_no_code() {
+        let pdf = debtor_statement(&sample_statement());
+        let text = text_of(&pdf);
+        assert!(!text.contains("Pix"), "{text}");
+        assert!(text.contains("utilize as instruções de pagamento enviadas a você"));
+        assert!(!draws_black_rectangles(&pdf));
+    }
+
+    #[test]
+    fn an_accepted_terms_next_payment_comes_with_its_pix() {
+        let mut input = sample_term();
+        input.pix = Some(pix("Entrada do acordo", date!(2026 - 04 - 10), 500.00));
+        let pdf = agreement_term(&input);
+        let text = text_of(&pdf);
+        for expected in [
+            "Pagamento com Pix",
+            "Entrada do acordo Valor: R$ 500,00 Vence em 10/04/2026.",
+        ] {
+            assert!(text.contains(expected), "{expected:?} not in {text}");
+        }
+        let payload = &input.pix.as_ref().unwrap().payload;
+        assert!(shown_text(&pdf).concat().contains(payload.as_str()));
+        assert!(draws_black_rectangles(&pdf));
+        assert!(!text_of(&agreement_term(&sample_term())).contains("Pix"));
     }
 
     #[test]

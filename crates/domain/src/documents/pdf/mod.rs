@@ -1,7 +1,8 @@
 //! A small PDF builder for the documents we send to debtors: A4 pages in the standard
 //! Helvetica fonts, with titles, headings, wrapped paragraphs, label/value blocks, tables
-//! that continue across pages with their header repeated, totals, a signature line and a
-//! "Página N de M" footer.
+//! that continue across pages with their header repeated, totals, a signature line, QR codes
+//! drawn as rectangles with text beside them, codes in Courier that copy back character for
+//! character, and a "Página N de M" footer.
 //!
 //! Text is written as Windows-1252 bytes under WinAnsiEncoding. That is the one single-byte
 //! encoding every PDF reader knows for the standard fonts and it covers Portuguese, so no
@@ -28,10 +29,12 @@ pub use winansi::{encode_win_ansi, text_width};
 #[cfg(test)]
 pub(crate) use reader::shown_text;
 use render::{pdf_date, render, write_font};
-use winansi::{BOLD_WIDTHS, REGULAR_WIDTHS, bytes_width};
+use winansi::{BOLD_WIDTHS, MONO_WIDTHS, REGULAR_WIDTHS, bytes_width};
 
 use pdf_writer::{Finish, Name, Pdf, Rect, Ref, TextStr};
 use time::OffsetDateTime;
+
+use crate::pix::qr::{QUIET_ZONE, QrCode};
 
 /// A4 width in PostScript points (1/72 inch).
 pub const PAGE_WIDTH: f32 = 595.0;
@@ -65,13 +68,15 @@ const MUTED: f32 = 0.35;
 const HAIRLINE: f32 = 0.75;
 const HEADER_FILL: f32 = 0.9;
 
-/// One of the two standard fonts we use; neither is embedded.
+/// One of the standard fonts we use; none is embedded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Font {
     /// Helvetica.
     Regular,
     /// Helvetica-Bold.
     Bold,
+    /// Courier, for codes read or typed character by character.
+    Mono,
 }
 
 impl Font {
@@ -79,6 +84,7 @@ impl Font {
         match self {
             Font::Regular => Name(b"F1"),
             Font::Bold => Name(b"F2"),
+            Font::Mono => Name(b"F3"),
         }
     }
 
@@ -86,6 +92,7 @@ impl Font {
         match self {
             Font::Regular => Name(b"Helvetica"),
             Font::Bold => Name(b"Helvetica-Bold"),
+            Font::Mono => Name(b"Courier"),
         }
     }
 
@@ -94,6 +101,7 @@ impl Font {
         match self {
             Font::Regular => &REGULAR_WIDTHS,
             Font::Bold => &BOLD_WIDTHS,
+            Font::Mono => &MONO_WIDTHS,
         }
     }
 }
@@ -179,6 +187,12 @@ const CELL_HEADER: Style = Style {
     font: Font::Bold,
     ..CELL
 };
+const CODE: Style = Style {
+    font: Font::Mono,
+    size: 8.0,
+    leading: 10.0,
+    gray: INK,
+};
 const FOOTER: Style = Style {
     font: Font::Regular,
     size: 8.0,
@@ -206,7 +220,7 @@ enum Op {
         width: f32,
         gray: f32,
     },
-    /// A filled rectangle (table header background).
+    /// A filled rectangle (table header background, a QR code's modules).
     Fill {
         x: f32,
         y: f32,
@@ -395,6 +409,13 @@ impl Document {
         self
     }
 
+    /// Start a new page unless the next `height` points fit, so that a heading stays with
+    /// the block it introduces (a QR code) rather than ending a page alone.
+    pub fn keep_together(&mut self, height: f32) -> &mut Self {
+        self.ensure(height);
+        self
+    }
+
     /// One empty line of body text.
     pub fn spacer(&mut self) -> &mut Self {
         self.y -= BODY.leading;
@@ -406,16 +427,80 @@ impl Document {
         self.pages.len()
     }
 
-    /// Write the PDF: pages with their footers, the two fonts, and the document info.
+    /// A QR code `side` points wide, its quiet zone included, at the left margin, each run
+    /// of dark modules one black rectangle; `title` (bold) and `lines` are set beside it,
+    /// from its top. Code and text stay on one page; the cursor moves below the taller.
+    pub fn qr_code(&mut self, qr: &QrCode, side: f32, title: &str, lines: &[&str]) -> &mut Self {
+        const GAP: f32 = 12.0;
+        let x = MARGIN_X + side + GAP;
+        let width = CONTENT_WIDTH - side - GAP;
+        let mut beside = Vec::new();
+        for line in wrap(title, BODY_BOLD.font, BODY_BOLD.size, width) {
+            beside.push((line, BODY_BOLD));
+        }
+        for text in lines {
+            for line in wrap(text, BODY.font, BODY.size, width) {
+                beside.push((line, BODY));
+            }
+        }
+        let text_height = beside.len() as f32 * BODY.leading;
+        self.ensure(side.max(text_height));
+        let top = self.y;
+        let module = side / qr.side() as f32;
+        let origin = MARGIN_X + QUIET_ZONE as f32 * module;
+        for run in qr.runs() {
+            self.push(Op::Fill {
+                x: origin + run.x as f32 * module,
+                y: top - (QUIET_ZONE + run.y + 1) as f32 * module,
+                w: run.len as f32 * module,
+                h: module,
+                gray: INK,
+            });
+        }
+        // The text starts level with the code's first dark row, not with its quiet zone.
+        let mut line_top = top - QUIET_ZONE as f32 * module + 2.0;
+        for (line, style) in &beside {
+            self.text(line, *style, x, width, Align::Left, line_top);
+            line_top -= style.leading;
+        }
+        self.y = top - side.max(text_height);
+        self.y -= BLOCK_GAP;
+        self
+    }
+
+    /// A code to copy or type (a Pix "copia e cola"): Courier, cut into lines of as many
+    /// characters as the width holds, wherever that falls, so that the lines put back
+    /// together are the code, its spaces included. Kept on one page when it fits.
+    pub fn code(&mut self, text: &str) -> &mut Self {
+        let per_line = (CONTENT_WIDTH / text_width("0", CODE.font, CODE.size)).floor() as usize;
+        let chars: Vec<char> = text.chars().collect();
+        let lines: Vec<String> = chars
+            .chunks(per_line.max(1))
+            .map(|chunk| chunk.iter().collect())
+            .collect();
+        self.ensure(lines.len() as f32 * CODE.leading);
+        for line in &lines {
+            self.ensure(CODE.leading);
+            self.line(line, CODE, MARGIN_X, CONTENT_WIDTH, Align::Left);
+        }
+        self.y -= BLOCK_GAP;
+        self
+    }
+
+    /// Write the PDF: pages with their footers, the fonts, and the document info.
     pub fn finish(self) -> Vec<u8> {
         let total = self.pages.len();
         let mut pdf = Pdf::new();
         let catalog_id = Ref::new(1);
         let tree_id = Ref::new(2);
         let info_id = Ref::new(3);
-        let fonts = [(Font::Regular, Ref::new(4)), (Font::Bold, Ref::new(5))];
-        // Page i is object 6 + 2i and its content stream the object right after it.
-        let page_ids: Vec<Ref> = (0..total).map(|i| Ref::new(6 + 2 * i as i32)).collect();
+        let fonts = [
+            (Font::Regular, Ref::new(4)),
+            (Font::Bold, Ref::new(5)),
+            (Font::Mono, Ref::new(6)),
+        ];
+        // Page i is object 7 + 2i and its content stream the object right after it.
+        let page_ids: Vec<Ref> = (0..total).map(|i| Ref::new(7 + 2 * i as i32)).collect();
 
         pdf.catalog(catalog_id)
             .pages(tree_id)
@@ -764,6 +849,7 @@ mod tests {
         for needle in [
             &b"/BaseFont /Helvetica\n"[..],
             b"/BaseFont /Helvetica-Bold",
+            b"/BaseFont /Courier",
             b"/Encoding /WinAnsiEncoding",
             b"/MediaBox [0 0 595 842]",
         ] {
@@ -774,6 +860,68 @@ mod tests {
             );
         }
         assert!(!contains(&bytes, b"/FontFile"), "no font is embedded");
+    }
+
+    fn fills(doc: &Document, page: usize) -> Vec<(f32, f32, f32, f32)> {
+        doc.pages[page]
+            .iter()
+            .filter_map(|op| match op {
+                Op::Fill { x, y, w, h, gray } if *gray == INK => Some((*x, *y, *w, *h)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    const BR_CODE: &str = "00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***63041D3D";
+
+    #[test]
+    fn a_qr_code_is_one_black_rectangle_per_run_inside_its_square_with_text_beside() {
+        let qr = QrCode::encode(BR_CODE).unwrap();
+        let mut doc = Document::new("Extrato", CREATED);
+        doc.title("Extrato");
+        let top = doc.y;
+        let side = 114.0;
+        doc.qr_code(&qr, side, "Mensalidade", &["Valor R$ 10,00"]);
+        let rects = fills(&doc, 0);
+        assert_eq!(rects.len(), qr.runs().len());
+        let module = side / qr.side() as f32;
+        // The first run is the finder pattern's top row, just inside the quiet zone.
+        let (x, y, w, h) = rects[0];
+        assert!((x - (MARGIN_X + 4.0 * module)).abs() < 0.001, "{x}");
+        assert!((y - (top - 5.0 * module)).abs() < 0.001, "{y}");
+        assert!((w - 7.0 * module).abs() < 0.001 && (h - module).abs() < 0.001);
+        for (x, y, w, h) in rects {
+            assert!(x >= MARGIN_X + 4.0 * module - 0.001 && x + w <= MARGIN_X + side);
+            assert!(y >= top - side && y + h <= top - 4.0 * module + 0.001);
+        }
+        let beside = texts(&doc, 0);
+        let title = encode_win_ansi("Mensalidade");
+        let (tx, _, font, _, _) = beside.iter().find(|t| t.4 == title).unwrap();
+        assert_eq!((*tx, *font), (MARGIN_X + side + 12.0, Font::Bold));
+        assert!(doc.y <= top - side, "the cursor moves below the code");
+    }
+
+    #[test]
+    fn a_code_is_cut_into_courier_lines_that_join_back_into_it_spaces_included() {
+        let code = BR_CODE.repeat(2);
+        let mut doc = Document::new("T", CREATED);
+        doc.code(&code);
+        let lines = texts(&doc, 0);
+        assert_eq!(lines.len(), 3, "100 characters a line");
+        let mut joined = Vec::new();
+        for (x, _, font, size, bytes) in &lines {
+            assert_eq!((*x, *font), (MARGIN_X, Font::Mono));
+            assert!(bytes_width(bytes, *font, *size) <= CONTENT_WIDTH);
+            joined.extend_from_slice(bytes);
+        }
+        assert_eq!(joined, code.as_bytes());
+        assert!(shown_text(&doc.finish()).concat().contains(BR_CODE));
+        // A space where a line ends stays at its end, not lost to the break.
+        let mut doc = Document::new("T", CREATED);
+        doc.code(&format!("{} b", "a".repeat(99)));
+        let lines = texts(&doc, 0);
+        assert_eq!(lines[0].4, format!("{} ", "a".repeat(99)).into_bytes());
+        assert_eq!(lines[1].4, b"b");
     }
 
     #[test]

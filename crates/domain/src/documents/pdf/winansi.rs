@@ -122,3 +122,5 @@ pub(super) const BOLD_WIDTHS: [u16; 256] = [
     556, 556, 556, 556, 556, 556, 889, 556, 556, 556, 556, 556, 278, 278, 278, 278, // 0xe0
     611, 611, 611, 611, 611, 611, 611, 584, 611, 611, 611, 611, 611, 556, 611, 556, // 0xf0
 ];
+/// Courier's advance widths: every glyph is 600 thousandths of the size wide.
+pub(super) const MONO_WIDTHS: [u16; 256] = [600; 256];

@@ -1,0 +1,101 @@
+//! An organization's Pix setup (`pix_settings`, one row per organization): its key and the
+//! merchant name and city its BR Codes carry, stored as the codes carry them and checked
+//! again when read, so a row edited by hand cannot make a code the manual refuses.
+
+use sqlx::any::Any;
+use sqlx::{AnyConnection, Executor};
+
+use super::{Db, Result, StoreError};
+use dunning_domain::pix::{KeyType, PixSettings};
+use dunning_domain::timestamp::Timestamp;
+
+crate::row! {
+    struct PixSettingsRow {
+        key: String,
+        key_type: KeyType,
+        merchant_name: String,
+        merchant_city: String,
+        updated_at: Timestamp,
+    }
+}
+
+/// The setup as stored, and when it last changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredSettings {
+    pub settings: PixSettings,
+    pub updated_at: Timestamp,
+}
+
+/// The organization's Pix setup, if it has one.
+pub async fn get(db: &Db, organization_id: &str) -> Result<Option<StoredSettings>> {
+    read(&db.pool, organization_id).await
+}
+
+/// Same as [`get`] inside a transaction.
+pub async fn get_in(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+) -> Result<Option<StoredSettings>> {
+    read(conn, organization_id).await
+}
+
+async fn read<'c>(
+    conn: impl Executor<'c, Database = Any>,
+    organization_id: &str,
+) -> Result<Option<StoredSettings>> {
+    let row: Option<PixSettingsRow> = sqlx::query_as(
+        "SELECT key, key_type, merchant_name, merchant_city, updated_at
+         FROM pix_settings WHERE organization_id = $1",
+    )
+    .bind(organization_id)
+    .fetch_optional(conn)
+    .await?;
+    let Some(row) = row else {
+        return Ok(None);
+    };
+    let corrupt =
+        |why: String| StoreError::Corrupt(format!("pix_settings of {organization_id}: {why}"));
+    let settings =
+        PixSettings::new(&row.key, &row.merchant_name, &row.merchant_city).map_err(|faults| {
+            let why: Vec<String> = faults
+                .iter()
+                .map(|f| format!("{} {}", f.field, f.message))
+                .collect();
+            corrupt(why.join("; "))
+        })?;
+    if settings.key.kind() != row.key_type || settings.key.as_str() != row.key {
+        return Err(corrupt(format!(
+            "the key is stored as a {} but reads as a {}",
+            row.key_type,
+            settings.key.kind()
+        )));
+    }
+    Ok(Some(StoredSettings {
+        settings,
+        updated_at: row.updated_at,
+    }))
+}
+
+/// Set the organization's Pix setup, replacing the one it had.
+pub async fn put(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    settings: &PixSettings,
+    now: &str,
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO pix_settings (organization_id, key, key_type, merchant_name, merchant_city, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (organization_id) DO UPDATE SET key = $2, key_type = $3, merchant_name = $4,
+             merchant_city = $5, updated_at = $6",
+    )
+    .bind(organization_id)
+    .bind(settings.key.as_str())
+    .bind(settings.key.kind().as_str())
+    .bind(&settings.merchant_name)
+    .bind(&settings.merchant_city)
+    .bind(now)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
