@@ -14,6 +14,7 @@ pub mod http;
 pub mod mcp_host;
 pub mod oauth;
 pub mod ops;
+pub mod pix_webhook;
 pub mod rate_limit;
 pub mod startup;
 pub mod state;
@@ -26,8 +27,8 @@ use ops::{access_log, metrics, probes, telemetry};
 pub use config::Config;
 pub use state::AppState;
 
-/// The whole server: `/v1`, `/mcp`, OAuth, the unsubscribe pages and the well-known
-/// documents, ready to serve.
+/// The whole server: `/v1`, `/mcp`, OAuth, the unsubscribe pages, the PSPs' Pix callbacks
+/// and the well-known documents, ready to serve.
 pub fn app(state: AppState) -> Router {
     let v1 = api::router(state.clone());
     let settings = state.config.mcp_settings();
@@ -39,6 +40,7 @@ pub fn app(state: AppState) -> Router {
         .merge(mcp)
         .merge(oauth::router(state.clone()))
         .merge(unsubscribe::router(state.clone()))
+        .merge(pix_webhook::router(state.clone()))
         .merge(probes::router(
             state.db.clone(),
             state.engine.status.clone(),

@@ -1,9 +1,11 @@
 //! `kobana-dunning`: run the server (`serve`, the default), issue tokens (`token create`), set
-//! a password, trust an issuer, register an OAuth client, or fill a demo organization with
-//! bulk data (`demo`). The commands are `kobana_dunning::cli`, start-up is
-//! `kobana_dunning::startup`; this file only picks one and reports how it ended.
+//! a password, trust an issuer, register an OAuth client, set a PSP connection (`pix
+//! connect`), or fill a demo organization with bulk data (`demo`). The commands are
+//! `kobana_dunning::cli`, start-up is `kobana_dunning::startup`; this file only picks one and
+//! reports how it ended.
 
 use clap::Parser;
+use kobana_dunning::cli::pix::PixCommand;
 use kobana_dunning::cli::{
     Cli, Command, OauthClientCommand, OrganizationCommand, PersonCommand, TokenCommand, commands,
 };
@@ -39,6 +41,9 @@ async fn main() {
         }
         Some(Command::OauthClient(OauthClientCommand::Create(args))) => {
             commands::create_oauth_client(args).await
+        }
+        Some(Command::Pix(PixCommand::Connect(args))) => {
+            kobana_dunning::cli::pix::connect_command(args).await
         }
     };
     // Spans still queued go out before the process ends (the SDK bounds how long it tries).

@@ -42,3 +42,6 @@ same_words!(dunning_store::exports::ExportStatus => models::ExportStatus {
     Pending, Running, Completed, Failed,
 });
 same_words!(crate::auth::Audience => models::MeTokenAudience { Api, Mcp });
+same_words!(dunning_store::pix_psp::ReceivedStatus => models::PixReceivedStatus {
+    Applied, Review,
+});

@@ -20,6 +20,8 @@ pub const ALL_SCOPES: &[&str] = &[
     "exports:read",
     "exports:write",
     "events:read",
+    "pix:read",
+    "pix:write",
 ];
 
 /// The roles, most powerful first.
@@ -28,7 +30,8 @@ pub const ROLES: &[&str] = &["admin", "manager", "collector", "viewer"];
 /// Scopes a role permits. Unknown roles permit nothing.
 ///
 /// - admin: everything;
-/// - manager: everything but webhooks;
+/// - manager: everything but webhooks and the PSP connection's credentials (`pix:write`):
+///   both hold secrets and choose where the server connects;
 /// - collector: reading (not webhooks), customers and charges, collecting (notify,
 ///   negativate, protest), payments, deliveries and agreements;
 /// - viewer: reading only (not webhooks, which hold secrets and endpoints).
@@ -42,7 +45,7 @@ pub fn permissions(role: &str) -> Vec<&'static str> {
         "manager" => ALL_SCOPES
             .iter()
             .copied()
-            .filter(|s| !s.starts_with("webhooks:"))
+            .filter(|s| !s.starts_with("webhooks:") && *s != "pix:write")
             .collect(),
         "collector" => reads
             .chain([

@@ -4,6 +4,7 @@
 
 pub mod commands;
 pub mod parse;
+pub mod pix;
 
 use std::time::Duration;
 
@@ -47,6 +48,9 @@ pub enum Command {
     /// Manage OAuth client applications.
     #[command(name = "oauth-client", subcommand)]
     OauthClient(OauthClientCommand),
+    /// Pix through an organization's PSP.
+    #[command(subcommand)]
+    Pix(pix::PixCommand),
 }
 
 #[derive(Subcommand)]
@@ -246,6 +250,8 @@ pub struct ServeArgs {
     /// on an address only the monitoring network reaches.
     #[arg(long, env = "DUNNING_METRICS_BIND")]
     pub metrics_bind: Option<String>,
+    #[command(flatten)]
+    pub pix: pix::PixArgs,
 }
 
 #[derive(Args, Clone)]

@@ -21,6 +21,8 @@ pub fn describe(scope: &str) -> &'static str {
         "exports:read" => "Baixar exportações (CSV)",
         "exports:write" => "Gerar exportações de dados",
         "events:read" => "Ver o histórico de eventos da organização",
+        "pix:read" => "Ver a conexão com o PSP do Pix e os Pix recebidos",
+        "pix:write" => "Configurar e remover a conexão com o PSP do Pix (credenciais)",
         _ => "Permissão desconhecida",
     }
 }

@@ -12,6 +12,7 @@ pub mod collection;
 pub mod disputes;
 pub mod opt_outs;
 pub mod payments;
+pub mod pix;
 
 use dunning_domain::collection::Refusal;
 use dunning_store::retry::Failure;

@@ -23,6 +23,7 @@ pub mod locks;
 mod migrations;
 pub mod oauth;
 pub mod orgs;
+pub mod pix_psp;
 pub mod plans;
 mod query;
 pub mod queues;

@@ -65,6 +65,19 @@ const MIGRATIONS: &[(i64, &str)] = &[
         13,
         include_str!("../migrations/0013_server_secrets_shared_by_replicas.sql"),
     ),
+    // TEMPORARY (branch pix-psp): 14 and 15 are other branches'; drop these two at merge.
+    (
+        14,
+        include_str!("../migrations/0014_placeholder_for_another_branch.sql"),
+    ),
+    (
+        15,
+        include_str!("../migrations/0015_pix_keys_and_charge_codes.sql"),
+    ),
+    (
+        16,
+        include_str!("../migrations/0016_pix_psp_connections_cobv_and_received.sql"),
+    ),
 ];
 
 /// Whether every migration this build knows has been applied (a replica of an older build
