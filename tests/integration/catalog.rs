@@ -49,6 +49,10 @@ fn every_operation_of_the_document_is_a_tool() {
 /// catalog is at most half of what it was before the size budget (197 219 bytes of tools),
 /// plus what saying `additionalProperties` on each of the 30 write tools costs (≤ 900 bytes:
 /// converters and models are not left to guess whether extra fields are welcome).
+/// What the five tools of the PSP connection and the Pix received (issue 24) add, lean as
+/// they are (descriptions of two lines; the budget had 282 bytes left before them).
+const PIX_PSP_TOOLS: usize = 6_700;
+
 #[tokio::test]
 async fn tools_list_per_role_fits_the_size_budget() {
     let server = crate::common::TestServer::start().await;
@@ -83,7 +87,7 @@ async fn tools_list_per_role_fits_the_size_budget() {
         }
     }
     assert!(
-        admin_bytes <= 197_219 / 2 + 900,
+        admin_bytes <= 197_219 / 2 + 900 + PIX_PSP_TOOLS,
         "admin catalog is {admin_bytes} bytes"
     );
 }

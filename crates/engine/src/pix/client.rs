@@ -15,11 +15,11 @@
 //! network (the operating system's words and addresses go to the log only, as for webhooks),
 //! and the PSP's own problem document (RFC 7807 `title` and `detail`) for an answer it refused.
 
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use reqwest::Method;
 use serde_json::Value;
+use tokio::sync::Mutex;
 
 use super::PixSettings;
 use crate::outbound::{self, Policy};
@@ -105,6 +105,8 @@ pub struct PspClient {
     token_url: String,
     client_id: String,
     client_secret: String,
+    /// The token and until when it is used; held while one is asked for, so that calls
+    /// made at once wait for one token instead of each asking for its own.
     token: Mutex<Option<(String, Instant)>>,
 }
 
@@ -250,10 +252,11 @@ impl PspClient {
 
     /// A token, from the cache or asked for now.
     async fn token(&self) -> Result<String, PspError> {
-        if let Some((token, until)) = self.token.lock().expect("token lock").clone()
-            && Instant::now() < until
+        let mut kept = self.token.lock().await;
+        if let Some((token, until)) = kept.as_ref()
+            && Instant::now() < *until
         {
-            return Ok(token);
+            return Ok(token.clone());
         }
         let request = self
             .request(Method::POST, &self.token_url)?
@@ -284,13 +287,13 @@ impl PspClient {
             .to_string();
         let lifetime = Duration::from_secs(answer["expires_in"].as_u64().unwrap_or(300));
         let until = Instant::now() + lifetime.saturating_sub(TOKEN_MARGIN);
-        *self.token.lock().expect("token lock") = Some((token.clone(), until));
+        *kept = Some((token.clone(), until));
         Ok(token)
     }
 
     /// Ask for a token now (the connection test).
     pub async fn fresh_token(&self) -> Result<(), PspError> {
-        *self.token.lock().expect("token lock") = None;
+        *self.token.lock().await = None;
         self.token().await.map(drop)
     }
 
@@ -314,7 +317,7 @@ impl PspClient {
             }
             let (status, answer) = self.send(request, &url).await?;
             if status == 401 && !renewed {
-                *self.token.lock().expect("token lock") = None;
+                *self.token.lock().await = None;
                 renewed = true;
                 continue;
             }

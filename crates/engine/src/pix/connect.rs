@@ -161,12 +161,15 @@ pub fn prepare(
         faults.push(fault("client_secret", "required", "Must not be empty"));
     }
     if let Err(message) = check_identity(input.certificate_pem, input.private_key_pem) {
-        let field = if message.starts_with("private_key") {
-            "private_key"
-        } else {
-            "certificate"
+        // A pair that does not make an identity is the fault of both, as far as we can tell.
+        let fields: &[&'static str] = match message.split(':').next() {
+            Some("certificate") => &["certificate"],
+            Some("private_key") => &["private_key"],
+            _ => &["certificate", "private_key"],
         };
-        faults.push(fault(field, "identity", message));
+        for field in fields {
+            faults.push(fault(field, "identity", message.clone()));
+        }
     }
     let Some(key) = settings.secrets_key.as_ref() else {
         faults.push(fault(
