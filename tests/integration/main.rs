@@ -36,6 +36,7 @@ mod metrics;
 mod oauth;
 mod oauth_attacks;
 mod operations;
+mod pix_psp;
 mod plans;
 mod postgres;
 mod query_plans;
