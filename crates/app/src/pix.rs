@@ -11,6 +11,9 @@
 //! owes that day is a partial payment (a static code may be paid with any amount); one for a
 //! txid that names no charge of the organization, for a charge that is no longer open, or for
 //! more than it owes is kept for review.
+//!
+//! Also the PSP connection set ([`connect`]) and removed ([`disconnect`]) with their events,
+//! for the `/v1` handlers and `kobana-dunning pix connect` alike (the secrets come sealed).
 
 use serde_json::{Value, json};
 
