@@ -176,15 +176,11 @@ pub async fn receive(
                 "pix.review_required",
                 ("pix_received", &received_id),
                 &actor,
-                &json!({
-                    "end_to_end_id": item.end_to_end_id,
-                    "txid": item.txid,
-                    "amount": item.amount.to_reais(),
-                    "paid_at": item.paid_at,
-                    "reason": review.reason,
-                    "detail": review.detail,
-                    "source": source,
-                }),
+                &event_data(
+                    item,
+                    source,
+                    json!({ "reason": review.reason, "detail": review.detail }),
+                ),
             )
             .await?;
             return Ok(Outcome::Review {
@@ -210,16 +206,15 @@ pub async fn receive(
         "pix.applied",
         ("pix_received", &received_id),
         &actor,
-        &json!({
-            "end_to_end_id": item.end_to_end_id,
-            "txid": item.txid,
-            "amount": item.amount.to_reais(),
-            "paid_at": item.paid_at,
-            "charge_id": applied.charge_id,
-            "payment_id": applied.payment_id,
-            "settled": applied.settled,
-            "source": source,
-        }),
+        &event_data(
+            item,
+            source,
+            json!({
+                "charge_id": applied.charge_id,
+                "payment_id": applied.payment_id,
+                "settled": applied.settled,
+            }),
+        ),
     )
     .await?;
     Ok(Outcome::Applied {
@@ -228,6 +223,21 @@ pub async fn receive(
         payment_id: applied.payment_id,
         settled: applied.settled,
     })
+}
+
+/// What the events of a Pix say: the Pix, how it came, and `outcome`'s fields.
+fn event_data(item: &PixItem, source: &str, outcome: Value) -> Value {
+    let mut data = json!({
+        "end_to_end_id": item.end_to_end_id,
+        "txid": item.txid,
+        "amount": item.amount.to_reais(),
+        "paid_at": item.paid_at,
+        "source": source,
+    });
+    if let (Some(data), Value::Object(outcome)) = (data.as_object_mut(), outcome) {
+        data.extend(outcome);
+    }
+    data
 }
 
 /// A payment made from a Pix.

@@ -398,20 +398,32 @@ pub async fn open_charges_without_cobv(
     .await?)
 }
 
-/// Make the cobv rows of charges that changed since they were mirrored due at `now` (the
-/// full look's second half); rows waiting out a failure keep their wait.
-pub async fn stale_cobv_due(db: &Db, organization_id: &str, now: &str) -> Result<u64> {
-    let done = sqlx::query(
+/// Make the cobv rows of the organization's charges (or of one charge) that changed since
+/// they were mirrored due at `now`, unless they wait out a failure; how many.
+pub async fn stale_cobv_due(
+    db: &Db,
+    organization_id: &str,
+    charge_id: Option<&str>,
+    now: &str,
+) -> Result<u64> {
+    let one = if charge_id.is_some() {
+        "AND charge_id = $3"
+    } else {
+        ""
+    };
+    let sql = format!(
         "UPDATE pix_cobv SET next_attempt_at = $1
-         WHERE organization_id = $2 AND attempts = 0 AND (next_attempt_at IS NULL OR next_attempt_at > $1)
+         WHERE organization_id = $2 {one} AND attempts = 0 AND (next_attempt_at IS NULL OR next_attempt_at > $1)
            AND (synced_version IS NULL
-                OR synced_version <> (SELECT c.version FROM charges c WHERE c.organization_id = pix_cobv.organization_id AND c.id = pix_cobv.charge_id))",
-    )
-    .bind(now)
-    .bind(organization_id)
-    .execute(&db.pool)
-    .await?;
-    Ok(done.rows_affected())
+                OR synced_version <> (SELECT c.version FROM charges c WHERE c.organization_id = pix_cobv.organization_id AND c.id = pix_cobv.charge_id))"
+    );
+    let mut query = sqlx::query(AssertSqlSafe(sql))
+        .bind(now)
+        .bind(organization_id);
+    if let Some(charge_id) = charge_id {
+        query = query.bind(charge_id);
+    }
+    Ok(query.execute(&db.pool).await?.rows_affected())
 }
 
 // --- cobv rows ---
@@ -461,29 +473,6 @@ pub async fn ensure_cobv(
     .execute(&db.pool)
     .await?;
     Ok(done.rows_affected() == 1)
-}
-
-/// The cobv row of a charge that changed, due at `now` unless it mirrors that version of the
-/// charge already or waits out a failure.
-pub async fn cobv_changed(
-    db: &Db,
-    organization_id: &str,
-    charge_id: &str,
-    now: &str,
-) -> Result<()> {
-    sqlx::query(
-        "UPDATE pix_cobv SET next_attempt_at = $1
-         WHERE organization_id = $2 AND charge_id = $3 AND attempts = 0
-           AND (next_attempt_at IS NULL OR next_attempt_at > $1)
-           AND (synced_version IS NULL
-                OR synced_version <> (SELECT c.version FROM charges c WHERE c.organization_id = $2 AND c.id = $3))",
-    )
-    .bind(now)
-    .bind(organization_id)
-    .bind(charge_id)
-    .execute(&db.pool)
-    .await?;
-    Ok(())
 }
 
 /// The charge's cobv row.

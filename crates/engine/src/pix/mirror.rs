@@ -96,7 +96,7 @@ async fn notice(
     {
         return Ok(true);
     }
-    store::cobv_changed(&engine.db, org, charge_id, now).await?;
+    store::stale_cobv_due(&engine.db, org, Some(charge_id), now).await?;
     Ok(false)
 }
 
@@ -113,7 +113,7 @@ pub(super) async fn notice_all(engine: &Engine, org: &str, now: &str) -> Result<
             break;
         }
     }
-    Ok(noticed + store::stale_cobv_due(&engine.db, org, now).await? as usize)
+    Ok(noticed + store::stale_cobv_due(&engine.db, org, None, now).await? as usize)
 }
 
 /// Claim the cobv rows due at `now` and bring each to the PSP, a few calls at a time: how
@@ -355,20 +355,7 @@ async fn decide(
             // what the PSP says, so that the next attempt makes the next txid.
             match client.get_cobv(&txid).await {
                 Ok(found) if !found.active() => {
-                    return Ok(Outcome {
-                        mirrored: Mirror {
-                            txid,
-                            txid_revision: revision,
-                            psp_status: Some(found.status),
-                            psp_revision: found.revision,
-                            location: found.location,
-                            synced_version: charge.version,
-                            valid_until: None,
-                            next_attempt_at: Some(timestamp_text(now)),
-                        },
-                        code: (None, None),
-                        event: None,
-                    });
+                    return Ok(not_payable(txid, revision, found, charge, now));
                 }
                 _ => return Err(e),
             }
@@ -382,20 +369,7 @@ async fn decide(
         }
     }
     if !answer.active() {
-        return Ok(Outcome {
-            mirrored: Mirror {
-                txid,
-                txid_revision: revision,
-                psp_status: Some(answer.status),
-                psp_revision: answer.revision,
-                location: answer.location,
-                synced_version: charge.version,
-                valid_until: None,
-                next_attempt_at: Some(timestamp_text(now)),
-            },
-            code: (None, None),
-            event: None,
-        });
+        return Ok(not_payable(txid, revision, answer, charge, now));
     }
     let valid_until = terms.valid_until();
     let event = if fresh {
@@ -432,6 +406,31 @@ async fn decide(
         },
         code,
     })
+}
+
+/// A cobv the PSP says is paid or removed while its charge is open: kept as the PSP says, no
+/// code shown, and due again at once, for the next txid.
+fn not_payable(
+    txid: String,
+    revision: i64,
+    found: PspCobv,
+    charge: &Charge,
+    now: OffsetDateTime,
+) -> Outcome {
+    Outcome {
+        mirrored: Mirror {
+            txid,
+            txid_revision: revision,
+            psp_status: Some(found.status),
+            psp_revision: found.revision,
+            location: found.location,
+            synced_version: charge.version,
+            valid_until: None,
+            next_attempt_at: Some(timestamp_text(now)),
+        },
+        code: (None, None),
+        event: None,
+    }
 }
 
 /// The `CobVSolicitada` of `terms` for the charge's debtor, under the organization's key.

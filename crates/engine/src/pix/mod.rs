@@ -138,15 +138,20 @@ impl Clients {
     }
 }
 
+/// The server's Pix secrets key.
+fn secrets_key(settings: &PixSettings) -> std::result::Result<&SecretsKey, PspError> {
+    settings
+        .secrets_key
+        .as_ref()
+        .ok_or_else(|| PspError::Setup("this server has no Pix secrets key".into()))
+}
+
 /// The connection's credentials, opened with the server's key.
 pub fn open(
     settings: &PixSettings,
     c: &SealedConnection,
 ) -> std::result::Result<Credentials, PspError> {
-    let key = settings
-        .secrets_key
-        .as_ref()
-        .ok_or_else(|| PspError::Setup("this server has no Pix secrets key".into()))?;
+    let key = secrets_key(settings)?;
     if c.sealed_with != key.fingerprint() {
         return Err(PspError::Setup(format!(
             "the credentials were sealed with another Pix secrets key (fingerprint {}, this server's is {}): start the server with that key, or set the connection again",
@@ -274,11 +279,7 @@ fn callback_url(
     settings: &PixSettings,
     c: &SealedConnection,
 ) -> std::result::Result<String, PspError> {
-    let key = settings
-        .secrets_key
-        .as_ref()
-        .ok_or_else(|| PspError::Setup("this server has no Pix secrets key".into()))?;
-    let secret = key
+    let secret = secrets_key(settings)?
         .open_text(
             &context(&c.organization_id, "webhook_secret"),
             &c.webhook_secret_sealed,
