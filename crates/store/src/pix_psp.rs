@@ -285,15 +285,15 @@ pub struct Upkeep {
     pub swept: Option<(String, String, Option<String>)>,
 }
 
-/// Write `upkeep` and release the claim, if `token` still holds it.
+/// Write `upkeep` and release the claim, inside the caller's transaction (with the events
+/// of what changed), if `token` still holds it.
 pub async fn finish_upkeep(
-    db: &Db,
+    tx: &mut AnyConnection,
     organization_id: &str,
     token: &str,
     upkeep: &Upkeep,
     now: &str,
 ) -> Result<bool> {
-    let mut tx = db.begin().await?;
     let held = |sql: &'static str| sqlx::query(sql).bind(organization_id).bind(token);
     if let Some(key) = &upkeep.webhook_registered {
         held(
@@ -337,7 +337,6 @@ pub async fn finish_upkeep(
     )
     .execute(&mut *tx)
     .await?;
-    tx.commit().await?;
     Ok(released.rows_affected() == 1)
 }
 

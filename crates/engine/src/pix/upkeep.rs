@@ -47,9 +47,24 @@ pub(super) async fn upkeep_due(engine: &Engine, now: OffsetDateTime) -> Result<u
             continue;
         };
         let upkeep = upkeep(engine, &connection, now).await?;
-        if !store::finish_upkeep(&engine.db, &org, &token, &upkeep, &now_text).await? {
+        let mut tx = engine.db.begin().await?;
+        if !store::finish_upkeep(&mut tx, &org, &token, &upkeep, &now_text).await? {
             tracing::warn!(organization = %org, "lost the claim on a PSP connection's upkeep");
+            tx.rollback().await?;
+            continue;
         }
+        if let Some(key) = &upkeep.webhook_registered {
+            events::record(
+                &mut tx,
+                &org,
+                "pix.webhook_registered",
+                ("pix_psp_connection", &connection.id),
+                &actor("pix"),
+                &json!({ "key": key, "api_url": connection.api_url }),
+            )
+            .await?;
+        }
+        tx.commit().await?;
         ran += 1;
     }
     Ok(ran)
@@ -64,20 +79,7 @@ async fn upkeep(engine: &Engine, c: &SealedConnection, now: OffsetDateTime) -> R
         || (key.is_some() && c.webhook_key != key);
     if registration_due {
         match register(engine, c, key.as_deref()).await {
-            Ok(key) => {
-                let mut tx = engine.db.begin().await?;
-                events::record(
-                    &mut tx,
-                    &c.organization_id,
-                    "pix.webhook_registered",
-                    ("pix_psp_connection", &c.id),
-                    &actor("pix"),
-                    &json!({ "key": key, "api_url": c.api_url }),
-                )
-                .await?;
-                tx.commit().await?;
-                done.webhook_registered = Some(key);
-            }
+            Ok(key) => done.webhook_registered = Some(key),
             Err(error) => {
                 let wait = engine.settings.pix.backoff(c.webhook_attempts + 1);
                 tracing::info!(organization = %c.organization_id, "PSP webhook not registered: {error}");
