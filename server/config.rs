@@ -91,6 +91,42 @@ pub struct Config {
     /// Where `/metrics` is served (`DUNNING_METRICS_BIND`): its own listener, so that it can
     /// stay on an internal network; `None` serves it on the main listener.
     pub metrics_bind: Option<SocketAddr>,
+    /// The Pix worker and the PSP connections: see [`PixConfig`].
+    pub pix: PixConfig,
+}
+
+/// What the Pix worker, the PSP connections and their callbacks are configured with.
+#[derive(Debug, Clone)]
+pub struct PixConfig {
+    /// The key the connections' secrets are sealed with (`DUNNING_PIX_SECRETS_KEY`); when not
+    /// given, the one kept in the database (`server_secrets`, made on first start).
+    pub secrets_key: dunning_engine::pix::sealed::SecretsKey,
+    /// How often the worker looks for cobvs to mirror (`DUNNING_PIX_INTERVAL`).
+    pub interval: std::time::Duration,
+    /// How often each connection's Pix are swept (`DUNNING_PIX_SWEEP_INTERVAL`).
+    pub sweep_interval: std::time::Duration,
+    /// Let PSP URLs reach loopback and private networks (`DUNNING_ALLOW_PRIVATE_PIX_PSP`):
+    /// development and tests only.
+    pub allow_private_psp: bool,
+    /// CA certificates (PEM) trusted for PSPs besides the public roots (`DUNNING_PIX_CA_FILE`).
+    pub ca_pem: Option<Vec<u8>>,
+    /// A header (name, value) every callback must carry, set by the reverse proxy that
+    /// verified the PSP's client certificate (`DUNNING_PIX_WEBHOOK_REQUIRE_HEADER`).
+    pub webhook_require_header: Option<(http::HeaderName, String)>,
+}
+
+impl PixConfig {
+    /// Defaults for a local run: a key made now, the engine's intervals.
+    pub fn local() -> Self {
+        PixConfig {
+            secrets_key: dunning_engine::pix::sealed::SecretsKey::from_secret(&random_secret()),
+            interval: dunning_engine::pix::INTERVAL,
+            sweep_interval: dunning_engine::pix::SWEEP_INTERVAL,
+            allow_private_psp: false,
+            ca_pem: None,
+            webhook_require_header: None,
+        }
+    }
 }
 
 impl Config {
@@ -128,6 +164,7 @@ impl Config {
             token_cache_ttl: std::time::Duration::from_secs(2),
             rate_limit_flush: std::time::Duration::from_secs(1),
             metrics_bind: None,
+            pix: PixConfig::local(),
         }
     }
 
@@ -178,6 +215,14 @@ impl Config {
                 }),
             allow_private_webhook_targets: self.allow_private_webhook_targets,
             oauth_grant_idle_ttl: self.oauth_grant_idle_ttl,
+            pix: dunning_engine::pix::PixSettings {
+                interval: Some(self.pix.interval),
+                sweep_interval: Some(self.pix.sweep_interval),
+                public_url: self.public_url(),
+                allow_private: self.pix.allow_private_psp,
+                ca_pem: self.pix.ca_pem.clone(),
+                secrets_key: Some(self.pix.secrets_key.clone()),
+            },
         }
     }
 

@@ -15,6 +15,7 @@ pub mod http;
 pub mod mcp_host;
 pub mod oauth;
 pub mod ops;
+pub mod pix_webhook;
 pub mod rate_limit;
 pub mod startup;
 pub mod state;
@@ -28,7 +29,7 @@ pub use config::Config;
 pub use state::AppState;
 
 /// The whole server: `/v1`, `/mcp`, OAuth, the unsubscribe pages, the providers' status
-/// callbacks and the well-known documents, ready to serve.
+/// callbacks, the PSPs' Pix callbacks and the well-known documents, ready to serve.
 pub fn app(state: AppState) -> Router {
     let v1 = api::router(state.clone());
     let settings = state.config.mcp_settings();
@@ -41,6 +42,7 @@ pub fn app(state: AppState) -> Router {
         .merge(oauth::router(state.clone()))
         .merge(unsubscribe::router(state.clone()))
         .merge(callbacks::router(state.clone()))
+        .merge(pix_webhook::router(state.clone()))
         .merge(probes::router(
             state.db.clone(),
             state.engine.status.clone(),

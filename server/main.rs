@@ -1,7 +1,8 @@
 //! `kobana-dunning`: run the server (`serve`, the default), issue tokens (`token create`), set
-//! a password, trust an issuer, register an OAuth client, set a Pix key (`pix set`), or fill a
-//! demo organization with bulk data (`demo`). The commands are `kobana_dunning::cli`, start-up is
-//! `kobana_dunning::startup`; this file only picks one and reports how it ended.
+//! a password, trust an issuer, register an OAuth client, set a Pix key (`pix set`) or a PSP
+//! connection (`pix connect`), or fill a demo organization with bulk data (`demo`). The
+//! commands are `kobana_dunning::cli`, start-up is `kobana_dunning::startup`; this file only
+//! picks one and reports how it ended.
 
 use clap::Parser;
 use kobana_dunning::cli::{
@@ -42,6 +43,9 @@ async fn main() {
             commands::create_oauth_client(args).await
         }
         Some(Command::Pix(PixCommand::Set(args))) => commands::set_pix(args).await,
+        Some(Command::Pix(PixCommand::Connect(args))) => {
+            kobana_dunning::cli::pix::connect_command(args).await
+        }
     };
     // Spans still queued go out before the process ends (the SDK bounds how long it tries).
     if let Some(exporter) = exporter {

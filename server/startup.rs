@@ -71,6 +71,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
     let (db, fresh) = args.database.open().await?;
     let config = Config {
         unsubscribe_secret: unsubscribe_key(&args, &db).await?,
+        pix: args.pix.config(&db).await?,
         ..config
     };
     let base_url = format!("http://{address}");

@@ -39,6 +39,7 @@ impl AppState {
             providers: Arc::new(Providers::from_settings(&settings)),
             settings,
             status: Arc::new(EngineStatus::default()),
+            pix: Arc::default(),
             observer: Arc::new(Observed {
                 metrics: metrics.clone(),
                 tokens: tokens.clone(),

@@ -35,9 +35,11 @@ pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
 /// Fields whose text may span lines: line feeds and tabs are allowed there, nowhere else.
 /// Carriage returns are not: a line break is `\n`.
 pub const MULTI_LINE_FIELDS: &[&str] = &[
+    "certificate",
     "description",
     "note",
     "notes",
+    "private_key",
     "reason",
     "resolution_note",
     "template",

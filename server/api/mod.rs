@@ -24,6 +24,7 @@ pub mod input;
 mod me;
 pub mod operations;
 mod pix;
+mod pix_psp;
 mod plans;
 pub mod rate_limit;
 
@@ -165,6 +166,11 @@ fn handler_for(operation: OperationId) -> Option<MethodRouter<AppState>> {
         Op::ExportsCreate => on(f, exports::create),
         Op::ExportsGet => on(f, exports::get),
         Op::ExportsDownload => on(f, exports::download),
+        Op::PixPspGet => on(f, pix_psp::get),
+        Op::PixPspSet => on(f, pix_psp::set),
+        Op::PixPspDelete => on(f, pix_psp::delete),
+        Op::PixPspTest => on(f, pix_psp::test),
+        Op::PixReceivedList => on(f, pix_psp::received),
     })
 }
 

@@ -44,3 +44,6 @@ same_words!(dunning_store::exports::ExportStatus => models::ExportStatus {
 same_words!(crate::auth::Audience => models::MeTokenAudience { Api, Mcp });
 same_words!(dunning_domain::pix::KeyType => models::PixKeyType { Cpf, Cnpj, Email, Phone, Evp });
 same_words!(dunning_domain::pix::Source => models::ChargePixSource { Static, Dynamic });
+same_words!(dunning_store::pix_psp::ReceivedStatus => models::PixReceivedStatus {
+    Applied, Review,
+});

@@ -30,7 +30,8 @@ pub const ROLES: &[&str] = &["admin", "manager", "collector", "viewer"];
 /// Scopes a role permits. Unknown roles permit nothing.
 ///
 /// - admin: everything;
-/// - manager: everything but webhooks and setting the Pix key (the account debtors pay);
+/// - manager: everything but webhooks and `pix:write` (the Pix key debtors pay, the PSP
+///   connection's credentials): they hold secrets and choose where money and the server go;
 /// - collector: reading (not webhooks), customers and charges, collecting (notify,
 ///   negativate, protest), payments, deliveries and agreements;
 /// - viewer: reading only (not webhooks, which hold secrets and endpoints).

@@ -4,6 +4,7 @@
 
 pub mod commands;
 pub mod parse;
+pub mod pix;
 
 use std::time::Duration;
 
@@ -47,7 +48,7 @@ pub enum Command {
     /// Manage OAuth client applications.
     #[command(name = "oauth-client", subcommand)]
     OauthClient(OauthClientCommand),
-    /// An organization's Pix: the key its charges are paid to.
+    /// An organization's Pix: the key its charges are paid to, and its PSP connection.
     #[command(subcommand)]
     Pix(PixCommand),
 }
@@ -56,6 +57,10 @@ pub enum Command {
 pub enum PixCommand {
     /// Set the Pix key every charge's static code pays, and the name and city the codes carry.
     Set(PixSetArgs),
+    /// Set (or replace) an organization's PSP connection: the API Pix URL, the OAuth client
+    /// credentials and the mTLS certificate and key, from files. The running server picks it
+    /// up: it registers the webhook and creates a cobv for every open charge.
+    Connect(pix::PixConnectArgs),
 }
 
 #[derive(Args)]
@@ -306,6 +311,8 @@ pub struct ServeArgs {
     /// on an address only the monitoring network reaches.
     #[arg(long, env = "DUNNING_METRICS_BIND")]
     pub metrics_bind: Option<String>,
+    #[command(flatten)]
+    pub pix: pix::PixArgs,
 }
 
 #[derive(Args, Clone)]

@@ -22,8 +22,10 @@ pub fn describe(scope: &str) -> &'static str {
         "exports:read" => "Baixar exportações (CSV)",
         "exports:write" => "Gerar exportações de dados",
         "events:read" => "Ver o histórico de eventos da organização",
-        "pix:read" => "Ver a chave Pix da organização",
-        "pix:write" => "Trocar a chave Pix que recebe os pagamentos dos devedores",
+        "pix:read" => "Ver a chave Pix, a conexão com o PSP e os Pix recebidos",
+        "pix:write" => {
+            "Trocar a chave Pix que recebe os pagamentos e configurar o PSP (credenciais)"
+        }
         _ => "Permissão desconhecida",
     }
 }

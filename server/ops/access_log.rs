@@ -90,10 +90,14 @@ pub async fn access_log(mut request: Request, next: Next) -> Response {
 }
 
 /// A request's path as logs and traces show it. An unsubscribe link's token is a capability
-/// (whoever holds it opts a customer out), so it is left out.
+/// (whoever holds it opts a customer out), and so is a Pix callback's secret: both are left
+/// out.
 pub fn shown_path(path: &str) -> &str {
     if path.starts_with("/unsubscribe/") {
         "/unsubscribe/…"
+    } else if path.starts_with("/pix/webhook/") {
+        // The callback's secret is the path.
+        "/pix/webhook/…"
     } else {
         path
     }
@@ -126,5 +130,10 @@ mod tests {
             "/unsubscribe/…"
         );
         assert_eq!(shown_path("/v1/charges/chg_1"), "/v1/charges/chg_1");
+    }
+
+    #[test]
+    fn a_pix_callback_s_secret_is_left_out_of_the_logged_path() {
+        assert_eq!(shown_path("/pix/webhook/c2VjcmV0/pix"), "/pix/webhook/…");
     }
 }

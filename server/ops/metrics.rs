@@ -356,6 +356,7 @@ fn route_kind(path: &str) -> &'static str {
         "/v1/openapi.json" => "openapi",
         p if p.starts_with("/.well-known/") => "well_known",
         p if p.starts_with("/unsubscribe/") => "unsubscribe",
+        p if p.starts_with("/pix/webhook/") => "pix_webhook",
         _ => "other",
     }
 }

@@ -184,7 +184,12 @@ fn body_for(operation: OperationId) -> Option<Value> {
         | Op::ExportsCreate
         | Op::ExportsGet
         | Op::ExportsDownload
-        | Op::EventsList => None,
+        | Op::EventsList
+        | Op::PixPspGet
+        | Op::PixPspSet
+        | Op::PixPspDelete
+        | Op::PixPspTest
+        | Op::PixReceivedList => None,
     }
 }
 

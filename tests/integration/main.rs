@@ -38,6 +38,7 @@ mod oauth;
 mod oauth_attacks;
 mod operations;
 mod pix;
+mod pix_psp;
 mod plans;
 mod postgres;
 mod query_plans;

@@ -377,6 +377,7 @@ async fn the_engine_queues_and_the_pool_are_read_on_postgresql_too() {
         "deliveries",
         "collection_requests",
         "webhook_deliveries",
+        "pix_cobv",
         "exports",
     ] {
         assert!(

@@ -11,7 +11,7 @@
 
 use dunning_store::{
     self as store, Backend, Db, DbSettings, ListQuery, PageRequest, Statistics, agreements,
-    charges, customers, deliveries, disputes, events, plans, webhooks,
+    charges, customers, deliveries, disputes, events, pix_psp, plans, webhooks,
 };
 
 use crate::postgres::fresh_postgres_url;
@@ -465,6 +465,20 @@ fn other_shapes() -> Vec<Shape> {
         Some("events_org_type_created"),
         true,
     ));
+    out.push(shape(
+        "pix received",
+        "pix_received",
+        pix_psp::received_query(ORG, None),
+        Some("pix_received_org_received_id"),
+        true,
+    ));
+    out.push(shape(
+        "pix received for review",
+        "pix_received",
+        pix_psp::received_query(ORG, Some(pix_psp::ReceivedStatus::Review)),
+        Some("pix_received_org_status_received"),
+        true,
+    ));
     // Events about other objects name the charge only in their data: the organization's
     // events are read through its index (FIXME: an event-to-charge table would index this).
     out.push(shape(
@@ -573,6 +587,13 @@ fn seed_statements(org: &str, n: i64) -> Vec<String> {
              'evt_{org}' || i, CASE i % 4 WHEN 0 THEN 'charge.paid' ELSE 'charge.created' END, \
              '{{}}', CASE i % 3 WHEN 0 THEN 'pending' WHEN 1 THEN 'succeeded' ELSE 'failed' END, \
              0, 0, 1, {t}, {t} FROM n",
+            nums(n)
+        ),
+        format!(
+            "{} INSERT INTO pix_received (id, organization_id, end_to_end_id, txid, amount_cents, \
+             paid_at, status, source, raw, received_at) SELECT 'pxr_{org}' || i, {o}, \
+             'E{org}' || i, 'chg{org}' || i, 1000, {t}, \
+             CASE i % 4 WHEN 0 THEN 'review' ELSE 'applied' END, 'webhook', '{{}}', {t} FROM n",
             nums(n)
         ),
         format!(

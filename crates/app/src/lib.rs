@@ -13,6 +13,7 @@ pub mod disputes;
 pub mod opt_outs;
 pub mod payments;
 pub mod pix;
+pub mod pix_received;
 
 use dunning_domain::collection::Refusal;
 use dunning_store::retry::Failure;

@@ -28,7 +28,7 @@ pub struct Received<'a> {
 
 /// Record `received` on `charge` (locked and read by the caller, so that of payments racing
 /// on one charge each sees those committed before it: together they never pay more than is
-/// due on `today`).
+/// due on `today`). The payment's id.
 pub async fn pay(
     tx: &mut Connection,
     org: &str,
@@ -37,7 +37,7 @@ pub async fn pay(
     received: Received<'_>,
     today: Date,
     now: &str,
-) -> Result<()> {
+) -> Result<String> {
     let id = charge.id.as_str();
     if !charge.is_open() {
         return refuse(Refused::rule(
@@ -85,7 +85,7 @@ pub async fn pay(
     )
     .await?;
     if !settles {
-        return Ok(());
+        return Ok(payment_id);
     }
     events::record(
         tx,
@@ -114,5 +114,5 @@ pub async fn pay(
         )
         .await?;
     }
-    Ok(())
+    Ok(payment_id)
 }

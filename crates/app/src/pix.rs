@@ -70,9 +70,11 @@ pub async fn status(conn: &mut Connection, organization_id: &str) -> Result<PixS
     Ok(PixStatus {
         configured: stored.is_some(),
         key_type: stored.map(|s| s.settings.key.kind()),
-        // The one place that says whether charges get dynamic codes: true once the
-        // organization has a PSP connection (which no build has yet).
-        dynamic: false,
+        // The one place that says whether charges get dynamic codes: the organization has a
+        // PSP connection (`pix connect`, `PUT /v1/pix/psp`), whose worker makes them.
+        dynamic: dunning_store::pix_psp::get_in(conn, organization_id)
+            .await?
+            .is_some(),
     })
 }
 

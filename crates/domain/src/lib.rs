@@ -11,6 +11,8 @@ pub mod documents;
 pub mod installments;
 pub mod money;
 pub mod pix;
+pub mod pix_cobv;
+pub mod pix_txid;
 pub mod text;
 pub mod timestamp;
 pub mod words;

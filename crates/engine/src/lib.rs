@@ -5,13 +5,15 @@
 //! Workers are handed an [`Engine`]: the database, their settings, the outbound providers built
 //! once from them, the status that stops them, and an [`Observer`] the server implements (metrics, and what a revocation must clear). They
 //! know nothing of HTTP. The outbound parties they reach (`providers`, `smtp`, webhook
-//! receivers) go through [`outbound`], the guard on what a tenant may make us contact.
+//! receivers, the organizations' PSPs in `pix`) go through [`outbound`], the guard on what a
+//! tenant may make us contact.
 
 pub mod agreements;
 pub mod collection;
 pub mod exports;
 pub mod housekeeping;
 pub mod outbound;
+pub mod pix;
 pub mod providers;
 pub mod smtp;
 pub mod status;
@@ -38,6 +40,8 @@ pub struct Engine {
     pub providers: Arc<providers::Providers>,
     /// Which workers run, and the signal that stops them.
     pub status: Arc<EngineStatus>,
+    /// The clients of the organizations' PSPs (API Pix), built once per connection.
+    pub pix: Arc<pix::Clients>,
     pub observer: Arc<dyn Observer>,
 }
 
@@ -77,6 +81,8 @@ pub struct Settings {
     pub allow_private_webhook_targets: bool,
     /// How long an OAuth grant may go unused before housekeeping ends it.
     pub oauth_grant_idle_ttl: Duration,
+    /// The Pix worker's: its pace, the callback URL, the PSPs' guard and CA, the secrets key.
+    pub pix: pix::PixSettings,
 }
 
 /// The Twilio account and where its status callbacks reach this server.
@@ -187,6 +193,7 @@ pub fn start(engine: Engine) -> Vec<JoinHandle<()>> {
     handles.push(tokio::spawn(webhooks::run(engine.clone())));
     handles.push(tokio::spawn(exports::run(engine.clone())));
     handles.push(tokio::spawn(housekeeping::run(engine.clone())));
+    handles.push(tokio::spawn(pix::run(engine.clone())));
     handles
 }
 

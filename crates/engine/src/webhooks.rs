@@ -153,7 +153,7 @@ impl Failure {
 
     /// The failure a request error is. TLS errors reach us as the I/O error rustls raises
     /// (`InvalidData`, `InvalidInput` for a name it cannot verify) under a connect error.
-    fn of_error(error: &reqwest::Error, https: bool) -> Failure {
+    pub(crate) fn of_error(error: &reqwest::Error, https: bool) -> Failure {
         if error.is_timeout() {
             return Failure::Timeout;
         }
@@ -368,7 +368,7 @@ fn client(policy: Policy) -> std::result::Result<&'static outbound::Client, Stri
 }
 
 /// The error and its causes in one line (reqwest's top-level message alone says little).
-fn error_chain(error: &dyn std::error::Error) -> String {
+pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {

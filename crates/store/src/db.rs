@@ -298,7 +298,7 @@ pub(crate) fn table_of(from: &str) -> Option<&str> {
 
 /// The tables the API lists, whose statistics decide which index a list uses.
 const LISTED_TABLES: &str = "ANALYZE customers, charges, deliveries, agreements, disputes, \
-     collection_plans, collection_plan_steps, webhooks, webhook_deliveries, events";
+     collection_plans, collection_plan_steps, webhooks, webhook_deliveries, events, pix_received";
 
 /// When [`Db::refresh_statistics`] runs, which decides how much it does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

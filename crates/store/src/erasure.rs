@@ -1,7 +1,7 @@
 //! Deleting a customer and everything recorded about their settled charges, across the
 //! areas (deliveries, plan step runs, bureau and notary requests, payments, disputes,
-//! agreements), children first. The one place that knows the cascade, so the areas need not
-//! know each other.
+//! agreements, cobvs and Pix received), children first. The one place that knows the
+//! cascade, so the areas need not know each other.
 
 use sqlx::AssertSqlSafe;
 
@@ -15,6 +15,8 @@ const CHARGE_RECORDS: &[&str] = &[
     "collection_step_runs",
     "collection_requests",
     "deliveries",
+    "pix_cobv",
+    "pix_received",
 ];
 
 /// Delete a customer with its settled charges (paid or canceled) and every record about

@@ -24,6 +24,7 @@ mod migrations;
 pub mod oauth;
 pub mod orgs;
 pub mod pix;
+pub mod pix_psp;
 pub mod plans;
 mod query;
 pub mod queues;

@@ -77,6 +77,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
         16,
         include_str!("../migrations/0016_pix_keys_and_charge_codes.sql"),
     ),
+    (
+        17,
+        include_str!("../migrations/0017_pix_psp_connections_cobv_and_received.sql"),
+    ),
 ];
 
 /// Whether every migration this build knows has been applied (a replica of an older build

@@ -1,0 +1,297 @@
+//! `/v1/pix/psp` and `/v1/pix/received`: the organization's connection to its PSP's API Pix
+//! (set, read without secrets, test, remove) and the Pix the PSP reported. The engine's Pix
+//! worker (`dunning_engine::pix`) does the rest: cobvs, the webhook, the sweep; the callback
+//! endpoint is `crate::pix_webhook`.
+//!
+//! The secrets are checked and sealed by `dunning_engine::pix::connect` (the CLI's `pix
+//! connect` does the same) and no answer carries them, sealed or not: the view is built from
+//! `store::pix_psp::Connection`, which has none.
+
+use axum::response::IntoResponse;
+use http::StatusCode;
+use serde::Deserialize;
+
+use super::caller::Caller;
+use super::checked::{Body, NoBody, Query};
+use super::idempotency::{commit, commit_read};
+use super::reply::{Reply, answer, page_meta, page_request};
+use crate::generated::models::{
+    PixPspConnectionLastTestWebhookState as WebhookState, PixReceivedReason, PixReceivedSource,
+    pix_psp_get, pix_psp_set, pix_psp_test, pix_received_list, response,
+};
+use crate::http::problem::{ApiError, ApiResult, FieldError};
+use dunning_domain::timestamp::Timestamp;
+use dunning_engine::pix::connect::{self, ConnectionInput};
+use dunning_engine::pix::{self, TestOutcome, WebhookAtPsp};
+use dunning_store::pix_psp::{self as store, Connection, Received, ReceivedStatus};
+use dunning_store::{events, now_text};
+
+/// 404 when the organization has no connection.
+fn none() -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        "This organization has no PSP connection; set one with pix_psp_set (PUT /v1/pix/psp)",
+    )
+}
+
+/// A test as kept with the connection (the answer of `pix_psp_test`, read back).
+#[derive(Debug, Deserialize)]
+struct KeptTest {
+    ok: bool,
+    tested_at: Timestamp,
+    token: KeptStep,
+    webhook: KeptWebhook,
+}
+
+#[derive(Debug, Deserialize)]
+struct KeptStep {
+    ok: bool,
+    error: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct KeptWebhook {
+    state: String,
+    error: Option<String>,
+}
+
+fn test_view(t: &KeptTest) -> ApiResult<response::PixPspConnectionLastTest<'_>> {
+    let state = WebhookState::from_word(&t.webhook.state).ok_or_else(|| {
+        ApiError::internal(format!(
+            "a kept PSP test has webhook state '{}'",
+            t.webhook.state
+        ))
+    })?;
+    Ok(response::PixPspConnectionLastTest {
+        ok: t.ok,
+        tested_at: t.tested_at,
+        token: response::PixPspConnectionLastTestToken {
+            ok: t.token.ok,
+            error: t.token.error.as_deref(),
+        },
+        webhook: response::PixPspConnectionLastTestWebhook {
+            state,
+            error: t.webhook.error.as_deref(),
+        },
+    })
+}
+
+/// The connection as the API shows it: no secret.
+fn view<'a>(
+    c: &'a Connection,
+    test: Option<&'a KeptTest>,
+) -> ApiResult<response::PixPspConnection<'a>> {
+    Ok(response::PixPspConnection {
+        api_url: &c.api_url,
+        token_url: &c.token_url,
+        client_id: &c.client_id,
+        webhook: response::PixPspConnectionWebhook {
+            registered: c.webhook_key.is_some(),
+            key: c.webhook_key.as_deref(),
+            registered_at: c.webhook_registered_at,
+            error: c.webhook_error.as_deref(),
+        },
+        sweep: response::PixPspConnectionSweep {
+            swept_at: c.swept_at,
+            error: c.sweep_error.as_deref(),
+        },
+        last_test: test.map(test_view).transpose()?,
+        configured_at: c.configured_at,
+        updated_at: c.updated_at,
+    })
+}
+
+/// The kept test of a connection, read back.
+fn kept_test(c: &Connection) -> ApiResult<Option<KeptTest>> {
+    c.last_test_result
+        .clone()
+        .map(|value| {
+            serde_json::from_value(value)
+                .map_err(|e| ApiError::internal(format!("a kept PSP test does not read: {e}")))
+        })
+        .transpose()
+}
+
+/// The 200 answer with the connection.
+fn connection_answer(c: Connection) -> Reply {
+    let test = match kept_test(&c) {
+        Ok(test) => test,
+        Err(e) => return e.into_response(),
+    };
+    match view(&c, test.as_ref()) {
+        Ok(data) => answer(
+            StatusCode::OK,
+            &pix_psp_get::Response200 { data },
+            Some(c.version),
+        ),
+        Err(e) => e.into_response(),
+    }
+}
+
+/// `GET /v1/pix/psp`.
+pub async fn get(Caller(state, p): Caller) -> ApiResult<Reply> {
+    let c = store::get(&state.db, &p.organization_id)
+        .await?
+        .ok_or_else(none)?;
+    Ok(connection_answer(c))
+}
+
+/// `PUT /v1/pix/psp`: check, seal, store; the worker registers the webhook and makes the
+/// cobvs.
+pub async fn set(
+    Caller(state, p): Caller,
+    Body(body): Body<pix_psp_set::Body>,
+) -> ApiResult<Reply> {
+    let org = &p.organization_id;
+    let existing = store::get(&state.db, org).await?;
+    let prepared = connect::prepare(
+        &state.engine.settings.pix,
+        org,
+        existing.as_ref().map(|c| c.id.as_str()),
+        &ConnectionInput {
+            api_url: &body.api_url,
+            token_url: body.token_url.as_deref(),
+            client_id: &body.client_id,
+            client_secret: &body.client_secret,
+            certificate_pem: &body.certificate,
+            private_key_pem: &body.private_key,
+        },
+    )
+    .map_err(|faults| {
+        let errors: Vec<FieldError> = faults
+            .iter()
+            .map(|f| FieldError::new(f.field, f.code, f.message.clone()))
+            .collect();
+        match faults.iter().find(|f| f.forbidden) {
+            Some(forbidden) => ApiError {
+                errors,
+                ..ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "psp_target_forbidden",
+                    format!("{}: {}", forbidden.field, forbidden.message),
+                )
+            },
+            None => ApiError::validation(errors),
+        }
+    })?;
+    let mut tx = state.db.begin().await?;
+    dunning_app::pix_received::connect(&mut tx, org, &prepared.row(), &p.actor()).await?;
+    let written = store::get_in(&mut tx, org).await?;
+    commit_read(written, "PSP connection", tx, connection_answer).await
+}
+
+/// `DELETE /v1/pix/psp`.
+pub async fn delete(Caller(state, p): Caller) -> ApiResult<Reply> {
+    let mut tx = state.db.begin().await?;
+    if !dunning_app::pix_received::disconnect(&mut tx, &p.organization_id, &p.actor()).await? {
+        return Err(none());
+    }
+    commit(tx, StatusCode::NO_CONTENT.into_response()).await
+}
+
+/// `POST /v1/pix/psp/test`: a token over mTLS, then the webhook of the organization's key;
+/// the answer is kept with the connection.
+pub async fn test(Caller(state, p): Caller, _: NoBody) -> ApiResult<Reply> {
+    let org = &p.organization_id;
+    let connection = store::get(&state.db, org).await?.ok_or_else(none)?;
+    let outcome = pix::test(&state.engine, org).await?.ok_or_else(none)?;
+    let tested_at = Timestamp::now();
+    let TestOutcome { token, webhook } = &outcome;
+    let (webhook_state, webhook_error) = match webhook {
+        Some(Ok(WebhookAtPsp::Ours)) => (WebhookState::Ours, None),
+        Some(Ok(WebhookAtPsp::Other)) => (WebhookState::Other, None),
+        Some(Ok(WebhookAtPsp::Missing)) => (WebhookState::Missing, None),
+        Some(Err(e)) => (WebhookState::Unknown, Some(e.as_str())),
+        None if token.is_ok() => (
+            WebhookState::Unknown,
+            Some("the organization has no Pix key (PUT /v1/pix/settings)"),
+        ),
+        None => (WebhookState::Unknown, None),
+    };
+    let data = response::PixPspConnectionLastTest {
+        ok: token.is_ok() && webhook_state == WebhookState::Ours,
+        tested_at,
+        token: response::PixPspConnectionLastTestToken {
+            ok: token.is_ok(),
+            error: token.as_ref().err().map(String::as_str),
+        },
+        webhook: response::PixPspConnectionLastTestWebhook {
+            state: webhook_state,
+            error: webhook_error,
+        },
+    };
+    let kept = serde_json::to_value(&data)
+        .map_err(|e| ApiError::internal(format!("a PSP test does not serialize: {e}")))?;
+    let mut tx = state.db.begin().await?;
+    if !store::record_test(&mut tx, org, &kept, &now_text()).await? {
+        return Err(none());
+    }
+    events::record(
+        &mut tx,
+        org,
+        "pix.psp_tested",
+        ("pix_psp_connection", &connection.id),
+        &p.actor(),
+        &kept,
+    )
+    .await?;
+    let body = pix_psp_test::Response200 { data };
+    commit(tx, answer(StatusCode::OK, &body, None)).await
+}
+
+/// A Pix received as the API shows it. Reasons and sources are stored as text: a word the
+/// document does not list is our own fault.
+fn received_view(r: &Received) -> ApiResult<response::PixReceived<'_>> {
+    let reason = r
+        .reason
+        .as_deref()
+        .map(|reason| {
+            PixReceivedReason::from_word(reason).ok_or_else(|| {
+                ApiError::internal(format!("pix received {} has reason '{reason}'", r.id))
+            })
+        })
+        .transpose()?;
+    let source = PixReceivedSource::from_word(&r.source).ok_or_else(|| {
+        ApiError::internal(format!("pix received {} has source '{}'", r.id, r.source))
+    })?;
+    Ok(response::PixReceived {
+        id: &r.id,
+        end_to_end_id: &r.end_to_end_id,
+        txid: r.txid.as_deref(),
+        amount: r.amount_cents,
+        paid_at: r.paid_at,
+        payer_info: r.payer_info.as_deref(),
+        payer_name: r.payer_name.as_deref(),
+        payer_document: r.payer_document.as_deref(),
+        status: r.status.into(),
+        reason,
+        detail: r.detail.as_deref(),
+        charge_id: r.charge_id.as_deref(),
+        payment_id: r.payment_id.as_deref(),
+        source,
+        received_at: r.received_at,
+    })
+}
+
+/// `GET /v1/pix/received`.
+pub async fn received(
+    Caller(state, p): Caller,
+    Query(query): Query<pix_received_list::Query>,
+) -> ApiResult<Reply> {
+    let page = page_request(query.page, query.per_page);
+    let status = query.status.map(|s| match s {
+        pix_received_list::Status::Applied => ReceivedStatus::Applied,
+        pix_received_list::Status::Review => ReceivedStatus::Review,
+    });
+    let rows = store::list_received(&state.db, &p.organization_id, status, page).await?;
+    let body = pix_received_list::Response200 {
+        data: rows
+            .items
+            .iter()
+            .map(received_view)
+            .collect::<ApiResult<_>>()?,
+        meta: page_meta(&rows, page),
+    };
+    Ok(answer(StatusCode::OK, &body, None))
+}

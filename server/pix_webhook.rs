@@ -1,0 +1,213 @@
+//! The PSPs' Pix callbacks (BACEN's API Pix: the webhook of a Pix key POSTs `{"pix": [...]}`
+//! to the registered `webhookUrl` with `/pix` added): `POST /pix/webhook/{secret}/pix` (and
+//! without `/pix`, as some PSPs send it), outside `/v1`.
+//!
+//! Authenticated the way PSPs do it, twice. Mutual TLS ends at the operator's reverse proxy,
+//! which requires the PSP's client certificate and, with `--pix-webhook-require-header`,
+//! tells us so in a header it sets (and strips from what clients send): a callback without
+//! it is refused. And the URL carries the connection's secret (256 random bits, stored as its
+//! SHA-256): a callback is found by that hash and the hashes are compared in constant time; a
+//! wrong or missing secret is a 404 that says nothing more. Either refusal changes nothing.
+//!
+//! The body is bounded and read whole before anything is applied: every Pix of it must be what
+//! the API Pix says (a 400 naming the first fault otherwise, and nothing applied), then each is
+//! received once (`dunning_app::pix_received`: idempotent by `endToEndId`, a payment on its charge or
+//! kept for review). Storage faults are 503, which PSPs retry. Logs and traces show the path
+//! without the secret (`ops::access_log::shown_path`).
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Path, State};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use http::{HeaderMap, StatusCode};
+use serde::Serialize;
+use serde_json::Value;
+use subtle::ConstantTimeEq;
+
+use crate::AppState;
+use crate::http::problem::{ApiError, FieldError};
+use dunning_app::pix_received::{self as app, Outcome, PixItem};
+use dunning_engine::pix::connect::secret_hash;
+use dunning_store::pix_psp as store;
+
+/// The largest callback body: a PSP may group many Pix in one.
+pub const BODY_LIMIT: usize = 512 * 1024;
+
+/// The most Pix one callback may carry.
+const MAX_ITEMS: usize = 1000;
+
+/// The routes, outside `/v1`.
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/pix/webhook/{secret}", post(callback))
+        .route("/pix/webhook/{secret}/pix", post(callback))
+        .with_state(state)
+}
+
+/// What a callback came to.
+#[derive(Debug, Serialize)]
+struct Answer {
+    /// Pix recorded now (applied or kept for review).
+    received: usize,
+    /// Pix recorded before: nothing changed for them.
+    duplicates: usize,
+}
+
+fn refused(status: StatusCode, code: &'static str, detail: &str) -> Response {
+    ApiError::new(status, code, detail).into_response()
+}
+
+/// Whether the proxy's header is there, when one is required.
+fn proxy_verified(state: &AppState, headers: &HeaderMap) -> bool {
+    let Some((name, value)) = &state.config.pix.webhook_require_header else {
+        return true;
+    };
+    let mut given = headers.get_all(name).iter();
+    match (given.next(), given.next()) {
+        (Some(got), None) => bool::from(got.as_bytes().ct_eq(value.as_bytes())),
+        _ => false,
+    }
+}
+
+/// The organization whose connection's secret this is.
+async fn organization_of(state: &AppState, secret: &str) -> Result<Option<String>, Response> {
+    // A secret we made is 43 characters of URL-safe base64; anything else is not one.
+    if secret.len() != 43
+        || !secret
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    {
+        return Ok(None);
+    }
+    // Found by its hash, which the caller cannot aim at byte by byte; the stored hash is then
+    // compared in constant time all the same.
+    let hash = secret_hash(secret);
+    match store::by_webhook_secret_hash(&state.db, &hash).await {
+        Ok(Some((org, stored))) => {
+            Ok(bool::from(stored.as_bytes().ct_eq(hash.as_bytes())).then_some(org))
+        }
+        Ok(None) => Ok(None),
+        Err(e) => Err(ApiError::from(e).into_response()),
+    }
+}
+
+async fn callback(
+    State(state): State<AppState>,
+    Path(secret): Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    if !proxy_verified(&state, &headers) {
+        return refused(
+            StatusCode::FORBIDDEN,
+            "client_certificate_required",
+            "Pix callbacks come from the PSP through mutual TLS",
+        );
+    }
+    let org = match organization_of(&state, &secret).await {
+        Ok(Some(org)) => org,
+        Ok(None) => {
+            return refused(
+                StatusCode::NOT_FOUND,
+                "not_found",
+                "No Pix webhook at this address",
+            );
+        }
+        Err(response) => return response,
+    };
+    let bytes = match axum::body::to_bytes(body, BODY_LIMIT).await {
+        Ok(bytes) => bytes,
+        Err(_) => {
+            return refused(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "payload_too_large",
+                "The callback is over 512 KB",
+            );
+        }
+    };
+    let items = match read(&bytes) {
+        Ok(items) => items,
+        Err(problem) => return problem.into_response(),
+    };
+    let mut answer = Answer {
+        received: 0,
+        duplicates: 0,
+    };
+    for item in &items {
+        match app::receive_once(&state.db, &org, item, "webhook").await {
+            Ok(Outcome::Duplicate) => answer.duplicates += 1,
+            Ok(_) => answer.received += 1,
+            Err(e) => return ApiError::from(e).into_response(),
+        }
+    }
+    if answer.received > 0 {
+        tracing::info!(organization = %org, received = answer.received, duplicates = answer.duplicates, "pix callback");
+    }
+    (StatusCode::OK, axum::Json(answer)).into_response()
+}
+
+/// The callback's Pix, each as the API Pix says, or the 400 naming the first fault.
+fn read(bytes: &[u8]) -> Result<Vec<PixItem>, ApiError> {
+    let value: Value = serde_json::from_slice(bytes)
+        .map_err(|e| ApiError::malformed(format!("The body is not valid JSON: {e}")))?;
+    let field = |name: String, code: &str, message: &str| {
+        ApiError::validation(vec![FieldError::new(name, code, message)])
+    };
+    let Some(list) = value.get("pix").and_then(Value::as_array) else {
+        return Err(field(
+            "pix".into(),
+            "required",
+            "Must be the list of Pix received ({\"pix\": [...]})",
+        ));
+    };
+    if list.len() > MAX_ITEMS {
+        return Err(field(
+            "pix".into(),
+            "max_items",
+            "At most 1000 Pix per callback",
+        ));
+    }
+    list.iter()
+        .enumerate()
+        .map(|(i, item)| {
+            PixItem::read(item).map_err(|bad| {
+                let name = if bad.field == "pix[]" {
+                    format!("pix[{i}]")
+                } else {
+                    format!("pix[{i}].{}", bad.field)
+                };
+                field(name, "invalid", bad.message)
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_callback_body_is_read_whole_or_refused_naming_its_fault() {
+        let good = br#"{"pix": [{"endToEndId": "E12345678202009091221kkkkkkkkkkk", "txid": "chg0123456789abcdefcobv000", "valor": "110.00", "horario": "2020-09-09T20:15:00.358Z"}]}"#;
+        assert_eq!(read(good).unwrap().len(), 1);
+        let cases: &[(&[u8], &str)] = &[
+            (b"not json", "malformed_request"),
+            (br#"{"pix": {}}"#, "pix"),
+            (br#"{}"#, "pix"),
+            (br#"{"pix": [7]}"#, "pix[0]"),
+            (
+                br#"{"pix": [{"endToEndId": "E12345678202009091221kkkkkkkkkkk", "valor": "1.00", "horario": "2020-09-09T20:15:00Z"}, {"endToEndId": "short", "valor": "1.00", "horario": "2020-09-09T20:15:00Z"}]}"#,
+                "pix[1].endToEndId",
+            ),
+        ];
+        for (body, fault) in cases {
+            let problem = read(body).unwrap_err();
+            let named = problem
+                .errors
+                .first()
+                .map_or(problem.code, |e| e.field.as_str());
+            assert_eq!(named, *fault, "{}", String::from_utf8_lossy(body));
+        }
+    }
+}
