@@ -1187,7 +1187,7 @@ async fn with_no_scope_asked_only_the_scopes_that_change_nothing_are_ticked() {
         assert_eq!(ticked, scope.ends_with(":read"), "{scope}");
         offered += 1;
     }
-    assert_eq!(offered, 20);
+    assert_eq!(offered, kobana_dunning::auth::roles::ALL_SCOPES.len());
     // The application registered itself: the page says nobody vouched for its name.
     assert!(page.text.contains("se registrou sozinho"), "{}", page.text);
     // Asked for, a scope that changes data is ticked.
