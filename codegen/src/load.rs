@@ -264,33 +264,8 @@ impl Bundler {
             }
             return;
         }
-        let target_file = if file_part.is_empty() {
-            file.to_owned()
-        } else {
-            if file_part.contains("://") {
-                self.diags.error(
-                    at(loc),
-                    format!("`$ref: {reference}`: only files are read, not URLs"),
-                );
-                return;
-            }
-            let relative = percent_decode(file_part);
-            let base = file.parent().unwrap_or(Path::new("."));
-            let joined = base.join(&relative);
-            match joined.canonicalize() {
-                Ok(p) => p,
-                Err(e) => {
-                    self.diags.error(
-                        at(loc),
-                        format!(
-                            "`$ref: {reference}` does not resolve: cannot read {} (referred to from {}): {e}",
-                            self.name(&base.join(&relative)),
-                            self.name(file)
-                        ),
-                    );
-                    return;
-                }
-            }
+        let Some(target_file) = self.target_file(file_part, reference, file, loc) else {
+            return;
         };
         self.from = file.to_owned();
         let kind = kind_of(loc);
@@ -310,6 +285,43 @@ impl Bundler {
         }
     }
 
+    /// The file `file_part` of a reference in `file` names (`file` itself when empty), or an
+    /// error at the place of use: a URL, or a file that cannot be read.
+    fn target_file(
+        &mut self,
+        file_part: &str,
+        reference: &str,
+        file: &Path,
+        loc: &[String],
+    ) -> Option<PathBuf> {
+        if file_part.is_empty() {
+            return Some(file.to_owned());
+        }
+        if file_part.contains("://") {
+            self.diags.error(
+                at(loc),
+                format!("`$ref: {reference}`: only files are read, not URLs"),
+            );
+            return None;
+        }
+        let relative = percent_decode(file_part);
+        let base = file.parent().unwrap_or(Path::new("."));
+        match base.join(&relative).canonicalize() {
+            Ok(p) => Some(p),
+            Err(e) => {
+                self.diags.error(
+                    at(loc),
+                    format!(
+                        "`$ref: {reference}` does not resolve: cannot read {} (referred to from {}): {e}",
+                        self.name(&base.join(&relative)),
+                        self.name(file)
+                    ),
+                );
+                None
+            }
+        }
+    }
+
     /// What a `$ref` where OpenAPI allows none stands for: its target, its own references
     /// followed in its file's terms, with the object's other keys kept over the target's when
     /// both are objects. `None` after an error.
@@ -321,32 +333,7 @@ impl Bundler {
         loc: &mut Vec<String>,
     ) -> Option<Value> {
         let (file_part, fragment) = reference.split_once('#').unwrap_or((reference, ""));
-        let target_file = if file_part.is_empty() {
-            file.to_owned()
-        } else if file_part.contains("://") {
-            self.diags.error(
-                at(loc),
-                format!("`$ref: {reference}`: only files are read, not URLs"),
-            );
-            return None;
-        } else {
-            let base = file.parent().unwrap_or(Path::new("."));
-            let relative = percent_decode(file_part);
-            match base.join(&relative).canonicalize() {
-                Ok(p) => p,
-                Err(e) => {
-                    self.diags.error(
-                        at(loc),
-                        format!(
-                            "`$ref: {reference}` does not resolve: cannot read {} (referred to from {}): {e}",
-                            self.name(&base.join(&relative)),
-                            self.name(file)
-                        ),
-                    );
-                    return None;
-                }
-            }
-        };
+        let target_file = self.target_file(file_part, reference, file, loc)?;
         let key = (target_file.clone(), percent_decode(fragment));
         if self.inlining.contains(&key) {
             self.diags.error(
