@@ -75,17 +75,23 @@ phase "installs (in the background, from the start)" "$t_install"
 echo "== OpenAPI document"
 .venv/bin/openapi-spec-validator openapi/v1.yaml
 
-# The two Python suites start their own servers on free ports and run side by side; each one's
-# output is printed whole when it ends, so the two never interleave.
-echo "== The live server (tests/python: PDF text, CSV exports, schemathesis) and MCP interoperability (tests/clients: SDK clients, conformance suite, Inspector CLI, a browser), side by side"
+# The Python suites start their own servers on free ports and run side by side; each one's
+# output is printed whole when it ends, so they never interleave. The Pix PSP tests run in a
+# process of their own: they mostly wait for the engine's next tick (about 5 CPU-seconds in a
+# minute), so beside the CPU-bound schemathesis and client runs they cost no extra time.
+echo "== The live server (tests/python: PDF text, CSV exports, e-mail, Pix at a test PSP, schemathesis) and MCP interoperability (tests/clients: SDK clients, conformance suite, Inspector CLI, a browser), side by side"
 t=$SECONDS
-.venv/bin/python -m pytest tests/python > "$logs/python.log" 2>&1 &
+.venv/bin/python -m pytest tests/python --ignore=tests/python/test_pix_psp.py > "$logs/python.log" 2>&1 &
 python_suite=$!
+.venv/bin/python -m pytest tests/python/test_pix_psp.py > "$logs/pix.log" 2>&1 &
+pix_suite=$!
 .venv/bin/python -m pytest tests/clients > "$logs/clients.log" 2>&1 &
 clients_suite=$!
 failed=0
 wait "$python_suite" || failed=1
 echo "-- tests/python"; cat "$logs/python.log"
+wait "$pix_suite" || failed=1
+echo "-- tests/python/test_pix_psp.py"; cat "$logs/pix.log"
 wait "$clients_suite" || failed=1
 echo "-- tests/clients"; cat "$logs/clients.log"
 phase "tests/python and tests/clients (side by side)" "$t"
