@@ -115,6 +115,11 @@ pub struct ArgSpec {
     pub location: ArgLocation,
     /// The tool's `inputSchema` lists it as required.
     pub required: bool,
+    /// The document gives `null` a meaning here (a body field `null` clears). A `null` for any
+    /// other argument that is not required means "not given": the tool schemas declare such
+    /// arguments nullable so that strict function-calling modes, which make every property
+    /// required, can say so.
+    pub admits_null: bool,
     /// How an array or object value is written in a query string.
     pub style: QueryStyle,
 }

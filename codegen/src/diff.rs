@@ -10,7 +10,7 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 /// Whether a change can break a client of the old catalog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -293,6 +293,7 @@ fn diff_input(place: &str, prefix: &str, old: &Value, new: &Value, changes: &mut
             (true, false) => push(changes, Impact::Compatible, &at, "now optional".into()),
             _ => {}
         }
+        let (before, after) = (&or_null(before), &or_null(after));
         diff_constraints(&at, before, after, Direction::Input, changes);
         diff_input(place, &join(prefix, name), before, after, changes);
     }
@@ -338,6 +339,7 @@ fn diff_output(place: &str, prefix: &str, old: &Value, new: &Value, changes: &mu
         if old_required.contains(name) && !new_required.contains(name) {
             push(changes, Impact::Breaking, &at, "may now be absent".into());
         }
+        let (before, after) = (&or_null(before), &or_null(after));
         diff_constraints(&at, before, after, Direction::Output, changes);
         diff_output(place, &join(prefix, name), before, after, changes);
     }
@@ -352,6 +354,45 @@ fn diff_output(place: &str, prefix: &str, old: &Value, new: &Value, changes: &mu
     if let (Some(a), Some(b)) = (old.get("items"), new.get("items")) {
         diff_output(place, &join(prefix, "[]"), a, b, changes);
     }
+}
+
+/// `{"anyOf": [X, {"type": "null"}]}` (annotations beside it), the form the generator gives
+/// nullable enumerations and optional arguments, read as X that also admits `null`, so that
+/// wrapping a schema shows as what it is (`type string → null|string`) and not as X's
+/// constraints lost.
+fn or_null(schema: &Value) -> Value {
+    let Some(Value::Array(branches)) = schema.get("anyOf") else {
+        return schema.clone();
+    };
+    let null = json!({"type": "null"});
+    let [a, b] = branches.as_slice() else {
+        return schema.clone();
+    };
+    let inner = match (a == &null, b == &null) {
+        (false, true) => a,
+        (true, false) => b,
+        _ => return schema.clone(),
+    };
+    let (Value::Object(outer), Value::Object(inner)) = (schema, inner) else {
+        return schema.clone();
+    };
+    let mut folded = inner.clone();
+    for (key, value) in outer.iter().filter(|(k, _)| *k != "anyOf") {
+        folded.entry(key.clone()).or_insert_with(|| value.clone());
+    }
+    let mut types = match folded.get("type") {
+        Some(Value::String(t)) => vec![Value::String(t.clone())],
+        Some(Value::Array(list)) => list.clone(),
+        _ => Vec::new(),
+    };
+    if !types.is_empty() && !types.contains(&Value::from("null")) {
+        types.push(Value::from("null"));
+        folded.insert("type".into(), Value::Array(types));
+    }
+    if let Some(Value::Array(values)) = folded.get_mut("enum") {
+        values.push(Value::Null);
+    }
+    Value::Object(folded)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -680,6 +721,33 @@ mod tests {
             changes[0].impact,
             Impact::Breaking,
             "breaking changes come first"
+        );
+    }
+
+    #[test]
+    fn an_optional_argument_wrapped_to_admit_null_is_one_compatible_type_change() {
+        let old = catalog(json!([tool(
+            "t",
+            object(
+                json!({"q": {"type": "string", "maxLength": 9, "description": "d"}}),
+                &[]
+            ),
+            object(json!({}), &[]),
+            false
+        )]));
+        let new = catalog(json!([tool(
+            "t",
+            object(
+                json!({"q": {"description": "d", "anyOf": [{"type": "string", "maxLength": 9}, {"type": "null"}]}}),
+                &[]
+            ),
+            object(json!({}), &[]),
+            false
+        )]));
+        let changes = diff(&old, &new);
+        assert_eq!(
+            lines(&changes),
+            ["compatible tool t argument q: type string → null|string"]
         );
     }
 

@@ -251,6 +251,7 @@ fn arg_spec(arg: &Arg) -> TokenStream {
         ArgLocation::WholeBody => quote!(ArgLocation::WholeBody),
     };
     let required = arg.required;
+    let admits_null = crate::schema::admits_null(&arg.schema);
     let style = match arg.style {
         QueryStyle::FormExploded => quote!(QueryStyle::FormExploded),
         QueryStyle::FormJoined => quote!(QueryStyle::FormJoined),
@@ -262,6 +263,7 @@ fn arg_spec(arg: &Arg) -> TokenStream {
             wire_name: #wire_name,
             location: #location,
             required: #required,
+            admits_null: #admits_null,
             style: #style,
         }
     }

@@ -141,6 +141,7 @@ impl Builder<'_, '_> {
         };
         let input_schema = schema::without_text_patterns(self.doc.json, input_schema);
         let input_schema = schema::converter_friendly(input_schema);
+        let input_schema = schema::nullable_when_optional(input_schema);
         let scopes = scopes(raw.op.security.as_ref().or(self.doc.security.as_ref()));
         let query_schema = query_schema(&args);
         let body_schema = self.body_schema.take();

@@ -17,6 +17,7 @@
 //! bundled in. Warnings go to stderr; `--deny-warnings` makes them errors. Errors: the whole
 //! report on stderr and exit status 1.
 
+use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -138,9 +139,14 @@ fn diff(old: &str, new: &str) -> ExitCode {
         }
     };
     let changes = codegen::diff::diff(&old, &new);
+    let mut out = std::io::stdout().lock();
+    // A reader that stops early (`| head`) ends the listing, not the process with a panic.
     for change in &changes {
-        println!("{change}");
+        if writeln!(out, "{change}").is_err() {
+            break;
+        }
     }
+    drop(out);
     let breaking = changes
         .iter()
         .filter(|c| c.impact == codegen::diff::Impact::Breaking)

@@ -101,7 +101,6 @@ pub(crate) fn without_text_patterns(doc: &Value, mut input_schema: Value) -> Val
 /// LangChain take the second (`tests/python/test_converters.py`); and `additionalProperties:
 /// true`, which OpenAI's strict mode refuses, is left out (the same to a validator).
 pub(crate) fn converter_friendly(mut input_schema: Value) -> Value {
-    const ANNOTATIONS: &[&str] = &["description", "title", "default", "examples", "deprecated"];
     fn rewrite(schema: &mut Value) {
         match schema {
             Value::Object(obj) => {
@@ -156,6 +155,73 @@ pub(crate) fn converter_friendly(mut input_schema: Value) -> Value {
     }
     rewrite(&mut input_schema);
     input_schema
+}
+
+/// Every property of a tool's input schema that is not required, and does not accept `null`
+/// already, declared as also accepting it: `{"anyOf": [<its schema>, {"type": "null"}]}`, its
+/// annotations outside. Strict function-calling modes (OpenAI's, turned on by the OpenAI Agents
+/// SDK, LangChain and pydantic-ai) make every property required, so without a `null` to send
+/// a model must invent a `customer_id` to list charges; the server reads `null` for such an
+/// argument as "not given" (`ArgSpec::admits_null` keeps the document's own nulls apart). It
+/// costs ~30 bytes per optional argument, 4 % of the catalog; `bench/RESULTS.md` has the
+/// measurement. A property mirrored into a header (`x-mcp-header`) keeps its primitive type,
+/// which the MCP specification requires there.
+pub(crate) fn nullable_when_optional(mut input_schema: Value) -> Value {
+    let required: Vec<Value> = input_schema
+        .get("required")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let Some(Value::Object(properties)) = input_schema.get_mut("properties") else {
+        return input_schema;
+    };
+    for (name, property) in properties.iter_mut() {
+        let optional = !required.iter().any(|r| r == name.as_str());
+        if !optional || property.get("x-mcp-header").is_some() || admits_null(property) {
+            continue;
+        }
+        let Value::Object(obj) = property else {
+            continue;
+        };
+        let mut outer = Map::new();
+        let mut branch = Map::new();
+        for (key, value) in std::mem::take(obj) {
+            if ANNOTATIONS.contains(&key.as_str()) {
+                outer.insert(key, value);
+            } else {
+                branch.insert(key, value);
+            }
+        }
+        outer.insert(
+            "anyOf".into(),
+            json!([Value::Object(branch), {"type": "null"}]),
+        );
+        *property = Value::Object(outer);
+    }
+    input_schema
+}
+
+/// Whether `schema` accepts `null`: `"null"` among its types, `nullable: true`, `null` among
+/// its enum values, or a branch of its `anyOf`/`oneOf` that does.
+pub(crate) fn admits_null(schema: &Value) -> bool {
+    let types = match schema.get("type") {
+        Some(Value::String(t)) => t == "null",
+        Some(Value::Array(types)) => types.iter().any(|t| t == "null"),
+        _ => false,
+    };
+    let branches = ["anyOf", "oneOf"].iter().any(|key| {
+        schema
+            .get(*key)
+            .and_then(Value::as_array)
+            .is_some_and(|branches| branches.iter().any(admits_null))
+    });
+    types
+        || branches
+        || schema.get("nullable") == Some(&Value::Bool(true))
+        || schema
+            .get("enum")
+            .and_then(Value::as_array)
+            .is_some_and(|values| values.iter().any(Value::is_null))
 }
 
 /// Converts the schema at `ptr` (a pointer into the normalised document `doc`).
@@ -678,8 +744,9 @@ fn cut(target: &Value, description: String) -> Value {
     Value::Object(out)
 }
 
-/// Keywords where the first part of an `allOf` to say something wins (the outer schema comes
-/// first, so `$ref` siblings override the referenced schema's text).
+/// Keywords that describe a schema without constraining it. The first part of an `allOf` to
+/// say one wins (the outer schema comes first, so `$ref` siblings override the referenced
+/// schema's text); they stay outside an `anyOf` a schema is wrapped in.
 const ANNOTATIONS: &[&str] = &[
     "title",
     "description",

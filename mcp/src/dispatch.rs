@@ -53,8 +53,6 @@ pub fn validation_problem(
 #[derive(Default)]
 pub struct Checks {
     validators: HashMap<&'static str, jsonschema::Validator>,
-    /// Per tool, the arguments whose schema admits `null` (a PATCH's "clear it").
-    nullable: HashMap<&'static str, Vec<String>>,
     param_headers: HashMap<&'static str, Vec<ParamHeader>>,
     prompt_arguments: HashMap<(&'static str, &'static str), PromptArgumentCheck>,
 }
@@ -133,16 +131,18 @@ pub struct ParamHeader {
 
 impl Checks {
     /// Leave out of `arguments` every `null` given for an argument of `tool` that is not
-    /// required and whose schema does not admit `null`: several agent frameworks send `null`
-    /// for each optional argument the model did not fill in, and that means "not given". A
-    /// `null` the schema admits (clear this field) stays, and so does one for a required
-    /// argument (refused as missing).
+    /// required and to which the document gives no meaning for `null`: several agent
+    /// frameworks send `null` for each optional argument the model did not fill in, strict
+    /// function-calling modes make the model send one (the tool schemas declare optional
+    /// arguments nullable for them), and it means "not given". A `null` the document admits
+    /// (clear this field) stays, and so does one for a required argument (refused as missing).
     pub fn unset_nulls(&self, tool: &ToolSpec, arguments: &mut Map<String, Value>) {
-        let nullable = self.nullable.get(tool.name).map_or(&[][..], Vec::as_slice);
         arguments.retain(|key, value| {
             !value.is_null()
-                || nullable.iter().any(|n| n == key)
-                || tool.args.iter().any(|a| a.name == key && a.required)
+                || tool
+                    .args
+                    .iter()
+                    .any(|a| a.name == key && (a.required || a.admits_null))
         });
     }
 
@@ -241,17 +241,6 @@ fn compile(catalog: &Catalog) -> Checks {
         if !headers.is_empty() {
             checks.param_headers.insert(tool.name, headers);
         }
-        let nullable: Vec<String> = schema
-            .get("properties")
-            .and_then(Value::as_object)
-            .into_iter()
-            .flatten()
-            .filter(|(_, property)| admits_null(property))
-            .map(|(argument, _)| argument.clone())
-            .collect();
-        if !nullable.is_empty() {
-            checks.nullable.insert(tool.name, nullable);
-        }
         match jsonschema::options()
             .should_validate_formats(false)
             .build(&schema)
@@ -263,29 +252,6 @@ fn compile(catalog: &Catalog) -> Checks {
         }
     }
     checks
-}
-
-/// Whether `schema` accepts `null`: `"null"` among its types, `nullable: true`, `null` among
-/// its enum values, or a branch of its `anyOf`/`oneOf` that does.
-fn admits_null(schema: &Value) -> bool {
-    let types = match schema.get("type") {
-        Some(Value::String(t)) => t == "null",
-        Some(Value::Array(types)) => types.iter().any(|t| t == "null"),
-        _ => false,
-    };
-    let branches = ["anyOf", "oneOf"].iter().any(|key| {
-        schema
-            .get(*key)
-            .and_then(Value::as_array)
-            .is_some_and(|branches| branches.iter().any(admits_null))
-    });
-    types
-        || branches
-        || schema.get("nullable") == Some(&Value::Bool(true))
-        || schema
-            .get("enum")
-            .and_then(Value::as_array)
-            .is_some_and(|values| values.iter().any(Value::is_null))
 }
 
 /// Refuse unknown arguments of reads, missing required ones, and values that do not fit the

@@ -13,6 +13,7 @@ const ID: ArgSpec = ArgSpec {
     wire_name: "id",
     location: ArgLocation::Path,
     required: true,
+    admits_null: false,
     style: QueryStyle::FormExploded,
 };
 

@@ -6,7 +6,11 @@ mode, LangChain's `convert_to_openai_tool(strict=True)`) and Google's Gemini (La
 
 Valid JSON Schema is not enough: before the generator wrote nullable enumerations as `anyOf`,
 LangChain's Gemini converter refused the three collection-plan tools, and OpenAI's strict mode
-refused the 19 writes that said `additionalProperties: true`."""
+refused the 19 writes that said `additionalProperties: true`.
+
+Strict mode also makes every property required. Before optional arguments were declared
+nullable, a model in that mode had no way to leave one out: to list charges it had to invent a
+`customer_id`. Now it sends `null`, which the server reads as "not given"."""
 
 from __future__ import annotations
 
@@ -16,21 +20,28 @@ import logging
 import urllib.request
 
 import pytest
+from harness import cpf
 
 # LangChain's Gemini converter logs each keyword Gemini has no use for; what matters is that it
 # raises nothing.
 logging.getLogger("langchain_google_genai").setLevel(logging.ERROR)
 
 
-def listed_tools(server) -> list[dict]:
+def mcp(server, method: str, params: dict | None = None) -> dict:
     token = server.person("admin")["mcp_token"]
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode()
+    message = {"jsonrpc": "2.0", "id": 1, "method": method}
+    if params is not None:
+        message["params"] = params
     request = urllib.request.Request(
-        server.mcp_url, data=body, method="POST",
+        server.mcp_url, data=json.dumps(message).encode(), method="POST",
         headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}",
                  "MCP-Protocol-Version": "2025-06-18"})
     with urllib.request.urlopen(request, timeout=30) as answer:
-        return json.loads(answer.read())["result"]["tools"]
+        return json.loads(answer.read())["result"]
+
+
+def listed_tools(server) -> list[dict]:
+    return mcp(server, "tools/list")["tools"]
 
 
 @pytest.fixture(scope="module")
@@ -86,3 +97,46 @@ def test_every_tool_schema_goes_through_the_converter(tools, convert):
         except Exception as error:  # noqa: BLE001 - any refusal is the finding
             refused.append(f"{tool['name']}: {type(error).__name__}: {str(error)[:200]}")
     assert not refused, f"{len(refused)} of {len(tools)} tools refused:\n" + "\n".join(refused)
+
+
+def strict_schema(tool: dict) -> dict:
+    from agents.strict_schema import ensure_strict_json_schema
+    return ensure_strict_json_schema(copy.deepcopy(tool["inputSchema"]))
+
+
+def test_in_strict_mode_every_optional_argument_can_be_left_out_with_null(tools):
+    from jsonschema import Draft202012Validator
+    cannot = []
+    for tool in tools:
+        strict = strict_schema(tool)
+        optional = set(tool["inputSchema"]["properties"]) - set(tool["inputSchema"].get("required", []))
+        assert set(strict["required"]) == set(strict["properties"]), "strict mode requires them all"
+        for name in sorted(optional):
+            if not Draft202012Validator(strict["properties"][name]).is_valid(None):
+                cannot.append(f"{tool['name']}.{name}")
+    assert not cannot, f"{len(cannot)} optional arguments a strict-mode model must invent:\n" + "\n".join(cannot)
+
+
+@pytest.mark.parametrize("name", ["dunning_charges_list", "dunning_customers_list", "dunning_events_list"])
+def test_a_list_called_as_a_strict_mode_model_calls_it_lists_everything(server, tools, name):
+    [tool] = [t for t in tools if t["name"] == name]
+    everything_null = {key: None for key in strict_schema(tool)["properties"]}
+    result = mcp(server, "tools/call", {"name": name, "arguments": everything_null})
+    assert not result.get("isError"), result["content"][0]["text"][:500]
+    assert result["structuredContent"]["data"], "the demo data has rows"
+    plain = mcp(server, "tools/call", {"name": name, "arguments": {}})
+    # The same page as a call that leaves them all out; only the rate limit's count moved.
+    for answer in (result, plain):
+        answer["structuredContent"]["meta"].pop("rate_limit", None)
+    assert result["structuredContent"] == plain["structuredContent"]
+
+
+def test_a_write_called_as_a_strict_mode_model_calls_it_leaves_the_optional_fields_unset(server, tools):
+    [tool] = [t for t in tools if t["name"] == "dunning_customers_create"]
+    arguments = {key: None for key in strict_schema(tool)["properties"]}
+    arguments.update(name="Strict Mode Ltda", document=cpf(), email="strict@example.com")
+    result = mcp(server, "tools/call", {"name": "dunning_customers_create", "arguments": arguments})
+    assert not result.get("isError"), result["content"][0]["text"][:500]
+    created = result["structuredContent"]["data"]
+    assert created["name"] == "Strict Mode Ltda"
+    assert created["phone"] is None and created["notes"] in (None, "")

@@ -11,6 +11,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "name",
                 location: ArgLocation::Body,
                 required: true,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
             ArgSpec {
@@ -18,6 +19,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "address",
                 location: ArgLocation::Body,
                 required: false,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
             ArgSpec {
@@ -25,6 +27,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "contactMethod",
                 location: ArgLocation::Body,
                 required: false,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
             ArgSpec {
@@ -32,6 +35,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "phone",
                 location: ArgLocation::Body,
                 required: false,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
             ArgSpec {
@@ -39,6 +43,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "email",
                 location: ArgLocation::Body,
                 required: false,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
         ],
@@ -51,11 +56,11 @@ pub static TOOLS: &[ToolSpec] = &[
         scopes: &[],
         toolset: "",
         resource_uri: None,
-        input_schema: r##"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},"required":["name"],"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false}"##,
+        input_schema: r##"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"anyOf":[{"$ref":"#/$defs/address"},{"type":"null"}]},"contactMethod":{"anyOf":[{"type":"string","enum":["phone","email"]},{"type":"null"}]},"phone":{"anyOf":[{"type":"string"},{"type":"null"}]},"email":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["name"],"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false}"##,
         output_schema: Some(
             r#"{"type":"object","properties":{"id":{"type":"string"}}}"#,
         ),
-        tool_json: r##"{"name":"contacts_create","title":"Create a contact","description":"Create a contact","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},"required":["name"],"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"id":{"type":"string"}}},"annotations":{"title":"Create a contact","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"##,
+        tool_json: r##"{"name":"contacts_create","title":"Create a contact","description":"Create a contact","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"anyOf":[{"$ref":"#/$defs/address"},{"type":"null"}]},"contactMethod":{"anyOf":[{"type":"string","enum":["phone","email"]},{"type":"null"}]},"phone":{"anyOf":[{"type":"string"},{"type":"null"}]},"email":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["name"],"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"id":{"type":"string"}}},"annotations":{"title":"Create a contact","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"##,
     },
 ];
 /// The toolsets a connection chooses tools by, in the document's order.
@@ -71,7 +76,7 @@ pub static INSTRUCTIONS: &str = r#"Test instructions: the organization comes fro
 /// The OpenAPI document the tables were generated from, as compact JSON.
 pub static OPENAPI_JSON: &str = r##"{"openapi":"3.1.0","info":{"title":"Arguments from the body","version":"1"},"x-mcp":{"tool_prefix":""},"paths":{"/contacts":{"post":{"operationId":"contacts_create","summary":"Create a contact","x-mcp":{"arguments":"body"},"requestBody":{"required":true,"content":{"application/json":{"schema":{"$ref":"#/components/schemas/Contact"}}}},"responses":{"201":{"description":"Created","content":{"application/json":{"schema":{"type":"object","properties":{"id":{"type":"string"}}}}}}}}}},"components":{"schemas":{"Contact":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},"required":["name"],"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false}}}}"##;
 /// The whole catalog (`tools`, `resourceTemplates`, `resources`) as compact JSON.
-pub static CATALOG_JSON: &str = r##"{"tools":[{"name":"contacts_create","title":"Create a contact","description":"Create a contact","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},"required":["name"],"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"id":{"type":"string"}}},"annotations":{"title":"Create a contact","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"##;
+pub static CATALOG_JSON: &str = r##"{"tools":[{"name":"contacts_create","title":"Create a contact","description":"Create a contact","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"anyOf":[{"$ref":"#/$defs/address"},{"type":"null"}]},"contactMethod":{"anyOf":[{"type":"string","enum":["phone","email"]},{"type":"null"}]},"phone":{"anyOf":[{"type":"string"},{"type":"null"}]},"email":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["name"],"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"id":{"type":"string"}}},"annotations":{"title":"Create a contact","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"##;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
     tools: TOOLS,

@@ -11,6 +11,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "recurrence_uid",
                 location: ArgLocation::Path,
                 required: true,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
             ArgSpec {
@@ -18,6 +19,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "page",
                 location: ArgLocation::Query,
                 required: false,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
             ArgSpec {
@@ -25,6 +27,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "status",
                 location: ArgLocation::Query,
                 required: false,
+                admits_null: false,
                 style: QueryStyle::FormJoined,
             },
             ArgSpec {
@@ -32,6 +35,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "created",
                 location: ArgLocation::Query,
                 required: false,
+                admits_null: false,
                 style: QueryStyle::DeepObject,
             },
         ],
@@ -44,11 +48,11 @@ pub static TOOLS: &[ToolSpec] = &[
         scopes: &[],
         toolset: "",
         resource_uri: None,
-        input_schema: r#"{"type":"object","properties":{"recurrence_uid":{"type":"string"},"page":{"type":"integer","default":1},"status":{"type":"array","items":{"type":"string"}},"created":{"type":"object","properties":{"gte":{"type":"string"},"lte":{"type":"string"}}}},"required":["recurrence_uid"],"additionalProperties":false}"#,
+        input_schema: r#"{"type":"object","properties":{"recurrence_uid":{"type":"string"},"page":{"default":1,"anyOf":[{"type":"integer"},{"type":"null"}]},"status":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]},"created":{"anyOf":[{"type":"object","properties":{"gte":{"type":"string"},"lte":{"type":"string"}}},{"type":"null"}]}},"required":["recurrence_uid"],"additionalProperties":false}"#,
         output_schema: Some(
             r#"{"type":"object","properties":{"result":{"type":"array","items":{"type":"object","properties":{"uid":{"type":"string"}}}}},"required":["result"]}"#,
         ),
-        tool_json: r#"{"name":"get_v2_charge_automatic_pix_recurrences_recurrence_uid_requests","title":"Get v2 charge automatic pix recurrences recurrence uid requests","description":"Get v2 charge automatic pix recurrences recurrence uid requests","inputSchema":{"type":"object","properties":{"recurrence_uid":{"type":"string"},"page":{"type":"integer","default":1},"status":{"type":"array","items":{"type":"string"}},"created":{"type":"object","properties":{"gte":{"type":"string"},"lte":{"type":"string"}}}},"required":["recurrence_uid"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"result":{"type":"array","items":{"type":"object","properties":{"uid":{"type":"string"}}}}},"required":["result"]},"annotations":{"title":"Get v2 charge automatic pix recurrences recurrence uid requests","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+        tool_json: r#"{"name":"get_v2_charge_automatic_pix_recurrences_recurrence_uid_requests","title":"Get v2 charge automatic pix recurrences recurrence uid requests","description":"Get v2 charge automatic pix recurrences recurrence uid requests","inputSchema":{"type":"object","properties":{"recurrence_uid":{"type":"string"},"page":{"default":1,"anyOf":[{"type":"integer"},{"type":"null"}]},"status":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]},"created":{"anyOf":[{"type":"object","properties":{"gte":{"type":"string"},"lte":{"type":"string"}}},{"type":"null"}]}},"required":["recurrence_uid"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"result":{"type":"array","items":{"type":"object","properties":{"uid":{"type":"string"}}}}},"required":["result"]},"annotations":{"title":"Get v2 charge automatic pix recurrences recurrence uid requests","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
     },
     ToolSpec {
         name: "put_v2_financial_accounts_account_uid_statements_transact_d69957",
@@ -60,6 +64,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "account_uid",
                 location: ArgLocation::Path,
                 required: true,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
             ArgSpec {
@@ -67,6 +72,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "transaction_uid",
                 location: ArgLocation::Path,
                 required: true,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
         ],
@@ -93,6 +99,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "uid",
                 location: ArgLocation::Path,
                 required: true,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
         ],
@@ -119,6 +126,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "uid",
                 location: ArgLocation::Path,
                 required: true,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
         ],
@@ -149,7 +157,7 @@ pub static INSTRUCTIONS: &str = r#"Test instructions: the organization comes fro
 /// The OpenAPI document the tables were generated from, as compact JSON.
 pub static OPENAPI_JSON: &str = r#"{"openapi":"3.0.3","info":{"title":"No operationId","version":"1"},"paths":{"/v2/charge/automatic_pix/recurrences/{recurrence_uid}/requests":{"get":{"parameters":[{"name":"recurrence_uid","in":"path","required":true,"schema":{"type":"string"}},{"name":"page","in":"query","schema":{"type":"integer","default":1}},{"name":"status","in":"query","explode":false,"schema":{"type":"array","items":{"type":"string"}}},{"name":"created","in":"query","style":"deepObject","schema":{"type":"object","properties":{"gte":{"type":"string"},"lte":{"type":"string"}}}}],"responses":{"200":{"description":"A page","content":{"application/json":{"schema":{"type":"array","items":{"type":"object","properties":{"uid":{"type":"string"}}}}}}}}}},"/v2/financial/accounts/{account_uid}/statements/transactions/reconciliations/pending/{transaction_uid}":{"put":{"parameters":[{"name":"account_uid","in":"path","required":true,"schema":{"type":"string"}},{"name":"transaction_uid","in":"path","required":true,"schema":{"type":"string"}}],"responses":{"200":{"description":"Done","content":{"application/json":{"schema":{"type":"object"}}}}}}},"/v2/charges/{uid}":{"get":{"operationId":"get_charge#full","parameters":[{"name":"uid","in":"path","required":true,"schema":{"type":"string"}}],"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object"}}}}}}},"/v2/charges/{uid}/full":{"get":{"operationId":"get_charge-full","parameters":[{"name":"uid","in":"path","required":true,"schema":{"type":"string"}}],"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object"}}}}}}}}}"#;
 /// The whole catalog (`tools`, `resourceTemplates`, `resources`) as compact JSON.
-pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"get_v2_charge_automatic_pix_recurrences_recurrence_uid_requests","title":"Get v2 charge automatic pix recurrences recurrence uid requests","description":"Get v2 charge automatic pix recurrences recurrence uid requests","inputSchema":{"type":"object","properties":{"recurrence_uid":{"type":"string"},"page":{"type":"integer","default":1},"status":{"type":"array","items":{"type":"string"}},"created":{"type":"object","properties":{"gte":{"type":"string"},"lte":{"type":"string"}}}},"required":["recurrence_uid"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"result":{"type":"array","items":{"type":"object","properties":{"uid":{"type":"string"}}}}},"required":["result"]},"annotations":{"title":"Get v2 charge automatic pix recurrences recurrence uid requests","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},{"name":"put_v2_financial_accounts_account_uid_statements_transact_d69957","title":"Put v2 financial accounts account uid statements transact d69957","description":"Put v2 financial accounts account uid statements transact d69957","inputSchema":{"type":"object","properties":{"account_uid":{"type":"string"},"transaction_uid":{"type":"string"}},"required":["account_uid","transaction_uid"],"additionalProperties":false},"outputSchema":{"type":"object"},"annotations":{"title":"Put v2 financial accounts account uid statements transact d69957","readOnlyHint":false,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},{"name":"get_charge_full","title":"Get charge full","description":"Get charge full","inputSchema":{"type":"object","properties":{"uid":{"type":"string"}},"required":["uid"],"additionalProperties":false},"outputSchema":{"type":"object"},"annotations":{"title":"Get charge full","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},{"name":"get_charge_full_2","title":"Get charge full 2","description":"Get charge full 2","inputSchema":{"type":"object","properties":{"uid":{"type":"string"}},"required":["uid"],"additionalProperties":false},"outputSchema":{"type":"object"},"annotations":{"title":"Get charge full 2","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
+pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"get_v2_charge_automatic_pix_recurrences_recurrence_uid_requests","title":"Get v2 charge automatic pix recurrences recurrence uid requests","description":"Get v2 charge automatic pix recurrences recurrence uid requests","inputSchema":{"type":"object","properties":{"recurrence_uid":{"type":"string"},"page":{"default":1,"anyOf":[{"type":"integer"},{"type":"null"}]},"status":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]},"created":{"anyOf":[{"type":"object","properties":{"gte":{"type":"string"},"lte":{"type":"string"}}},{"type":"null"}]}},"required":["recurrence_uid"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"result":{"type":"array","items":{"type":"object","properties":{"uid":{"type":"string"}}}}},"required":["result"]},"annotations":{"title":"Get v2 charge automatic pix recurrences recurrence uid requests","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},{"name":"put_v2_financial_accounts_account_uid_statements_transact_d69957","title":"Put v2 financial accounts account uid statements transact d69957","description":"Put v2 financial accounts account uid statements transact d69957","inputSchema":{"type":"object","properties":{"account_uid":{"type":"string"},"transaction_uid":{"type":"string"}},"required":["account_uid","transaction_uid"],"additionalProperties":false},"outputSchema":{"type":"object"},"annotations":{"title":"Put v2 financial accounts account uid statements transact d69957","readOnlyHint":false,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},{"name":"get_charge_full","title":"Get charge full","description":"Get charge full","inputSchema":{"type":"object","properties":{"uid":{"type":"string"}},"required":["uid"],"additionalProperties":false},"outputSchema":{"type":"object"},"annotations":{"title":"Get charge full","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},{"name":"get_charge_full_2","title":"Get charge full 2","description":"Get charge full 2","inputSchema":{"type":"object","properties":{"uid":{"type":"string"}},"required":["uid"],"additionalProperties":false},"outputSchema":{"type":"object"},"annotations":{"title":"Get charge full 2","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
     tools: TOOLS,

@@ -11,6 +11,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "name",
                 location: ArgLocation::Body,
                 required: true,
+                admits_null: true,
                 style: QueryStyle::FormExploded,
             },
             ArgSpec {
@@ -18,6 +19,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "kind",
                 location: ArgLocation::Body,
                 required: false,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
             ArgSpec {
@@ -25,6 +27,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "weight",
                 location: ArgLocation::Body,
                 required: false,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
             ArgSpec {
@@ -32,6 +35,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "count",
                 location: ArgLocation::Body,
                 required: false,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
             ArgSpec {
@@ -39,6 +43,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "anything",
                 location: ArgLocation::Body,
                 required: false,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
             ArgSpec {
@@ -46,6 +51,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "nothing",
                 location: ArgLocation::Body,
                 required: false,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
             ArgSpec {
@@ -53,6 +59,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "code",
                 location: ArgLocation::Body,
                 required: true,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
             ArgSpec {
@@ -60,6 +67,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "level",
                 location: ArgLocation::Body,
                 required: false,
+                admits_null: true,
                 style: QueryStyle::FormExploded,
             },
             ArgSpec {
@@ -67,6 +75,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "errors",
                 location: ArgLocation::Body,
                 required: false,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
             ArgSpec {
@@ -74,6 +83,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "sneaky",
                 location: ArgLocation::Body,
                 required: false,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
         ],
@@ -86,11 +96,11 @@ pub static TOOLS: &[ToolSpec] = &[
         scopes: &[],
         toolset: "",
         resource_uri: None,
-        input_schema: r#"{"type":"object","properties":{"name":{"type":["string","null"],"examples":["Lamp"]},"kind":{"enum":["gadget"]},"weight":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1000},"count":{"anyOf":[{"type":"integer"},{"type":"string"}]},"anything":{},"nothing":{"not":{}},"code":{"type":"string"},"level":{"anyOf":[{"type":"integer","enum":[1,2]},{"type":"null"}]},"errors":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}},"sneaky":{"type":"object","properties":{"x":{"type":"string"}}}},"required":["name","code"],"description":"Fields besides these are passed on to the endpoint, which judges them."}"#,
+        input_schema: r#"{"type":"object","properties":{"name":{"type":["string","null"],"examples":["Lamp"]},"kind":{"anyOf":[{"enum":["gadget"]},{"type":"null"}]},"weight":{"anyOf":[{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1000},{"type":"null"}]},"count":{"anyOf":[{"anyOf":[{"type":"integer"},{"type":"string"}]},{"type":"null"}]},"anything":{"anyOf":[{},{"type":"null"}]},"nothing":{"anyOf":[{"not":{}},{"type":"null"}]},"code":{"type":"string"},"level":{"anyOf":[{"type":"integer","enum":[1,2]},{"type":"null"}]},"errors":{"anyOf":[{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}},{"type":"null"}]},"sneaky":{"anyOf":[{"type":"object","properties":{"x":{"type":"string"}}},{"type":"null"}]}},"required":["name","code"],"description":"Fields besides these are passed on to the endpoint, which judges them."}"#,
         output_schema: Some(
             r#"{"type":"object","properties":{"data":{"description":"The thing, as stored.","type":"object","required":["name","code"],"properties":{"id":{"type":"string","readOnly":true},"name":{"type":["string","null"],"examples":["Lamp"]},"kind":{"enum":["gadget"]},"weight":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1000},"count":{"anyOf":[{"type":"integer"},{"type":"string"}]},"anything":{},"nothing":{"not":{}},"code":{"type":"string"},"level":{"type":["integer","null"],"enum":[null,1,2]},"errors":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}},"sneaky":{"type":"object","properties":{"x":{"type":"string"}}}}}}}"#,
         ),
-        tool_json: r#"{"name":"create_thing","title":"Create a thing","description":"Create a thing","inputSchema":{"type":"object","properties":{"name":{"type":["string","null"],"examples":["Lamp"]},"kind":{"enum":["gadget"]},"weight":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1000},"count":{"anyOf":[{"type":"integer"},{"type":"string"}]},"anything":{},"nothing":{"not":{}},"code":{"type":"string"},"level":{"anyOf":[{"type":"integer","enum":[1,2]},{"type":"null"}]},"errors":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}},"sneaky":{"type":"object","properties":{"x":{"type":"string"}}}},"required":["name","code"],"description":"Fields besides these are passed on to the endpoint, which judges them."},"outputSchema":{"type":"object","properties":{"data":{"description":"The thing, as stored.","type":"object","required":["name","code"],"properties":{"id":{"type":"string","readOnly":true},"name":{"type":["string","null"],"examples":["Lamp"]},"kind":{"enum":["gadget"]},"weight":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1000},"count":{"anyOf":[{"type":"integer"},{"type":"string"}]},"anything":{},"nothing":{"not":{}},"code":{"type":"string"},"level":{"type":["integer","null"],"enum":[null,1,2]},"errors":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}},"sneaky":{"type":"object","properties":{"x":{"type":"string"}}}}}}},"annotations":{"title":"Create a thing","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
+        tool_json: r#"{"name":"create_thing","title":"Create a thing","description":"Create a thing","inputSchema":{"type":"object","properties":{"name":{"type":["string","null"],"examples":["Lamp"]},"kind":{"anyOf":[{"enum":["gadget"]},{"type":"null"}]},"weight":{"anyOf":[{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1000},{"type":"null"}]},"count":{"anyOf":[{"anyOf":[{"type":"integer"},{"type":"string"}]},{"type":"null"}]},"anything":{"anyOf":[{},{"type":"null"}]},"nothing":{"anyOf":[{"not":{}},{"type":"null"}]},"code":{"type":"string"},"level":{"anyOf":[{"type":"integer","enum":[1,2]},{"type":"null"}]},"errors":{"anyOf":[{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}},{"type":"null"}]},"sneaky":{"anyOf":[{"type":"object","properties":{"x":{"type":"string"}}},{"type":"null"}]}},"required":["name","code"],"description":"Fields besides these are passed on to the endpoint, which judges them."},"outputSchema":{"type":"object","properties":{"data":{"description":"The thing, as stored.","type":"object","required":["name","code"],"properties":{"id":{"type":"string","readOnly":true},"name":{"type":["string","null"],"examples":["Lamp"]},"kind":{"enum":["gadget"]},"weight":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1000},"count":{"anyOf":[{"type":"integer"},{"type":"string"}]},"anything":{},"nothing":{"not":{}},"code":{"type":"string"},"level":{"type":["integer","null"],"enum":[null,1,2]},"errors":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}},"sneaky":{"type":"object","properties":{"x":{"type":"string"}}}}}}},"annotations":{"title":"Create a thing","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
     },
 ];
 /// The toolsets a connection chooses tools by, in the document's order.
@@ -106,7 +116,7 @@ pub static INSTRUCTIONS: &str = r#"Test instructions: the organization comes fro
 /// The OpenAPI document the tables were generated from, as compact JSON.
 pub static OPENAPI_JSON: &str = r##"{"openapi":"3.1.0","info":{"title":"OpenAPI 3.1 constructs","version":"1"},"paths":{"/things":{"post":{"operationId":"createThing","summary":"Create a thing","requestBody":{"required":true,"content":{"application/json":{"schema":{"$ref":"#/components/schemas/Thing"}}}},"responses":{"201":{"description":"Created","content":{"application/json":{"schema":{"type":"object","properties":{"data":{"$ref":"#/components/schemas/Thing","description":"The thing, as stored."}}}}}}}}}},"components":{"schemas":{"Thing":{"type":"object","required":["name"],"properties":{"id":{"type":"string","readOnly":true},"name":{"type":["string","null"],"examples":["Lamp","Chair"]},"kind":{"const":"gadget"},"weight":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1000},"count":{"type":["integer","string"]},"anything":true,"nothing":false,"code":{"type":"string","required":true},"level":{"type":"integer","enum":[null,1,2]},"errors":{"type":"object","items":{"type":"array","items":{"type":"string"}}},"sneaky":{"type":"object","create":{"type":"object"},"properties":{"x":{"type":"string"}}}}}}}}"##;
 /// The whole catalog (`tools`, `resourceTemplates`, `resources`) as compact JSON.
-pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"create_thing","title":"Create a thing","description":"Create a thing","inputSchema":{"type":"object","properties":{"name":{"type":["string","null"],"examples":["Lamp"]},"kind":{"enum":["gadget"]},"weight":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1000},"count":{"anyOf":[{"type":"integer"},{"type":"string"}]},"anything":{},"nothing":{"not":{}},"code":{"type":"string"},"level":{"anyOf":[{"type":"integer","enum":[1,2]},{"type":"null"}]},"errors":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}},"sneaky":{"type":"object","properties":{"x":{"type":"string"}}}},"required":["name","code"],"description":"Fields besides these are passed on to the endpoint, which judges them."},"outputSchema":{"type":"object","properties":{"data":{"description":"The thing, as stored.","type":"object","required":["name","code"],"properties":{"id":{"type":"string","readOnly":true},"name":{"type":["string","null"],"examples":["Lamp"]},"kind":{"enum":["gadget"]},"weight":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1000},"count":{"anyOf":[{"type":"integer"},{"type":"string"}]},"anything":{},"nothing":{"not":{}},"code":{"type":"string"},"level":{"type":["integer","null"],"enum":[null,1,2]},"errors":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}},"sneaky":{"type":"object","properties":{"x":{"type":"string"}}}}}}},"annotations":{"title":"Create a thing","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
+pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"create_thing","title":"Create a thing","description":"Create a thing","inputSchema":{"type":"object","properties":{"name":{"type":["string","null"],"examples":["Lamp"]},"kind":{"anyOf":[{"enum":["gadget"]},{"type":"null"}]},"weight":{"anyOf":[{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1000},{"type":"null"}]},"count":{"anyOf":[{"anyOf":[{"type":"integer"},{"type":"string"}]},{"type":"null"}]},"anything":{"anyOf":[{},{"type":"null"}]},"nothing":{"anyOf":[{"not":{}},{"type":"null"}]},"code":{"type":"string"},"level":{"anyOf":[{"type":"integer","enum":[1,2]},{"type":"null"}]},"errors":{"anyOf":[{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}},{"type":"null"}]},"sneaky":{"anyOf":[{"type":"object","properties":{"x":{"type":"string"}}},{"type":"null"}]}},"required":["name","code"],"description":"Fields besides these are passed on to the endpoint, which judges them."},"outputSchema":{"type":"object","properties":{"data":{"description":"The thing, as stored.","type":"object","required":["name","code"],"properties":{"id":{"type":"string","readOnly":true},"name":{"type":["string","null"],"examples":["Lamp"]},"kind":{"enum":["gadget"]},"weight":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1000},"count":{"anyOf":[{"type":"integer"},{"type":"string"}]},"anything":{},"nothing":{"not":{}},"code":{"type":"string"},"level":{"type":["integer","null"],"enum":[null,1,2]},"errors":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}},"sneaky":{"type":"object","properties":{"x":{"type":"string"}}}}}}},"annotations":{"title":"Create a thing","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
     tools: TOOLS,

@@ -11,6 +11,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "region",
                 location: ArgLocation::Query,
                 required: true,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
             ArgSpec {
@@ -18,6 +19,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "query",
                 location: ArgLocation::Body,
                 required: true,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
             ArgSpec {
@@ -25,6 +27,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "priority",
                 location: ArgLocation::Body,
                 required: false,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
             ArgSpec {
@@ -32,6 +35,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "dry_run",
                 location: ArgLocation::Body,
                 required: false,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
         ],

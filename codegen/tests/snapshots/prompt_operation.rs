@@ -11,6 +11,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "topic",
                 location: ArgLocation::Path,
                 required: true,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
             ArgSpec {
@@ -18,6 +19,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "resourceUri",
                 location: ArgLocation::Query,
                 required: false,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
         ],
@@ -30,9 +32,9 @@ pub static TOOLS: &[ToolSpec] = &[
         scopes: &[],
         toolset: "",
         resource_uri: None,
-        input_schema: r#"{"type":"object","properties":{"topic":{"type":"string","description":"What to summarise."},"resource_uri":{"type":"string","description":"A resource to embed."}},"required":["topic"],"additionalProperties":false}"#,
+        input_schema: r#"{"type":"object","properties":{"topic":{"type":"string","description":"What to summarise."},"resource_uri":{"description":"A resource to embed.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["topic"],"additionalProperties":false}"#,
         output_schema: None,
-        tool_json: r#"{"name":"summary_prompt","title":"Summarise a topic","description":"Asks the model to summarise a topic, with a resource embedded.","inputSchema":{"type":"object","properties":{"topic":{"type":"string","description":"What to summarise."},"resource_uri":{"type":"string","description":"A resource to embed."}},"required":["topic"],"additionalProperties":false},"annotations":{"title":"Summarise a topic","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+        tool_json: r#"{"name":"summary_prompt","title":"Summarise a topic","description":"Asks the model to summarise a topic, with a resource embedded.","inputSchema":{"type":"object","properties":{"topic":{"type":"string","description":"What to summarise."},"resource_uri":{"description":"A resource to embed.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["topic"],"additionalProperties":false},"annotations":{"title":"Summarise a topic","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
     },
     ToolSpec {
         name: "things_list",

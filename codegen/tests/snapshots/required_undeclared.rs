@@ -11,6 +11,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "name",
                 location: ArgLocation::Body,
                 required: true,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
             ArgSpec {
@@ -18,6 +19,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "ghost",
                 location: ArgLocation::Body,
                 required: true,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
         ],
@@ -46,6 +48,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "size",
                 location: ArgLocation::Body,
                 required: true,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
         ],

@@ -51,6 +51,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "id",
                 location: ArgLocation::Path,
                 required: true,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
         ],

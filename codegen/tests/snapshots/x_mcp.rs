@@ -31,6 +31,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "id",
                 location: ArgLocation::Path,
                 required: true,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
         ],
@@ -59,6 +60,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "id",
                 location: ArgLocation::Path,
                 required: true,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
             ArgSpec {
@@ -66,6 +68,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "If-Match",
                 location: ArgLocation::Header,
                 required: true,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
         ],
@@ -94,6 +97,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "id",
                 location: ArgLocation::Path,
                 required: true,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
             ArgSpec {
@@ -101,6 +105,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "Idempotency-Key",
                 location: ArgLocation::Header,
                 required: false,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
             ArgSpec {
@@ -108,6 +113,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "channel",
                 location: ArgLocation::Body,
                 required: true,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
             ArgSpec {
@@ -115,6 +121,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "id",
                 location: ArgLocation::Body,
                 required: false,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
         ],
@@ -127,11 +134,11 @@ pub static TOOLS: &[ToolSpec] = &[
         scopes: &["read"],
         toolset: "",
         resource_uri: None,
-        input_schema: r#"{"type":"object","properties":{"id":{"type":"string"},"idempotency_key":{"type":"string","maxLength":255},"channel":{"type":"string","enum":["email","sms","whatsapp"]},"message_id":{"type":"string","description":"Client-chosen message id."}},"required":["id","channel"],"description":"Fields besides these are passed on to the endpoint, which judges them."}"#,
+        input_schema: r#"{"type":"object","properties":{"id":{"type":"string"},"idempotency_key":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]},"channel":{"type":"string","enum":["email","sms","whatsapp"]},"message_id":{"description":"Client-chosen message id.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["id","channel"],"description":"Fields besides these are passed on to the endpoint, which judges them."}"#,
         output_schema: Some(
             r#"{"type":"object","required":["id","amount"],"properties":{"id":{"type":"string","readOnly":true},"amount":{"type":"number","exclusiveMinimum":0,"examples":[10.5]},"status":{"type":"string","enum":["open","paid","canceled"]},"customer_id":{"type":["string","null"]}}}"#,
         ),
-        tool_json: r#"{"name":"demo_charges_notify","title":"Notify the debtor","description":"Notify the debtor","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"idempotency_key":{"type":"string","maxLength":255},"channel":{"type":"string","enum":["email","sms","whatsapp"]},"message_id":{"type":"string","description":"Client-chosen message id."}},"required":["id","channel"],"description":"Fields besides these are passed on to the endpoint, which judges them."},"outputSchema":{"type":"object","required":["id","amount"],"properties":{"id":{"type":"string","readOnly":true},"amount":{"type":"number","exclusiveMinimum":0,"examples":[10.5]},"status":{"type":"string","enum":["open","paid","canceled"]},"customer_id":{"type":["string","null"]}}},"annotations":{"title":"Notify the debtor","readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":true},"_meta":{"anthropic/requiresUserInteraction":true,"demo/category":"outbound"}}"#,
+        tool_json: r#"{"name":"demo_charges_notify","title":"Notify the debtor","description":"Notify the debtor","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"idempotency_key":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]},"channel":{"type":"string","enum":["email","sms","whatsapp"]},"message_id":{"description":"Client-chosen message id.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["id","channel"],"description":"Fields besides these are passed on to the endpoint, which judges them."},"outputSchema":{"type":"object","required":["id","amount"],"properties":{"id":{"type":"string","readOnly":true},"amount":{"type":"number","exclusiveMinimum":0,"examples":[10.5]},"status":{"type":"string","enum":["open","paid","canceled"]},"customer_id":{"type":["string","null"]}}},"annotations":{"title":"Notify the debtor","readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":true},"_meta":{"anthropic/requiresUserInteraction":true,"demo/category":"outbound"}}"#,
     },
     ToolSpec {
         name: "demo_charge_preview",
@@ -143,6 +150,7 @@ pub static TOOLS: &[ToolSpec] = &[
                 wire_name: "id",
                 location: ArgLocation::Path,
                 required: true,
+                admits_null: false,
                 style: QueryStyle::FormExploded,
             },
         ],
@@ -195,7 +203,7 @@ pub static INSTRUCTIONS: &str = r#"Test instructions: the organization comes fro
 /// The OpenAPI document the tables were generated from, as compact JSON.
 pub static OPENAPI_JSON: &str = r##"{"openapi":"3.0.3","info":{"title":"x-mcp overrides","version":"1"},"x-mcp":{"tool_prefix":"demo_","resource_scheme":"demo"},"security":[{"oauth":["read"]}],"paths":{"/v1/me":{"get":{"operationId":"me","summary":"Who is this token","security":[{"oauth":["me:read"],"apiKey":["me:read","org:read"]},{"basic":[]}],"x-mcp":{"resource":"demo://me","max_result_chars":20000},"responses":{"200":{"description":"The caller","content":{"application/json":{"schema":{"type":"object","additionalProperties":false,"properties":{"organization":{"type":"string"},"scopes":{"type":"array","items":{"type":"string"}}}}}}}}}},"/v1/charges/{id}":{"parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"string"},"description":"Charge id."}],"get":{"operationId":"charges_get","summary":"Get a charge","x-mcp":{"resource":"demo://charges/{id}","resource_name":"charge"},"responses":{"200":{"description":"The charge","content":{"application/json":{"schema":{"type":"object","properties":{"data":{"$ref":"#/components/schemas/Charge"}}}}}}}},"delete":{"operationId":"charges_delete","summary":"Delete a charge","parameters":[{"name":"If-Match","in":"header","required":true,"schema":{"type":"string"}}],"x-mcp":{"confirm":"Delete charge {id}? This cannot be undone."},"responses":{"204":{"description":"Deleted"}}}},"/v1/charges/{id}/notify":{"post":{"operationId":"charges_notify","summary":"Notify the debtor","parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"string"}},{"name":"Idempotency-Key","in":"header","schema":{"type":"string","maxLength":255}}],"x-mcp":{"destructive":true,"idempotent":false,"open_world":true,"server_idempotency_key":true,"confirm":"Send a {channel} message about charge {id} to the debtor?","meta":{"demo/category":"outbound"},"rename":{"body.id":"message_id"}},"requestBody":{"required":true,"content":{"application/json":{"schema":{"type":"object","required":["channel"],"properties":{"channel":{"type":"string","enum":["email","sms","whatsapp"]},"id":{"type":"string","description":"Client-chosen message id."}}}}}},"responses":{"202":{"description":"Queued","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Charge"}}}}}}},"/v1/charges/{id}/preview":{"post":{"operationId":"charges_preview_message","summary":"Preview the message","parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"string"}}],"x-mcp":{"name":"charge_preview","read_only":true},"responses":{"200":{"description":"The text","content":{"application/json":{"schema":{"type":"string"}}}}}}},"/v1/internal/reindex":{"post":{"operationId":"reindex","x-mcp":{"exclude":true},"responses":{"204":{"description":"Done"}}}}},"components":{"schemas":{"Charge":{"type":"object","required":["id","amount"],"properties":{"id":{"type":"string","readOnly":true},"amount":{"type":"number","minimum":0,"exclusiveMinimum":true,"example":10.5},"status":{"type":"string","enum":["open","paid","canceled"]},"customer_id":{"type":"string","nullable":true}}}}}}"##;
 /// The whole catalog (`tools`, `resourceTemplates`, `resources`) as compact JSON.
-pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"demo_me","title":"Who is this token","description":"Who is this token","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"organization":{"type":"string"},"scopes":{"type":"array","items":{"type":"string"}}}},"annotations":{"title":"Who is this token","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false},"_meta":{"anthropic/maxResultSizeChars":20000}},{"name":"demo_charges_get","title":"Get a charge","description":"Get a charge","inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Charge id."}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"data":{"type":"object","required":["id","amount"],"properties":{"id":{"type":"string","readOnly":true},"amount":{"type":"number","exclusiveMinimum":0,"examples":[10.5]},"status":{"type":"string","enum":["open","paid","canceled"]},"customer_id":{"type":["string","null"]}}}}},"annotations":{"title":"Get a charge","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},{"name":"demo_charges_delete","title":"Delete a charge","description":"Delete a charge","inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Charge id."},"if_match":{"type":"string"}},"required":["id","if_match"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Delete a charge","readOnlyHint":false,"destructiveHint":true,"idempotentHint":true,"openWorldHint":false},"_meta":{"anthropic/requiresUserInteraction":true}},{"name":"demo_charges_notify","title":"Notify the debtor","description":"Notify the debtor","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"idempotency_key":{"type":"string","maxLength":255},"channel":{"type":"string","enum":["email","sms","whatsapp"]},"message_id":{"type":"string","description":"Client-chosen message id."}},"required":["id","channel"],"description":"Fields besides these are passed on to the endpoint, which judges them."},"outputSchema":{"type":"object","required":["id","amount"],"properties":{"id":{"type":"string","readOnly":true},"amount":{"type":"number","exclusiveMinimum":0,"examples":[10.5]},"status":{"type":"string","enum":["open","paid","canceled"]},"customer_id":{"type":["string","null"]}}},"annotations":{"title":"Notify the debtor","readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":true},"_meta":{"anthropic/requiresUserInteraction":true,"demo/category":"outbound"}},{"name":"demo_charge_preview","title":"Preview the message","description":"Preview the message","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"result":{"type":"string"}},"required":["result"]},"annotations":{"title":"Preview the message","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}],"resourceTemplates":[{"uriTemplate":"demo://charges/{id}","name":"charge","title":"Get a charge","description":"Get a charge","mimeType":"application/json"}],"resources":[{"uri":"demo://me","name":"demo_me","title":"Who is this token","description":"Who is this token","mimeType":"application/json"}]}"#;
+pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"demo_me","title":"Who is this token","description":"Who is this token","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"organization":{"type":"string"},"scopes":{"type":"array","items":{"type":"string"}}}},"annotations":{"title":"Who is this token","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false},"_meta":{"anthropic/maxResultSizeChars":20000}},{"name":"demo_charges_get","title":"Get a charge","description":"Get a charge","inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Charge id."}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"data":{"type":"object","required":["id","amount"],"properties":{"id":{"type":"string","readOnly":true},"amount":{"type":"number","exclusiveMinimum":0,"examples":[10.5]},"status":{"type":"string","enum":["open","paid","canceled"]},"customer_id":{"type":["string","null"]}}}}},"annotations":{"title":"Get a charge","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},{"name":"demo_charges_delete","title":"Delete a charge","description":"Delete a charge","inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Charge id."},"if_match":{"type":"string"}},"required":["id","if_match"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Delete a charge","readOnlyHint":false,"destructiveHint":true,"idempotentHint":true,"openWorldHint":false},"_meta":{"anthropic/requiresUserInteraction":true}},{"name":"demo_charges_notify","title":"Notify the debtor","description":"Notify the debtor","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"idempotency_key":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]},"channel":{"type":"string","enum":["email","sms","whatsapp"]},"message_id":{"description":"Client-chosen message id.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["id","channel"],"description":"Fields besides these are passed on to the endpoint, which judges them."},"outputSchema":{"type":"object","required":["id","amount"],"properties":{"id":{"type":"string","readOnly":true},"amount":{"type":"number","exclusiveMinimum":0,"examples":[10.5]},"status":{"type":"string","enum":["open","paid","canceled"]},"customer_id":{"type":["string","null"]}}},"annotations":{"title":"Notify the debtor","readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":true},"_meta":{"anthropic/requiresUserInteraction":true,"demo/category":"outbound"}},{"name":"demo_charge_preview","title":"Preview the message","description":"Preview the message","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"result":{"type":"string"}},"required":["result"]},"annotations":{"title":"Preview the message","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}],"resourceTemplates":[{"uriTemplate":"demo://charges/{id}","name":"charge","title":"Get a charge","description":"Get a charge","mimeType":"application/json"}],"resources":[{"uri":"demo://me","name":"demo_me","title":"Who is this token","description":"Who is this token","mimeType":"application/json"}]}"#;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
     tools: TOOLS,
