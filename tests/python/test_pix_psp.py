@@ -4,8 +4,9 @@ The server mirrors each open charge as a cobv at the PSP, registers the webhook,
 Pix the PSP reports, by callback or by its sweep of `GET /pix`; each test checks what the PSP
 holds and what the database holds.
 
-One PSP and one server for the module; the Pix worker looks every second and sweeps every two
-(`--pix-interval 1s --pix-sweep-interval 2s`). The server requires the header the edge proxy sets
+One PSP and one server for the module; the Pix worker looks every 300 ms and sweeps every second,
+the collection worker looks every two seconds (`--pix-interval 300ms --pix-sweep-interval 1s
+--collection-interval 2s`): the tests wait for those looks, not the CPU. The server requires the header the edge proxy sets
 once it verified the PSP's client certificate (`--pix-webhook-require-header`), which the test PSP
 adds to its callbacks as that proxy would.
 """
@@ -129,7 +130,7 @@ def connection_body(psp: Psp, **changes) -> dict:
 def server(psp):
     s = Server(extra_args=[
         "--allow-private-pix-psp", "--pix-ca-file", str(psp.files["ca"]),
-        "--pix-interval", "1s", "--pix-sweep-interval", "2s", "--collection-interval", "10s",
+        "--pix-interval", "300ms", "--pix-sweep-interval", "1s", "--collection-interval", "2s",
         "--pix-webhook-require-header", VERIFIED, "--allow-private-webhook-targets",
     ]).start()
     # The organization's key, the one the test PSP's webhook is registered for.
@@ -251,10 +252,10 @@ def test_a_payment_at_the_psp_pays_the_charge_with_its_event_and_webhook_and_its
     plan = server.rest("/v1/collection_plans", method="POST", body={
         "name": "Aviso no vencimento", "steps": [{"offset_days": 0, "action": "notify", "channel": "email"}]})["data"]
     # A charge under the plan that nobody pays: its notice goes out at the collection worker's
-    # next look, which also tells when the one after comes (every 10 s here).
+    # next look, which also tells when the one after comes (every 2 s here).
     unpaid = charge(server, 80.0, days=0, collection_plan_id=plan["id"])
     wait_for("the unpaid charge's notice",
-             lambda: server.rest(f"/v1/deliveries?charge_id={unpaid['id']}")["data"], timeout=25)
+             lambda: server.rest(f"/v1/deliveries?charge_id={unpaid['id']}")["data"], timeout=10)
     paid = charge(server, 80.0, days=0, collection_plan_id=plan["id"])
     mirrored(server, psp, paid["id"])
     done = psp.control("/control/pay", {"txid": txid(paid["id"]), "infoPagador": "março"})
@@ -273,9 +274,9 @@ def test_a_payment_at_the_psp_pays_the_charge_with_its_event_and_webhook_and_its
     # The cobv took its payment; the charge has no code to show any more.
     assert psp.cobv(txid(paid["id"]))["status"] == "CONCLUIDA"
     assert one(server, "SELECT pix_payload FROM charges WHERE id = ?", paid["id"])["pix_payload"] is None
-    # The plan stopped for the paid charge: the collection worker's next look (10 s after the
+    # The plan stopped for the paid charge: the collection worker's next look (2 s after the
     # unpaid charge's notice) leaves it alone.
-    time.sleep(11)
+    time.sleep(3)
     assert server.rest(f"/v1/deliveries?charge_id={paid['id']}")["data"] == []
     assert one(server, "SELECT COUNT(*) AS n FROM collection_step_runs WHERE charge_id = ?", paid["id"])["n"] == 0
     assert one(server, "SELECT COUNT(*) AS n FROM collection_step_runs WHERE charge_id = ?", unpaid["id"])["n"] == 1
