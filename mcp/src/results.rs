@@ -149,7 +149,7 @@ pub fn prepared(tool: &ToolSpec, answer: &Answer, tail: &str) -> Option<Box<RawV
         structured.push_str(value.get());
     }
     structured.push('}');
-    let text = serde_json::to_string(&indented(&structured)?).ok()?;
+    let text = indented_string(&structured)?;
     let mut result = String::with_capacity(text.len() + structured.len() + tail.len() + 64);
     result.push_str(r#"{"content":[{"type":"text","text":"#);
     result.push_str(&text);
@@ -186,12 +186,34 @@ impl<'de> Deserialize<'de> for Members {
 /// `json`, indented as `serde_json::to_string_pretty` writes it (two spaces, `": "`, empty
 /// containers as `{}` and `[]`). Strings are copied as they are written; whitespace between
 /// tokens is dropped first. `None` if `json` is not well nested.
+#[cfg(test)]
 fn indented(json: &str) -> Option<String> {
+    let mut out = Vec::with_capacity(json.len() * 2);
+    indent(json, &mut out, false)?;
+    String::from_utf8(out).ok()
+}
+
+/// [`indented`] as a JSON string, quotes included: what `serde_json::to_string` of the
+/// indented text gives, written in the same pass (an MCP result's text content is the
+/// structured content indented). Escaping a well-formed JSON text needs only `"` and `\`
+/// escaped and the new lines written `\n`: it holds no other control characters.
+fn indented_string(json: &str) -> Option<String> {
+    let mut out = Vec::with_capacity(json.len() * 2 + 2);
+    out.push(b'"');
+    indent(json, &mut out, true)?;
+    out.push(b'"');
+    String::from_utf8(out).ok()
+}
+
+fn indent(json: &str, out: &mut Vec<u8>, escaped: bool) -> Option<()> {
     let bytes = json.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len() * 2);
     let mut depth = 0usize;
     let newline = |out: &mut Vec<u8>, depth: usize| {
-        out.push(b'\n');
+        if escaped {
+            out.extend_from_slice(b"\\n");
+        } else {
+            out.push(b'\n');
+        }
         out.resize(out.len() + 2 * depth, b' ');
     };
     let mut i = 0;
@@ -204,7 +226,17 @@ fn indented(json: &str) -> Option<String> {
                 while i < bytes.len() && bytes[i] != b'"' {
                     i += if bytes[i] == b'\\' { 2 } else { 1 };
                 }
-                out.extend_from_slice(bytes.get(start..=i)?);
+                let token = bytes.get(start..=i)?;
+                if escaped {
+                    for &c in token {
+                        if c == b'"' || c == b'\\' {
+                            out.push(b'\\');
+                        }
+                        out.push(c);
+                    }
+                } else {
+                    out.extend_from_slice(token);
+                }
             }
             b'{' | b'[' => {
                 let close = if b == b'{' { b'}' } else { b']' };
@@ -215,17 +247,17 @@ fn indented(json: &str) -> Option<String> {
                 } else {
                     out.push(b);
                     depth += 1;
-                    newline(&mut out, depth);
+                    newline(out, depth);
                 }
             }
             b'}' | b']' => {
                 depth = depth.checked_sub(1)?;
-                newline(&mut out, depth);
+                newline(out, depth);
                 out.push(b);
             }
             b',' => {
                 out.push(b);
-                newline(&mut out, depth);
+                newline(out, depth);
             }
             b':' => out.extend_from_slice(b": "),
             b' ' | b'\n' | b'\r' | b'\t' => {}
@@ -233,7 +265,7 @@ fn indented(json: &str) -> Option<String> {
         }
         i += 1;
     }
-    String::from_utf8(out).ok()
+    Some(())
 }
 
 /// The problem document of an error answer, or one made up when the body is not one.
@@ -418,11 +450,14 @@ mod tests {
             r#"{"a":[1,{"b":[]},{}],"c":"x\"y,{}[]:","d":{"e":null}}"#,
             "[]",
             r#"[[],[[]],{"k":[{}]}]"#,
+            r#"{"nome":"Conceição \\ \"Araújo\"","linhas":"um\ndois\u0001","x":-1500.5}"#,
         ] {
             let value: Value = serde_json::from_str(text).unwrap();
+            let pretty = serde_json::to_string_pretty(&value).unwrap();
+            assert_eq!(indented(text).unwrap(), pretty);
             assert_eq!(
-                indented(text).unwrap(),
-                serde_json::to_string_pretty(&value).unwrap()
+                indented_string(text).unwrap(),
+                serde_json::to_string(&pretty).unwrap()
             );
         }
         assert_eq!(indented(r#"{"a":1}}"#), None);

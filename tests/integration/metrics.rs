@@ -57,10 +57,16 @@ async fn counters_and_histograms_move_for_a_rest_call_an_mcp_tool_call_a_refusal
     ];
     assert_eq!(sample(&before, "dunning_http_requests_total", listed), 0.0);
 
-    // A REST call.
+    // A REST call, and a write (its transaction takes a pool connection; on SQLite a read
+    // outside a transaction takes none, `dunning_store::sqlite_reads`).
     let api = server.token(0, "admin", "api");
     let answer = server.rest("GET", "/v1/customers", &api, None).await;
     assert_eq!(answer.status, StatusCode::OK);
+    let plan = json!({"name": "Lembrete", "steps": [{"offset_days": -3, "action": "notify", "channel": "email"}]});
+    let written = server
+        .rest("POST", "/v1/collection_plans", &api, Some(plan))
+        .await;
+    assert_eq!(written.status, StatusCode::CREATED, "{}", written.text);
     // An MCP tool call.
     let mcp = server.token(0, "admin", "mcp");
     server
@@ -184,7 +190,7 @@ async fn counters_and_histograms_move_for_a_rest_call_an_mcp_tool_call_a_refusal
         1.0
     );
     assert!(sample(&after, "dunning_db_pool_connections", &[("state", "max")]) >= 1.0);
-    // The lists above waited for a pool connection, and that wait was measured.
+    // The write above waited for a pool connection, and that wait was measured.
     let waits = "dunning_db_pool_acquire_wait_seconds_count";
     assert!(
         sample(&after, waits, &[]) > sample(&before, waits, &[]),

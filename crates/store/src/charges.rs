@@ -269,7 +269,7 @@ pub fn list_query(organization_id: &str, filter: &ChargeFilter, today: Date) -> 
 }
 
 pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Charge>> {
-    let row: Option<ChargeRow> = by_id(&db.pool, organization_id, id).await?;
+    let row: Option<ChargeRow> = db.by_id(organization_id, id).await?;
     Ok(row.map(|row| row.on(super::today())))
 }
 

@@ -1,7 +1,7 @@
 //! Customers (debtors): rows, filters and writes, always inside one organization.
 
 use serde::{Deserialize, Serialize};
-use sqlx::{AnyConnection, any::AnyRow};
+use sqlx::AnyConnection;
 
 use super::rows::{self, Column, Stored, by_id};
 use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
@@ -41,7 +41,7 @@ crate::row! {
 }
 
 impl Column for Address {
-    fn read(row: &AnyRow, column: &str) -> sqlx::Result<Self> {
+    fn read<R: rows::Source + ?Sized>(row: &R, column: &str) -> sqlx::Result<Self> {
         rows::json(row, column)
     }
 }
@@ -121,7 +121,7 @@ pub fn list_query(organization_id: &str, filter: &CustomerFilter) -> ListQuery {
 }
 
 pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Customer>> {
-    by_id(&db.pool, organization_id, id).await
+    db.by_id(organization_id, id).await
 }
 
 /// Same as [`get`] on the caller's connection (inside a transaction).

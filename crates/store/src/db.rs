@@ -2,12 +2,15 @@
 //! read-only SQLite file served as such), the readiness check, planner statistics, `begin`,
 //! `acquire` (the pool wait, timed) and the database span of a query.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
 use sqlx::pool::PoolConnection;
 use sqlx::{Any, AnyPool, Connection as _, Executor, SqlSafeStr};
 
+use crate::rows::{SqliteRow, Stored, by_id};
+use crate::sqlite_reads::{SqliteReads, column_names, from_rusqlite};
 use crate::{Result, StorageFault, StoreError, migrations};
 
 /// Which engine a pool talks to; only the connection set-up differs.
@@ -27,7 +30,12 @@ pub struct Db {
     /// Seconds each [`Db::acquire`] waited for a connection (sqlx does not measure it);
     /// `metrics` registers it, and clones of the `Db` share it.
     pub acquire_wait: prometheus::Histogram,
+    /// SQLite on a file: the reads outside a transaction, on the calling thread.
+    pub(crate) reads: Option<Arc<SqliteReads>>,
 }
+
+/// How long a PostgreSQL connection may sit in the pool before it is pinged on its next use.
+const STALE_AFTER: Duration = Duration::from_secs(1);
 
 /// Bounds of [`Db::acquire_wait`] in seconds: from a free connection at once to the whole
 /// connect timeout.
@@ -122,10 +130,20 @@ impl Db {
             .max_connections(settings.pool_size(backend))
             .acquire_timeout(settings.connect_timeout)
             // A pooled PostgreSQL connection can die with its server (a restart, a failover):
-            // it is pinged before use. A SQLite connection is a thread over a local file that
-            // does not go away, and the ping was a round trip to that thread on every acquire
-            // (5 % of the server's samples in a perf profile of an MCP read).
-            .test_before_acquire(backend == Backend::Postgres)
+            // one that sat idle is pinged before use. One that was just released was pinged
+            // then (sqlx pings every connection it takes back), so under load a read costs
+            // the query's round trip and that one, not a third. A SQLite connection is a
+            // thread over a local file that does not go away: never pinged on acquire (the
+            // round trip to that thread was 5 % of the server's samples in a profile).
+            .test_before_acquire(false)
+            .before_acquire(move |conn, meta| {
+                Box::pin(async move {
+                    if backend == Backend::Postgres && meta.idle_for >= STALE_AFTER {
+                        conn.ping().await?;
+                    }
+                    Ok(true)
+                })
+            })
             .after_release(|conn, _meta| {
                 Box::pin(async move {
                     // A BEGIN, COMMIT or ROLLBACK that failed (a full disk, an I/O error) can
@@ -164,11 +182,25 @@ impl Db {
             .buckets(ACQUIRE_WAIT_BUCKETS.to_vec()),
         )
         .expect("valid histogram");
+        let reads = match backend {
+            // A memory database is one per connection: its reads stay on sqlx's.
+            Backend::Sqlite if url.contains("mode=memory") => None,
+            Backend::Sqlite => sqlite_path(&url).map(|path| {
+                let uri = read_only.then(|| sqlite_uri(&url));
+                Arc::new(SqliteReads::new(
+                    &path.to_string_lossy(),
+                    uri,
+                    settings.busy_timeout,
+                ))
+            }),
+            Backend::Postgres => None,
+        };
         let db = Db {
             pool,
             backend,
             read_only,
             acquire_wait,
+            reads,
         };
         if read_only {
             return Ok((db, false));
@@ -257,6 +289,36 @@ impl Db {
             Ok::<_, StoreError>(sqlx::Transaction::begin(connection, statement).await?)
         };
         begin.instrument(self.span("BEGIN", None)).await
+    }
+
+    /// The row of `T`'s table with this id in the organization, outside a transaction: on
+    /// SQLite read on this thread (`sqlite_reads`), on PostgreSQL through the pool.
+    pub async fn by_id<T: Stored>(&self, organization_id: &str, id: &str) -> Result<Option<T>> {
+        let Some(reads) = &self.reads else {
+            return by_id(&self.pool, organization_id, id).await;
+        };
+        let _span = self.span("SELECT", Some(T::TABLE)).entered();
+        let sql = format!(
+            "SELECT {} FROM {} WHERE organization_id = $1 AND id = $2",
+            T::COLUMNS,
+            T::TABLE
+        );
+        reads.run(|conn| {
+            let mut statement = conn.prepare_cached(&sql).map_err(from_rusqlite)?;
+            let names = column_names(&statement);
+            let mut rows = statement
+                .query((organization_id, id))
+                .map_err(from_rusqlite)?;
+            match rows.next().map_err(from_rusqlite)? {
+                Some(row) => Ok(Some(T::from_sqlite_row(&SqliteRow::new(row, &names))?)),
+                None => Ok(None),
+            }
+        })
+    }
+
+    /// SQLite's reads on the calling thread, when this is SQLite on a file.
+    pub(crate) fn sqlite_reads(&self) -> Option<&SqliteReads> {
+        self.reads.as_deref()
     }
 
     /// A connection from the pool, the time waited for it observed in [`Db::acquire_wait`].
@@ -349,6 +411,26 @@ fn sqlite_read_only_url(url: &str) -> String {
     } else {
         format!("{base}?mode=ro&immutable=true")
     }
+}
+
+/// The `file:` URI `rusqlite` opens for the sqlx URL `url` (its query kept: `mode=ro`,
+/// `immutable=true`), with the characters a URI path cannot hold escaped.
+fn sqlite_uri(url: &str) -> String {
+    let path = sqlite_path(url).unwrap_or_default();
+    let mut uri = String::from("file:");
+    for c in path.to_string_lossy().chars() {
+        match c {
+            '%' => uri.push_str("%25"),
+            '?' => uri.push_str("%3f"),
+            '#' => uri.push_str("%23"),
+            c => uri.push(c),
+        }
+    }
+    if let Some((_, query)) = url.split_once('?') {
+        uri.push('?');
+        uri.push_str(&query.replace("immutable=true", "immutable=1"));
+    }
+    uri
 }
 
 fn sqlite_path(url: &str) -> Option<std::path::PathBuf> {

@@ -108,7 +108,7 @@ pub async fn insert(
 }
 
 pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Delivery>> {
-    by_id(&db.pool, organization_id, id).await
+    db.by_id(organization_id, id).await
 }
 
 /// Same as [`get`] on a given connection (inside a transaction).

@@ -93,7 +93,7 @@ pub fn list_query(organization_id: &str, filter: &DisputeFilter) -> ListQuery {
 }
 
 pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Dispute>> {
-    by_id(&db.pool, organization_id, id).await
+    db.by_id(organization_id, id).await
 }
 
 /// Same as [`get`] on the caller's connection (inside a transaction).

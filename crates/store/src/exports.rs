@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sqlx::{AnyConnection, AssertSqlSafe, Row, any::AnyRow};
+use sqlx::{AnyConnection, AssertSqlSafe, Row};
 
 use super::charges::ChargeFilter;
 use super::customers::CustomerFilter;
@@ -64,7 +64,7 @@ impl Stored for Export {
 
 /// The checked filter is stored as JSON.
 impl Column for ExportFilter {
-    fn read(row: &AnyRow, column: &str) -> sqlx::Result<Self> {
+    fn read<R: rows::Source + ?Sized>(row: &R, column: &str) -> sqlx::Result<Self> {
         rows::json(row, column)
     }
 }

@@ -65,15 +65,20 @@ pub fn classify(error: &sqlx::Error) -> Option<StorageFault> {
 
 /// SQLite gives its (extended) result code as a number of at most four digits, PostgreSQL a
 /// five-character SQLSTATE (which may be all digits, as `53100`).
+/// The storage fault an SQLite extended result code means, if any (both drivers' errors).
+pub(crate) fn classify_sqlite(extended: i32) -> Option<StorageFault> {
+    // The primary SQLite result code is the low byte of the extended one.
+    match extended & 0xff {
+        13 => Some(StorageFault::Full),             // SQLITE_FULL
+        8 => Some(StorageFault::ReadOnly),          // SQLITE_READONLY
+        10 | 14 => Some(StorageFault::Unavailable), // SQLITE_IOERR, SQLITE_CANTOPEN
+        _ => None,
+    }
+}
+
 fn classify_code(code: &str) -> Option<StorageFault> {
-    if let Some(extended) = code.parse::<i64>().ok().filter(|_| code.len() < 5) {
-        // The primary SQLite result code is the low byte of the extended one.
-        return match extended & 0xff {
-            13 => Some(StorageFault::Full),             // SQLITE_FULL
-            8 => Some(StorageFault::ReadOnly),          // SQLITE_READONLY
-            10 | 14 => Some(StorageFault::Unavailable), // SQLITE_IOERR, SQLITE_CANTOPEN
-            _ => None,
-        };
+    if let Some(extended) = code.parse::<i32>().ok().filter(|_| code.len() < 5) {
+        return classify_sqlite(extended);
     }
     match code {
         "53100" => Some(StorageFault::Full),     // disk_full

@@ -4,6 +4,9 @@
 //! SQLite driver reads them as positional too). Values are kept to the types both share:
 //! `TEXT` (ids, timestamps, JSON), `BIGINT` (money in centavos, versions, flags).
 //! Every query that touches tenant data filters on `organization_id`.
+//! Queries run through `sqlx::Any`, except SQLite's reads outside a transaction (an object by
+//! id, a list page), which `sqlite_reads` runs on the calling thread through `rusqlite`: the
+//! same SQL, the same typed rows (`rows::Source`).
 
 pub mod agreements;
 pub mod charges;
@@ -34,6 +37,7 @@ pub mod rows;
 pub mod search;
 pub mod secrets;
 pub mod sign_in;
+mod sqlite_reads;
 mod text;
 pub mod webhooks;
 

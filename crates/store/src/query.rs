@@ -5,6 +5,8 @@
 use sqlx::Row;
 
 use crate::db::table_of;
+use crate::rows::{FromSqliteRow, SqliteRow};
+use crate::sqlite_reads::{column_names, from_rusqlite};
 use crate::{Backend, Db, Result, StoreError};
 
 /// Escape `%`, `_` and `\` for a `LIKE ... ESCAPE '\'` pattern.
@@ -241,9 +243,35 @@ impl ListQuery {
     /// [`ListQuery::fetch`] for a row type read by its `FromRow`.
     pub async fn fetch_rows<T>(&self, db: &Db, page: PageRequest) -> Result<Page<T>>
     where
-        T: for<'r> sqlx::FromRow<'r, sqlx::any::AnyRow>,
+        T: for<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> + FromSqliteRow,
     {
-        self.fetch(db, page, |row| Ok(T::from_row(row)?)).await
+        let Some(reads) = db.sqlite_reads() else {
+            return self.fetch(db, page, |row| Ok(T::from_row(row)?)).await;
+        };
+        // SQLite: the count and the page on this thread, one connection (`sqlite_reads`).
+        let _span = db.span("SELECT", table_of(&self.from)).entered();
+        let (count_sql, page_sql) = (self.count_sql(page), self.page_sql(page));
+        reads.run(|conn| {
+            let mut count = conn.prepare_cached(&count_sql).map_err(from_rusqlite)?;
+            bind_all(&mut count, &self.conditions.binds)?;
+            let counted: i64 = match count.raw_query().next().map_err(from_rusqlite)? {
+                Some(row) => row.get(0).map_err(from_rusqlite)?,
+                None => 0,
+            };
+            let mut statement = conn.prepare_cached(&page_sql).map_err(from_rusqlite)?;
+            bind_all(&mut statement, &self.conditions.binds)?;
+            let names = column_names(&statement);
+            let mut rows = statement.raw_query();
+            let mut items = Vec::with_capacity(usize::try_from(page.per_page).unwrap_or(0));
+            while let Some(row) = rows.next().map_err(from_rusqlite)? {
+                items.push(T::from_sqlite_row(&SqliteRow::new(row, &names))?);
+            }
+            Ok(Page {
+                items,
+                total: counted,
+                total_exact: counted <= page.count_cap(),
+            })
+        })
     }
 
     /// How the engine runs the count and the page query: one text per statement, the lines
@@ -310,5 +338,46 @@ impl Conditions {
         }
         .instrument(span)
         .await
+    }
+}
+
+/// Bind `binds` to the `$1`, `$2`, ... of `statement` by name: SQLite numbers parameters in
+/// order of first appearance, which is not always the order of their numbers.
+fn bind_all(statement: &mut rusqlite::Statement<'_>, binds: &[Bind]) -> Result<()> {
+    for (n, bind) in binds.iter().enumerate() {
+        let Some(index) = statement
+            .parameter_index(&format!("${}", n + 1))
+            .map_err(from_rusqlite)?
+        else {
+            continue;
+        };
+        match bind {
+            Bind::Text(text) => statement.raw_bind_parameter(index, text.as_str()),
+            Bind::Int(number) => statement.raw_bind_parameter(index, number),
+        }
+        .map_err(from_rusqlite)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_are_bound_by_their_number_wherever_they_stand() {
+        let conn = rusqlite::Connection::open_in_memory().expect("opens");
+        let mut statement = conn
+            .prepare("SELECT $2 || '-' || $1 || '-' || $2")
+            .expect("prepares");
+        bind_all(&mut statement, &[Bind::Text("one".into()), Bind::Int(2)]).expect("binds");
+        let text: String = statement
+            .raw_query()
+            .next()
+            .expect("steps")
+            .expect("a row")
+            .get(0)
+            .expect("text");
+        assert_eq!(text, "2-one-2");
     }
 }

@@ -1,13 +1,14 @@
 //! Typed rows: a result row read into a struct of domain types, declared once per struct
 //! instead of one `try_get` per column per reader.
 //!
-//! Both engines are read through `sqlx::Any`, whose values are only the types both share
-//! (`TEXT`, `BIGINT`). A [`Column`] turns one column into a field type (money as [`Cents`],
-//! dates, instants as [`Timestamp`], status enums by their stored words, JSON text),
-//! starting from a `String` or an `i64`, so no `Decode` impl for `Any` is needed;
-//! [`row!`](crate::row) declares a struct whose `sqlx::FromRow` reads each field from the
-//! column of the same name (the `SELECT` renames a column with `AS` where the names
-//! differ), so `sqlx::query_as` returns it.
+//! Rows come from two drivers: `sqlx::Any` (PostgreSQL, and SQLite inside transactions),
+//! whose values are only the types both engines share (`TEXT`, `BIGINT`), and `rusqlite`
+//! (SQLite reads outside a transaction, `crate::sqlite_reads`). A [`Source`] is either kind of
+//! row, asked for a column as text, as an integer, or whether it is `NULL`. A [`Column`] turns
+//! one column into a field type (money as [`Cents`], dates, instants as [`Timestamp`], status
+//! enums by their stored words, JSON text) from those, so no driver's `Decode` impl is needed;
+//! [`row!`](crate::row) declares a struct read from either, each field from the column of the
+//! same name (the `SELECT` renames a column with `AS` where the names differ).
 
 use serde::de::DeserializeOwned;
 use sqlx::any::{Any, AnyRow};
@@ -18,40 +19,127 @@ use super::Result;
 use dunning_domain::money::Cents;
 use dunning_domain::timestamp::Timestamp;
 
+/// A row of either driver, read a column at a time by name.
+pub trait Source {
+    /// The column as text.
+    fn text(&self, column: &str) -> sqlx::Result<String>;
+    /// The column as a 64-bit integer.
+    fn integer(&self, column: &str) -> sqlx::Result<i64>;
+    /// Whether the column is `NULL`.
+    fn is_null(&self, column: &str) -> sqlx::Result<bool>;
+}
+
+impl Source for AnyRow {
+    fn text(&self, column: &str) -> sqlx::Result<String> {
+        self.try_get(column)
+    }
+    fn integer(&self, column: &str) -> sqlx::Result<i64> {
+        self.try_get(column)
+    }
+    fn is_null(&self, column: &str) -> sqlx::Result<bool> {
+        Ok(self.try_get_raw(column)?.is_null())
+    }
+}
+
+/// A row `rusqlite` read (the SQLite reads outside a transaction), with its statement's
+/// column names. A field finds its column by name, scanning from the column after the one
+/// read last: a `SELECT` lists its columns in the order of the struct's fields, so that is
+/// nearly always the first one looked at (`rusqlite`'s own lookup by name asks SQLite for
+/// every column's name each time: 13 % of a list's CPU in a profile).
+pub struct SqliteRow<'a, 'stmt> {
+    row: &'a rusqlite::Row<'stmt>,
+    names: &'a [String],
+    next: std::cell::Cell<usize>,
+}
+
+impl<'a, 'stmt> SqliteRow<'a, 'stmt> {
+    /// `row` of a statement whose columns are `names` (`Statement::column_names`, once per
+    /// statement).
+    pub fn new(row: &'a rusqlite::Row<'stmt>, names: &'a [String]) -> Self {
+        SqliteRow {
+            row,
+            names,
+            next: std::cell::Cell::new(0),
+        }
+    }
+
+    fn index(&self, column: &str) -> sqlx::Result<usize> {
+        let count = self.names.len();
+        let start = self.next.get();
+        let found = (0..count)
+            .map(|offset| (start + offset) % count)
+            .find(|&i| self.names[i] == column)
+            .ok_or_else(|| sqlx::Error::ColumnNotFound(column.to_string()))?;
+        self.next.set(found + 1);
+        Ok(found)
+    }
+}
+
+impl Source for SqliteRow<'_, '_> {
+    fn text(&self, column: &str) -> sqlx::Result<String> {
+        self.row
+            .get(self.index(column)?)
+            .map_err(|e| undecodable(column, e))
+    }
+    fn integer(&self, column: &str) -> sqlx::Result<i64> {
+        self.row
+            .get(self.index(column)?)
+            .map_err(|e| undecodable(column, e))
+    }
+    fn is_null(&self, column: &str) -> sqlx::Result<bool> {
+        // The field reads the same column next.
+        let index = self.index(column)?;
+        self.next.set(index);
+        let value = self
+            .row
+            .get_ref(index)
+            .map_err(|e| undecodable(column, e))?;
+        Ok(value == rusqlite::types::ValueRef::Null)
+    }
+}
+
+/// What `rusqlite` could not read, as the same error `sqlx` gives for it.
+fn undecodable(column: &str, error: rusqlite::Error) -> sqlx::Error {
+    sqlx::Error::ColumnDecode {
+        index: column.to_string(),
+        source: Box::new(error),
+    }
+}
+
 /// A field read from the column of its name.
 pub trait Column: Sized {
-    fn read(row: &AnyRow, column: &str) -> sqlx::Result<Self>;
+    fn read<R: Source + ?Sized>(row: &R, column: &str) -> sqlx::Result<Self>;
 }
 
 impl Column for String {
-    fn read(row: &AnyRow, column: &str) -> sqlx::Result<Self> {
-        row.try_get(column)
+    fn read<R: Source + ?Sized>(row: &R, column: &str) -> sqlx::Result<Self> {
+        row.text(column)
     }
 }
 
 impl Column for i64 {
-    fn read(row: &AnyRow, column: &str) -> sqlx::Result<Self> {
-        row.try_get(column)
+    fn read<R: Source + ?Sized>(row: &R, column: &str) -> sqlx::Result<Self> {
+        row.integer(column)
     }
 }
 
 /// Flags are `BIGINT` 0 or 1 on both engines.
 impl Column for bool {
-    fn read(row: &AnyRow, column: &str) -> sqlx::Result<Self> {
-        Ok(row.try_get::<i64, _>(column)? != 0)
+    fn read<R: Source + ?Sized>(row: &R, column: &str) -> sqlx::Result<Self> {
+        Ok(row.integer(column)? != 0)
     }
 }
 
 impl Column for Cents {
-    fn read(row: &AnyRow, column: &str) -> sqlx::Result<Self> {
-        Ok(Cents(row.try_get(column)?))
+    fn read<R: Source + ?Sized>(row: &R, column: &str) -> sqlx::Result<Self> {
+        Ok(Cents(row.integer(column)?))
     }
 }
 
 /// Dates are stored as `YYYY-MM-DD`.
 impl Column for Date {
-    fn read(row: &AnyRow, column: &str) -> sqlx::Result<Self> {
-        let text: String = row.try_get(column)?;
+    fn read<R: Source + ?Sized>(row: &R, column: &str) -> sqlx::Result<Self> {
+        let text = row.text(column)?;
         let format = time::macros::format_description!("[year]-[month]-[day]");
         Date::parse(&text, &format).map_err(|e| corrupt(column, &text, e))
     }
@@ -59,16 +147,16 @@ impl Column for Date {
 
 /// Instants are stored as fixed-width RFC 3339 text (`store::timestamp_text`).
 impl Column for Timestamp {
-    fn read(row: &AnyRow, column: &str) -> sqlx::Result<Self> {
-        let text: String = row.try_get(column)?;
+    fn read<R: Source + ?Sized>(row: &R, column: &str) -> sqlx::Result<Self> {
+        let text = row.text(column)?;
         Timestamp::parse(&text).map_err(|e| corrupt(column, &text, e))
     }
 }
 
 /// `NULL` is `None`; anything else is read as `T`.
 impl<T: Column> Column for Option<T> {
-    fn read(row: &AnyRow, column: &str) -> sqlx::Result<Self> {
-        if row.try_get_raw(column)?.is_null() {
+    fn read<R: Source + ?Sized>(row: &R, column: &str) -> sqlx::Result<Self> {
+        if row.is_null(column)? {
             Ok(None)
         } else {
             T::read(row, column).map(Some)
@@ -78,21 +166,21 @@ impl<T: Column> Column for Option<T> {
 
 /// Lists (tags, opt-outs) are stored as JSON arrays.
 impl Column for Vec<String> {
-    fn read(row: &AnyRow, column: &str) -> sqlx::Result<Self> {
+    fn read<R: Source + ?Sized>(row: &R, column: &str) -> sqlx::Result<Self> {
         json(row, column)
     }
 }
 
 /// Event data and other free-form JSON.
 impl Column for serde_json::Value {
-    fn read(row: &AnyRow, column: &str) -> sqlx::Result<Self> {
+    fn read<R: Source + ?Sized>(row: &R, column: &str) -> sqlx::Result<Self> {
         json(row, column)
     }
 }
 
 /// A value stored as JSON text: what a [`Column`] impl of a stored JSON type calls.
-pub fn json<T: DeserializeOwned>(row: &AnyRow, column: &str) -> sqlx::Result<T> {
-    let text: String = row.try_get(column)?;
+pub fn json<T: DeserializeOwned, R: Source + ?Sized>(row: &R, column: &str) -> sqlx::Result<T> {
+    let text = row.text(column)?;
     serde_json::from_str(&text).map_err(|e| corrupt(column, &text, e))
 }
 
@@ -104,8 +192,14 @@ pub fn corrupt(column: &str, text: &str, error: impl std::fmt::Display) -> sqlx:
     }
 }
 
+/// A struct read from a `rusqlite` row ([`row!`](crate::row) implements it beside
+/// `sqlx::FromRow`).
+pub trait FromSqliteRow: Sized {
+    fn from_sqlite_row(row: &SqliteRow<'_, '_>) -> sqlx::Result<Self>;
+}
+
 /// A row type the store reads by id: its table and the columns its `FromRow` reads.
-pub trait Stored: for<'r> FromRow<'r, AnyRow> + Send + Unpin {
+pub trait Stored: for<'r> FromRow<'r, AnyRow> + FromSqliteRow + Send + Unpin {
     /// `FROM` this table.
     const TABLE: &'static str;
     /// What the `SELECT` lists, renamed to the field names.
@@ -154,6 +248,14 @@ macro_rules! row {
                 })
             }
         }
+
+        impl $crate::rows::FromSqliteRow for $name {
+            fn from_sqlite_row(row: &$crate::rows::SqliteRow<'_, '_>) -> ::sqlx::Result<Self> {
+                Ok($name {
+                    $($field: $crate::row!(@field row, $field $(, $default)?)),*
+                })
+            }
+        }
     };
     (@field $row:ident, $field:ident) => {
         $crate::rows::Column::read($row, stringify!($field))?
@@ -186,8 +288,8 @@ macro_rules! word_columns {
     ($($name:ty),+ $(,)?) => {
         $(
             impl $crate::rows::Column for $name {
-                fn read(row: &::sqlx::any::AnyRow, column: &str) -> ::sqlx::Result<Self> {
-                    let text: String = ::sqlx::Row::try_get(row, column)?;
+                fn read<R: $crate::rows::Source + ?Sized>(row: &R, column: &str) -> ::sqlx::Result<Self> {
+                    let text = row.text(column)?;
                     <$name as ::dunning_domain::words::Words>::parse(&text)
                         .ok_or_else(|| $crate::rows::corrupt(column, &text, "not a known value"))
                 }

@@ -60,7 +60,7 @@ pub fn list_query(organization_id: &str) -> ListQuery {
 }
 
 pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Webhook>> {
-    by_id(&db.pool, organization_id, id).await
+    db.by_id(organization_id, id).await
 }
 
 /// Same as [`get`] on a given connection (inside a transaction).
