@@ -285,6 +285,9 @@ pub fn success(id: &Id, result: &Value) -> Box<RawValue> {
 pub enum Outcome {
     Value(Value),
     Prepared(Arc<RawValue>),
+    /// A result the MCP layer wrote as text from pieces that are each JSON (a tool's answer,
+    /// `results::prepared`): sent as it is, never parsed.
+    Assembled(Bytes),
 }
 
 /// The text of the success answer carrying `outcome`, in pieces to be sent one after the
@@ -306,6 +309,14 @@ pub fn answer_pieces(id: &Id, outcome: &Outcome) -> Vec<Bytes> {
                 id.0.get()
             )),
             Bytes::from_owner(Shared(result.clone())),
+            Bytes::from_static(b"}"),
+        ],
+        Outcome::Assembled(result) => vec![
+            Bytes::from(format!(
+                r#"{{"jsonrpc":"2.0","id":{},"result":"#,
+                id.0.get()
+            )),
+            result.clone(),
             Bytes::from_static(b"}"),
         ],
     }

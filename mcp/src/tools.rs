@@ -246,7 +246,7 @@ pub async fn call(
         String::new()
     };
     if let Some(prepared) = results::prepared(tool, &response, &tail) {
-        return Ok(Outcome::Prepared(prepared.into()));
+        return Ok(Outcome::Assembled(prepared.into()));
     }
     Ok(Outcome::Value(results::from_response(
         tool, &arguments, response,
