@@ -303,23 +303,21 @@ pub fn answer_pieces(id: &Id, outcome: &Outcome) -> Vec<Bytes> {
                 id, value,
             ))))]
         }
-        Outcome::Prepared(result) => vec![
-            Bytes::from(format!(
-                r#"{{"jsonrpc":"2.0","id":{},"result":"#,
-                id.0.get()
-            )),
-            Bytes::from_owner(Shared(result.clone())),
-            Bytes::from_static(b"}"),
-        ],
-        Outcome::Assembled(result) => vec![
-            Bytes::from(format!(
-                r#"{{"jsonrpc":"2.0","id":{},"result":"#,
-                id.0.get()
-            )),
-            result.clone(),
-            Bytes::from_static(b"}"),
-        ],
+        Outcome::Prepared(result) => around(id, Bytes::from_owner(Shared(result.clone()))),
+        Outcome::Assembled(result) => around(id, result.clone()),
     }
+}
+
+/// The success answer's pieces around a result that is already text.
+fn around(id: &Id, result: Bytes) -> Vec<Bytes> {
+    vec![
+        Bytes::from(format!(
+            r#"{{"jsonrpc":"2.0","id":{},"result":"#,
+            id.0.get()
+        )),
+        result,
+        Bytes::from_static(b"}"),
+    ]
 }
 
 /// The whole text of [`answer_pieces`], for a batch's array.
