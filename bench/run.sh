@@ -8,7 +8,7 @@
 #     bench/.tools and bench/.venv);
 #  3. the list reads at SIZES charges (default "100000 1000000"), data made by
 #     `kobana-dunning demo --customers N/20 --charges N`, with the server's RSS under load.
-# Prints every case and the target ratios, and rewrites bench/RESULTS.md.
+# Prints every case and the target ratios, and rewrites its section of bench/RESULTS.md (the rest stays).
 #
 # Environment: DURATION seconds per case (10), CONNECTIONS (32), SIZES, PROXIES ("rmcp fastmcp";
 # empty to skip them), LABEL (a line written at the top of RESULTS.md, e.g. "before" or "after"),
@@ -266,9 +266,8 @@ for size in $SIZES; do
   mib=$((SIZE_RSS[$size] / 1024)); target "RSS under load at $size charges, MiB (≤ 64)" "$mib" "$(le "$mib" 64)"
 done
 
+run_section=$WORK/run-section.md
 {
-  echo "# Benchmark results"
-  echo
   [ -n "$LABEL" ] && { echo "**$LABEL**"; echo; }
   echo "\`bench/run.sh\` on $(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) cores ($(uname -m)), $(free -m | awk '/Mem:/ {print $2}') MiB memory;"
   echo "load average before the run: $LOAD_BEFORE, after: $(cut -d' ' -f1-3 /proc/loadavg)."
@@ -305,5 +304,23 @@ done
   echo "An MCP call is the REST call plus the JSON-RPC envelope, argument validation against the"
   echo "tool's inputSchema, and the result shaping; the ratio of the MCP and REST rows of the same"
   echo "read is that cost. tools/list answers the role's whole catalog (sizes in the rows)."
-} > bench/RESULTS.md
-echo "wrote bench/RESULTS.md"
+} > "$run_section"
+# This run replaces the last one, between its markers; what other scripts and people wrote in
+# bench/RESULTS.md (toolsets, reads, earlier runs kept by hand) stays.
+python3 - "$run_section" bench/RESULTS.md <<'PY'
+import re, sys
+section, path = open(sys.argv[1]).read().strip(), sys.argv[2]
+start, end = "<!-- run:start -->", "<!-- run:end -->"
+block = f"{start}\n{section}\n{end}"
+try:
+    text = open(path).read()
+except FileNotFoundError:
+    text = "# Benchmark results\n"
+if start in text:
+    text = re.sub(re.escape(start) + ".*?" + re.escape(end), lambda _: block, text, flags=re.S)
+else:
+    title, _, rest = text.partition("\n")
+    text = f"{title}\n\n{block}\n{rest}"
+open(path, "w").write(text)
+PY
+echo "wrote bench/RESULTS.md (its run:start/run:end section)"
