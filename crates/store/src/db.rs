@@ -9,7 +9,7 @@ use sqlx::any::{AnyPoolOptions, install_default_drivers};
 use sqlx::pool::PoolConnection;
 use sqlx::{Any, AnyPool, Connection as _, Executor, SqlSafeStr};
 
-use crate::rows::{SqliteRow, Stored, by_id};
+use crate::rows::{SqliteRow, Stored, by_id, by_id_sql};
 use crate::sqlite_reads::{SqliteReads, column_names, from_rusqlite};
 use crate::{Result, StorageFault, StoreError, migrations};
 
@@ -298,11 +298,7 @@ impl Db {
             return by_id(&self.pool, organization_id, id).await;
         };
         let _span = self.span("SELECT", Some(T::TABLE)).entered();
-        let sql = format!(
-            "SELECT {} FROM {} WHERE organization_id = $1 AND id = $2",
-            T::COLUMNS,
-            T::TABLE
-        );
+        let sql = by_id_sql::<T>();
         reads.run(|conn| {
             let mut statement = conn.prepare_cached(&sql).map_err(from_rusqlite)?;
             let names = column_names(&statement);

@@ -206,18 +206,22 @@ pub trait Stored: for<'r> FromRow<'r, AnyRow> + FromSqliteRow + Send + Unpin {
     const COLUMNS: &'static str;
 }
 
+/// The `SELECT` of the row of `T`'s table with id `$2` in organization `$1`, for either driver.
+pub fn by_id_sql<T: Stored>() -> String {
+    format!(
+        "SELECT {} FROM {} WHERE organization_id = $1 AND id = $2",
+        T::COLUMNS,
+        T::TABLE
+    )
+}
+
 /// The row of `T`'s table with this id in the organization: what every `get` reads.
 pub async fn by_id<'c, T: Stored>(
     conn: impl Executor<'c, Database = Any>,
     organization_id: &str,
     id: &str,
 ) -> Result<Option<T>> {
-    let sql = format!(
-        "SELECT {} FROM {} WHERE organization_id = $1 AND id = $2",
-        T::COLUMNS,
-        T::TABLE
-    );
-    Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql))
+    Ok(sqlx::query_as(sqlx::AssertSqlSafe(by_id_sql::<T>()))
         .bind(organization_id)
         .bind(id)
         .fetch_optional(conn)
