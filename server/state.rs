@@ -13,11 +13,23 @@ use crate::config::Config;
 use crate::ops::metrics::{BuildInfo, Metrics};
 use crate::rate_limit::Limiter;
 
-/// Cheap to clone: the database pool, the configuration, what the process keeps in memory
-/// between requests (token lookups, rate-limit windows), the metrics, and the engine (its
-/// workers' settings and status) behind `Arc`s.
+/// What every handler is handed: the [`Shared`] state behind one `Arc`. A request clones it
+/// several times (each middleware and extractor takes its own), and one reference count is
+/// cheaper than the dozen `Arc`s inside (bench/RESULTS.md, issue 26).
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Shared>);
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+/// The database pool, the configuration, what the process keeps in memory between requests
+/// (token lookups, rate-limit windows), the metrics, and the engine (its workers' settings and
+/// status).
+pub struct Shared {
     pub db: Db,
     pub config: Arc<Config>,
     /// The background workers' view of the process: what `dunning_engine` runs on.
@@ -45,14 +57,14 @@ impl AppState {
                 tokens: tokens.clone(),
             }),
         };
-        AppState {
+        AppState(Arc::new(Shared {
             tokens,
             limits: Arc::new(Limiter::new(db.clone(), config.rate_limit_flush)),
             db,
             config: Arc::new(config),
             engine,
             metrics,
-        }
+        }))
     }
 }
 
