@@ -167,9 +167,7 @@ pub fn prepared(tool: &ToolSpec, answer: &Answer, tail: &str) -> Option<String> 
         OPENING.len() + 3 * structured.len() + 2 + BETWEEN.len() + tail.len() + 1,
     );
     result.push_str(OPENING);
-    result.push('"');
-    indent(&structured, &mut result, true)?;
-    result.push('"');
+    push_indented_string(&structured, &mut result)?;
     result.push_str(BETWEEN);
     result.push_str(&structured);
     result.push_str(tail);
@@ -224,10 +222,16 @@ fn indented(json: &str) -> Option<String> {
 #[cfg(test)]
 fn indented_string(json: &str) -> Option<String> {
     let mut out = String::with_capacity(json.len() * 2 + 2);
-    out.push('"');
-    indent(json, &mut out, true)?;
-    out.push('"');
+    push_indented_string(json, &mut out)?;
     Some(out)
+}
+
+/// Append [`indented_string`]'s text to `out` (the text content of a prepared result).
+fn push_indented_string(json: &str, out: &mut String) -> Option<()> {
+    out.push('"');
+    indent(json, out, true)?;
+    out.push('"');
+    Some(())
 }
 
 /// Spaces for the indentation of the usual depths, written in one copy.
