@@ -17,9 +17,24 @@ use kobana_dunning::startup::{self, init_command_logging, init_logging};
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-#[tokio::main]
-async fn main() {
-    let cli = Cli::parse();
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("the async runtime starts");
+    let outcome = runtime.block_on(run(Cli::parse()));
+    // `serve` has already given requests and workers their grace. What may still be on the
+    // blocking pool is a worker's DNS lookup (getaddrinfo cannot be cancelled and waits for
+    // the resolver, 5 s a try), whose answer nobody awaits: dropping the runtime would wait
+    // for it, so the process would outlive its grace. It ends now instead.
+    runtime.shutdown_background();
+    if let Err(message) = outcome {
+        eprintln!("error: {message}");
+        std::process::exit(1);
+    }
+}
+
+async fn run(cli: Cli) -> Result<(), String> {
     let exporter = match &cli.command {
         None => init_logging(cli.serve.log_format),
         Some(Command::Serve(args)) => init_logging(args.log_format),
@@ -51,8 +66,5 @@ async fn main() {
     if let Some(exporter) = exporter {
         let _ = tokio::task::spawn_blocking(move || exporter.shutdown()).await;
     }
-    if let Err(message) = outcome {
-        eprintln!("error: {message}");
-        std::process::exit(1);
-    }
+    outcome
 }

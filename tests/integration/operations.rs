@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::faults::process::{ServerProcess, issue_token};
+use crate::faults::process::{ServerProcess, can_mount, issue_token};
 use crate::faults::storage::Relay;
 use crate::postgres::fresh_postgres_url;
 
@@ -147,6 +147,93 @@ async fn json_logs_have_one_line_per_request_with_its_id_and_never_a_token() {
         assert!(!printed.contains(secret.as_str()), "a token in the log");
     }
     assert!(!printed.contains("12345678909"), "a CPF in the log");
+}
+
+/// A webhook's host name is looked up by getaddrinfo on the runtime's blocking pool, which
+/// cannot be cancelled: with a resolver that never answers, the lookup outlives the grace.
+/// The process must still end when the grace is over, not when the resolver gives up (here
+/// after 30 s). The server runs in a mount namespace of its own whose `/etc/resolv.conf`
+/// names a UDP socket of this test that reads queries and answers none.
+#[tokio::test]
+async fn sigterm_ends_the_process_after_the_grace_while_a_webhook_lookup_hangs() {
+    if !can_mount() {
+        return;
+    }
+    let resolver =
+        std::net::UdpSocket::bind("127.0.0.9:53").expect("a resolver address of our own");
+    resolver
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    let folder = tempfile::tempdir().expect("temp dir");
+    let resolv = folder.path().join("resolv.conf");
+    std::fs::write(
+        &resolv,
+        "nameserver 127.0.0.9\noptions timeout:30 attempts:1\n",
+    )
+    .expect("resolv.conf");
+    let launcher = [
+        "unshare",
+        "--mount",
+        "sh",
+        "-c",
+        "mount --bind \"$KD_RESOLV\" /etc/resolv.conf && exec \"$@\"",
+        "sh",
+    ];
+    let mut server = ServerProcess::start_under(
+        &launcher,
+        folder.path(),
+        &["--shutdown-grace", "500ms"],
+        &[("KD_RESOLV", resolv.to_str().expect("a UTF-8 path"))],
+    );
+    let api = issue_token(folder.path(), &[], "api", "1000/minute");
+    let client = reqwest::Client::new();
+    for (path, body) in [
+        (
+            "/v1/webhooks",
+            json!({ "url": "https://hooks.erp-do-cliente.com.br/kobana", "events": ["*"] }),
+        ),
+        (
+            "/v1/customers",
+            json!({ "name": "Cliente do webhook", "document": dunning_domain::document::cpf_with_check_digits("700000002") }),
+        ),
+    ] {
+        let answer = client
+            .post(server.url(path))
+            .bearer_auth(&api)
+            .json(&body)
+            .send()
+            .await
+            .expect("answers");
+        assert_eq!(
+            answer.status().as_u16(),
+            201,
+            "{path}: {}",
+            answer.text().await.unwrap_or_default()
+        );
+    }
+    // The webhooks worker's attempt asks our resolver for the name; from now on it waits.
+    let mut query = [0u8; 512];
+    resolver.recv_from(&mut query).unwrap_or_else(|e| {
+        panic!(
+            "no DNS query reached the test's resolver ({e}):\n{}",
+            server.printed()
+        )
+    });
+    let signalled = std::time::Instant::now();
+    server.signal("TERM");
+    let exited = server.wait_exit(Duration::from_secs(20));
+    let took = signalled.elapsed();
+    assert_eq!(
+        exited,
+        Some(Some(0)),
+        "still running {took:?} after SIGTERM:\n{}",
+        server.printed()
+    );
+    assert!(
+        took < Duration::from_secs(10),
+        "exited {took:?} after SIGTERM with a 500 ms grace:\n{}",
+        server.printed()
+    );
 }
 
 #[tokio::test]

@@ -25,7 +25,21 @@ pub struct Exited {
 }
 
 fn command(folder: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_kobana-dunning"));
+    launched(&[], folder, args, env)
+}
+
+/// The binary run by `launcher` (a program and its arguments, the binary's path and `args`
+/// after them), or directly when `launcher` is empty.
+fn launched(launcher: &[&str], folder: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
+    let binary = env!("CARGO_BIN_EXE_kobana-dunning");
+    let mut command = match launcher.split_first() {
+        None => Command::new(binary),
+        Some((program, rest)) => {
+            let mut command = Command::new(program);
+            command.args(rest).arg(binary);
+            command
+        }
+    };
     command
         .current_dir(folder)
         .args(args)
@@ -44,13 +58,23 @@ impl ServerProcess {
     /// Start the server in `folder` (its `data/` lives there) with `args` after
     /// `--bind 127.0.0.1:0`, and wait until it says where it listens.
     pub fn start(folder: &Path, args: &[&str], env: &[(&str, &str)]) -> ServerProcess {
+        Self::start_under(&[], folder, args, env)
+    }
+
+    /// [`ServerProcess::start`], the binary run by `launcher` (see [`launched`]).
+    pub fn start_under(
+        launcher: &[&str],
+        folder: &Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> ServerProcess {
         let mut all = if args.contains(&"--bind") {
             Vec::new()
         } else {
             vec!["--bind", "127.0.0.1:0"]
         };
         all.extend_from_slice(args);
-        let mut child = command(folder, &all, env)
+        let mut child = launched(launcher, folder, &all, env)
             .spawn()
             .expect("start the server");
         let (sender, output) = mpsc::channel();
@@ -247,7 +271,7 @@ pub fn can_mount() -> bool {
             std::env::var("CI").is_err(),
             "CI runs as root: the mount-based fault tests must run there"
         );
-        eprintln!("skipped: mounting a tmpfs needs root");
+        eprintln!("skipped: mounting (a tmpfs, a resolv.conf) needs root");
     }
     root
 }
