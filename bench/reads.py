@@ -169,7 +169,8 @@ def main() -> None:
     args = parser.parse_args()
     if not shutil.which("wrk"):
         sys.exit("bench/reads.py: wrk is needed (apt-get install wrk)")
-    builds = dict(b.split("=", 1) for b in args.builds)
+    # Each server runs in a folder of its own: a relative path is the caller's, made absolute.
+    builds = {label: str(Path(binary).resolve()) for label, binary in (b.split("=", 1) for b in args.builds)}
     if not builds:
         subprocess.run(["cargo", "build", "--release", "--locked", "-q"], cwd=ROOT, check=True)
         target = json.loads(subprocess.run(["cargo", "metadata", "--format-version", "1", "--no-deps", "--offline"],

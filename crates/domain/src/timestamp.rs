@@ -31,7 +31,90 @@ impl Timestamp {
     /// Read an RFC 3339 instant. The server writes only the fixed-width form; any other
     /// RFC 3339 text (a row edited by hand) is read too, and shown in the fixed-width form.
     pub fn parse(text: &str) -> Result<Timestamp, time::error::Parse> {
+        if let Some(stored) = Timestamp::from_stored(text.as_bytes()) {
+            return Ok(stored);
+        }
         OffsetDateTime::parse(text, &Rfc3339).map(Timestamp::new)
+    }
+
+    /// The fixed-width form read field by field: every stored instant of every row a list
+    /// reads comes this way, and `time`'s RFC 3339 parser is general (offsets, fractions of
+    /// any length). `None` for any other text, which [`Timestamp::parse`] reads the general way.
+    fn from_stored(text: &[u8]) -> Option<Timestamp> {
+        let &[
+            y0,
+            y1,
+            y2,
+            y3,
+            b'-',
+            m0,
+            m1,
+            b'-',
+            d0,
+            d1,
+            b'T',
+            h0,
+            h1,
+            b':',
+            i0,
+            i1,
+            b':',
+            s0,
+            s1,
+            b'.',
+            f0,
+            f1,
+            f2,
+            b'Z',
+        ] = text
+        else {
+            return None;
+        };
+        let number = |digits: &[u8]| {
+            digits.iter().try_fold(0u16, |n, &d| {
+                d.is_ascii_digit().then(|| n * 10 + u16::from(d - b'0'))
+            })
+        };
+        let year = number(&[y0, y1, y2, y3])?;
+        let month = time::Month::try_from(u8::try_from(number(&[m0, m1])?).ok()?).ok()?;
+        let date = time::Date::from_calendar_date(
+            i32::from(year),
+            month,
+            u8::try_from(number(&[d0, d1])?).ok()?,
+        )
+        .ok()?;
+        let clock = time::Time::from_hms_milli(
+            u8::try_from(number(&[h0, h1])?).ok()?,
+            u8::try_from(number(&[i0, i1])?).ok()?,
+            u8::try_from(number(&[s0, s1])?).ok()?,
+            number(&[f0, f1, f2])?,
+        )
+        .ok()?;
+        Some(Timestamp(date.with_time(clock).assume_utc()))
+    }
+
+    /// The fixed-width text, for the years it has room for (0 to 9999: every instant the
+    /// service makes); `None` for the others, which [`fmt::Display`] writes with `write!`.
+    fn text(self) -> Option<[u8; 24]> {
+        let t = self.0;
+        let (year, month, day) = t.to_calendar_date();
+        let year = u16::try_from(year).ok().filter(|y| *y <= 9999)?;
+        let (hour, minute, second, milli) = t.to_hms_milli();
+        let mut out = *b"0000-00-00T00:00:00.000Z";
+        let mut put = |at: usize, width: usize, mut value: u16| {
+            for i in (at..at + width).rev() {
+                out[i] = b'0' + (value % 10) as u8;
+                value /= 10;
+            }
+        };
+        put(0, 4, year);
+        put(5, 2, u16::from(u8::from(month)));
+        put(8, 2, u16::from(day));
+        put(11, 2, u16::from(hour));
+        put(14, 2, u16::from(minute));
+        put(17, 2, u16::from(second));
+        put(20, 3, milli);
+        Some(out)
     }
 
     pub fn instant(self) -> OffsetDateTime {
@@ -40,9 +123,12 @@ impl Timestamp {
 }
 
 impl fmt::Display for Timestamp {
-    // Written field by field, not through `time`'s formatter, which builds a `String` first:
-    // a list page shows four instants per row.
+    // Written into 24 bytes, not through `time`'s formatter (which builds a `String` first)
+    // or `write!` (seven formatted fields): a list page shows four instants per row.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(text) = self.text() {
+            return f.write_str(std::str::from_utf8(&text).map_err(|_| fmt::Error)?);
+        }
         let t = self.0;
         write!(
             f,
@@ -61,7 +147,12 @@ impl fmt::Display for Timestamp {
 /// The API shows an instant as its text.
 impl serde::Serialize for Timestamp {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
+        match self.text() {
+            Some(text) => {
+                s.serialize_str(std::str::from_utf8(&text).map_err(serde::ser::Error::custom)?)
+            }
+            None => s.collect_str(self),
+        }
     }
 }
 
@@ -107,6 +198,96 @@ mod tests {
             "2026-01-01T00:00:00.000Z"
         );
         assert!(Timestamp::parse("2026-01-01").is_err());
+    }
+
+    /// The text as `write!` gave it before the fixed-width writer: the oracle.
+    fn written(t: Timestamp) -> String {
+        let t = t.instant();
+        format!(
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+            t.year(),
+            u8::from(t.month()),
+            t.day(),
+            t.hour(),
+            t.minute(),
+            t.second(),
+            t.millisecond()
+        )
+    }
+
+    #[test]
+    fn the_fixed_width_writer_and_reader_agree_with_the_general_ones() {
+        // Instants spread over years 0 to 9999 (a multiplicative walk), each to the
+        // millisecond, plus the edges of the fields.
+        let mut millis: i64 = 7;
+        let mut instants: Vec<OffsetDateTime> = vec![
+            datetime!(0000-01-01 00:00:00.000 UTC),
+            datetime!(9999-12-31 23:59:59.999 UTC),
+            datetime!(2024-02-29 12:00:00.500 UTC),
+            datetime!(1970-01-01 00:00:00.000 UTC),
+        ];
+        let span = datetime!(9999-12-31 23:59:59.999 UTC) - datetime!(0000-01-01 00:00:00.000 UTC);
+        for _ in 0..20_000 {
+            millis = millis
+                .wrapping_mul(6_364_136_223_846_793)
+                .wrapping_add(1_442_695_040_888_963)
+                .rem_euclid(span.whole_milliseconds() as i64);
+            instants.push(
+                datetime!(0000-01-01 00:00:00.000 UTC) + time::Duration::milliseconds(millis),
+            );
+        }
+        for instant in instants {
+            let t = Timestamp::new(
+                instant
+                    .replace_nanosecond(instant.millisecond() as u32 * 1_000_000)
+                    .unwrap(),
+            );
+            let text = t.to_string();
+            assert_eq!(text, written(t));
+            assert_eq!(serde_json::to_string(&t).unwrap(), format!("\"{text}\""));
+            let general = OffsetDateTime::parse(&text, &Rfc3339)
+                .map(Timestamp::new)
+                .unwrap();
+            assert_eq!(
+                Timestamp::from_stored(text.as_bytes()),
+                Some(general),
+                "{text}"
+            );
+        }
+        // Outside 0 to 9999 the general writer answers, as before.
+        let far = Timestamp::new(datetime!(-0005-03-01 00:00:00 UTC));
+        assert_eq!(far.to_string(), written(far));
+    }
+
+    #[test]
+    fn text_that_is_not_the_fixed_width_form_is_read_the_general_way_or_refused() {
+        for (text, read) in [
+            ("2026-01-01T00:00:00Z", Some("2026-01-01T00:00:00.000Z")),
+            (
+                "2026-01-01T00:00:00.1234Z",
+                Some("2026-01-01T00:00:00.123Z"),
+            ),
+            (
+                "2026-01-01T03:00:00.000+03:00",
+                Some("2026-01-01T00:00:00.000Z"),
+            ),
+            ("2026-02-30T00:00:00.000Z", None),
+            ("2026-13-01T00:00:00.000Z", None),
+            ("2026-01-01T24:00:00.000Z", None),
+            ("2026-01-01T00:60:00.000Z", None),
+            ("2026-01-01T00:00:00.00xZ", None),
+            ("+026-01-01T00:00:00.000Z", None),
+        ] {
+            assert_eq!(
+                Timestamp::parse(text)
+                    .ok()
+                    .map(|t| t.to_string())
+                    .as_deref(),
+                read,
+                "{text}"
+            );
+        }
+        assert_eq!(Timestamp::from_stored(b"2026-01-01T00:00:00.000z"), None);
     }
 
     #[test]
