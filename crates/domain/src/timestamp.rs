@@ -41,53 +41,33 @@ impl Timestamp {
     /// reads comes this way, and `time`'s RFC 3339 parser is general (offsets, fractions of
     /// any length). `None` for any other text, which [`Timestamp::parse`] reads the general way.
     fn from_stored(text: &[u8]) -> Option<Timestamp> {
-        let &[
-            y0,
-            y1,
-            y2,
-            y3,
-            b'-',
-            m0,
-            m1,
-            b'-',
-            d0,
-            d1,
-            b'T',
-            h0,
-            h1,
-            b':',
-            i0,
-            i1,
-            b':',
-            s0,
-            s1,
-            b'.',
-            f0,
-            f1,
-            f2,
-            b'Z',
-        ] = text
-        else {
+        // `d` stands for a digit; every other byte must be itself.
+        const SHAPE: &[u8; 24] = b"dddd-dd-ddTdd:dd:dd.dddZ";
+        let fits = text.len() == SHAPE.len()
+            && text.iter().zip(SHAPE).all(|(&byte, &shape)| {
+                if shape == b'd' {
+                    byte.is_ascii_digit()
+                } else {
+                    byte == shape
+                }
+            });
+        if !fits {
             return None;
+        }
+        let number = |at: std::ops::Range<usize>| {
+            text[at]
+                .iter()
+                .fold(0u16, |n, &digit| n * 10 + u16::from(digit - b'0'))
         };
-        let number = |digits: &[u8]| {
-            digits.iter().try_fold(0u16, |n, &d| {
-                d.is_ascii_digit().then(|| n * 10 + u16::from(d - b'0'))
-            })
-        };
-        let year = number(&[y0, y1, y2, y3])?;
-        let month = time::Month::try_from(u8::try_from(number(&[m0, m1])?).ok()?).ok()?;
-        let date = time::Date::from_calendar_date(
-            i32::from(year),
-            month,
-            u8::try_from(number(&[d0, d1])?).ok()?,
-        )
-        .ok()?;
+        let small = |at| u8::try_from(number(at)).ok();
+        let month = time::Month::try_from(small(5..7)?).ok()?;
+        let date =
+            time::Date::from_calendar_date(i32::from(number(0..4)), month, small(8..10)?).ok()?;
         let clock = time::Time::from_hms_milli(
-            u8::try_from(number(&[h0, h1])?).ok()?,
-            u8::try_from(number(&[i0, i1])?).ok()?,
-            u8::try_from(number(&[s0, s1])?).ok()?,
-            number(&[f0, f1, f2])?,
+            small(11..13)?,
+            small(14..16)?,
+            small(17..19)?,
+            number(20..23),
         )
         .ok()?;
         Some(Timestamp(date.with_time(clock).assume_utc()))
