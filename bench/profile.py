@@ -60,7 +60,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--top", type=int, default=40)
     args = parser.parse_args()
-    server = reads.Server(Path(args.binary), args.engine).start()
+    server = reads.Server(Path(args.binary).resolve(), args.engine).start()
     columns = []
     try:
         plan = {name: (target, env) for name, target, env in reads.cases(server)}
