@@ -23,6 +23,9 @@ use dunning_domain::timestamp::Timestamp;
 pub trait Source {
     /// The column as text.
     fn text(&self, column: &str) -> sqlx::Result<String>;
+    /// The column as text borrowed from the row: for a field parsed from its text (a date,
+    /// an instant, a word, JSON), which then needs no copy of it.
+    fn str(&self, column: &str) -> sqlx::Result<&str>;
     /// The column as a 64-bit integer.
     fn integer(&self, column: &str) -> sqlx::Result<i64>;
     /// Whether the column is `NULL`.
@@ -31,6 +34,9 @@ pub trait Source {
 
 impl Source for AnyRow {
     fn text(&self, column: &str) -> sqlx::Result<String> {
+        self.try_get(column)
+    }
+    fn str(&self, column: &str) -> sqlx::Result<&str> {
         self.try_get(column)
     }
     fn integer(&self, column: &str) -> sqlx::Result<i64> {
@@ -80,6 +86,20 @@ impl Source for SqliteRow<'_, '_> {
         self.row
             .get(self.index(column)?)
             .map_err(|e| undecodable(column, e))
+    }
+    fn str(&self, column: &str) -> sqlx::Result<&str> {
+        let index = self.index(column)?;
+        let value = self
+            .row
+            .get_ref(index)
+            .map_err(|e| undecodable(column, e))?;
+        // What `get::<String>` accepts: text, in UTF-8.
+        value.as_str().map_err(|e| {
+            undecodable(
+                column,
+                rusqlite::Error::FromSqlConversionFailure(index, value.data_type(), Box::new(e)),
+            )
+        })
     }
     fn integer(&self, column: &str) -> sqlx::Result<i64> {
         self.row
@@ -139,17 +159,17 @@ impl Column for Cents {
 /// Dates are stored as `YYYY-MM-DD`.
 impl Column for Date {
     fn read<R: Source + ?Sized>(row: &R, column: &str) -> sqlx::Result<Self> {
-        let text = row.text(column)?;
+        let text = row.str(column)?;
         let format = time::macros::format_description!("[year]-[month]-[day]");
-        Date::parse(&text, &format).map_err(|e| corrupt(column, &text, e))
+        Date::parse(text, &format).map_err(|e| corrupt(column, text, e))
     }
 }
 
 /// Instants are stored as fixed-width RFC 3339 text (`store::timestamp_text`).
 impl Column for Timestamp {
     fn read<R: Source + ?Sized>(row: &R, column: &str) -> sqlx::Result<Self> {
-        let text = row.text(column)?;
-        Timestamp::parse(&text).map_err(|e| corrupt(column, &text, e))
+        let text = row.str(column)?;
+        Timestamp::parse(text).map_err(|e| corrupt(column, text, e))
     }
 }
 
@@ -180,8 +200,8 @@ impl Column for serde_json::Value {
 
 /// A value stored as JSON text: what a [`Column`] impl of a stored JSON type calls.
 pub fn json<T: DeserializeOwned, R: Source + ?Sized>(row: &R, column: &str) -> sqlx::Result<T> {
-    let text = row.text(column)?;
-    serde_json::from_str(&text).map_err(|e| corrupt(column, &text, e))
+    let text = row.str(column)?;
+    serde_json::from_str(text).map_err(|e| corrupt(column, text, e))
 }
 
 /// A stored value the column's type cannot hold: the data is corrupt, not the request.
@@ -293,9 +313,9 @@ macro_rules! word_columns {
         $(
             impl $crate::rows::Column for $name {
                 fn read<R: $crate::rows::Source + ?Sized>(row: &R, column: &str) -> ::sqlx::Result<Self> {
-                    let text = row.text(column)?;
-                    <$name as ::dunning_domain::words::Words>::parse(&text)
-                        .ok_or_else(|| $crate::rows::corrupt(column, &text, "not a known value"))
+                    let text = row.str(column)?;
+                    <$name as ::dunning_domain::words::Words>::parse(text)
+                        .ok_or_else(|| $crate::rows::corrupt(column, text, "not a known value"))
                 }
             }
         )+
