@@ -109,8 +109,13 @@ pub async fn handle(
     // the server: it becomes a 500 here, on this task (see `fault`).
     let work = fault::catching(async {
         match messages {
-            Messages::Batch(items) => handle_batch(&endpoint, &headers, &choice, items).await,
-            Messages::Single(single) => handle_single(&endpoint, &headers, &choice, &single).await,
+            // Boxed, as `run` boxes each method (see there): this guard holds a pointer.
+            Messages::Batch(items) => {
+                Box::pin(handle_batch(&endpoint, &headers, &choice, items)).await
+            }
+            Messages::Single(single) => {
+                Box::pin(handle_single(&endpoint, &headers, &choice, &single)).await
+            }
         }
     });
     match work.await {
@@ -497,7 +502,18 @@ async fn run(
     incoming: &Incoming,
 ) -> Result<Outcome, RpcError> {
     let selection = Selection::resolve(&endpoint.settings, caller.as_ref(), choice);
-    let served = dispatch(endpoint, &context, caller.as_ref(), &selection, incoming);
+    // On the heap: the futures of every method, and every layer awaiting them (this guard,
+    // `observe::watching`, the span, `handle`'s own guard), each held the one below whole,
+    // so the request's future had grown to 46 KB and was copied as it went from one layer
+    // to the next (a third of an MCP `ping`'s instructions were `memcpy`). Boxed here, each
+    // layer above holds a pointer.
+    let served = Box::pin(dispatch(
+        endpoint,
+        &context,
+        caller.as_ref(),
+        &selection,
+        incoming,
+    ));
     match fault::catching(served).await {
         Ok(outcome) => outcome,
         Err(e) => {
