@@ -9,8 +9,10 @@ mod token_cache;
 pub mod tokens;
 
 use std::collections::BTreeSet;
+use std::ops::Deref;
+use std::sync::Arc;
 
-pub use token_cache::TokenCache;
+pub use token_cache::{FoundToken, TokenCache};
 
 use dunning_store::events::Actor;
 use dunning_store::orgs::TokenRecord;
@@ -39,9 +41,23 @@ impl Audience {
     }
 }
 
-/// An authenticated caller, attached to every `/v1` request as an extension.
+/// An authenticated caller, attached to every `/v1` request as an extension: one `Arc`, since
+/// a request copies it several times (the MCP caller's extensions, each in-process request,
+/// the extractors), and a copy of its two dozen strings was most of the strings a read
+/// cloned.
 #[derive(Debug, Clone)]
-pub struct Principal {
+pub struct Principal(Arc<Identity>);
+
+impl Deref for Principal {
+    type Target = Identity;
+    fn deref(&self) -> &Identity {
+        &self.0
+    }
+}
+
+/// What a [`Principal`] is: the token, its person and organization, what it may do.
+#[derive(Debug)]
+pub struct Identity {
     pub organization_id: String,
     pub organization_name: String,
     /// The organization's CNPJ, normalised (for the documents it issues).
@@ -54,8 +70,9 @@ pub struct Principal {
     pub audience: Audience,
     /// Scopes written on the token.
     pub token_scopes: Vec<String>,
-    /// Token scopes that the role also permits: what this caller can actually do.
-    pub scopes: BTreeSet<String>,
+    /// Token scopes that the role also permits: what this caller can actually do (shared
+    /// with the MCP caller made of it).
+    pub scopes: Arc<BTreeSet<String>>,
     /// The MCP toolsets the token is limited to (`None`: none beyond its scopes).
     pub toolsets: Option<Vec<String>>,
     pub rate_limit: Option<(i64, i64)>,
@@ -77,8 +94,8 @@ impl Principal {
             .iter()
             .filter(|s| permitted.contains(&s.as_str()))
             .cloned()
-            .collect();
-        Principal {
+            .collect::<BTreeSet<String>>();
+        Principal(Arc::new(Identity {
             organization_id: record.organization.id,
             organization_name: record.organization.name,
             organization_document: record.organization.legal_document,
@@ -89,10 +106,10 @@ impl Principal {
             token_id: record.id,
             audience,
             token_scopes: record.scopes,
-            scopes,
+            scopes: Arc::new(scopes),
             toolsets: record.toolsets,
             rate_limit: record.rate_limit,
-        }
+        }))
     }
 
     /// The first of `required` this caller lacks, if any.
