@@ -37,14 +37,15 @@ impl Host for McpAuthenticator {
                     .map_err(AuthFailure::InvalidToken)?;
                 return Ok(caller(Principal::from_record(record, Audience::Mcp)));
             }
-            let record = self
+            let found = self
                 .state
                 .tokens
                 .find(&self.state.db, &tokens::hash(token))
                 .await
                 .map_err(|e| AuthFailure::Internal(e.to_string()))?
                 .ok_or(AuthFailure::InvalidToken("The token is unknown or revoked"))?;
-            if auth::expired(&record) {
+            let record = &found.record;
+            if auth::expired(record) {
                 return Err(AuthFailure::InvalidToken(
                     "The token has expired; use the refresh token for a new one",
                 ));
@@ -54,7 +55,7 @@ impl Host for McpAuthenticator {
                     "This token was issued for the REST API; the MCP endpoint needs a token with audience 'mcp'",
                 ));
             }
-            Ok(caller(Principal::from_record(record, Audience::Mcp)))
+            Ok(caller(found.principal(Audience::Mcp)))
         })
     }
 

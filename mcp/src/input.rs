@@ -263,7 +263,6 @@ pub fn handshake_refusal(context: &Context, requests: &Map<String, Value>) -> St
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeSet;
 
     use super::*;
     use crate::protocol::Version;
@@ -291,7 +290,7 @@ mod tests {
     fn caller(subject: &str) -> Caller {
         Caller {
             subject: subject.into(),
-            scopes: BTreeSet::new(),
+            scopes: Default::default(),
             toolsets: crate::toolsets::Toolsets::default(),
             extensions: http::Extensions::new(),
         }

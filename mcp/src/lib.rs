@@ -106,7 +106,8 @@ pub struct Caller {
     /// Stable id of the credential (for logs and derived keys).
     pub subject: String,
     /// Scopes this caller can exercise; a tool is usable when it has all of the tool's.
-    pub scopes: BTreeSet<String>,
+    /// Shared: a host builds a caller on every request, from scopes it keeps.
+    pub scopes: Arc<BTreeSet<String>>,
     /// The toolsets its credential allows and loads by default (see [`toolsets`]).
     pub toolsets: toolsets::Toolsets,
     /// Copied into every in-process request, so the API sees who is calling.

@@ -394,7 +394,7 @@ mod tests {
     fn caller(scopes: impl IntoIterator<Item = &'static str>) -> Caller {
         Caller {
             subject: "test".into(),
-            scopes: scopes.into_iter().map(str::to_string).collect(),
+            scopes: std::sync::Arc::new(scopes.into_iter().map(str::to_string).collect()),
             toolsets: crate::toolsets::Toolsets::default(),
             extensions: http::Extensions::new(),
         }

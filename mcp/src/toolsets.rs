@@ -252,7 +252,7 @@ mod tests {
     fn caller(bound: Option<BTreeSet<String>>, default: Option<BTreeSet<String>>) -> Caller {
         Caller {
             subject: "t".into(),
-            scopes: BTreeSet::new(),
+            scopes: Default::default(),
             toolsets: Toolsets { bound, default },
             extensions: http::Extensions::new(),
         }

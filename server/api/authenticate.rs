@@ -35,8 +35,8 @@ pub async fn authenticate_v1(
             false,
         );
     };
-    let record = match state.tokens.find(&state.db, &tokens::hash(token)).await {
-        Ok(Some(record)) => record,
+    let found = match state.tokens.find(&state.db, &tokens::hash(token)).await {
+        Ok(Some(found)) => found,
         Ok(None) => {
             return unauthorized(
                 ApiError::unauthorized("The token is unknown or revoked"),
@@ -45,7 +45,8 @@ pub async fn authenticate_v1(
         }
         Err(e) => return ApiError::from(e).into_response(),
     };
-    if auth::expired(&record) {
+    let record = &found.record;
+    if auth::expired(record) {
         return unauthorized(ApiError::unauthorized("The token has expired"), true);
     }
     if Audience::parse(&record.audience) != Some(Audience::Api) {
@@ -56,7 +57,7 @@ pub async fn authenticate_v1(
             true,
         );
     }
-    let principal = Principal::from_record(record, Audience::Api);
+    let principal = found.principal(Audience::Api);
     let organization = crate::ops::access_log::OrganizationId(principal.organization_id.clone());
     request.extensions_mut().insert(principal);
     let mut response = next.run(request).await;

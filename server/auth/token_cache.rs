@@ -5,13 +5,46 @@
 //! token is looked up every time. A token revoked in the database (`revoked_at`) keeps working
 //! at most the cache's time to live (`--token-cache-ttl`, 2 s by default, at most 5 s) on
 //! each replica; so do changes to its scopes, role or rate limit.
+//!
+//! What is remembered is a [`FoundToken`]: the record, and the [`Principal`] it makes, built
+//! once. Copying the record and building the principal again on every request was ~50 string
+//! copies a request (bench/RESULTS.md, issue 26).
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use dunning_store::orgs::{self, TokenRecord};
 use dunning_store::{Db, Result};
+
+use super::{Audience, Principal};
+
+/// A token found by its hash: its record, for the expiry and audience checks, and the
+/// principal it makes for each audience, built on first use.
+#[derive(Debug)]
+pub struct FoundToken {
+    pub record: TokenRecord,
+    principals: [OnceLock<Principal>; 2],
+}
+
+impl FoundToken {
+    fn new(record: TokenRecord) -> FoundToken {
+        FoundToken {
+            record,
+            principals: Default::default(),
+        }
+    }
+
+    /// The caller this token is, on the endpoint of `audience` (checked by the caller).
+    pub fn principal(&self, audience: Audience) -> Principal {
+        let slot = match audience {
+            Audience::Api => &self.principals[0],
+            Audience::Mcp => &self.principals[1],
+        };
+        slot.get_or_init(|| Principal::from_record(self.record.clone(), audience))
+            .clone()
+    }
+}
 
 /// Most tokens remembered; beyond it the expired ones are dropped, then all of them.
 const MOST_ENTRIES: usize = 10_000;
@@ -19,7 +52,7 @@ const MOST_ENTRIES: usize = 10_000;
 /// Recently found tokens by hash.
 pub struct TokenCache {
     ttl: Duration,
-    entries: Mutex<HashMap<String, (Instant, TokenRecord)>>,
+    entries: Mutex<HashMap<String, (Instant, Arc<FoundToken>)>>,
 }
 
 impl TokenCache {
@@ -38,9 +71,10 @@ impl TokenCache {
     }
 
     /// The live token with this hash, from memory if it was found less than the TTL ago.
-    pub async fn find(&self, db: &Db, token_hash: &str) -> Result<Option<TokenRecord>> {
+    pub async fn find(&self, db: &Db, token_hash: &str) -> Result<Option<Arc<FoundToken>>> {
         if self.ttl.is_zero() {
-            return orgs::find_token(db, token_hash).await;
+            let found = orgs::find_token(db, token_hash).await?;
+            return Ok(found.map(|record| Arc::new(FoundToken::new(record))));
         }
         {
             let entries = self.entries.lock().expect("token cache lock");
@@ -51,7 +85,9 @@ impl TokenCache {
             }
         }
         let found_at = Instant::now();
-        let found = orgs::find_token(db, token_hash).await?;
+        let found = orgs::find_token(db, token_hash)
+            .await?
+            .map(|record| Arc::new(FoundToken::new(record)));
         let mut entries = self.entries.lock().expect("token cache lock");
         match &found {
             Some(record) => {

@@ -1,7 +1,6 @@
 //! The MCP layer is generic: it serves the generated catalog with any `Host`. These tests
 //! mount it with a host of their own to reach paths the real host never takes (a fault).
 
-use std::collections::BTreeSet;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -23,7 +22,7 @@ impl Host for FragileHost {
             assert_ne!(token, "boom", "a fault inside the host");
             Ok(Caller {
                 subject: token.to_string(),
-                scopes: BTreeSet::new(),
+                scopes: Default::default(),
                 toolsets: mcp::toolsets::Toolsets::default(),
                 extensions: http::Extensions::new(),
             })

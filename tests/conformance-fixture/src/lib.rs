@@ -11,7 +11,6 @@
 pub mod answers;
 pub mod operations;
 
-use std::collections::BTreeSet;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -62,7 +61,7 @@ impl Host for FixtureHost {
             }
             Ok(Caller {
                 subject: "conformance".into(),
-                scopes: BTreeSet::new(),
+                scopes: Default::default(),
                 toolsets: mcp::toolsets::Toolsets::default(),
                 extensions: http::Extensions::new(),
             })
