@@ -10,7 +10,7 @@ use sqlx::pool::PoolConnection;
 use sqlx::{Any, AnyPool, Connection as _, Executor, SqlSafeStr};
 
 use crate::rows::{SqliteRow, Stored, by_id, by_id_sql};
-use crate::sqlite_reads::{SqliteReads, column_names, from_rusqlite};
+use crate::sqlite_reads::{SqliteReads, from_rusqlite};
 use crate::{Result, StorageFault, StoreError, migrations};
 
 /// Which engine a pool talks to; only the connection set-up differs.
@@ -299,9 +299,8 @@ impl Db {
         };
         let _span = self.span("SELECT", Some(T::TABLE)).entered();
         let sql = by_id_sql::<T>();
-        reads.run(|conn| {
-            let mut statement = conn.prepare_cached(&sql).map_err(from_rusqlite)?;
-            let names = column_names(&statement);
+        reads.run(|reader| {
+            let (mut statement, names) = reader.prepare(&sql)?;
             let mut rows = statement
                 .query((organization_id, id))
                 .map_err(from_rusqlite)?;

@@ -6,7 +6,7 @@ use sqlx::Row;
 
 use crate::db::table_of;
 use crate::rows::{FromSqliteRow, SqliteRow};
-use crate::sqlite_reads::{column_names, from_rusqlite};
+use crate::sqlite_reads::from_rusqlite;
 use crate::{Backend, Db, Result, StoreError};
 
 /// Escape `%`, `_` and `\` for a `LIKE ... ESCAPE '\'` pattern.
@@ -251,16 +251,18 @@ impl ListQuery {
         // SQLite: the count and the page on this thread, one connection (`sqlite_reads`).
         let _span = db.span("SELECT", table_of(&self.from)).entered();
         let (count_sql, page_sql) = (self.count_sql(page), self.page_sql(page));
-        reads.run(|conn| {
-            let mut count = conn.prepare_cached(&count_sql).map_err(from_rusqlite)?;
+        reads.run(|reader| {
+            let mut count = reader
+                .connection()
+                .prepare_cached(&count_sql)
+                .map_err(from_rusqlite)?;
             bind_all(&mut count, &self.conditions.binds)?;
             let counted: i64 = match count.raw_query().next().map_err(from_rusqlite)? {
                 Some(row) => row.get(0).map_err(from_rusqlite)?,
                 None => 0,
             };
-            let mut statement = conn.prepare_cached(&page_sql).map_err(from_rusqlite)?;
+            let (mut statement, names) = reader.prepare(&page_sql)?;
             bind_all(&mut statement, &self.conditions.binds)?;
-            let names = column_names(&statement);
             let mut rows = statement.raw_query();
             let mut items = Vec::with_capacity(usize::try_from(page.per_page).unwrap_or(0));
             while let Some(row) = rows.next().map_err(from_rusqlite)? {
