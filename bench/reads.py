@@ -58,6 +58,8 @@ class Server:
     port: int = field(default_factory=free_port)
     database: str = ""
     proc: subprocess.Popen | None = None
+    # A command the server runs under (bench/instructions.py: valgrind's callgrind).
+    launcher: list[str] = field(default_factory=list)
 
     def url(self) -> str:
         if self.engine == "sqlite":
@@ -69,9 +71,11 @@ class Server:
             self.database = f"reads_{os.getpid()}_{self.port}"
             psql(f"CREATE DATABASE {self.database}")
         self.proc = subprocess.Popen(
-            [str(self.binary), "--bind", f"127.0.0.1:{self.port}", "--database-url", self.url(),
+            [*self.launcher, str(self.binary), "--bind", f"127.0.0.1:{self.port}", "--database-url", self.url(),
              # The collection sweep's tick is not a read (see bench/run.sh): once an hour.
-             "--collection-interval", "1h"],
+             "--collection-interval", "1h",
+             # An anonymous `ping` is answered, so the JSON-RPC envelope's own cost is a case.
+             "--public-catalog"],
             cwd=self.dir, env={**os.environ, "RUST_LOG": "warn"},
             stdout=open(self.dir / "server.log", "w"), stderr=subprocess.STDOUT)
         for _ in range(600):
@@ -122,6 +126,7 @@ def cases(server: Server) -> list[tuple[str, list[str], dict[str, str]]]:
     lua = ["-s", str(ROOT / "bench" / "mcp_call.lua"), f"{base}/mcp"]
     return [
         ("unauthenticated route", [f"{base}/.well-known/oauth-protected-resource"], {}),
+        ("MCP ping, anonymous (the JSON-RPC envelope)", lua, {"BODY": json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"})}),
         ("MCP ping (authenticated, no database)", lua, {"TOKEN": mcp, "BODY": json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"})}),
         ("REST /v1/me (two reads: the Pix setup)", rest + [f"{base}/v1/me"], {}),
         ("REST detail", rest + [f"{base}/v1/charges/{charge}"], {}),
