@@ -403,3 +403,33 @@ async fn ids_that_are_not_a_string_or_an_integer_are_invalid_requests() {
         assert_eq!(raw_id(&answer.text), "null", "{id}");
     }
 }
+
+#[tokio::test]
+async fn a_message_with_two_ids_is_an_invalid_request_answered_without_an_id() {
+    let server = TestServer::start().await;
+    let auth = format!("Bearer {}", server.token(0, "viewer", "mcp"));
+    let headers = [
+        JSON,
+        ("authorization", auth.as_str()),
+        ("mcp-protocol-version", "2025-06-18"),
+    ];
+    // Which of the two the client meant cannot be known, so neither is answered to.
+    for body in [
+        r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/list"}"#,
+        r#"{"jsonrpc":"2.0","id":"a","method":"tools/list","id":"a"}"#,
+    ] {
+        let answer = server.mcp_raw(&headers, body).await;
+        assert_eq!(
+            answer.status,
+            StatusCode::BAD_REQUEST,
+            "{body}: {}",
+            answer.text
+        );
+        assert_eq!(answer.body["error"]["code"], -32600, "{body}");
+        assert_eq!(
+            answer.body["error"]["message"], "Invalid Request: id must appear once",
+            "{body}"
+        );
+        assert_eq!(raw_id(&answer.text), "null", "{body}");
+    }
+}
