@@ -20,28 +20,27 @@ use dunning_store::{Db, Result};
 use super::{Audience, Principal};
 
 /// A token found by its hash: its record, for the expiry and audience checks, and the
-/// principal it makes for each audience, built on first use.
+/// principal it makes, built on first use.
 #[derive(Debug)]
 pub struct FoundToken {
     pub record: TokenRecord,
-    principals: [OnceLock<Principal>; 2],
+    principal: OnceLock<Principal>,
 }
 
 impl FoundToken {
     fn new(record: TokenRecord) -> FoundToken {
         FoundToken {
             record,
-            principals: Default::default(),
+            principal: OnceLock::new(),
         }
     }
 
-    /// The caller this token is, on the endpoint of `audience` (checked by the caller).
+    /// The caller this token is, on the endpoint of `audience`: the token's own, which the
+    /// caller has checked (a token is issued for one audience, so one principal is kept).
     pub fn principal(&self, audience: Audience) -> Principal {
-        let slot = match audience {
-            Audience::Api => &self.principals[0],
-            Audience::Mcp => &self.principals[1],
-        };
-        slot.get_or_init(|| Principal::from_record(self.record.clone(), audience))
+        debug_assert_eq!(Audience::parse(&self.record.audience), Some(audience));
+        self.principal
+            .get_or_init(|| Principal::from_record(self.record.clone(), audience))
             .clone()
     }
 }
