@@ -337,6 +337,15 @@ async fn the_public_catalog_covers_the_handshake_and_discovery_too() {
     );
 }
 
+/// A JSON request's headers with `auth` at revision 2025-06-18.
+fn versioned(auth: &str) -> [(&str, &str); 3] {
+    [
+        JSON,
+        ("authorization", auth),
+        ("mcp-protocol-version", "2025-06-18"),
+    ]
+}
+
 /// The `id` of an answer as the server wrote it, byte for byte.
 fn raw_id(text: &str) -> String {
     let message: std::collections::HashMap<String, Box<serde_json::value::RawValue>> =
@@ -348,11 +357,7 @@ fn raw_id(text: &str) -> String {
 async fn request_ids_come_back_exactly_as_sent() {
     let server = TestServer::start().await;
     let auth = format!("Bearer {}", server.token(0, "viewer", "mcp"));
-    let headers = [
-        JSON,
-        ("authorization", auth.as_str()),
-        ("mcp-protocol-version", "2025-06-18"),
-    ];
+    let headers = versioned(&auth);
     let ids = [
         "99999999999999999999",
         "-123456789012345678901234567890",
@@ -385,11 +390,7 @@ async fn request_ids_come_back_exactly_as_sent() {
 async fn ids_that_are_not_a_string_or_an_integer_are_invalid_requests() {
     let server = TestServer::start().await;
     let auth = format!("Bearer {}", server.token(0, "viewer", "mcp"));
-    let headers = [
-        JSON,
-        ("authorization", auth.as_str()),
-        ("mcp-protocol-version", "2025-06-18"),
-    ];
+    let headers = versioned(&auth);
     for id in ["null", "true", "{}", "[1]", "1.5", "1e3"] {
         let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#);
         let answer = server.mcp_raw(&headers, &body).await;
@@ -408,11 +409,7 @@ async fn ids_that_are_not_a_string_or_an_integer_are_invalid_requests() {
 async fn a_message_with_two_ids_is_an_invalid_request_answered_without_an_id() {
     let server = TestServer::start().await;
     let auth = format!("Bearer {}", server.token(0, "viewer", "mcp"));
-    let headers = [
-        JSON,
-        ("authorization", auth.as_str()),
-        ("mcp-protocol-version", "2025-06-18"),
-    ];
+    let headers = versioned(&auth);
     // Which of the two the client meant cannot be known, so neither is answered to.
     for body in [
         r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/list"}"#,
