@@ -21,6 +21,7 @@ mod faults;
 mod files;
 mod idempotency;
 pub mod input;
+mod json;
 mod me;
 pub mod operations;
 mod pix;

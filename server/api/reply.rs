@@ -1,13 +1,13 @@
 //! Success responses: a generated response model written once with its status and ETag, the
 //! page a list asks for and its `meta`, `If-Match`, and the `Request-Id` header.
 
-use axum::Json;
 use axum::extract::Request;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 use serde::Serialize;
 
+use super::json;
 use crate::generated::models::response::PaginationMeta;
 use crate::http::problem::{ApiError, ApiResult};
 use dunning_store::{Page, PageRequest, ids};
@@ -16,9 +16,18 @@ use dunning_store::{Page, PageRequest, ids};
 pub type Reply = Response;
 
 /// The typed answer `body` (a generated response model) with `status`, and the object's
-/// ETag when it has a `version`: written straight from the borrowed views, once.
+/// ETag when it has a `version`: written straight from the borrowed views, once, by
+/// [`json::to_vec`] (`serde_json`'s text, its strings escaped a word at a time).
 pub fn answer(status: StatusCode, body: &impl Serialize, version: Option<i64>) -> Reply {
-    let mut response = (status, Json(body)).into_response();
+    let json = match json::to_vec(body) {
+        Ok(json) => json,
+        Err(e) => {
+            return ApiError::internal(format!("an answer could not be written: {e}"))
+                .into_response();
+        }
+    };
+    let content_type = HeaderValue::from_static("application/json");
+    let mut response = (status, [(header::CONTENT_TYPE, content_type)], json).into_response();
     if let Some(version) = version {
         response
             .headers_mut()
