@@ -23,6 +23,9 @@ pub struct Answer {
     pub status: StatusCode,
     pub headers: HeaderMap,
     pub body: axum::body::Bytes,
+    /// Whether the operation vouched for the body: compact JSON its serializer wrote
+    /// ([`crate::WrittenJson`], naming these very bytes).
+    pub written: bool,
     /// The concrete request path (for binary descriptors).
     pub path: String,
 }
@@ -332,6 +335,7 @@ pub async fn run(
                 status: StatusCode::BAD_REQUEST,
                 headers: HeaderMap::new(),
                 body: body.into(),
+                written: false,
                 path: tool.path.into(),
             };
         }
@@ -367,10 +371,15 @@ pub async fn run(
     let body = axum::body::to_bytes(body, MAX_RESPONSE_BYTES)
         .await
         .unwrap_or_default();
+    let written = parts
+        .extensions
+        .get::<crate::WrittenJson>()
+        .is_some_and(|marker| marker.names(&body));
     Answer {
         status: parts.status,
         headers: parts.headers,
         body,
+        written,
         path,
     }
 }

@@ -35,6 +35,7 @@ mod test_catalog;
 mod tools;
 pub mod toolsets;
 mod transport;
+mod written;
 
 use std::collections::BTreeSet;
 use std::future::Future;
@@ -47,6 +48,7 @@ pub use catalog::{Catalog, canonical_json};
 pub use guard::is_loopback_host;
 pub use jsonrpc::ErrorCode;
 pub use protocol::{SUPPORTED_VERSIONS, Version};
+pub use written::WrittenJson;
 
 /// Settings of the endpoint.
 #[derive(Debug, Clone)]

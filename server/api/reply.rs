@@ -1,6 +1,8 @@
 //! Success responses: a generated response model written once with its status and ETag, the
 //! page a list asks for and its `meta`, `If-Match`, and the `Request-Id` header.
 
+use axum::Extension;
+use axum::body::Bytes;
 use axum::extract::Request;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -26,8 +28,17 @@ pub fn answer(status: StatusCode, body: &impl Serialize, version: Option<i64>) -
                 .into_response();
         }
     };
+    // The body says it is compact JSON as a serializer wrote it, so that a tool call reading
+    // it (`mcp::WrittenJson`) finds its members without proving it JSON again.
+    let body = Bytes::from(json);
     let content_type = HeaderValue::from_static("application/json");
-    let mut response = (status, [(header::CONTENT_TYPE, content_type)], json).into_response();
+    let mut response = (
+        status,
+        [(header::CONTENT_TYPE, content_type)],
+        Extension(mcp::WrittenJson(body.clone())),
+        body,
+    )
+        .into_response();
     if let Some(version) = version {
         response
             .headers_mut()
