@@ -23,9 +23,9 @@ pub struct Answer {
     pub status: StatusCode,
     pub headers: HeaderMap,
     pub body: axum::body::Bytes,
-    /// Whether the operation vouched for the body: compact JSON its serializer wrote
-    /// ([`crate::WrittenJson`], naming these very bytes).
-    pub written: bool,
+    /// What the operation's serializer said of the body ([`crate::WrittenJson`]), when it
+    /// names these very bytes.
+    pub written: Option<crate::WrittenJson>,
     /// The concrete request path (for binary descriptors).
     pub path: String,
 }
@@ -335,7 +335,7 @@ pub async fn run(
                 status: StatusCode::BAD_REQUEST,
                 headers: HeaderMap::new(),
                 body: body.into(),
-                written: false,
+                written: None,
                 path: tool.path.into(),
             };
         }
@@ -374,7 +374,8 @@ pub async fn run(
     let written = parts
         .extensions
         .get::<crate::WrittenJson>()
-        .is_some_and(|marker| marker.names(&body));
+        .filter(|marker| marker.names(&body))
+        .cloned();
     Answer {
         status: parts.status,
         headers: parts.headers,

@@ -180,11 +180,11 @@ pub fn prepared(tool: &ToolSpec, answer: &Answer, tail: &str) -> Option<String> 
     Some(result)
 }
 
-/// The top-level members of the answer's body, keys and values borrowed from its text: found
-/// by punctuation when the operation vouched for the body ([`written::members`]), read by
-/// `serde_json` otherwise, which proves it JSON. `None` when it is not a JSON object, or has
-/// a key with an escape. Debug builds, which every test runs, read a vouched body both ways
-/// and check they agree.
+/// The top-level members of the answer's body, keys and values borrowed from its text: where
+/// its serializer said it wrote them, when the operation vouched for the body
+/// ([`crate::WrittenJson`]), else read by `serde_json`, which proves it JSON. `None` when it
+/// is not a JSON object, or has a key with an escape. Debug builds, which every test runs,
+/// read a vouched body both ways and check they agree.
 fn members_of(answer: &Answer) -> Option<Vec<(&str, &str)>> {
     let proved = || {
         let Members(members) = serde_json::from_slice(&answer.body).ok()?;
@@ -195,9 +195,9 @@ fn members_of(answer: &Answer) -> Option<Vec<(&str, &str)>> {
                 .collect::<Vec<_>>(),
         )
     };
-    if answer.written
+    if let Some(written) = &answer.written
         && let Ok(text) = std::str::from_utf8(&answer.body)
-        && let Some(members) = written::members(text)
+        && let Some(members) = written.members(text)
     {
         debug_assert_eq!(Some(&members), proved().as_ref(), "a vouched body: {text}");
         return Some(members);
@@ -288,7 +288,7 @@ fn indent(json: &str, out: &mut String, escaped: bool) -> Option<()> {
                 i += 1;
                 // Every cut below is at an ASCII byte, so at a character boundary.
                 loop {
-                    let at = i + memchr::memchr2(b'"', b'\\', &bytes[i..])?;
+                    let at = i + written::quote_or_backslash(&bytes[i..])?;
                     out.push_str(&json[i..at]);
                     if bytes[at] == b'"' {
                         out.push_str(quote);
@@ -471,9 +471,19 @@ mod tests {
             status,
             headers: map,
             body: body.to_string().into(),
-            written: false,
+            written: None,
             path: "/v1/things/1".into(),
         }
+    }
+
+    /// Where the members of `body`, a compact object, are: as its serializer would say.
+    fn members_in(body: &str) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
+        let Members(members) = serde_json::from_str(body).unwrap();
+        let at = |piece: &str| {
+            let start = piece.as_ptr() as usize - body.as_ptr() as usize;
+            start..start + piece.len()
+        };
+        members.iter().map(|(k, v)| (at(k), at(v.get()))).collect()
     }
 
     const RATE: &[(&str, &str)] = &[
@@ -521,7 +531,10 @@ mod tests {
                     assert_eq!(written, expected, "body {body}, headers {headers:?}");
                     // Vouched for by its writer, the body gives the same result.
                     let mut vouched = answer(StatusCode::OK, headers, body);
-                    vouched.written = true;
+                    vouched.written = Some(crate::WrittenJson {
+                        body: vouched.body.clone(),
+                        members: members_in(body),
+                    });
                     assert_eq!(prepared(tool, &vouched, "").as_ref(), Some(&written));
                 }
             }

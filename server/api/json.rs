@@ -12,24 +12,43 @@
 //! `serde_json`'s.
 
 use std::fmt::{self, Write as _};
+use std::ops::Range;
 
 use serde::ser::{self, Serialize};
 use serde_json::Error;
 use serde_json::ser::{CharEscape, CompactFormatter, Formatter};
 
-/// `value` as compact JSON, exactly as `serde_json::to_vec` writes it.
-pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, Error> {
+/// A JSON text as [`to_vec`] wrote it, with where its top-level members are.
+pub struct Written {
+    pub json: Vec<u8>,
+    /// For a JSON object whose keys hold no escape, each member's key (inside its quotes) and
+    /// value, in the order written; `None` for any other text.
+    pub members: Option<Vec<(Range<usize>, Range<usize>)>>,
+}
+
+/// `value` as compact JSON, exactly as `serde_json::to_vec` writes it, with its members.
+pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Written, Error> {
     // A detail answer is about a kilobyte; a list page grows from there.
     let mut writer = Writer {
         out: Vec::with_capacity(1024),
+        depth: 0,
+        members: None,
     };
     value.serialize(&mut writer)?;
-    Ok(writer.out)
+    Ok(Written {
+        json: writer.out,
+        members: writer.members,
+    })
 }
 
-/// The serializer: what has been written so far.
+/// The serializer: what has been written so far, how deep in it, and the top-level members.
 struct Writer {
     out: Vec<u8>,
+    /// The arrays and objects open.
+    depth: usize,
+    /// The top-level object's members so far: `Some` once one opens at the top, `None` again
+    /// if one of its keys holds an escape.
+    members: Option<Vec<(Range<usize>, Range<usize>)>>,
 }
 
 /// The name `serde_json::value::RawValue` serializes itself under, which `serde_json` alone
@@ -243,7 +262,10 @@ impl<'a> ser::Serializer for &'a mut Writer {
         self.out.push(b'{');
         self.string(variant);
         self.out.push(b':');
+        // The value is inside this object: not the top level, whatever it is.
+        self.depth += 1;
         value.serialize(&mut *self)?;
+        self.depth -= 1;
         self.out.push(b'}');
         Ok(())
     }
@@ -279,8 +301,7 @@ impl<'a> ser::Serializer for &'a mut Writer {
     }
 
     fn serialize_map(self, _len: Option<usize>) -> Result<Compound<'a>, Error> {
-        self.out.push(b'{');
-        Ok(Compound::new(self, b"}"))
+        Ok(Compound::object(self))
     }
 
     fn serialize_struct(self, name: &'static str, len: usize) -> Result<Compound<'a>, Error> {
@@ -313,19 +334,39 @@ impl<'a> ser::Serializer for &'a mut Writer {
     }
 }
 
-/// An array, object or variant being written: whether a member has been, and what closes it.
+/// An array, object or variant being written: whether a member has been, what closes it, and
+/// whether it is the top-level object, whose members are noted.
 struct Compound<'a> {
     writer: &'a mut Writer,
     first: bool,
     close: &'static [u8],
+    top_object: bool,
+    /// The key of the member being written, between `serialize_key` and `serialize_value`.
+    key: Range<usize>,
 }
 
 impl<'a> Compound<'a> {
     fn new(writer: &'a mut Writer, close: &'static [u8]) -> Compound<'a> {
+        writer.depth += 1;
         Compound {
             writer,
             first: true,
             close,
+            top_object: false,
+            key: 0..0,
+        }
+    }
+
+    /// An object: the top-level one has its members noted.
+    fn object(writer: &'a mut Writer) -> Compound<'a> {
+        let top_object = writer.depth == 0;
+        if top_object {
+            writer.members = Some(Vec::with_capacity(4));
+        }
+        writer.out.push(b'{');
+        Compound {
+            top_object,
+            ..Compound::new(writer, b"}")
         }
     }
 
@@ -340,7 +381,45 @@ impl<'a> Compound<'a> {
         value.serialize(&mut *self.writer)
     }
 
+    /// Write a key with `write`, and note it (inside its quotes) when it is a top-level one
+    /// written as it is.
+    fn key(&mut self, write: impl FnOnce(&mut Writer) -> Result<(), Error>) -> Result<(), Error> {
+        self.separate();
+        let start = self.writer.out.len();
+        write(self.writer)?;
+        if self.top_object {
+            let end = self.writer.out.len();
+            let text = &self.writer.out[start..end];
+            if text.len() >= 2 && !text[1..text.len() - 1].contains(&b'\\') {
+                self.key = start + 1..end - 1;
+            } else {
+                self.writer.members = None;
+            }
+        }
+        Ok(())
+    }
+
+    fn value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.writer.out.push(b':');
+        let start = self.writer.out.len();
+        value.serialize(&mut *self.writer)?;
+        if self.top_object
+            && let Some(members) = &mut self.writer.members
+        {
+            members.push((self.key.clone(), start..self.writer.out.len()));
+        }
+        Ok(())
+    }
+
     fn field<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result<(), Error> {
+        if self.top_object {
+            self.key(|writer| {
+                writer.string(key);
+                Ok(())
+            })?;
+            return self.value(value);
+        }
+        // Below the top, as `serde_json` does it and nothing more: a list's rows are here.
         self.separate();
         self.writer.string(key);
         self.writer.out.push(b':');
@@ -349,6 +428,7 @@ impl<'a> Compound<'a> {
 
     fn end(self) -> Result<(), Error> {
         self.writer.out.extend_from_slice(self.close);
+        self.writer.depth -= 1;
         Ok(())
     }
 }
@@ -401,12 +481,10 @@ impl ser::SerializeMap for Compound<'_> {
     type Ok = ();
     type Error = Error;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
-        self.separate();
-        key.serialize(MapKey(self.writer))
+        self.key(|writer| key.serialize(MapKey(writer)))
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.writer.out.push(b':');
-        value.serialize(&mut *self.writer)
+        self.value(value)
     }
     fn end(self) -> Result<(), Error> {
         Compound::end(self)
@@ -618,7 +696,7 @@ mod tests {
 
     /// `value` written by both, which must agree byte for byte.
     fn same<T: Serialize + ?Sized + std::fmt::Debug>(value: &T) {
-        let ours = to_vec(value).expect("ours writes it");
+        let ours = to_vec(value).expect("ours writes it").json;
         let theirs = serde_json::to_vec(value).expect("serde_json writes it");
         assert_eq!(
             String::from_utf8_lossy(&ours),
@@ -821,14 +899,77 @@ mod tests {
                 "float key must be finite",
             ),
         ] {
-            let refused = refused.expect_err("refused");
+            let refused = refused.err().expect("refused");
             assert!(refused.to_string().contains(why), "{refused}");
         }
         assert!(serde_json::to_vec(&Keyed(vec![(vec![1u8], 1)])).is_err());
         assert!(serde_json::to_vec(&Keyed(vec![(f64::NAN, 1)])).is_err());
 
         let raw = serde_json::value::RawValue::from_string("[1, 2]".into()).expect("raw");
-        let refused = to_vec(&raw).expect_err("refused");
+        let refused = to_vec(&raw).err().expect("refused");
         assert!(refused.to_string().contains("RawValue"), "{refused}");
+    }
+
+    /// The members `to_vec` noted, as text, beside the members `serde_json` reads.
+    fn noted<T: Serialize + ?Sized>(value: &T) -> Option<Vec<(String, Value)>> {
+        let written = to_vec(value).expect("written");
+        let text = std::str::from_utf8(&written.json).expect("UTF-8");
+        let members = written.members?.into_iter().map(|(key, value)| {
+            let value = serde_json::from_str(&text[value]).expect("a value");
+            (text[key].to_string(), value)
+        });
+        let members: Vec<_> = members.collect();
+        let read: serde_json::Map<String, Value> = serde_json::from_str(text).expect("an object");
+        assert_eq!(members, read.into_iter().collect::<Vec<_>>(), "{text}");
+        Some(members)
+    }
+
+    #[test]
+    fn the_members_of_a_top_level_object_are_noted_where_they_were_written() {
+        #[derive(Serialize)]
+        struct Page<'a> {
+            data: Vec<Everything<'a>>,
+            meta: BTreeMap<&'a str, i64>,
+        }
+        let shapes = || vec![Shape::Struct { side: 2.0 }, Shape::Newtype(1)];
+        assert!(
+            noted(&json!({"data": [{"a": {"b": 1}}], "meta": {"total": 3}, "x": "}\"\\,"}))
+                .is_some()
+        );
+        assert!(noted(&BTreeMap::from([(7, "seven")])).is_some());
+        assert_eq!(noted(&json!({})), Some(vec![]));
+        let mut draw = Draw(7);
+        for _ in 0..500 {
+            if let value @ Value::Object(_) =
+                json!({ "k": draw.next(), "nested": { "n": [draw.next()] } })
+            {
+                assert!(noted(&value).is_some());
+            }
+        }
+        let page = Page {
+            data: vec![],
+            meta: BTreeMap::from([("page", 1)]),
+        };
+        assert_eq!(noted(&page).map(|m| m.len()), Some(2));
+        // Nothing is noted for a text that is not an object, for an object inside a variant,
+        // nor for an object with a key that holds an escape.
+        for value in [
+            to_vec(&json!([{"a": 1}])),
+            to_vec(&Shape::Struct { side: 1.0 }),
+            to_vec(&shapes()),
+            to_vec(&Some(Shape::Newtype(3))),
+            to_vec(&json!({"quote\"": 1})),
+        ] {
+            assert!(value.expect("written").members.is_none());
+        }
+        #[derive(Serialize)]
+        enum Wrapper {
+            Inner(BTreeMap<&'static str, i32>),
+        }
+        let inner = to_vec(&Wrapper::Inner(BTreeMap::from([("a", 1)]))).expect("written");
+        assert!(
+            inner.members.is_none(),
+            "an object inside a variant is not the top level"
+        );
     }
 }

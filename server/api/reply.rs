@@ -1,7 +1,6 @@
 //! Success responses: a generated response model written once with its status and ETag, the
 //! page a list asks for and its `meta`, `If-Match`, and the `Request-Id` header.
 
-use axum::Extension;
 use axum::body::Bytes;
 use axum::extract::Request;
 use axum::middleware::Next;
@@ -21,24 +20,24 @@ pub type Reply = Response;
 /// ETag when it has a `version`: written straight from the borrowed views, once, by
 /// [`json::to_vec`] (`serde_json`'s text, its strings escaped a word at a time).
 pub fn answer(status: StatusCode, body: &impl Serialize, version: Option<i64>) -> Reply {
-    let json = match json::to_vec(body) {
-        Ok(json) => json,
+    let written = match json::to_vec(body) {
+        Ok(written) => written,
         Err(e) => {
             return ApiError::internal(format!("an answer could not be written: {e}"))
                 .into_response();
         }
     };
-    // The body says it is compact JSON as a serializer wrote it, so that a tool call reading
-    // it (`mcp::WrittenJson`) finds its members without proving it JSON again.
-    let body = Bytes::from(json);
+    let body = Bytes::from(written.json);
     let content_type = HeaderValue::from_static("application/json");
-    let mut response = (
-        status,
-        [(header::CONTENT_TYPE, content_type)],
-        Extension(mcp::WrittenJson(body.clone())),
-        body,
-    )
-        .into_response();
+    let mut response =
+        (status, [(header::CONTENT_TYPE, content_type)], body.clone()).into_response();
+    // The body says where its serializer wrote its members, so that a tool call reading it
+    // (`mcp::WrittenJson`) takes them from there instead of proving it JSON again.
+    if let Some(members) = written.members {
+        response
+            .extensions_mut()
+            .insert(mcp::WrittenJson { body, members });
+    }
     if let Some(version) = version {
         response
             .headers_mut()

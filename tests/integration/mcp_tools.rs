@@ -533,8 +533,9 @@ async fn null_where_the_schema_accepts_it_clears_the_field() {
 }
 
 /// The router a tool call is sent through (`/v1` with its layers) hands the body of a JSON
-/// answer on with the marker naming it, so `tools/call` reads its members without proving it
-/// JSON again (`mcp::WrittenJson`); a body the marker does not name would be read the long way.
+/// answer on with the marker naming it and its members, so `tools/call` takes them from there
+/// without proving it JSON again (`mcp::WrittenJson`); a body the marker does not name would
+/// be read the long way.
 #[tokio::test]
 async fn a_v1_answer_reaches_a_tool_call_vouched_for_by_its_writer() {
     use axum::body::Body;
@@ -542,15 +543,23 @@ async fn a_v1_answer_reaches_a_tool_call_vouched_for_by_its_writer() {
 
     let server = TestServer::start().await;
     let token = server.token(0, "admin", "mcp");
-    let list = server.call_tool(&token, "dunning_charges_list", json!({})).await;
+    let list = server
+        .call_tool(&token, "dunning_charges_list", json!({}))
+        .await;
     let charge = list["structuredContent"]["data"][0]["id"]
         .as_str()
         .expect("a charge")
         .to_string();
     let v1 = kobana_dunning::api::router(server.state.clone());
-    for path in ["/v1/charges?per_page=3".to_string(), format!("/v1/charges/{charge}")] {
+    for path in [
+        "/v1/charges?per_page=3".to_string(),
+        format!("/v1/charges/{charge}"),
+    ] {
         let request = http::Request::get(&path)
-            .header("authorization", format!("Bearer {}", server.token(0, "admin", "api")))
+            .header(
+                "authorization",
+                format!("Bearer {}", server.token(0, "admin", "api")),
+            )
             .body(Body::empty())
             .expect("a request");
         let response = v1.clone().oneshot(request).await.expect("infallible");
@@ -561,7 +570,23 @@ async fn a_v1_answer_reaches_a_tool_call_vouched_for_by_its_writer() {
             .extensions
             .get::<mcp::WrittenJson>()
             .expect("the answer is vouched for");
-        assert!(marker.names(&body), "{path}: the marker names the body sent");
-        serde_json::from_slice::<Value>(&body).expect("and it is JSON");
+        assert!(
+            marker.names(&body),
+            "{path}: the marker names the body sent"
+        );
+        let text = std::str::from_utf8(&body).expect("UTF-8");
+        let read: serde_json::Map<String, Value> = serde_json::from_str(text).expect("an object");
+        let noted: Vec<(String, Value)> = marker
+            .members(text)
+            .expect("members inside the body")
+            .into_iter()
+            .map(|(key, value)| {
+                (
+                    key.to_string(),
+                    serde_json::from_str(value).expect("a value"),
+                )
+            })
+            .collect();
+        assert_eq!(noted, read.into_iter().collect::<Vec<_>>(), "{path}");
     }
 }
