@@ -330,8 +330,8 @@ pub struct DatabaseArgs {
           value_parser = clap::value_parser!(u64).range(1..=120))]
     pub database_connect_timeout: u64,
     /// Connections in the database pool (default: SQLite two per core and at least 4;
-    /// PostgreSQL 16). On PostgreSQL, replicas × this must stay under the server's
-    /// `max_connections`.
+    /// PostgreSQL 16, half for transactions and half for the reads outside one). On
+    /// PostgreSQL, replicas × this must stay under the server's `max_connections`.
     #[arg(long, env = "DUNNING_DATABASE_POOL_SIZE",
           value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub database_pool_size: Option<u32>,

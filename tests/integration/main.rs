@@ -41,6 +41,7 @@ mod pix;
 mod pix_psp;
 mod plans;
 mod postgres;
+mod postgres_reads;
 mod query_plans;
 mod rest_limits;
 mod startup;

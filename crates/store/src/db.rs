@@ -9,6 +9,7 @@ use sqlx::any::{AnyPoolOptions, install_default_drivers};
 use sqlx::pool::PoolConnection;
 use sqlx::{Any, AnyPool, Connection as _, Executor, SqlSafeStr};
 
+use crate::pg_reads::{Lease, PgReads, STALE_AFTER};
 use crate::rows::{SqliteRow, Stored, by_id, by_id_sql};
 use crate::sqlite_reads::{SqliteReads, from_rusqlite};
 use crate::{Result, StorageFault, StoreError, migrations};
@@ -30,12 +31,19 @@ pub struct Db {
     /// Seconds each [`Db::acquire`] waited for a connection (sqlx does not measure it);
     /// `metrics` registers it, and clones of the `Db` share it.
     pub acquire_wait: prometheus::Histogram,
-    /// SQLite on a file: the reads outside a transaction, on the calling thread.
-    pub(crate) reads: Option<Arc<SqliteReads>>,
+    /// The reads outside a transaction, on the engine's own typed connections (all but an
+    /// SQLite database in memory, which is one per connection: its reads stay on the pool).
+    pub(crate) reads: Option<Reads>,
 }
 
-/// How long a PostgreSQL connection may sit in the pool before it is pinged on its next use.
-const STALE_AFTER: Duration = Duration::from_secs(1);
+/// Where the reads outside a transaction run (`Db::by_id`, `ListQuery::fetch_rows`).
+#[derive(Clone, Debug)]
+pub(crate) enum Reads {
+    /// SQLite on a file: on the calling thread, through `rusqlite`.
+    Sqlite(Arc<SqliteReads>),
+    /// PostgreSQL: on `PgConnection`s, without the `Any` layer or the pool's release ping.
+    Postgres(Arc<PgReads>),
+}
 
 /// Bounds of [`Db::acquire_wait`] in seconds: from a free connection at once to the whole
 /// connect timeout.
@@ -92,6 +100,19 @@ impl DbSettings {
             Backend::Postgres => 16,
         })
     }
+
+    /// The pool's connections and the reads' (`pg_reads`) out of [`DbSettings::pool_size`]:
+    /// on PostgreSQL half each (at least one each), so that a process holds no more than the
+    /// configured number (two when it is one), which the server's `max_connections` is planned
+    /// by; on SQLite the
+    /// reads open what they use (`sqlite_reads`), and the pool has them all.
+    fn split(&self, backend: Backend) -> (u32, u32) {
+        let size = self.pool_size(backend);
+        match backend {
+            Backend::Sqlite => (size, size),
+            Backend::Postgres => ((size - size / 2).max(1), (size / 2).max(1)),
+        }
+    }
 }
 
 impl Db {
@@ -126,8 +147,9 @@ impl Db {
             }
             Backend::Postgres => check_postgres_reachable(&url, settings.connect_timeout).await?,
         }
+        let (pool_size, read_size) = settings.split(backend);
         let options = AnyPoolOptions::new()
-            .max_connections(settings.pool_size(backend))
+            .max_connections(pool_size)
             .acquire_timeout(settings.connect_timeout)
             // A pooled PostgreSQL connection can die with its server (a restart, a failover):
             // one that sat idle is pinged before use. One that was just released was pinged
@@ -187,13 +209,17 @@ impl Db {
             Backend::Sqlite if url.contains("mode=memory") => None,
             Backend::Sqlite => sqlite_path(&url).map(|path| {
                 let uri = read_only.then(|| sqlite_uri(&url));
-                Arc::new(SqliteReads::new(
+                Reads::Sqlite(Arc::new(SqliteReads::new(
                     &path.to_string_lossy(),
                     uri,
                     settings.busy_timeout,
-                ))
+                )))
             }),
-            Backend::Postgres => None,
+            Backend::Postgres => Some(Reads::Postgres(Arc::new(PgReads::new(
+                &url,
+                read_size,
+                settings.connect_timeout,
+            )?))),
         };
         let db = Db {
             pool,
@@ -292,28 +318,49 @@ impl Db {
     }
 
     /// The row of `T`'s table with this id in the organization, outside a transaction: on
-    /// SQLite read on this thread (`sqlite_reads`), on PostgreSQL through the pool.
+    /// SQLite read on this thread (`sqlite_reads`), on PostgreSQL on a typed connection
+    /// (`pg_reads`).
     pub async fn by_id<T: Stored>(&self, organization_id: &str, id: &str) -> Result<Option<T>> {
-        let Some(reads) = &self.reads else {
-            return by_id(&self.pool, organization_id, id).await;
-        };
-        let _span = self.span("SELECT", Some(T::TABLE)).entered();
+        use tracing::Instrument;
         let sql = by_id_sql::<T>();
-        reads.run(|reader| {
-            let (mut statement, names) = reader.prepare(&sql)?;
-            let mut rows = statement
-                .query((organization_id, id))
-                .map_err(from_rusqlite)?;
-            match rows.next().map_err(from_rusqlite)? {
-                Some(row) => Ok(Some(T::from_sqlite_row(&SqliteRow::new(row, &names))?)),
-                None => Ok(None),
+        match &self.reads {
+            None => by_id(&self.pool, organization_id, id).await,
+            Some(Reads::Sqlite(reads)) => {
+                let _span = self.span("SELECT", Some(T::TABLE)).entered();
+                reads.run(|reader| {
+                    let (mut statement, names) = reader.prepare(&sql)?;
+                    let mut rows = statement
+                        .query((organization_id, id))
+                        .map_err(from_rusqlite)?;
+                    match rows.next().map_err(from_rusqlite)? {
+                        Some(row) => Ok(Some(T::from_source(&SqliteRow::new(row, &names))?)),
+                        None => Ok(None),
+                    }
+                })
             }
-        })
+            Some(Reads::Postgres(reads)) => {
+                let read = async {
+                    let mut lease = self.lease(reads).await?;
+                    let found = sqlx::query(sqlx::AssertSqlSafe(sql))
+                        .bind(organization_id)
+                        .bind(id)
+                        .fetch_optional(lease.connection())
+                        .await
+                        .and_then(|row| row.as_ref().map(T::from_source).transpose());
+                    lease.end(found.map_err(StoreError::from))
+                };
+                read.instrument(self.span("SELECT", Some(T::TABLE))).await
+            }
+        }
     }
 
-    /// SQLite's reads on the calling thread, when this is SQLite on a file.
-    pub(crate) fn sqlite_reads(&self) -> Option<&SqliteReads> {
-        self.reads.as_deref()
+    /// A typed PostgreSQL connection for one read, the time waited for it observed in
+    /// [`Db::acquire_wait`] as the pool's is.
+    pub(crate) async fn lease<'a>(&self, reads: &'a PgReads) -> Result<Lease<'a>> {
+        let started = Instant::now();
+        let lease = reads.lease().await;
+        self.acquire_wait.observe(started.elapsed().as_secs_f64());
+        lease
     }
 
     /// A connection from the pool, the time waited for it observed in [`Db::acquire_wait`].

@@ -4,9 +4,10 @@
 //! SQLite driver reads them as positional too). Values are kept to the types both share:
 //! `TEXT` (ids, timestamps, JSON), `BIGINT` (money in centavos, versions, flags).
 //! Every query that touches tenant data filters on `organization_id`.
-//! Queries run through `sqlx::Any`, except SQLite's reads outside a transaction (an object by
-//! id, a list page), which `sqlite_reads` runs on the calling thread through `rusqlite`: the
-//! same SQL, the same typed rows (`rows::Source`).
+//! Queries run through `sqlx::Any`, except the reads outside a transaction (an object by id,
+//! a list page), which run on each engine's typed driver: SQLite's on the calling thread
+//! through `rusqlite` (`sqlite_reads`), PostgreSQL's on `PgConnection`s kept apart from the
+//! pool (`pg_reads`). The same SQL, the same typed rows (`rows::Source`).
 
 pub mod agreements;
 pub mod charges;
@@ -26,6 +27,7 @@ pub mod locks;
 mod migrations;
 pub mod oauth;
 pub mod orgs;
+mod pg_reads;
 pub mod pix;
 pub mod pix_psp;
 pub mod plans;

@@ -4,9 +4,10 @@
 
 use sqlx::Row;
 
+use crate::db::Reads;
 use crate::db::table_of;
-use crate::rows::{FromSqliteRow, SqliteRow};
-use crate::sqlite_reads::from_rusqlite;
+use crate::rows::{FromSource, Source, SqliteRow};
+use crate::sqlite_reads::{Reader, from_rusqlite};
 use crate::{Backend, Db, Result, StoreError};
 
 /// Escape `%`, `_` and `\` for a `LIKE ... ESCAPE '\'` pattern.
@@ -69,11 +70,16 @@ impl Conditions {
         format!("WHERE {}", self.clauses.join(" AND "))
     }
 
-    /// Bind every value to a query, in order.
-    pub fn bind_all<'q>(
+    /// Bind every value to a query, in order (the `Any` driver's, or PostgreSQL's own).
+    pub fn bind_all<'q, DB>(
         &'q self,
-        mut query: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments>,
-    ) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments> {
+        mut query: sqlx::query::Query<'q, DB, <DB as sqlx::Database>::Arguments>,
+    ) -> sqlx::query::Query<'q, DB, <DB as sqlx::Database>::Arguments>
+    where
+        DB: sqlx::Database,
+        for<'t> &'t str: sqlx::Encode<'t, DB> + sqlx::Type<DB>,
+        for<'t> i64: sqlx::Encode<'t, DB> + sqlx::Type<DB>,
+    {
         for b in &self.binds {
             query = match b {
                 Bind::Text(s) => query.bind(s.as_str()),
@@ -84,10 +90,15 @@ impl Conditions {
     }
 
     /// Same as [`Conditions::bind_all`] for scalar queries (counts).
-    pub fn bind_all_scalar<'q, O>(
+    pub fn bind_all_scalar<'q, DB, O>(
         &'q self,
-        mut query: sqlx::query::QueryScalar<'q, sqlx::Any, O, sqlx::any::AnyArguments>,
-    ) -> sqlx::query::QueryScalar<'q, sqlx::Any, O, sqlx::any::AnyArguments> {
+        mut query: sqlx::query::QueryScalar<'q, DB, O, <DB as sqlx::Database>::Arguments>,
+    ) -> sqlx::query::QueryScalar<'q, DB, O, <DB as sqlx::Database>::Arguments>
+    where
+        DB: sqlx::Database,
+        for<'t> &'t str: sqlx::Encode<'t, DB> + sqlx::Type<DB>,
+        for<'t> i64: sqlx::Encode<'t, DB> + sqlx::Type<DB>,
+    {
         for b in &self.binds {
             query = match b {
                 Bind::Text(s) => query.bind(s.as_str()),
@@ -204,76 +215,117 @@ impl ListQuery {
         )
     }
 
-    /// One page, read row by row with `read`, and how many rows match (bounded, see
-    /// [`ListQuery::count_sql`]).
-    pub async fn fetch<T>(
-        &self,
-        db: &Db,
-        page: PageRequest,
-        read: impl Fn(&sqlx::any::AnyRow) -> Result<T>,
-    ) -> Result<Page<T>> {
+    /// One page of typed rows, and how many rows match (bounded, see
+    /// [`ListQuery::count_sql`]): on SQLite read on this thread (`sqlite_reads`), on
+    /// PostgreSQL on a typed connection (`pg_reads`), on an SQLite database in memory through
+    /// the pool.
+    pub async fn fetch_rows<T: FromSource>(&self, db: &Db, page: PageRequest) -> Result<Page<T>> {
         use tracing::Instrument;
         let span = db.span("SELECT", table_of(&self.from));
-        async {
-            // One connection for both statements: one wait for the pool, measured.
-            let mut connection = db.acquire().await?;
-            let counted: i64 = self
-                .conditions
-                .bind_all_scalar(sqlx::query_scalar(sqlx::AssertSqlSafe(
-                    self.count_sql(page),
-                )))
-                .fetch_one(&mut *connection)
-                .await?;
-            let rows = self
-                .conditions
-                .bind_all(sqlx::query(sqlx::AssertSqlSafe(self.page_sql(page))))
-                .fetch_all(&mut *connection)
-                .await?;
-            let items = rows.iter().map(read).collect::<Result<Vec<_>>>()?;
-            Ok::<_, StoreError>(Page {
-                items,
-                total: counted,
-                total_exact: counted <= page.count_cap(),
-            })
-        }
-        .instrument(span)
-        .await
-    }
-
-    /// [`ListQuery::fetch`] for a row type read by its `FromRow`.
-    pub async fn fetch_rows<T>(&self, db: &Db, page: PageRequest) -> Result<Page<T>>
-    where
-        T: for<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> + FromSqliteRow,
-    {
-        let Some(reads) = db.sqlite_reads() else {
-            return self.fetch(db, page, |row| Ok(T::from_row(row)?)).await;
-        };
-        // SQLite: the count and the page on this thread, one connection (`sqlite_reads`).
-        let _span = db.span("SELECT", table_of(&self.from)).entered();
-        let (count_sql, page_sql) = (self.count_sql(page), self.page_sql(page));
-        reads.run(|reader| {
-            let mut count = reader
-                .connection()
-                .prepare_cached(&count_sql)
-                .map_err(from_rusqlite)?;
-            bind_all(&mut count, &self.conditions.binds)?;
-            let counted: i64 = match count.raw_query().next().map_err(from_rusqlite)? {
-                Some(row) => row.get(0).map_err(from_rusqlite)?,
-                None => 0,
-            };
-            let (mut statement, names) = reader.prepare(&page_sql)?;
-            bind_all(&mut statement, &self.conditions.binds)?;
-            let mut rows = statement.raw_query();
-            let mut items = Vec::with_capacity(usize::try_from(page.per_page).unwrap_or(0));
-            while let Some(row) = rows.next().map_err(from_rusqlite)? {
-                items.push(T::from_sqlite_row(&SqliteRow::new(row, &names))?);
+        let reads = match &db.reads {
+            Some(Reads::Sqlite(reads)) => reads,
+            Some(Reads::Postgres(reads)) => {
+                let read = async {
+                    let mut lease = db.lease(reads).await?;
+                    let read = self
+                        .count_and_page::<sqlx::Postgres, T>(lease.connection(), page)
+                        .await;
+                    lease.end(read)
+                };
+                return read.instrument(span).await;
             }
+            None => {
+                let read = async {
+                    let mut connection = db.acquire().await?;
+                    self.count_and_page::<sqlx::Any, T>(&mut connection, page)
+                        .await
+                };
+                return read.instrument(span).await;
+            }
+        };
+        // SQLite: the count and the page on this thread, one connection (`sqlite_reads`), in
+        // one read transaction: both see the same snapshot, and the WAL read lock is taken and
+        // let go once instead of once per statement (each a system call on the lock file, made
+        // under a mutex all the process's connections share).
+        let _span = span.entered();
+        reads.run(|reader| {
+            let snapshot = reader
+                .connection()
+                .unchecked_transaction()
+                .map_err(from_rusqlite)?;
+            let (counted, items) = self.read_page(reader, page)?;
+            snapshot.commit().map_err(from_rusqlite)?;
             Ok(Page {
                 items,
                 total: counted,
                 total_exact: counted <= page.count_cap(),
             })
         })
+    }
+
+    /// The count and the page on one connection of sqlx's (PostgreSQL's typed driver, or the
+    /// `Any` pool's).
+    async fn count_and_page<DB, T>(
+        &self,
+        connection: &mut DB::Connection,
+        page: PageRequest,
+    ) -> Result<Page<T>>
+    where
+        DB: sqlx::Database,
+        DB::Row: Source,
+        DB::Arguments: sqlx::IntoArguments<DB>,
+        usize: sqlx::ColumnIndex<DB::Row>,
+        T: FromSource,
+        for<'c> &'c mut DB::Connection: sqlx::Executor<'c, Database = DB>,
+        for<'t> &'t str: sqlx::Encode<'t, DB> + sqlx::Type<DB>,
+        for<'t> i64: sqlx::Encode<'t, DB> + sqlx::Decode<'t, DB> + sqlx::Type<DB>,
+    {
+        let counted: i64 = self
+            .conditions
+            .bind_all_scalar(sqlx::query_scalar(sqlx::AssertSqlSafe(
+                self.count_sql(page),
+            )))
+            .fetch_one(&mut *connection)
+            .await?;
+        let rows = self
+            .conditions
+            .bind_all(sqlx::query(sqlx::AssertSqlSafe(self.page_sql(page))))
+            .fetch_all(&mut *connection)
+            .await?;
+        let items = rows
+            .iter()
+            .map(T::from_source)
+            .collect::<sqlx::Result<Vec<_>>>()?;
+        Ok(Page {
+            items,
+            total: counted,
+            total_exact: counted <= page.count_cap(),
+        })
+    }
+
+    /// The count and the page's rows, read on an SQLite connection of `sqlite_reads`.
+    fn read_page<T: FromSource>(
+        &self,
+        reader: &Reader,
+        page: PageRequest,
+    ) -> Result<(i64, Vec<T>)> {
+        let mut count = reader
+            .connection()
+            .prepare_cached(&self.count_sql(page))
+            .map_err(from_rusqlite)?;
+        bind_all(&mut count, &self.conditions.binds)?;
+        let counted: i64 = match count.raw_query().next().map_err(from_rusqlite)? {
+            Some(row) => row.get(0).map_err(from_rusqlite)?,
+            None => 0,
+        };
+        let (mut statement, names) = reader.prepare(&self.page_sql(page))?;
+        bind_all(&mut statement, &self.conditions.binds)?;
+        let mut rows = statement.raw_query();
+        let mut items = Vec::with_capacity(usize::try_from(page.per_page).unwrap_or(0));
+        while let Some(row) = rows.next().map_err(from_rusqlite)? {
+            items.push(T::from_source(&SqliteRow::new(row, &names))?);
+        }
+        Ok((counted, items))
     }
 
     /// How the engine runs the count and the page query: one text per statement, the lines

@@ -1,25 +1,27 @@
 //! Typed rows: a result row read into a struct of domain types, declared once per struct
 //! instead of one `try_get` per column per reader.
 //!
-//! Rows come from two drivers: `sqlx::Any` (PostgreSQL, and SQLite inside transactions),
-//! whose values are only the types both engines share (`TEXT`, `BIGINT`), and `rusqlite`
-//! (SQLite reads outside a transaction, `crate::sqlite_reads`). A [`Source`] is either kind of
-//! row, asked for a column as text, as an integer, or whether it is `NULL`. A [`Column`] turns
+//! Rows come from three drivers: `sqlx::Any` (inside transactions, on either engine), whose
+//! values are only the types both engines share (`TEXT`, `BIGINT`), `rusqlite` (SQLite reads
+//! outside a transaction, `crate::sqlite_reads`) and sqlx's typed PostgreSQL driver
+//! (PostgreSQL reads outside a transaction, `crate::pg_reads`). A [`Source`] is any of these
+//! rows, asked for a column as text, as an integer, or whether it is `NULL`. A [`Column`] turns
 //! one column into a field type (money as [`Cents`], dates, instants as [`Timestamp`], status
 //! enums by their stored words, JSON text) from those, so no driver's `Decode` impl is needed;
-//! [`row!`](crate::row) declares a struct read from either, each field from the column of the
-//! same name (the `SELECT` renames a column with `AS` where the names differ).
+//! [`row!`](crate::row) declares a struct read from any of them, each field from the column of
+//! the same name (the `SELECT` renames a column with `AS` where the names differ).
 
 use serde::de::DeserializeOwned;
 use sqlx::any::{Any, AnyRow};
-use sqlx::{Executor, FromRow, Row, ValueRef};
+use sqlx::postgres::PgRow;
+use sqlx::{Executor, FromRow, Row, TypeInfo, ValueRef};
 use time::Date;
 
 use super::Result;
 use dunning_domain::money::Cents;
 use dunning_domain::timestamp::Timestamp;
 
-/// A row of either driver, read a column at a time by name.
+/// A row of any of the drivers, read a column at a time by name.
 pub trait Source {
     /// The column as text.
     fn text(&self, column: &str) -> sqlx::Result<String>;
@@ -41,6 +43,29 @@ impl Source for AnyRow {
     }
     fn integer(&self, column: &str) -> sqlx::Result<i64> {
         self.try_get(column)
+    }
+    fn is_null(&self, column: &str) -> sqlx::Result<bool> {
+        Ok(self.try_get_raw(column)?.is_null())
+    }
+}
+
+/// A row of sqlx's PostgreSQL driver (the PostgreSQL reads outside a transaction): the value
+/// read from the server's answer as it is, without the `Any` layer's copy of it.
+impl Source for PgRow {
+    fn text(&self, column: &str) -> sqlx::Result<String> {
+        self.try_get(column)
+    }
+    fn str(&self, column: &str) -> sqlx::Result<&str> {
+        self.try_get(column)
+    }
+    /// Stored integers are `BIGINT`; a computed one may be `integer` or `smallint`, which the
+    /// `Any` driver widened too.
+    fn integer(&self, column: &str) -> sqlx::Result<i64> {
+        match self.try_get_raw(column)?.type_info().name() {
+            "INT4" => self.try_get::<i32, _>(column).map(i64::from),
+            "INT2" => self.try_get::<i16, _>(column).map(i64::from),
+            _ => self.try_get(column),
+        }
     }
     fn is_null(&self, column: &str) -> sqlx::Result<bool> {
         Ok(self.try_get_raw(column)?.is_null())
@@ -212,14 +237,14 @@ pub fn corrupt(column: &str, text: &str, error: impl std::fmt::Display) -> sqlx:
     }
 }
 
-/// A struct read from a `rusqlite` row ([`row!`](crate::row) implements it beside
-/// `sqlx::FromRow`).
-pub trait FromSqliteRow: Sized {
-    fn from_sqlite_row(row: &SqliteRow<'_, '_>) -> sqlx::Result<Self>;
+/// A struct read from any driver's row ([`row!`](crate::row) implements it, and
+/// `sqlx::FromRow` for the `Any` driver's rows through it).
+pub trait FromSource: Sized {
+    fn from_source<R: Source + ?Sized>(row: &R) -> sqlx::Result<Self>;
 }
 
 /// A row type the store reads by id: its table and the columns its `FromRow` reads.
-pub trait Stored: for<'r> FromRow<'r, AnyRow> + FromSqliteRow + Send + Unpin {
+pub trait Stored: for<'r> FromRow<'r, AnyRow> + FromSource + Send + Unpin {
     /// `FROM` this table.
     const TABLE: &'static str;
     /// What the `SELECT` lists, renamed to the field names.
@@ -265,19 +290,17 @@ macro_rules! row {
             $($(#[$field_attr])* $field_vis $field: $ty),*
         }
 
-        impl<'r> ::sqlx::FromRow<'r, ::sqlx::any::AnyRow> for $name {
-            fn from_row(row: &'r ::sqlx::any::AnyRow) -> ::sqlx::Result<Self> {
+        impl $crate::rows::FromSource for $name {
+            fn from_source<R: $crate::rows::Source + ?Sized>(row: &R) -> ::sqlx::Result<Self> {
                 Ok($name {
                     $($field: $crate::row!(@field row, $field $(, $default)?)),*
                 })
             }
         }
 
-        impl $crate::rows::FromSqliteRow for $name {
-            fn from_sqlite_row(row: &$crate::rows::SqliteRow<'_, '_>) -> ::sqlx::Result<Self> {
-                Ok($name {
-                    $($field: $crate::row!(@field row, $field $(, $default)?)),*
-                })
+        impl<'r> ::sqlx::FromRow<'r, ::sqlx::any::AnyRow> for $name {
+            fn from_row(row: &'r ::sqlx::any::AnyRow) -> ::sqlx::Result<Self> {
+                <$name as $crate::rows::FromSource>::from_source(row)
             }
         }
     };

@@ -1,0 +1,243 @@
+//! PostgreSQL reads outside a transaction (`dunning_store`'s `pg_reads`): what they send to
+//! the server, and how many connections a process holds. Through a relay on 127.0.0.1 that
+//! counts what the client writes; skipped without PostgreSQL (failed under `CI=true`).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+use dunning_store::customers::{self, CustomerFilter};
+use dunning_store::{Db, DbSettings, PageRequest};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+use crate::postgres::fresh_postgres_url;
+
+/// A TCP relay to 127.0.0.1:5432 counting the client's writes (each arrives as one read here,
+/// since a client that waits for an answer between two writes cannot have them merged), and
+/// holding each of the server's answers back for `delay` milliseconds once it is set.
+struct CountingRelay {
+    port: u16,
+    writes: Arc<AtomicUsize>,
+    delay: Arc<AtomicU64>,
+}
+
+impl CountingRelay {
+    async fn start() -> CountingRelay {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind relay");
+        let port = listener.local_addr().expect("address").port();
+        let writes = Arc::new(AtomicUsize::new(0));
+        let counted = writes.clone();
+        let delay = Arc::new(AtomicU64::new(0));
+        let delays = delay.clone();
+        tokio::spawn(async move {
+            while let Ok((inbound, _)) = listener.accept().await {
+                let counted = counted.clone();
+                let delay = delays.clone();
+                tokio::spawn(async move {
+                    let Ok(outbound) = TcpStream::connect("127.0.0.1:5432").await else {
+                        return;
+                    };
+                    let (mut from_client, mut to_client) = inbound.into_split();
+                    let (mut from_server, mut to_server) = outbound.into_split();
+                    tokio::spawn(async move {
+                        let mut buffer = vec![0u8; 64 * 1024];
+                        while let Ok(n) = from_server.read(&mut buffer).await {
+                            let held = delay.load(Ordering::SeqCst);
+                            tokio::time::sleep(std::time::Duration::from_millis(held)).await;
+                            if n == 0 || to_client.write_all(&buffer[..n]).await.is_err() {
+                                break;
+                            }
+                        }
+                    });
+                    let mut buffer = vec![0u8; 64 * 1024];
+                    while let Ok(n) = from_client.read(&mut buffer).await {
+                        if n == 0 || to_server.write_all(&buffer[..n]).await.is_err() {
+                            break;
+                        }
+                        counted.fetch_add(1, Ordering::SeqCst);
+                    }
+                });
+            }
+        });
+        CountingRelay {
+            port,
+            writes,
+            delay,
+        }
+    }
+
+    fn writes(&self) -> usize {
+        self.writes.load(Ordering::SeqCst)
+    }
+}
+
+/// The client's writes while `reads` reads run one after another.
+async fn writes_during<F: Future<Output = ()>>(relay: &CountingRelay, reads: F) -> usize {
+    let before = relay.writes();
+    reads.await;
+    // An exchange after the last read's answer (a ping on release) comes at once.
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    relay.writes() - before
+}
+
+// sqlx's pool pinged every connection it took back (a second round trip per read, with no
+// setting to turn it off): these reads run on connections of their own, pinged only when
+// they sat idle.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_reads_outside_a_transaction_are_one_exchange_per_statement() {
+    let Some(url) = fresh_postgres_url().await else {
+        return;
+    };
+    let relay = CountingRelay::start().await;
+    let relayed = url.replace("127.0.0.1:5432", &format!("127.0.0.1:{}", relay.port));
+    assert_ne!(relayed, url, "the test database is on 127.0.0.1:5432");
+    let (db, _) = Db::open(&relayed).await.expect("open");
+    let page = PageRequest {
+        page: 1,
+        per_page: 25,
+    };
+    let everyone = CustomerFilter::default();
+    let list = || customers::list(&db, "org_relay", &everyone, page);
+    // The first read of each kind connects and prepares its statements.
+    customers::get(&db, "org_relay", "cus_none")
+        .await
+        .expect("read");
+    list().await.expect("list");
+
+    let by_id = writes_during(&relay, async {
+        for _ in 0..10 {
+            let found = customers::get(&db, "org_relay", "cus_none").await;
+            assert!(found.expect("read").is_none());
+        }
+    })
+    .await;
+    assert_eq!(by_id, 10, "one exchange per read by id");
+    let lists = writes_during(&relay, async {
+        for _ in 0..10 {
+            assert_eq!(list().await.expect("list").total, 0);
+        }
+    })
+    .await;
+    assert_eq!(
+        lists, 20,
+        "a list page is its count and its rows, nothing else"
+    );
+}
+
+// The pool and the reads' connections share the configured number: replicas × it is what
+// the server's `max_connections` is planned by.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_holds_no_more_connections_than_the_pool_size_under_concurrent_reads_and_writes() {
+    let Some(url) = fresh_postgres_url().await else {
+        return;
+    };
+    let settings = DbSettings {
+        pool_size: Some(4),
+        ..DbSettings::default()
+    };
+    let (db, _) = Db::open_with(&url, &settings).await.expect("open");
+    let name = url.rsplit('/').next().expect("a database name").to_string();
+    let mut tasks = Vec::new();
+    for n in 0..24 {
+        let db = db.clone();
+        tasks.push(tokio::spawn(async move {
+            for _ in 0..5 {
+                if n % 3 == 0 {
+                    let mut tx = db.begin().await.expect("begin");
+                    sqlx::query("SELECT pg_sleep(0.005)")
+                        .execute(&mut *tx)
+                        .await
+                        .expect("write side");
+                    tx.commit().await.expect("commit");
+                } else {
+                    customers::list(
+                        &db,
+                        "org_busy",
+                        &CustomerFilter::default(),
+                        PageRequest {
+                            page: 1,
+                            per_page: 25,
+                        },
+                    )
+                    .await
+                    .expect("list");
+                }
+            }
+        }));
+    }
+    for task in tasks {
+        task.await.expect("task");
+    }
+    let mut probe = <sqlx::AnyConnection as sqlx::Connection>::connect(&url)
+        .await
+        .expect("probe");
+    let held: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+    )
+    .bind(&name)
+    .fetch_one(&mut probe)
+    .await
+    .expect("count");
+    assert!(held <= 4, "{held} connections held with a pool size of 4");
+    assert!(held >= 2, "both the pool and the reads connected: {held}");
+}
+
+// A read whose caller gave up midway (a client that went away) must not leave its connection
+// in the middle of an exchange for the next read to find the old answer on it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_a_read_dropped_midway_leaves_no_half_read_answer_for_the_next_one() {
+    let Some(url) = fresh_postgres_url().await else {
+        return;
+    };
+    let relay = CountingRelay::start().await;
+    let relayed = url.replace("127.0.0.1:5432", &format!("127.0.0.1:{}", relay.port));
+    let settings = DbSettings {
+        pool_size: Some(2),
+        connect_timeout: std::time::Duration::from_secs(10),
+        ..DbSettings::default()
+    };
+    let (db, _) = Db::open_with(&relayed, &settings).await.expect("open");
+    let organization = dunning_store::orgs::create_organization(&db, "Relay", "12345678000195")
+        .await
+        .expect("organization");
+    let org = organization.id.as_str();
+    let mut tx = db.begin().await.expect("begin");
+    for (id, name, document) in [
+        ("cus_a", "Ana", "52998224725"),
+        ("cus_b", "Bia", "11144477735"),
+    ] {
+        let fields = customers::CustomerFields {
+            name: name.into(),
+            email: None,
+            phone: None,
+            address: None,
+            channel_opt_outs: vec![],
+            tags: vec![],
+            notes: None,
+        };
+        customers::insert(
+            &mut tx,
+            org,
+            id,
+            (document, "cpf"),
+            &fields,
+            &dunning_store::now_text(),
+        )
+        .await
+        .expect("insert");
+    }
+    tx.commit().await.expect("commit");
+    // One reader connection, made and its statement prepared; then each answer is slow.
+    let first = customers::get(&db, org, "cus_a").await.expect("read");
+    assert_eq!(first.map(|c| c.name).as_deref(), Some("Ana"));
+    let slow = std::time::Duration::from_millis(300);
+    relay.delay.store(300, Ordering::SeqCst);
+    for _ in 0..3 {
+        // Given up while its answer is on the way...
+        let gave_up = tokio::time::timeout(slow / 3, customers::get(&db, org, "cus_a")).await;
+        assert!(gave_up.is_err(), "the relay holds the answer back");
+        // ...the next read gets its own answer, not the one left on the wire.
+        let next = customers::get(&db, org, "cus_b").await.expect("read");
+        assert_eq!(next.map(|c| c.name).as_deref(), Some("Bia"));
+    }
+}
