@@ -60,7 +60,7 @@ fn view(a: &Agreement) -> response::Agreement<'_> {
         total_amount: a.total_cents,
         down_payment: a.down_payment_cents,
         installments: a.installments,
-        first_due_date: a.first_due_date,
+        first_due_date: a.first_due_date.into(),
         discount_percent: a.discount_bp as f64 / 100.0,
         installments_schedule: a
             .installments_schedule
@@ -68,7 +68,7 @@ fn view(a: &Agreement) -> response::Agreement<'_> {
             .map(|i| response::AgreementInstallment {
                 number: i.number,
                 amount: i.amount_cents,
-                due_date: i.due_date,
+                due_date: i.due_date.into(),
                 charge_id: i.charge_id.as_deref(),
             })
             .collect(),

@@ -27,7 +27,7 @@ pub(super) fn charge(c: &StoredCharge) -> response::Charge<'_> {
         fine_percent: c.fine_bp as f64 / 100.0,
         interest_percent: c.interest_bp as f64 / 100.0,
         amount_due: c.amount_due,
-        due_date: c.due_date,
+        due_date: c.due_date.into(),
         status: c.status.into(),
         tags: &c.tags,
         collection_plan_id: c.collection_plan_id.as_deref(),

@@ -181,10 +181,14 @@ impl Column for Cents {
     }
 }
 
-/// Dates are stored as `YYYY-MM-DD`.
+/// Dates are stored as `YYYY-MM-DD`: read field by field, and any other text by `time`'s
+/// parser, which says what is wrong with it.
 impl Column for Date {
     fn read<R: Source + ?Sized>(row: &R, column: &str) -> sqlx::Result<Self> {
         let text = row.str(column)?;
+        if let Some(date) = dunning_domain::timestamp::stored_date(text) {
+            return Ok(date);
+        }
         let format = time::macros::format_description!("[year]-[month]-[day]");
         Date::parse(text, &format).map_err(|e| corrupt(column, text, e))
     }
