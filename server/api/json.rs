@@ -157,6 +157,42 @@ macro_rules! integer {
     };
 }
 
+/// Below this, a double that is the nearest one to a whole number of centavos is written by
+/// [`write_cents`]. Doubles are spaced less than a thousandth apart up to here, so no decimal
+/// with fewer digits than the centavos' own lies within half a spacing of the number: the
+/// shortest text that reads back as it (what zmij finds) is those digits.
+const CENTS_BELOW: f64 = 1e13;
+
+/// The centavos `value` stands for, when it is the double nearest to a whole number of them
+/// (every amount of money an answer holds: `Cents` are written as reais). Such numbers are
+/// most of an answer's, and zmij's general shortest-form search cost ~200 instructions each.
+fn whole_cents(value: f64) -> Option<i64> {
+    // NaN and the infinities are not below the bound either.
+    let small = value.abs() < CENTS_BELOW;
+    if !small || (value == 0.0 && value.is_sign_negative()) {
+        return None;
+    }
+    let cents = (value * 100.0).round();
+    // Division by 100 rounds to the nearest double: equal means `value` is that double.
+    (cents / 100.0 == value).then_some(cents as i64)
+}
+
+/// `cents` as reais the way zmij writes them: the whole part, a point, and the centavos
+/// without a trailing zero (at least one digit: `3.0`, `3.5`, `3.05`).
+fn write_cents(out: &mut Vec<u8>, cents: i64) {
+    if cents < 0 {
+        out.push(b'-');
+    }
+    let magnitude = cents.unsigned_abs();
+    let _ = Writer::formatter().write_u64(out, magnitude / 100);
+    let fraction = (magnitude % 100) as u8;
+    out.push(b'.');
+    out.push(b'0' + fraction / 10);
+    if !fraction.is_multiple_of(10) {
+        out.push(b'0' + fraction % 10);
+    }
+}
+
 impl<'a> ser::Serializer for &'a mut Writer {
     type Ok = ();
     type Error = Error;
@@ -195,7 +231,9 @@ impl<'a> ser::Serializer for &'a mut Writer {
     }
 
     fn serialize_f64(self, value: f64) -> Result<(), Error> {
-        if value.is_finite() {
+        if let Some(cents) = whole_cents(value) {
+            write_cents(&mut self.out, cents);
+        } else if value.is_finite() {
             let _ = Writer::formatter().write_f64(&mut self.out, value);
         } else {
             self.out.extend_from_slice(b"null");
@@ -729,6 +767,48 @@ mod tests {
                 .collect();
             same(&text);
             same(&BTreeMap::from([(text.clone(), text)]));
+        }
+    }
+
+    #[test]
+    fn amounts_of_money_and_other_numbers_are_written_as_serde_json_writes_them() {
+        let mut values: Vec<f64> = (-300_000i64..=300_000).map(|c| c as f64 / 100.0).collect();
+        let mut draw = Draw(0x5eed);
+        for _ in 0..50_000 {
+            // Centavos up to 10^15 (past the fast path's bound), and doubles of any bits.
+            let cents = (draw.next() % 1_000_000_000_000_000) as i64;
+            values.push(cents as f64 / 100.0);
+            values.push(-(cents as f64) / 100.0);
+            values.push(f64::from_bits(draw.next()));
+        }
+        values.extend([
+            0.0,
+            -0.0,
+            0.001,
+            0.005,
+            0.015,
+            1.0 / 3.0,
+            99_999_999_999.99,
+            9_999_999_999_999.99,
+            1e13,
+            -1e13,
+            12_345_678.9,
+            f64::MIN_POSITIVE,
+            f64::MAX,
+            f64::NAN,
+            f64::INFINITY,
+        ]);
+        for value in values {
+            same(&value);
+        }
+        for cents in [0, 5, 10, 11, 100, 105, 110, 38_990, -1, -100, -38_995] {
+            let reais = dunning_domain::money::Cents(cents);
+            same(&reais);
+            assert_eq!(
+                super::whole_cents(cents as f64 / 100.0),
+                Some(cents),
+                "{cents} centavos"
+            );
         }
     }
 
