@@ -2,13 +2,14 @@
 """Proof that a refactor kept behaviour: two builds of the server answer the same, byte for
 byte, from one seeded database.
 
-    bench/same_answers.py OLD_BINARY NEW_BINARY
+    bench/same_answers.py OLD_BINARY NEW_BINARY [--engine postgres]
 
 1. The old binary seeds a new SQLite database (the demo) and the script adds what the demo
    lacks, through the API: a customer with charges, a payment, a notice (a delivery), an
    agreement and its acceptance, a dispute, a webhook (to a receiver here that answers 200), a
    collection plan step, an export. It waits until the engine has nothing left to do, stops.
-2. Each binary serves its own copy of that file.
+2. Each binary serves its own copy of that file (with `--engine postgres`, of that database on
+   127.0.0.1:5432, copied with `CREATE DATABASE ... TEMPLATE`; all three dropped at the end).
 3. Every GET operation of `openapi/v1.yaml`, with the ids found in the lists and the filters,
    sorts and pages of each list, is asked of both: status, content type and body must be equal
    byte for byte (`RateLimit-*` and `Request-Id` headers differ by design and are not compared).
@@ -20,6 +21,7 @@ Prints each difference and a count; exits 1 when there is any.
 
 from __future__ import annotations
 
+import argparse
 import copy
 import http.server
 import json
@@ -43,13 +45,21 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+POSTGRES = "postgres://postgres@127.0.0.1:5432"
+
+
+def psql(sql: str) -> None:
+    subprocess.run(["psql", "-q", f"{POSTGRES}/test", "-c", sql], check=True, capture_output=True)
+
+
 class Server:
-    def __init__(self, binary: str, folder: Path) -> None:
+    def __init__(self, binary: str, folder: Path, database: str | None = None) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
+        url = f"{POSTGRES}/{database}" if database else f"sqlite://{folder}/dunning.db?mode=rwc"
         self.proc = subprocess.Popen(
-            [binary, "--bind", f"127.0.0.1:{self.port}", "--database-url",
-             f"sqlite://{folder}/dunning.db?mode=rwc", "--allow-private-webhook-targets",
+            [binary, "--bind", f"127.0.0.1:{self.port}", "--database-url", url,
+             "--allow-private-webhook-targets",
              "--confirmation-secret", "same-answers-secret-0123456789"],
             cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
@@ -268,13 +278,24 @@ def mcp_answers(server: Server, charges: list[str], customers: list[str]) -> dic
 
 
 def main() -> int:
-    old_binary, new_binary = (str(Path(b).resolve()) for b in sys.argv[1:3])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("old_binary")
+    parser.add_argument("new_binary")
+    parser.add_argument("--engine", choices=["sqlite", "postgres"], default="sqlite")
+    args = parser.parse_args()
+    postgres = args.engine == "postgres"
+    old_binary, new_binary = (str(Path(b).resolve()) for b in (args.old_binary, args.new_binary))
     work = Path(tempfile.mkdtemp(prefix="same-answers-"))
+    # One PostgreSQL database per server, or None for each one's SQLite file.
+    databases = {name: f"same_answers_{os.getpid()}_{name}" if postgres else None
+                 for name in ("seed", "old", "new")}
+    if postgres:
+        psql(f"CREATE DATABASE {databases['seed']}")
     receiver = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), Receiver)
     threading.Thread(target=receiver.serve_forever, daemon=True).start()
     seed = work / "seed"
     seed.mkdir()
-    first = Server(old_binary, seed)
+    first = Server(old_binary, seed, databases["seed"])
     try:
         populate(first, f"http://127.0.0.1:{receiver.server_address[1]}/hook")
         settle(first)
@@ -285,7 +306,10 @@ def main() -> int:
         folder = work / name
         shutil.copytree(seed, folder)
         folders.append(folder)
-    old, new = Server(old_binary, folders[0]), Server(new_binary, folders[1])
+        if postgres:
+            psql(f"CREATE DATABASE {databases[name]} TEMPLATE {databases['seed']}")
+    old = Server(old_binary, folders[0], databases["old"])
+    new = Server(new_binary, folders[1], databases["new"])
     differences = 0
     try:
         compared = paths(old)
@@ -312,6 +336,8 @@ def main() -> int:
         old.stop()
         new.stop()
         receiver.shutdown()
+        for database in filter(None, databases.values()):
+            psql(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
         if not os.environ.get("KEEP"):
             shutil.rmtree(work, ignore_errors=True)
     return 1 if differences else 0
