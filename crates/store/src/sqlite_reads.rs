@@ -264,4 +264,26 @@ mod tests {
                 .is_some()
         );
     }
+
+    /// `.cargo/config.toml` compiles the bundled SQLite without the process-wide page cache
+    /// and memory statistics, whose two mutexes every reading thread met (a build that lost
+    /// the setting would pass every other test, only slower).
+    #[test]
+    fn sqlite_is_built_with_a_page_cache_per_connection_and_no_memory_statistics() {
+        let conn = rusqlite::Connection::open_in_memory().expect("opens");
+        let mut statement = conn.prepare("PRAGMA compile_options").expect("prepares");
+        let options: Vec<String> = statement
+            .query_map([], |row| row.get(0))
+            .expect("runs")
+            .collect::<rusqlite::Result<_>>()
+            .expect("reads");
+        assert!(
+            options.iter().any(|o| o == "DEFAULT_MEMSTATUS=0"),
+            "{options:?}"
+        );
+        assert!(
+            !options.iter().any(|o| o == "ENABLE_MEMORY_MANAGEMENT"),
+            "{options:?}"
+        );
+    }
 }
