@@ -51,14 +51,18 @@ pub fn app(state: AppState) -> Router {
     if state.config.metrics_bind.is_none() {
         app = app.merge(metrics::router(state.metrics.clone(), state.db.clone()));
     }
-    app.method_not_allowed_fallback(http::problem::wrong_method)
-        .fallback(http::problem::no_route)
+    // Outermost first: the access log, the request's span, the metrics. One stack laid on
+    // each route once (a `layer` call each boxed every route again: see `api::router`).
+    let layers = tower::ServiceBuilder::new()
+        .layer(axum::middleware::from_fn(access_log::access_log))
+        .layer(axum::middleware::from_fn(telemetry::http_span))
         .layer(axum::middleware::from_fn_with_state(
             state.metrics.clone(),
             metrics::count,
-        ))
-        .layer(axum::middleware::from_fn(telemetry::http_span))
-        .layer(axum::middleware::from_fn(access_log::access_log))
+        ));
+    app.method_not_allowed_fallback(http::problem::wrong_method)
+        .fallback(http::problem::no_route)
+        .layer(layers)
 }
 
 fn mcp_host(state: &AppState) -> std::sync::Arc<dyn mcp::Host> {
