@@ -42,7 +42,7 @@ impl Timestamp {
     /// The fixed-width form read field by field: every stored instant of every row a list
     /// reads comes this way, and `time`'s RFC 3339 parser is general (offsets, fractions of
     /// any length). `None` for any other text, which [`Timestamp::parse`] reads the general way.
-    fn from_stored(text: &[u8]) -> Option<Timestamp> {
+    pub fn from_stored(text: &[u8]) -> Option<Timestamp> {
         // `d` stands for a digit; every other byte must be itself.
         const SHAPE: &[u8; 24] = b"dddd-dd-ddTdd:dd:dd.dddZ";
         let fits = text.len() == SHAPE.len()
@@ -135,9 +135,8 @@ impl serde::Serialize for Day {
 /// A date in its stored form, `YYYY-MM-DD`, read field by field (`time`'s format-description
 /// parser cost ~1 100 instructions a date, and a list row holds two); `None` for any other
 /// text, which the caller reads the general way.
-pub fn stored_date(text: &str) -> Option<time::Date> {
+pub fn stored_date(text: &[u8]) -> Option<time::Date> {
     const SHAPE: &[u8; 10] = b"dddd-dd-dd";
-    let text = text.as_bytes();
     let fits = text.len() == SHAPE.len()
         && text.iter().zip(SHAPE).all(|(&byte, &shape)| {
             if shape == b'd' {
@@ -308,7 +307,7 @@ mod tests {
         let mut step = 1;
         while day <= last {
             let text = day.format(&format).unwrap();
-            assert_eq!(stored_date(&text), Some(day), "{text}");
+            assert_eq!(stored_date(text.as_bytes()), Some(day), "{text}");
             assert_eq!(time::Date::parse(&text, &format).ok(), Some(day));
             assert_eq!(
                 serde_json::to_string(&Day(day)).unwrap(),
@@ -337,10 +336,10 @@ mod tests {
             "2026/01/01",
             "",
         ] {
-            assert_eq!(stored_date(text), None, "{text}");
+            assert_eq!(stored_date(text.as_bytes()), None, "{text}");
         }
         assert_eq!(
-            stored_date("2024-02-29"),
+            stored_date(b"2024-02-29"),
             Some(time::macros::date!(2024 - 02 - 29))
         );
         // Years the fixed form has no room for are written by `time`, as before.
