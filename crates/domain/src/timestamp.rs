@@ -43,17 +43,7 @@ impl Timestamp {
     /// reads comes this way, and `time`'s RFC 3339 parser is general (offsets, fractions of
     /// any length). `None` for any other text, which [`Timestamp::parse`] reads the general way.
     pub fn from_stored(text: &[u8]) -> Option<Timestamp> {
-        // `d` stands for a digit; every other byte must be itself.
-        const SHAPE: &[u8; 24] = b"dddd-dd-ddTdd:dd:dd.dddZ";
-        let fits = text.len() == SHAPE.len()
-            && text.iter().zip(SHAPE).all(|(&byte, &shape)| {
-                if shape == b'd' {
-                    byte.is_ascii_digit()
-                } else {
-                    byte == shape
-                }
-            });
-        if !fits {
+        if !fits(text, b"dddd-dd-ddTdd:dd:dd.dddZ") {
             return None;
         }
         let number = |at| digits(text, at);
@@ -136,16 +126,24 @@ impl serde::Serialize for Day {
 /// parser cost ~1 100 instructions a date, and a list row holds two); `None` for any other
 /// text, which the caller reads the general way.
 pub fn stored_date(text: &[u8]) -> Option<time::Date> {
-    const SHAPE: &[u8; 10] = b"dddd-dd-dd";
-    let fits = text.len() == SHAPE.len()
-        && text.iter().zip(SHAPE).all(|(&byte, &shape)| {
+    if fits(text, b"dddd-dd-dd") {
+        date_fields(text)
+    } else {
+        None
+    }
+}
+
+/// Whether `text` has the stored form `shape` describes: `d` stands for a digit, and every
+/// other byte must be itself.
+fn fits(text: &[u8], shape: &[u8]) -> bool {
+    text.len() == shape.len()
+        && text.iter().zip(shape).all(|(&byte, &shape)| {
             if shape == b'd' {
                 byte.is_ascii_digit()
             } else {
                 byte == shape
             }
-        });
-    if fits { date_fields(text) } else { None }
+        })
 }
 
 /// The date in the first ten bytes of `text`, whose digits and dashes are checked already.
