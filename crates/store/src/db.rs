@@ -103,13 +103,13 @@ impl DbSettings {
 
     /// The pool's connections and the reads' (`pg_reads`) out of [`DbSettings::pool_size`]:
     /// on PostgreSQL half each (at least one each), so that a process holds no more than the
-    /// configured number (two when it is one), which the server's `max_connections` is planned
-    /// by; on SQLite the
-    /// reads open what they use (`sqlite_reads`), and the pool has them all.
+    /// configured number (two when it is one), which the server's `max_connections` is
+    /// planned by. On SQLite the pool has them all; its reads (`sqlite_reads`) open as many
+    /// connections as threads read at once, and are not counted here.
     fn split(&self, backend: Backend) -> (u32, u32) {
         let size = self.pool_size(backend);
         match backend {
-            Backend::Sqlite => (size, size),
+            Backend::Sqlite => (size, 0),
             Backend::Postgres => ((size - size / 2).max(1), (size / 2).max(1)),
         }
     }
