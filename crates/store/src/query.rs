@@ -4,8 +4,7 @@
 
 use sqlx::Row;
 
-use crate::db::Reads;
-use crate::db::table_of;
+use crate::db::{Reads, table_of};
 use crate::rows::{FromSource, Source, SqliteRow};
 use crate::sqlite_reads::{Reader, from_rusqlite};
 use crate::{Backend, Db, Result, StoreError};
