@@ -144,7 +144,8 @@ def load(server: Server, target: list[str], env: dict[str, str], seconds: int) -
     spent = server.cpu_seconds() - before
     requests = int(re.search(r"(\d+) requests in", out).group(1))
     if "Non-2xx" in out:
-        raise RuntimeError(f"non-2xx answers under load: {out}")
+        log = (server.dir / "server.log").read_text()[-4000:]
+        raise RuntimeError(f"non-2xx answers under load: {out}\nthe server's log ends:\n{log}")
     return spent * 1e6 / max(requests, 1)
 
 

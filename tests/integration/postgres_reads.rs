@@ -119,8 +119,23 @@ async fn postgres_reads_outside_a_transaction_are_one_exchange_per_statement() {
     })
     .await;
     assert_eq!(
-        lists, 20,
-        "a list page is its count and its rows, nothing else"
+        lists, 10,
+        "a list page is one statement: its rows carry their count"
+    );
+    // An empty page past the first has no row to carry the count: it is asked apart.
+    let past_the_end = PageRequest { page: 2, ..page };
+    let first = customers::list(&db, "org_relay", &everyone, past_the_end).await;
+    first.expect("list (prepares its statements)");
+    let empty = writes_during(&relay, async {
+        for _ in 0..10 {
+            let read = customers::list(&db, "org_relay", &everyone, past_the_end).await;
+            assert_eq!(read.expect("list").total, 0);
+        }
+    })
+    .await;
+    assert_eq!(
+        empty, 20,
+        "an empty page past the first is its rows, then its count"
     );
 }
 

@@ -656,6 +656,12 @@ async fn problems(db: &Db, shapes: &[Shape]) -> Vec<String> {
             };
             match db.backend {
                 Backend::Sqlite => {
+                    // The count rides in the page's statement: run once, not once per row.
+                    if *which == "count"
+                        && (!plan.starts_with("SCALAR SUBQUERY") || plan.contains("CORRELATED"))
+                    {
+                        complain("the count is not a subquery run once per statement");
+                    }
                     for line in plan.lines() {
                         let on_table = line.starts_with(&format!("SCAN {} ", s.table))
                             || line == format!("SCAN {}", s.table)
@@ -682,6 +688,9 @@ async fn problems(db: &Db, shapes: &[Shape]) -> Vec<String> {
                     }
                 }
                 Backend::Postgres => {
+                    if *which == "count" && !plan.trim_start().starts_with("InitPlan") {
+                        complain("the count is not a subquery run once per statement");
+                    }
                     if plan.contains(&format!("Seq Scan on {}", s.table)) {
                         complain("reads the table without an index");
                     }

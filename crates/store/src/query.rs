@@ -134,6 +134,10 @@ impl PageRequest {
 /// large organization (1.4 ms of SQLite time against 0.06 ms at 1 000, 1 000 000 charges).
 pub const COUNT_CAP: i64 = 1_000;
 
+/// The column of [`ListQuery::page_sql`] that carries the count of matching rows: last, and
+/// named so that no table's column can take its place.
+pub const MATCHING_ROWS: &str = "list_matching_rows";
+
 /// One page of rows and how many match in all.
 #[derive(Debug)]
 pub struct Page<T> {
@@ -145,6 +149,16 @@ pub struct Page<T> {
 }
 
 impl<T> Page<T> {
+    /// A page of `items` among `counted` matching rows (counted up to `page.count_cap()` and
+    /// one more).
+    fn counted(items: Vec<T>, counted: i64, page: PageRequest) -> Page<T> {
+        Page {
+            items,
+            total: counted,
+            total_exact: counted <= page.count_cap(),
+        }
+    }
+
     /// The same page, each item seen through `f` (a borrowed view of it).
     pub fn view<'a, U>(&'a self, f: impl FnMut(&'a T) -> U) -> Page<U> {
         Page {
@@ -201,11 +215,17 @@ impl ListQuery {
         )
     }
 
-    /// The rows of one page.
+    /// The rows of one page, each with the count of [`ListQuery::count_sql`] as its last
+    /// column ([`MATCHING_ROWS`]). The count is a scalar subquery that names no column of the
+    /// page, so both engines run it once per statement (SQLite's `SCALAR SUBQUERY`,
+    /// PostgreSQL's `InitPlan`), not once per row: one statement, and on PostgreSQL one round
+    /// trip, answers a list, and the count and the rows come from one snapshot. Only an empty
+    /// page past the first, which has no row to carry it, needs the count apart.
     pub fn page_sql(&self, page: PageRequest) -> String {
         format!(
-            "SELECT {} {} {} ORDER BY {} LIMIT {} OFFSET {}",
+            "SELECT {}, ({}) AS {MATCHING_ROWS} {} {} ORDER BY {} LIMIT {} OFFSET {}",
             self.columns,
+            self.count_sql(page),
             self.from,
             self.conditions.sql(),
             self.order,
@@ -227,7 +247,7 @@ impl ListQuery {
                 let read = async {
                     let mut lease = db.lease(reads).await?;
                     let read = self
-                        .count_and_page::<sqlx::Postgres, T>(lease.connection(), page)
+                        .read_page_sqlx::<sqlx::Postgres, T>(lease.connection(), page)
                         .await;
                     lease.end(read)
                 };
@@ -236,35 +256,19 @@ impl ListQuery {
             None => {
                 let read = async {
                     let mut connection = db.acquire().await?;
-                    self.count_and_page::<sqlx::Any, T>(&mut connection, page)
+                    self.read_page_sqlx::<sqlx::Any, T>(&mut connection, page)
                         .await
                 };
                 return read.instrument(span).await;
             }
         };
-        // SQLite: the count and the page on this thread, one connection (`sqlite_reads`), in
-        // one read transaction: both see the same snapshot, and the WAL read lock is taken and
-        // let go once instead of once per statement (each a system call on the lock file, made
-        // under a mutex all the process's connections share).
         let _span = span.entered();
-        reads.run(|reader| {
-            let snapshot = reader
-                .connection()
-                .unchecked_transaction()
-                .map_err(from_rusqlite)?;
-            let (counted, items) = self.read_page(reader, page)?;
-            snapshot.commit().map_err(from_rusqlite)?;
-            Ok(Page {
-                items,
-                total: counted,
-                total_exact: counted <= page.count_cap(),
-            })
-        })
+        reads.run(|reader| self.read_page_sqlite(reader, page))
     }
 
-    /// The count and the page on one connection of sqlx's (PostgreSQL's typed driver, or the
+    /// The page and its count on one connection of sqlx's (PostgreSQL's typed driver, or the
     /// `Any` pool's).
-    async fn count_and_page<DB, T>(
+    async fn read_page_sqlx<DB, T>(
         &self,
         connection: &mut DB::Connection,
         page: PageRequest,
@@ -279,79 +283,130 @@ impl ListQuery {
         for<'t> &'t str: sqlx::Encode<'t, DB> + sqlx::Type<DB>,
         for<'t> i64: sqlx::Encode<'t, DB> + sqlx::Decode<'t, DB> + sqlx::Type<DB>,
     {
-        let counted: i64 = self
-            .conditions
-            .bind_all_scalar(sqlx::query_scalar(sqlx::AssertSqlSafe(
-                self.count_sql(page),
-            )))
-            .fetch_one(&mut *connection)
-            .await?;
         let rows = self
             .conditions
             .bind_all(sqlx::query(sqlx::AssertSqlSafe(self.page_sql(page))))
             .fetch_all(&mut *connection)
             .await?;
+        let carried = match rows.first() {
+            Some(row) => Some(row.try_get::<i64, _>(row.len() - 1)?),
+            None => None,
+        };
+        let counted = match carried {
+            Some(counted) => counted,
+            None if page.page == 1 => 0,
+            None => {
+                self.conditions
+                    .bind_all_scalar(sqlx::query_scalar(sqlx::AssertSqlSafe(
+                        self.count_sql(page),
+                    )))
+                    .fetch_one(&mut *connection)
+                    .await?
+            }
+        };
         let items = rows
             .iter()
             .map(T::from_source)
             .collect::<sqlx::Result<Vec<_>>>()?;
-        Ok(Page {
-            items,
-            total: counted,
-            total_exact: counted <= page.count_cap(),
-        })
+        Ok(Page::counted(items, counted, page))
     }
 
-    /// The count and the page's rows, read on an SQLite connection of `sqlite_reads`.
-    fn read_page<T: FromSource>(
+    /// The page and its count, read on an SQLite connection of `sqlite_reads`.
+    fn read_page_sqlite<T: FromSource>(
         &self,
         reader: &Reader,
         page: PageRequest,
-    ) -> Result<(i64, Vec<T>)> {
-        let mut count = reader
-            .connection()
-            .prepare_cached(&self.count_sql(page))
-            .map_err(from_rusqlite)?;
-        bind_all(&mut count, &self.conditions.binds)?;
-        let counted: i64 = match count.raw_query().next().map_err(from_rusqlite)? {
-            Some(row) => row.get(0).map_err(from_rusqlite)?,
-            None => 0,
-        };
+    ) -> Result<Page<T>> {
         let (mut statement, names) = reader.prepare(&self.page_sql(page))?;
         bind_all(&mut statement, &self.conditions.binds)?;
         let mut rows = statement.raw_query();
         let mut items = Vec::with_capacity(usize::try_from(page.per_page).unwrap_or(0));
+        let mut carried = None;
         while let Some(row) = rows.next().map_err(from_rusqlite)? {
+            if carried.is_none() {
+                carried = Some(row.get::<_, i64>(names.len() - 1).map_err(from_rusqlite)?);
+            }
             items.push(T::from_source(&SqliteRow::new(row, &names))?);
         }
-        Ok((counted, items))
+        drop(rows);
+        let counted = match carried {
+            Some(counted) => counted,
+            None if page.page == 1 => 0,
+            None => {
+                let mut count = reader
+                    .connection()
+                    .prepare_cached(&self.count_sql(page))
+                    .map_err(from_rusqlite)?;
+                bind_all(&mut count, &self.conditions.binds)?;
+                match count.raw_query().next().map_err(from_rusqlite)? {
+                    Some(row) => row.get(0).map_err(from_rusqlite)?,
+                    None => 0,
+                }
+            }
+        };
+        Ok(Page::counted(items, counted, page))
     }
 
-    /// How the engine runs the count and the page query: one text per statement, the lines
-    /// of `EXPLAIN QUERY PLAN` (SQLite) or `EXPLAIN` (PostgreSQL) joined by newlines.
-    pub async fn plans(&self, db: &Db, page: PageRequest) -> Result<Vec<String>> {
+    /// How the engine runs a list's statement ([`ListQuery::page_sql`]), as two texts: the
+    /// count's part (its scalar subquery, the line that introduces it first) and the page's,
+    /// each the lines of `EXPLAIN QUERY PLAN` (SQLite) or `EXPLAIN` (PostgreSQL) joined by
+    /// newlines.
+    pub async fn plans(&self, db: &Db, page: PageRequest) -> Result<[String; 2]> {
         let explain = match db.backend {
             Backend::Sqlite => "EXPLAIN QUERY PLAN",
             Backend::Postgres => "EXPLAIN",
         };
-        let mut plans = Vec::new();
-        for sql in [self.count_sql(page), self.page_sql(page)] {
-            let rows = self
-                .conditions
-                .bind_all(sqlx::query(sqlx::AssertSqlSafe(format!("{explain} {sql}"))))
-                .fetch_all(&db.pool)
-                .await?;
-            let column = match db.backend {
-                Backend::Sqlite => "detail",
-                Backend::Postgres => "QUERY PLAN",
-            };
-            let lines = rows
-                .iter()
-                .map(|r| r.try_get::<String, _>(column))
-                .collect::<std::result::Result<Vec<_>, _>>()?;
-            plans.push(lines.join("\n"));
+        let rows = self
+            .conditions
+            .bind_all(sqlx::query(sqlx::AssertSqlSafe(format!(
+                "{explain} {}",
+                self.page_sql(page)
+            ))))
+            .fetch_all(&db.pool)
+            .await?;
+        let (mut count, mut rest) = (Vec::new(), Vec::new());
+        match db.backend {
+            // A tree of (id, parent, detail): the subquery is the node that says it is one,
+            // and every node below it.
+            Backend::Sqlite => {
+                let mut below = std::collections::HashSet::new();
+                for row in &rows {
+                    let id: i64 = row.try_get("id")?;
+                    let parent: i64 = row.try_get("parent")?;
+                    let detail: String = row.try_get("detail")?;
+                    if detail.contains("SCALAR SUBQUERY") || below.contains(&parent) {
+                        below.insert(id);
+                        count.push(detail);
+                    } else {
+                        rest.push(detail);
+                    }
+                }
+            }
+            // Indented text: the subquery is the `InitPlan` (or `SubPlan`) line, and every
+            // line indented further below it.
+            Backend::Postgres => {
+                let mut under: Option<usize> = None;
+                for row in &rows {
+                    let line: String = row.try_get("QUERY PLAN")?;
+                    let indent = line.len() - line.trim_start().len();
+                    if under.is_some_and(|at| indent <= at) {
+                        under = None;
+                    }
+                    if under.is_none()
+                        && (line.trim_start().starts_with("InitPlan")
+                            || line.trim_start().starts_with("SubPlan"))
+                    {
+                        under = Some(indent);
+                    }
+                    if under.is_some() {
+                        count.push(line);
+                    } else {
+                        rest.push(line);
+                    }
+                }
+            }
         }
-        Ok(plans)
+        Ok([count.join("\n"), rest.join("\n")])
     }
 }
 
