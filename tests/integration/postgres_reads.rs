@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use dunning_store::customers::{self, CustomerFilter};
-use dunning_store::{Db, DbSettings, PageRequest};
+use dunning_store::{Conditions, Db, DbSettings, ListQuery, PageRequest};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -254,5 +254,84 @@ async fn postgres_a_read_dropped_midway_leaves_no_half_read_answer_for_the_next_
         // ...the next read gets its own answer, not the one left on the wire.
         let next = customers::get(&db, org, "cus_b").await.expect("read");
         assert_eq!(next.map(|c| c.name).as_deref(), Some("Bia"));
+    }
+}
+
+dunning_store::row! {
+    /// A row of the `readings` table below, read as a list reads its rows.
+    #[derive(Debug)]
+    struct Reading {
+        id: String,
+        n: i64,
+    }
+}
+
+fn readings() -> ListQuery {
+    ListQuery::new(
+        Conditions::for_organization("org_1"),
+        "id, n",
+        "FROM readings",
+        "id",
+    )
+}
+
+// A list's rows after the first are read without checking each value's type (every row of an
+// answer has the same column types): the first row's check still stands guard, so a column
+// of another type than its field is an error naming it, never a value misread from its bytes
+// (`'12345678'` is eight bytes, as a `BIGINT` is).
+#[tokio::test]
+async fn postgres_lists_check_the_column_types_on_the_first_row_and_read_every_row() {
+    let Some(url) = fresh_postgres_url().await else {
+        return;
+    };
+    let (db, _) = Db::open(&url).await.expect("open");
+    let page = PageRequest {
+        page: 1,
+        per_page: 25,
+    };
+    execute(
+        &db,
+        &[
+            "CREATE TABLE readings (organization_id TEXT, id TEXT, n BIGINT)",
+            "INSERT INTO readings VALUES ('org_1', 'a', 1), ('org_1', 'b', -2), ('org_1', 'c', 9007199254740993), ('org_2', 'd', 4)",
+        ],
+    )
+    .await;
+    let read = readings().fetch_rows::<Reading>(&db, page).await;
+    let read = read.expect("a list of the right types");
+    let values: Vec<_> = read.items.iter().map(|r| (r.id.as_str(), r.n)).collect();
+    assert_eq!(values, [("a", 1), ("b", -2), ("c", 9_007_199_254_740_993)]);
+    assert_eq!((read.total, read.total_exact), (3, true));
+
+    execute(
+        &db,
+        &[
+            "ALTER TABLE readings ALTER COLUMN n TYPE TEXT USING '12345678'",
+            "UPDATE readings SET n = '1234567' || id",
+        ],
+    )
+    .await;
+    // Another page size is another statement, prepared for the new column type (the one
+    // prepared before would be refused by the server: its result type changed).
+    let other = PageRequest {
+        per_page: 24,
+        ..page
+    };
+    let error = readings()
+        .fetch_rows::<Reading>(&db, other)
+        .await
+        .expect_err("text is not a BIGINT");
+    assert!(
+        matches!(&error, dunning_store::StoreError::Sql(sqlx::Error::ColumnDecode { index, .. }) if index == "n"),
+        "{error}"
+    );
+}
+
+async fn execute(db: &Db, statements: &[&str]) {
+    for &sql in statements {
+        sqlx::query(sqlx::AssertSqlSafe(sql))
+            .execute(&db.pool)
+            .await
+            .expect(sql);
     }
 }

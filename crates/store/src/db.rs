@@ -10,7 +10,7 @@ use sqlx::pool::PoolConnection;
 use sqlx::{Any, AnyPool, Connection as _, Executor, SqlSafeStr};
 
 use crate::pg_reads::{Lease, PgReads, STALE_AFTER};
-use crate::rows::{SqliteRow, Stored, by_id, by_id_sql};
+use crate::rows::{PgSource, SqliteRow, Stored, by_id, by_id_sql};
 use crate::sqlite_reads::{SqliteReads, from_rusqlite};
 use crate::{Result, StorageFault, StoreError, migrations};
 
@@ -346,7 +346,10 @@ impl Db {
                         .bind(id)
                         .fetch_optional(lease.connection())
                         .await
-                        .and_then(|row| row.as_ref().map(T::from_source).transpose());
+                        .and_then(|row| {
+                            let found = row.as_ref().map(|row| PgSource::new(row, 0));
+                            found.as_ref().map(T::from_source).transpose()
+                        });
                     lease.end(found.map_err(StoreError::from))
                 };
                 read.instrument(self.span("SELECT", Some(T::TABLE))).await

@@ -6,7 +6,7 @@
 //! read it, and every connection was pinged as it went back to the pool (sqlx 0.9 does that
 //! on each release, with no setting to turn it off), so a detail read took two round trips to
 //! the server instead of one. Here they run on `PgConnection`s: the typed row reads straight
-//! from PostgreSQL's answer (`rows::Source` for `PgRow`), and a connection goes back to the
+//! from PostgreSQL's answer (`rows::PgSource`), and a connection goes back to the
 //! idle list without a word to the server. Writes, and reads inside a transaction, stay on
 //! the pool.
 //!

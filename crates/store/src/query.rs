@@ -5,7 +5,7 @@
 use sqlx::Row;
 
 use crate::db::{Reads, table_of};
-use crate::rows::{FromSource, Source, SqliteRow};
+use crate::rows::{FromSource, PgSource, SqliteRow};
 use crate::sqlite_reads::{Reader, from_rusqlite};
 use crate::{Backend, Db, Result, StoreError};
 
@@ -247,7 +247,9 @@ impl ListQuery {
                 let read = async {
                     let mut lease = db.lease(reads).await?;
                     let read = self
-                        .read_page_sqlx::<sqlx::Postgres, T>(lease.connection(), page)
+                        .read_page_sqlx::<sqlx::Postgres, T>(lease.connection(), page, |at, row| {
+                            T::from_source(&PgSource::new(row, at))
+                        })
                         .await;
                     lease.end(read)
                 };
@@ -256,8 +258,10 @@ impl ListQuery {
             None => {
                 let read = async {
                     let mut connection = db.acquire().await?;
-                    self.read_page_sqlx::<sqlx::Any, T>(&mut connection, page)
-                        .await
+                    self.read_page_sqlx::<sqlx::Any, T>(&mut connection, page, |_, row| {
+                        T::from_source(row)
+                    })
+                    .await
                 };
                 return read.instrument(span).await;
             }
@@ -267,18 +271,17 @@ impl ListQuery {
     }
 
     /// The page and its count on one connection of sqlx's (PostgreSQL's typed driver, or the
-    /// `Any` pool's).
+    /// `Any` pool's), each row read by `read` with its position in the page.
     async fn read_page_sqlx<DB, T>(
         &self,
         connection: &mut DB::Connection,
         page: PageRequest,
+        read: impl Fn(usize, &DB::Row) -> sqlx::Result<T>,
     ) -> Result<Page<T>>
     where
         DB: sqlx::Database,
-        DB::Row: Source,
         DB::Arguments: sqlx::IntoArguments<DB>,
         usize: sqlx::ColumnIndex<DB::Row>,
-        T: FromSource,
         for<'c> &'c mut DB::Connection: sqlx::Executor<'c, Database = DB>,
         for<'t> &'t str: sqlx::Encode<'t, DB> + sqlx::Type<DB>,
         for<'t> i64: sqlx::Encode<'t, DB> + sqlx::Decode<'t, DB> + sqlx::Type<DB>,
@@ -306,7 +309,8 @@ impl ListQuery {
         };
         let items = rows
             .iter()
-            .map(T::from_source)
+            .enumerate()
+            .map(|(at, row)| read(at, row))
             .collect::<sqlx::Result<Vec<_>>>()?;
         Ok(Page::counted(items, counted, page))
     }
