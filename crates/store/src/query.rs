@@ -475,6 +475,78 @@ fn bind_all(statement: &mut rusqlite::Statement<'_>, binds: &[Bind]) -> Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::DbSettings;
+
+    crate::row! {
+        #[derive(Debug)]
+        struct Reading {
+            id: String,
+            n: i64,
+        }
+    }
+
+    /// The pages of the readings of `org_1` with `n` at least 2 (each placeholder appears
+    /// twice in the statement: in the page's `WHERE` and in its count's), three at a time.
+    async fn pages(db: &Db) -> Vec<(Vec<String>, i64, bool)> {
+        for sql in [
+            "CREATE TABLE readings (organization_id TEXT, id TEXT, n BIGINT)",
+            "INSERT INTO readings VALUES ('org_1', 'a', 1), ('org_1', 'b', 2), ('org_1', 'c', 3), \
+             ('org_1', 'd', 4), ('org_1', 'e', 5), ('org_2', 'f', 6)",
+        ] {
+            sqlx::query(sqlx::AssertSqlSafe(sql))
+                .execute(&db.pool)
+                .await
+                .expect(sql);
+        }
+        let mut conditions = Conditions::for_organization("org_1");
+        conditions.push("n >= {}", Bind::Int(2));
+        let query = ListQuery::new(conditions, "id, n", "FROM readings", "id");
+        let mut out = Vec::new();
+        for page in 1..=3 {
+            let page = PageRequest { page, per_page: 3 };
+            let read = query.fetch_rows::<Reading>(db, page).await.expect("reads");
+            let ids = read
+                .items
+                .iter()
+                .map(|r| format!("{}={}", r.id, r.n))
+                .collect();
+            out.push((ids, read.total, read.total_exact));
+        }
+        out
+    }
+
+    /// A full page, a last page and an empty page past the end: the count rides in the rows
+    /// of the first two, and is asked apart for the third.
+    fn expected() -> Vec<(Vec<String>, i64, bool)> {
+        let ids = |ids: &[&str]| ids.iter().map(|id| id.to_string()).collect();
+        vec![
+            (ids(&["b=2", "c=3", "d=4"]), 4, true),
+            (ids(&["e=5"]), 4, true),
+            (ids(&[]), 4, true),
+        ]
+    }
+
+    #[tokio::test]
+    async fn a_list_on_a_file_reads_its_count_with_its_rows_and_apart_past_the_end() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let url = format!("sqlite://{}/pages.db?mode=rwc", dir.path().display());
+        let (db, _) = Db::open(&url).await.expect("opens");
+        assert!(matches!(db.reads, Some(Reads::Sqlite(_))));
+        assert_eq!(pages(&db).await, expected());
+    }
+
+    #[tokio::test]
+    async fn a_list_in_memory_reads_the_same_through_the_pool() {
+        let settings = DbSettings {
+            pool_size: Some(1),
+            ..DbSettings::default()
+        };
+        let (db, _) = Db::open_with("sqlite::memory:", &settings)
+            .await
+            .expect("opens");
+        assert!(db.reads.is_none());
+        assert_eq!(pages(&db).await, expected());
+    }
 
     #[test]
     fn placeholders_are_bound_by_their_number_wherever_they_stand() {
