@@ -266,6 +266,15 @@ dunning_store::row! {
     }
 }
 
+dunning_store::row! {
+    /// A row of the `notes` table below: a field that may be `NULL`.
+    #[derive(Debug)]
+    struct Note {
+        id: String,
+        n: Option<i64>,
+    }
+}
+
 fn readings() -> ListQuery {
     ListQuery::new(
         Conditions::for_organization("org_1"),
@@ -275,12 +284,12 @@ fn readings() -> ListQuery {
     )
 }
 
-// A list's rows after the first are read without checking each value's type (every row of an
-// answer has the same column types): the first row's check still stands guard, so a column
-// of another type than its field is an error naming it, never a value misread from its bytes
-// (`'12345678'` is eight bytes, as a `BIGINT` is).
+// A column's values after its first that is not `NULL` are read without checking their type
+// (every row of an answer has the same column types): that first check stands guard, so a
+// column of another type than its field is an error naming it, never a value misread from
+// its bytes (`'12345678'` is eight bytes, as a `BIGINT` is).
 #[tokio::test]
-async fn postgres_lists_check_the_column_types_on_the_first_row_and_read_every_row() {
+async fn postgres_lists_check_each_column_type_at_its_first_value_and_read_every_row() {
     let Some(url) = fresh_postgres_url().await else {
         return;
     };
@@ -317,12 +326,33 @@ async fn postgres_lists_check_the_column_types_on_the_first_row_and_read_every_r
         per_page: 24,
         ..page
     };
-    let error = readings()
-        .fetch_rows::<Reading>(&db, other)
-        .await
-        .expect_err("text is not a BIGINT");
+    let read = readings().fetch_rows::<Reading>(&db, other).await;
+    assert_undecodable_column(read.map(drop), "n");
+
+    // A column whose first value is `NULL` is checked at its first value that is not.
+    execute(
+        &db,
+        &[
+            "CREATE TABLE notes (organization_id TEXT, id TEXT, n TEXT)",
+            "INSERT INTO notes VALUES ('org_1', 'a', NULL), ('org_1', 'b', '12345678')",
+        ],
+    )
+    .await;
+    let notes = ListQuery::new(
+        Conditions::for_organization("org_1"),
+        "id, n",
+        "FROM notes",
+        "id",
+    );
+    let read = notes.fetch_rows::<Note>(&db, page).await;
+    assert_undecodable_column(read.map(drop), "n");
+}
+
+/// `read` failed on a value its field cannot hold, naming the column.
+fn assert_undecodable_column(read: dunning_store::Result<()>, column: &str) {
+    let error = read.expect_err("text is not a BIGINT");
     assert!(
-        matches!(&error, dunning_store::StoreError::Sql(sqlx::Error::ColumnDecode { index, .. }) if index == "n"),
+        matches!(&error, dunning_store::StoreError::Sql(sqlx::Error::ColumnDecode { index, .. }) if index == column),
         "{error}"
     );
 }

@@ -10,7 +10,7 @@ use sqlx::pool::PoolConnection;
 use sqlx::{Any, AnyPool, Connection as _, Executor, SqlSafeStr};
 
 use crate::pg_reads::{Lease, PgReads, STALE_AFTER};
-use crate::rows::{PgSource, SqliteRow, Stored, by_id, by_id_sql};
+use crate::rows::{CheckedColumns, PgSource, SqliteRow, Stored, by_id, by_id_sql};
 use crate::sqlite_reads::{SqliteReads, from_rusqlite};
 use crate::{Result, StorageFault, StoreError, migrations};
 
@@ -347,7 +347,8 @@ impl Db {
                         .fetch_optional(lease.connection())
                         .await
                         .and_then(|row| {
-                            let found = row.as_ref().map(|row| PgSource::new(row, 0));
+                            let checked = CheckedColumns::default();
+                            let found = row.as_ref().map(|row| PgSource::new(row, &checked));
                             found.as_ref().map(T::from_source).transpose()
                         });
                     lease.end(found.map_err(StoreError::from))

@@ -5,7 +5,7 @@
 use sqlx::Row;
 
 use crate::db::{Reads, table_of};
-use crate::rows::{FromSource, PgSource, SqliteRow};
+use crate::rows::{CheckedColumns, FromSource, PgSource, SqliteRow};
 use crate::sqlite_reads::{Reader, from_rusqlite};
 use crate::{Backend, Db, Result, StoreError};
 
@@ -247,8 +247,10 @@ impl ListQuery {
                 let read = async {
                     let mut lease = db.lease(reads).await?;
                     let read = self
-                        .read_page_sqlx::<sqlx::Postgres, T>(lease.connection(), page, |at, row| {
-                            T::from_source(&PgSource::new(row, at))
+                        .read_page_sqlx::<sqlx::Postgres, T>(lease.connection(), page, |rows| {
+                            let checked = CheckedColumns::default();
+                            let read = |row| T::from_source(&PgSource::new(row, &checked));
+                            rows.iter().map(read).collect()
                         })
                         .await;
                     lease.end(read)
@@ -258,8 +260,8 @@ impl ListQuery {
             None => {
                 let read = async {
                     let mut connection = db.acquire().await?;
-                    self.read_page_sqlx::<sqlx::Any, T>(&mut connection, page, |_, row| {
-                        T::from_source(row)
+                    self.read_page_sqlx::<sqlx::Any, T>(&mut connection, page, |rows| {
+                        rows.iter().map(T::from_source).collect()
                     })
                     .await
                 };
@@ -271,12 +273,12 @@ impl ListQuery {
     }
 
     /// The page and its count on one connection of sqlx's (PostgreSQL's typed driver, or the
-    /// `Any` pool's), each row read by `read` with its position in the page.
+    /// `Any` pool's), the rows read by `read`.
     async fn read_page_sqlx<DB, T>(
         &self,
         connection: &mut DB::Connection,
         page: PageRequest,
-        read: impl Fn(usize, &DB::Row) -> sqlx::Result<T>,
+        read: impl FnOnce(&[DB::Row]) -> sqlx::Result<Vec<T>>,
     ) -> Result<Page<T>>
     where
         DB: sqlx::Database,
@@ -307,11 +309,7 @@ impl ListQuery {
                     .await?
             }
         };
-        let items = rows
-            .iter()
-            .enumerate()
-            .map(|(at, row)| read(at, row))
-            .collect::<sqlx::Result<Vec<_>>>()?;
+        let items = read(&rows)?;
         Ok(Page::counted(items, counted, page))
     }
 

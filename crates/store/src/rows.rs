@@ -58,22 +58,28 @@ impl Source for AnyRow {
 /// A row of sqlx's PostgreSQL driver (the PostgreSQL reads outside a transaction): the value
 /// read from the server's answer as it is, without the `Any` layer's copy of it. Columns are
 /// found as [`SqliteRow`] finds them, from the one after the column read last (sqlx's lookup by
-/// name hashes the name each time: 9 % of a 25-row list's instructions); and a value's type is
-/// checked against the field's on the first row of an answer only, since every row of one
-/// statement has the same column types (the check was another 9 %).
+/// name hashes the name each time: 9 % of a 25-row list's instructions); and each column's
+/// type is checked against its field's once per answer, at its first value that is not `NULL`
+/// (sqlx checks only such values), since every row of one statement has the same column types
+/// (the check on every value was another 9 %).
 pub struct PgSource<'r> {
     row: &'r PgRow,
     next: std::cell::Cell<usize>,
-    check_types: bool,
+    checked: &'r CheckedColumns,
 }
 
+/// Which columns of one answer have had their type checked, shared by its rows' [`PgSource`]s.
+/// A column past the 128th is checked at every value.
+#[derive(Debug, Default)]
+pub struct CheckedColumns(std::cell::Cell<u128>);
+
 impl<'r> PgSource<'r> {
-    /// The row at `position` (from 0) of an answer: its types are checked at position 0.
-    pub fn new(row: &'r PgRow, position: usize) -> Self {
+    /// A row of an answer whose rows share `checked`.
+    pub fn new(row: &'r PgRow, checked: &'r CheckedColumns) -> Self {
         PgSource {
             row,
             next: std::cell::Cell::new(0),
-            check_types: position == 0,
+            checked,
         }
     }
 
@@ -96,10 +102,20 @@ impl<'r> PgSource<'r> {
     where
         T: sqlx::Decode<'a, sqlx::Postgres> + sqlx::Type<sqlx::Postgres>,
     {
-        let read = if self.check_types {
-            self.row.try_get(index)
-        } else {
-            self.row.try_get_unchecked(index)
+        let bit = u32::try_from(index)
+            .ok()
+            .and_then(|index| 1u128.checked_shl(index));
+        let read = match bit {
+            Some(bit) if self.checked.0.get() & bit != 0 => self.row.try_get_unchecked(index),
+            _ => {
+                // The fields read here are never `Option`s (`is_null` comes first for those):
+                // a value read is not `NULL`, and sqlx checked its column's type.
+                let read = self.row.try_get(index);
+                if let (Ok(_), Some(bit)) = (&read, bit) {
+                    self.checked.0.set(self.checked.0.get() | bit);
+                }
+                read
+            }
         };
         read.map_err(|error| match error {
             sqlx::Error::ColumnDecode { source, .. } => sqlx::Error::ColumnDecode {
