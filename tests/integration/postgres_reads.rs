@@ -259,7 +259,6 @@ async fn postgres_a_read_dropped_midway_leaves_no_half_read_answer_for_the_next_
 
 dunning_store::row! {
     /// A row of the `readings` table below, read as a list reads its rows.
-    #[derive(Debug)]
     struct Reading {
         id: String,
         n: i64,
@@ -268,7 +267,6 @@ dunning_store::row! {
 
 dunning_store::row! {
     /// A row of the `notes` table below: a field that may be `NULL`.
-    #[derive(Debug)]
     struct Note {
         id: String,
         n: Option<i64>,

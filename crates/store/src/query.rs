@@ -120,6 +120,12 @@ impl PageRequest {
         (self.page - 1) * self.per_page
     }
 
+    /// The count when this page came back without a row (none carried it): on the first
+    /// page no row matches; past it some may, before the page, so it is asked apart (`None`).
+    fn count_of_no_rows(&self) -> Option<i64> {
+        (self.page == 1).then_some(0)
+    }
+
     /// How many matching rows a list counts at most before it stops: at least
     /// [`COUNT_CAP`], and always past the end of the page asked for, so that the page
     /// after it is known to exist.
@@ -295,11 +301,10 @@ impl ListQuery {
             .await?;
         let carried = match rows.first() {
             Some(row) => Some(row.try_get::<i64, _>(row.len() - 1)?),
-            None => None,
+            None => page.count_of_no_rows(),
         };
         let counted = match carried {
             Some(counted) => counted,
-            None if page.page == 1 => 0,
             None => {
                 self.conditions
                     .bind_all_scalar(sqlx::query_scalar(sqlx::AssertSqlSafe(
@@ -331,9 +336,8 @@ impl ListQuery {
             items.push(T::from_source(&SqliteRow::new(row, &names))?);
         }
         drop(rows);
-        let counted = match carried {
+        let counted = match carried.or(page.count_of_no_rows()) {
             Some(counted) => counted,
-            None if page.page == 1 => 0,
             None => {
                 let mut count = reader
                     .connection()
