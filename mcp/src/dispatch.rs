@@ -259,10 +259,12 @@ fn compile(catalog: &Catalog) -> Checks {
 
 /// Refuse unknown arguments of reads, missing required ones, and values that do not fit the
 /// tool's `inputSchema`, naming each key. Writes accept extra keys: the endpoint judges them.
+/// `arguments` is lent to the schema as a `Value` and given back as it was (`&mut` only so
+/// that it is not copied for that).
 pub fn check_arguments(
     endpoint: &Endpoint,
     tool: &ToolSpec,
-    arguments: &Map<String, Value>,
+    arguments: &mut Map<String, Value>,
 ) -> Result<(), Value> {
     let mut errors: Vec<(String, &'static str, String)> = Vec::new();
     let known = |key: &str| tool.args.iter().any(|a| a.name == key);
@@ -286,7 +288,7 @@ pub fn check_arguments(
         }
     }
     if let Some(validator) = endpoint.checks.validators.get(tool.name) {
-        let instance = Value::Object(arguments.clone());
+        let instance = Value::Object(std::mem::take(arguments));
         for error in validator.iter_errors(&instance) {
             let path = error.instance_path().to_string();
             let field = path
@@ -305,6 +307,9 @@ pub fn check_arguments(
                 "invalid",
                 format!("Argument '{pointer}': {}", error.masked()),
             ));
+        }
+        if let Value::Object(lent) = instance {
+            *arguments = lent;
         }
     }
     if errors.is_empty() {

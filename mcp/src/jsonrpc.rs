@@ -96,12 +96,12 @@ impl Id {
     }
 
     /// The id in `raw`, or why it cannot be one.
-    fn parse(raw: &RawValue) -> Result<Id, RpcError> {
+    fn parse(raw: Box<RawValue>) -> Result<Id, RpcError> {
         let text = raw.get();
         let digits = text.strip_prefix('-').unwrap_or(text);
         let integer = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
         if text.starts_with('"') || integer {
-            Ok(Id(raw.to_owned()))
+            Ok(Id(raw))
         } else {
             Err(RpcError::new(
                 ErrorCode::INVALID_REQUEST,
@@ -115,24 +115,6 @@ impl Serialize for Id {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.0.serialize(serializer)
     }
-}
-
-/// The `id` member of a message, raw, telling `"id": null` (present) from no `id`.
-#[derive(Deserialize)]
-struct IdProbe<'a> {
-    #[serde(default, borrow, deserialize_with = "present")]
-    id: Option<&'a RawValue>,
-}
-
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(d).map(Some)
-}
-
-/// The raw `id` of a message, if it is an object that has one.
-fn raw_id(message: &RawValue) -> Option<&RawValue> {
-    serde_json::from_str::<IdProbe<'_>>(message.get())
-        .ok()
-        .and_then(|probe| probe.id)
 }
 
 /// A request or notification as received.
@@ -152,17 +134,119 @@ pub enum Message {
     Response,
 }
 
-/// One message of a request body: its text, for the exact id, and its value.
+/// One message of a request body, read once: the members JSON-RPC gives meaning to, each as
+/// it was sent (the id raw, for [`Id`]; `params` as the one `Value` the methods read), the
+/// rest skipped. Reading the message as a `Value` and then its id again from its text, and
+/// copying `params` out of the tree, was a tenth of an MCP tool call's instructions.
 #[derive(Debug)]
-pub struct Received {
-    raw: Box<RawValue>,
-    value: Value,
+pub struct Received(Option<Members>);
+
+/// The members of a message that is a JSON object. A repeated member counts as its last
+/// value, as a `Value` would read it, except `id`, which must appear once.
+#[derive(Debug, Default)]
+struct Members {
+    /// `jsonrpc` is the string `"2.0"`.
+    version_2: bool,
+    id: Option<RawId>,
+    /// `Some(None)`: a `method` that is not a string.
+    method: Option<Option<String>>,
+    params: Option<Value>,
+    /// It has a `result` or an `error`: an answer, should it have no method.
+    answers: bool,
 }
 
-impl Received {
-    fn parse(raw: Box<RawValue>) -> Result<Received, serde_json::Error> {
-        let value = serde_json::from_str(raw.get())?;
-        Ok(Received { raw, value })
+#[derive(Debug)]
+enum RawId {
+    Once(Box<RawValue>),
+    Repeated,
+}
+
+/// The members JSON-RPC names; any other is skipped. serde's field identifiers read a key
+/// written with escapes as the key it spells, as a `Value` would.
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "lowercase")]
+enum Key {
+    Jsonrpc,
+    Id,
+    Method,
+    Params,
+    Result,
+    Error,
+    #[serde(other)]
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Received {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Received, D::Error> {
+        deserializer.deserialize_any(MessageVisitor)
+    }
+}
+
+/// Reads any JSON value: an object's members, anything else skipped (not a message).
+struct MessageVisitor;
+
+impl<'de> serde::de::Visitor<'de> for MessageVisitor {
+    type Value = Received;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    // What is skipped is still read as a `Value`, which refuses what a `Value` would (nesting
+    // past serde_json's limit is a parse error, as it was when the whole message was read).
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Received, A::Error> {
+        let mut members = Members::default();
+        while let Some(key) = map.next_key::<Key>()? {
+            match key {
+                Key::Jsonrpc => members.version_2 = map.next_value::<Value>()? == "2.0",
+                Key::Id => {
+                    let raw: Box<RawValue> = map.next_value()?;
+                    members.id = Some(match members.id {
+                        None => RawId::Once(raw),
+                        Some(_) => RawId::Repeated,
+                    });
+                }
+                Key::Method => {
+                    members.method = Some(match map.next_value::<Value>()? {
+                        Value::String(method) => Some(method),
+                        _ => None,
+                    });
+                }
+                Key::Params => members.params = Some(map.next_value()?),
+                Key::Result | Key::Error => {
+                    map.next_value::<Value>()?;
+                    members.answers = true;
+                }
+                Key::Other => {
+                    map.next_value::<Value>()?;
+                }
+            }
+        }
+        Ok(Received(Some(members)))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Received, A::Error> {
+        while seq.next_element::<Value>()?.is_some() {}
+        Ok(Received(None))
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Received, E> {
+        Ok(Received(None))
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Received, E> {
+        Ok(Received(None))
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Received, E> {
+        Ok(Received(None))
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Received, E> {
+        Ok(Received(None))
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Received, E> {
+        Ok(Received(None))
+    }
+    fn visit_unit<E>(self) -> Result<Received, E> {
+        Ok(Received(None))
     }
 }
 
@@ -175,73 +259,68 @@ pub enum Messages {
 
 /// Read a request body; the error is the parser's, for a `-32700`.
 pub fn parse(bytes: &[u8]) -> Result<Messages, serde_json::Error> {
-    let body: Box<RawValue> = serde_json::from_slice(bytes)?;
-    if !body.get().starts_with('[') {
-        return Received::parse(body).map(Messages::Single);
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first == Some(&b'[') {
+        serde_json::from_slice(bytes).map(Messages::Batch)
+    } else {
+        serde_json::from_slice(bytes).map(Messages::Single)
     }
-    serde_json::from_str::<Vec<Box<RawValue>>>(body.get())?
-        .into_iter()
-        .map(Received::parse)
-        .collect::<Result<Vec<_>, _>>()
-        .map(Messages::Batch)
+}
+
+/// Why a message is not a JSON-RPC message, and its id when it has a valid one (so that
+/// the error can name it).
+#[derive(Debug)]
+pub struct Refusal {
+    pub error: RpcError,
+    pub id: Option<Id>,
 }
 
 /// Classify one message as a JSON-RPC message, or say why it is not one.
-pub fn classify(message: &Received) -> Result<Message, RpcError> {
-    let Some(object) = message.value.as_object() else {
-        return Err(RpcError::new(
-            ErrorCode::INVALID_REQUEST,
-            "Invalid Request: not a JSON-RPC object",
-        ));
+pub fn classify(message: Received) -> Result<Message, Box<Refusal>> {
+    let refuse = |message: &str, id: Option<Id>| {
+        Box::new(Refusal {
+            error: RpcError::new(ErrorCode::INVALID_REQUEST, message),
+            id,
+        })
     };
-    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Err(RpcError::new(
+    let Some(members) = message.0 else {
+        return Err(refuse("Invalid Request: not a JSON-RPC object", None));
+    };
+    // The id is read first so that every later refusal can name it.
+    let id = match members.id {
+        None => None,
+        Some(RawId::Once(raw)) => Some(Id::parse(raw)),
+        Some(RawId::Repeated) => Some(Err(RpcError::new(
             ErrorCode::INVALID_REQUEST,
+            "Invalid Request: id must appear once",
+        ))),
+    };
+    let valid_id = || id.as_ref().and_then(|id| id.as_ref().ok()).cloned();
+    if !members.version_2 {
+        return Err(refuse(
             "Invalid Request: jsonrpc must be \"2.0\"",
+            valid_id(),
         ));
     }
-    let id = match (object.contains_key("id"), raw_id(&message.raw)) {
-        (false, _) => None,
-        (true, Some(raw)) => Some(Id::parse(raw)?),
-        (true, None) => {
-            return Err(RpcError::new(
-                ErrorCode::INVALID_REQUEST,
-                "Invalid Request: id must appear once",
-            ));
-        }
+    let id = match id {
+        None => None,
+        Some(Ok(id)) => Some(id),
+        Some(Err(error)) => return Err(Box::new(Refusal { error, id: None })),
     };
-    match object.get("method") {
-        Some(Value::String(method)) => {
-            let params = object
-                .get("params")
-                .cloned()
-                .unwrap_or(Value::Object(Default::default()));
+    match members.method {
+        Some(Some(method)) => {
+            let params = members.params.unwrap_or(Value::Object(Default::default()));
             if !params.is_object() {
-                return Err(RpcError::new(
-                    ErrorCode::INVALID_REQUEST,
-                    "Invalid Request: params must be an object",
-                ));
+                return Err(refuse("Invalid Request: params must be an object", id));
             }
             Ok(match id {
-                Some(id) => Message::Request(Incoming {
-                    id,
-                    method: method.clone(),
-                    params,
-                }),
+                Some(id) => Message::Request(Incoming { id, method, params }),
                 None => Message::Notification,
             })
         }
-        Some(_) => Err(RpcError::new(
-            ErrorCode::INVALID_REQUEST,
-            "Invalid Request: method must be a string",
-        )),
-        None if id.is_some() && (object.contains_key("result") || object.contains_key("error")) => {
-            Ok(Message::Response)
-        }
-        None => Err(RpcError::new(
-            ErrorCode::INVALID_REQUEST,
-            "Invalid Request: no method",
-        )),
+        Some(None) => Err(refuse("Invalid Request: method must be a string", id)),
+        None if id.is_some() && members.answers => Ok(Message::Response),
+        None => Err(refuse("Invalid Request: no method", id)),
     }
 }
 
@@ -345,7 +424,112 @@ pub fn failure(id: Option<&Id>, error: &RpcError) -> Box<RawValue> {
     })
 }
 
-/// Best-effort id of a message that failed to classify, so the error can name it.
-pub fn id_of(message: &Received) -> Option<Id> {
-    raw_id(&message.raw).and_then(|raw| Id::parse(raw).ok())
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `body`, one message, classifies as: the method and params of a request, or the
+    /// word for another kind, or the refusal's message and the id it names.
+    fn read(body: &str) -> String {
+        let Ok(Messages::Single(message)) = parse(body.as_bytes()) else {
+            return "not one message".into();
+        };
+        match classify(message) {
+            Ok(Message::Request(incoming)) => format!(
+                "request {} {} {}",
+                incoming.id.0.get(),
+                incoming.method,
+                incoming.params
+            ),
+            Ok(Message::Notification) => "notification".into(),
+            Ok(Message::Response) => "response".into(),
+            Err(refusal) => format!(
+                "{} (id {})",
+                refusal.error.message,
+                refusal
+                    .id
+                    .map_or("none".into(), |id| id.0.get().to_string())
+            ),
+        }
+    }
+
+    #[test]
+    fn a_message_is_read_in_one_pass_as_a_value_would_read_it() {
+        let cases = [
+            (
+                r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","arguments":{"id":"a"}}}"#,
+                r#"request 7 tools/call {"name":"x","arguments":{"id":"a"}}"#,
+            ),
+            // Keys written with escapes are the keys they spell; unknown members are skipped.
+            (
+                r#"{"jsonrpc":"2.0","\u0069d":"a","m\u0065thod":"ping","extra":[1,{"b":2}]}"#,
+                r#"request "a" ping {}"#,
+            ),
+            // A repeated member counts as its last value, but an id must appear once.
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}"#,
+                "request 1 b {}",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#,
+                "Invalid Request: id must appear once (id none)",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":99999999999999999999,"method":"ping"}"#,
+                "request 99999999999999999999 ping {}",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+                "Invalid Request: id must be a string or an integer (id none)",
+            ),
+            (
+                r#"{"jsonrpc":"1.0","id":3,"method":"ping"}"#,
+                "Invalid Request: jsonrpc must be \"2.0\" (id 3)",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":3,"method":"ping","params":null}"#,
+                "Invalid Request: params must be an object (id 3)",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":3,"method":7}"#,
+                "Invalid Request: method must be a string (id 3)",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+                "notification",
+            ),
+            (r#"{"jsonrpc":"2.0","id":4,"result":{}}"#, "response"),
+            (
+                r#"{"jsonrpc":"2.0","error":{}}"#,
+                "Invalid Request: no method (id none)",
+            ),
+            ("[1]", "not one message"),
+            (
+                "\"text\"",
+                "Invalid Request: not a JSON-RPC object (id none)",
+            ),
+        ];
+        for (body, expected) in cases {
+            assert_eq!(read(body), expected, "{body}");
+        }
+    }
+
+    #[test]
+    fn nesting_past_the_parser_limit_is_a_parse_error_wherever_it_is() {
+        let deep = format!("{}{}", "[".repeat(1000), "]".repeat(1000));
+        for body in [
+            deep.clone(),
+            format!("[{deep}]"),
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","extra":{deep}}}"#),
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"a":{deep}}}}}"#),
+        ] {
+            assert!(parse(body.as_bytes()).is_err(), "{}", &body[..40]);
+        }
+        // A batch of messages is read message by message.
+        let Ok(Messages::Batch(items)) = parse(br#" [{"jsonrpc":"2.0","id":1,"method":"ping"},5]"#)
+        else {
+            panic!("not a batch");
+        };
+        assert_eq!(items.len(), 2);
+    }
 }

@@ -21,6 +21,7 @@ mod confirm;
 mod dispatch;
 mod fault;
 mod guard;
+mod indent;
 mod input;
 mod jsonrpc;
 mod lifecycle;

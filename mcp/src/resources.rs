@@ -117,11 +117,11 @@ pub async fn read(
         );
     }
     let catalog = &endpoint.catalog;
-    let (spec, arguments) = resolve(catalog, uri).ok_or_else(|| not_found(context, uri))?;
+    let (spec, mut arguments) = resolve(catalog, uri).ok_or_else(|| not_found(context, uri))?;
     let tool = find(catalog, spec.tool).ok_or_else(|| not_found(context, uri))?;
     if !caller.may_use(tool.scopes)
         || !selection.admits(catalog, tool)
-        || dispatch::check_arguments(endpoint, tool, &arguments).is_err()
+        || dispatch::check_arguments(endpoint, tool, &mut arguments).is_err()
     {
         return Err(not_found(context, uri));
     }

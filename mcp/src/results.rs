@@ -9,14 +9,16 @@
 //! then `structuredContent`). [`from_response`] is the general path; both give the same text.
 
 use std::fmt;
+use std::fmt::Write as _;
 
 use catalog::{ResponseKind, ToolSpec};
+use http::{HeaderName, header};
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::dispatch::Answer;
-use super::written;
+use super::indent;
 
 /// An `isError` result carrying a problem document.
 pub fn error(problem: &Value) -> Value {
@@ -30,8 +32,107 @@ fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
 }
 
-fn header<'a>(answer: &'a Answer, name: &str) -> Option<&'a str> {
+fn header<'a>(answer: &'a Answer, name: &HeaderName) -> Option<&'a str> {
     answer.headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+// The headers `meta` is enriched from, named once: a lookup by `&str` parses the name again
+// each time (six lookups were a thirtieth of an MCP detail read).
+const RATELIMIT_LIMIT: HeaderName = HeaderName::from_static("ratelimit-limit");
+const RATELIMIT_REMAINING: HeaderName = HeaderName::from_static("ratelimit-remaining");
+const RATELIMIT_RESET: HeaderName = HeaderName::from_static("ratelimit-reset");
+const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
+const IDEMPOTENT_REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
+
+/// What the response headers say that `meta` carries: rate limit, ETag, idempotency.
+struct MetaFacts<'a> {
+    rate_limit: Option<[u64; 3]>,
+    etag: Option<&'a str>,
+    idempotency: Option<(&'a str, bool)>,
+}
+
+impl<'a> MetaFacts<'a> {
+    fn of(answer: &'a Answer) -> MetaFacts<'a> {
+        let number = |name: &HeaderName| header(answer, name).and_then(|v| v.parse::<u64>().ok());
+        let rate_limit = match (
+            number(&RATELIMIT_LIMIT),
+            number(&RATELIMIT_REMAINING),
+            number(&RATELIMIT_RESET),
+        ) {
+            (Some(limit), Some(remaining), Some(reset)) => Some([limit, remaining, reset]),
+            _ => None,
+        };
+        MetaFacts {
+            rate_limit,
+            etag: header(answer, &header::ETAG),
+            idempotency: header(answer, &IDEMPOTENCY_KEY)
+                .map(|key| (key, header(answer, &IDEMPOTENT_REPLAYED) == Some("true"))),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.rate_limit.is_none() && self.etag.is_none() && self.idempotency.is_none()
+    }
+
+    /// The keys added, in the order they are added.
+    fn keys(&self) -> impl Iterator<Item = &'static str> {
+        let rate_limit = self.rate_limit.map(|_| "rate_limit");
+        let etag = self.etag.map(|_| "etag");
+        let idempotency = self
+            .idempotency
+            .map(|_| ["idempotency_key", "idempotent_replay"]);
+        rate_limit
+            .into_iter()
+            .chain(etag)
+            .chain(idempotency.into_iter().flatten())
+    }
+
+    /// The members added to `meta`, as a map.
+    fn map(&self) -> Map<String, Value> {
+        let mut additions = Map::new();
+        if let Some([limit, remaining, reset]) = self.rate_limit {
+            additions.insert(
+                "rate_limit".into(),
+                json!({ "limit": limit, "remaining": remaining, "reset": reset }),
+            );
+        }
+        if let Some(etag) = self.etag {
+            additions.insert("etag".into(), json!(etag));
+        }
+        if let Some((key, replayed)) = self.idempotency {
+            additions.insert("idempotency_key".into(), json!(key));
+            additions.insert("idempotent_replay".into(), json!(replayed));
+        }
+        additions
+    }
+
+    /// The members added to `meta`, as `serde_json` writes them into the compact text of a
+    /// map (`,` before each): what [`Self::map`] gives, without building it.
+    fn write_members(&self, out: &mut String) {
+        let string = |out: &mut String, text: &str| {
+            // Writing a `&str` into a `String` cannot fail.
+            if let Ok(quoted) = serde_json::to_string(text) {
+                out.push_str(&quoted);
+            }
+        };
+        if let Some([limit, remaining, reset]) = self.rate_limit {
+            // Writing into a `String` cannot fail.
+            let _ = write!(
+                out,
+                r#","rate_limit":{{"limit":{limit},"remaining":{remaining},"reset":{reset}}}"#
+            );
+        }
+        if let Some(etag) = self.etag {
+            out.push_str(r#","etag":"#);
+            string(out, etag);
+        }
+        if let Some((key, replayed)) = self.idempotency {
+            out.push_str(r#","idempotency_key":"#);
+            string(out, key);
+            out.push_str(r#","idempotent_replay":"#);
+            out.push_str(if replayed { "true" } else { "false" });
+        }
+    }
 }
 
 /// The result of a call, from the operation's answer.
@@ -73,7 +174,7 @@ fn enrich(mut structured: Value, answer: &Answer) -> Value {
     let Some(object) = structured.as_object_mut() else {
         return structured;
     };
-    let additions = meta_additions(answer);
+    let additions = MetaFacts::of(answer).map();
     if additions.is_empty() {
         return structured;
     }
@@ -82,33 +183,6 @@ fn enrich(mut structured: Value, answer: &Answer) -> Value {
         meta.extend(additions);
     }
     structured
-}
-
-/// What the response headers add to `meta`: rate limit, ETag, idempotency.
-fn meta_additions(answer: &Answer) -> Map<String, Value> {
-    let mut additions = Map::new();
-    let number = |name: &str| header(answer, name).and_then(|v| v.parse::<u64>().ok());
-    if let (Some(limit), Some(remaining), Some(reset)) = (
-        number("ratelimit-limit"),
-        number("ratelimit-remaining"),
-        number("ratelimit-reset"),
-    ) {
-        additions.insert(
-            "rate_limit".into(),
-            json!({ "limit": limit, "remaining": remaining, "reset": reset }),
-        );
-    }
-    if let Some(etag) = header(answer, "etag") {
-        additions.insert("etag".into(), json!(etag));
-    }
-    if let Some(key) = header(answer, "idempotency-key") {
-        additions.insert("idempotency_key".into(), json!(key));
-        additions.insert(
-            "idempotent_replay".into(),
-            json!(header(answer, "idempotent-replayed") == Some("true")),
-        );
-    }
-    additions
 }
 
 /// The result of a JSON object answered with success, as text: what [`from_response`] gives
@@ -129,10 +203,10 @@ pub fn prepared(tool: &ToolSpec, answer: &Answer, tail: &str) -> Option<String> 
         return None;
     }
     let mut members = members_of(answer)?;
-    let additions = meta_additions(answer);
+    let facts = MetaFacts::of(answer);
     // The enriched `meta`, when there is something to add: written in place of the body's.
-    let mut enriched: Option<Box<RawValue>> = None;
-    if !additions.is_empty() {
+    let mut enriched: Option<String> = None;
+    if !facts.is_empty() {
         let at = match members.iter().position(|(key, _)| *key == "meta") {
             Some(at) => at,
             None => {
@@ -140,11 +214,7 @@ pub fn prepared(tool: &ToolSpec, answer: &Answer, tail: &str) -> Option<String> 
                 members.len() - 1
             }
         };
-        // A `meta` that is not an object is left as it is, as `enrich` does.
-        if let Ok(mut object) = serde_json::from_str::<Map<String, Value>>(members[at].1) {
-            object.extend(additions);
-            enriched = Some(serde_json::value::to_raw_value(&object).ok()?);
-        }
+        enriched = enriched_meta(members[at].1, &facts, answer.written.is_some())?;
     }
     let mut structured = String::with_capacity(answer.body.len() + 128);
     structured.push('{');
@@ -157,7 +227,7 @@ pub fn prepared(tool: &ToolSpec, answer: &Answer, tail: &str) -> Option<String> 
         structured.push_str(key);
         structured.push_str("\":");
         match (&enriched, *key == "meta") {
-            (Some(meta), true) => structured.push_str(meta.get()),
+            (Some(meta), true) => structured.push_str(meta),
             _ => structured.push_str(value),
         }
     }
@@ -168,7 +238,7 @@ pub fn prepared(tool: &ToolSpec, answer: &Answer, tail: &str) -> Option<String> 
         OPENING.len() + 3 * structured.len() + 2 + BETWEEN.len() + tail.len() + 1,
     );
     result.push_str(OPENING);
-    push_indented_string(&structured, &mut result)?;
+    indent::push_indented_string(&structured, &mut result)?;
     result.push_str(BETWEEN);
     result.push_str(&structured);
     result.push_str(tail);
@@ -178,6 +248,39 @@ pub fn prepared(tool: &ToolSpec, answer: &Answer, tail: &str) -> Option<String> 
         "a prepared result is JSON: {result}"
     );
     Some(result)
+}
+
+/// `meta` (its text as the body has it) with `facts` added, as `enrich` writes it; `Ok(None)`
+/// when it is not an object, which is left as it is. When the body is compact text its
+/// operation's serializer vouched for (`compact`), its members are `serde_json`'s own text, and
+/// the facts, when it holds none of their keys, are written after them: what `enrich` would
+/// give, without reading `meta` into a map and writing it again. Otherwise, that is what is
+/// done. `None` if the map cannot be written.
+fn enriched_meta(meta: &str, facts: &MetaFacts<'_>, compact: bool) -> Option<Option<String>> {
+    if compact
+        && let Ok(Members(inside)) = serde_json::from_str::<Members<'_>>(meta)
+        && !inside
+            .iter()
+            .any(|(key, _)| facts.keys().any(|added| added == *key))
+    {
+        let mut text = String::with_capacity(meta.len() + 96);
+        text.push_str(meta.strip_suffix('}')?);
+        let start = text.len();
+        facts.write_members(&mut text);
+        if inside.is_empty() {
+            // `{` then the first member: no comma before it.
+            text.remove(start);
+        }
+        text.push('}');
+        return Some(Some(text));
+    }
+    match serde_json::from_str::<Map<String, Value>>(meta) {
+        Ok(mut object) => {
+            object.extend(facts.map());
+            Some(Some(serde_json::to_string(&object).ok()?))
+        }
+        Err(_) => Some(None),
+    }
 }
 
 /// The top-level members of the answer's body, keys and values borrowed from its text: where
@@ -228,142 +331,6 @@ impl<'de> Deserialize<'de> for Members<'de> {
     }
 }
 
-/// `json`, indented as `serde_json::to_string_pretty` writes it (two spaces, `": "`, empty
-/// containers as `{}` and `[]`). Strings are copied as they are written; whitespace between
-/// tokens is dropped first. `None` if `json` is not well nested.
-#[cfg(test)]
-fn indented(json: &str) -> Option<String> {
-    let mut out = String::with_capacity(json.len() * 2);
-    indent(json, &mut out, false)?;
-    Some(out)
-}
-
-/// [`indented`] as a JSON string, quotes included: what `serde_json::to_string` of the
-/// indented text gives.
-#[cfg(test)]
-fn indented_string(json: &str) -> Option<String> {
-    let mut out = String::with_capacity(json.len() * 2 + 2);
-    push_indented_string(json, &mut out)?;
-    Some(out)
-}
-
-/// Append [`indented_string`]'s text to `out` (the text content of a prepared result).
-fn push_indented_string(json: &str, out: &mut String) -> Option<()> {
-    out.push('"');
-    indent(json, out, true)?;
-    out.push('"');
-    Some(())
-}
-
-/// Spaces for the indentation of the usual depths, written in one copy.
-const SPACES: &str = "                                                                ";
-
-/// Write `json` indented to `out`; when `escaped`, as the contents of a JSON string (an MCP
-/// result's text content is the structured content indented), in the same pass. Escaping a
-/// well-formed JSON text needs only `"` and `\` escaped and the new lines written `\n`: it
-/// holds no other control characters. Runs of text between the bytes that matter are copied
-/// whole (a byte at a time, this was a tenth of an MCP list's CPU).
-fn indent(json: &str, out: &mut String, escaped: bool) -> Option<()> {
-    let bytes = json.as_bytes();
-    let (quote, backslash, newline) = if escaped {
-        ("\\\"", "\\\\", "\\n")
-    } else {
-        ("\"", "\\", "\n")
-    };
-    let line = |out: &mut String, depth: usize| {
-        out.push_str(newline);
-        let mut spaces = 2 * depth;
-        while spaces > 0 {
-            let now = spaces.min(SPACES.len());
-            out.push_str(&SPACES[..now]);
-            spaces -= now;
-        }
-    };
-    let mut depth = 0usize;
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'"' => {
-                out.push_str(quote);
-                i += 1;
-                // Every cut below is at an ASCII byte, so at a character boundary.
-                loop {
-                    let at = i + written::quote_or_backslash(&bytes[i..])?;
-                    out.push_str(&json[i..at]);
-                    if bytes[at] == b'"' {
-                        out.push_str(quote);
-                        i = at + 1;
-                        break;
-                    }
-                    // An escape: the backslash and the ASCII character after it.
-                    let next = *bytes.get(at + 1).filter(|c| c.is_ascii())?;
-                    out.push_str(backslash);
-                    match next {
-                        b'"' => out.push_str(quote),
-                        b'\\' => out.push_str(backslash),
-                        _ => out.push(char::from(next)),
-                    }
-                    i = at + 2;
-                }
-            }
-            open @ (b'{' | b'[') => {
-                let close = if open == b'{' { b'}' } else { b']' };
-                let next = bytes[i + 1..].iter().position(|c| !c.is_ascii_whitespace());
-                if next.map(|n| bytes[i + 1 + n]) == Some(close) {
-                    out.push(char::from(open));
-                    out.push(char::from(close));
-                    i += 2 + next?;
-                } else {
-                    out.push(char::from(open));
-                    depth += 1;
-                    line(out, depth);
-                    i += 1;
-                }
-            }
-            close @ (b'}' | b']') => {
-                depth = depth.checked_sub(1)?;
-                line(out, depth);
-                out.push(char::from(close));
-                i += 1;
-            }
-            b',' => {
-                out.push(',');
-                line(out, depth);
-                i += 1;
-            }
-            b':' => {
-                out.push_str(": ");
-                i += 1;
-            }
-            b' ' | b'\n' | b'\r' | b'\t' => i += 1,
-            _ => {
-                // A number or a literal, up to the next byte that matters.
-                let end = bytes[i..]
-                    .iter()
-                    .position(|c| {
-                        matches!(
-                            c,
-                            b',' | b'}'
-                                | b']'
-                                | b':'
-                                | b'"'
-                                | b'{'
-                                | b'['
-                                | b' '
-                                | b'\n'
-                                | b'\r'
-                                | b'\t'
-                        )
-                    })
-                    .map_or(bytes.len(), |n| i + n);
-                out.push_str(json.get(i..end)?);
-                i = end;
-            }
-        }
-    }
-    Some(())
-}
-
 /// The problem document of an error answer, or one made up when the body is not one.
 fn problem_of(answer: &Answer) -> Value {
     match serde_json::from_slice::<Value>(&answer.body) {
@@ -396,7 +363,7 @@ fn binary(
     answer: &Answer,
     declared: &str,
 ) -> Value {
-    let content_type = header(answer, "content-type")
+    let content_type = header(answer, &header::CONTENT_TYPE)
         .unwrap_or(declared)
         .to_string();
     let resource_uri = tool
@@ -508,6 +475,8 @@ mod tests {
             r#"{"data":[{"a":{}},{"b":[[]]}],"meta":{"total":10000,"total_exact":false,"etag":"old"}}"#,
             r#"{"text":"quote \" backslash \\ line\nfeed tab\t unicode ç 💸 \u0001 /","":"empty key"}"#,
             r#"{"meta":7,"x":1}"#,
+            // An empty `meta`: the facts written into it have no comma before the first.
+            r#"{"data":1,"meta":{}}"#,
             "{\n  \"spaced\" : [ 1 , 2 ] ,\n  \"o\" : { }\n}",
             r#"{}"#,
         ];
@@ -556,38 +525,5 @@ mod tests {
                 "{body}"
             );
         }
-    }
-
-    #[test]
-    fn indenting_matches_serde_json_pretty() {
-        for text in [
-            r#"{"a":[1,{"b":[]},{}],"c":"x\"y,{}[]:","d":{"e":null}}"#,
-            "[]",
-            r#"[[],[[]],{"k":[{}]}]"#,
-            r#"{"nome":"Conceição \\ \"Araújo\"","linhas":"um\ndois\u0001","x":-1500.5}"#,
-            r#"{"escapes":"\\\"\/\b\f\r\t\u00e7\ud83d\udcb8","":"","n":[1e-7,-0,true,false,null]}"#,
-        ] {
-            // Escapes are copied as written: the escaped text is the JSON string of the text.
-            let as_written = indented(text).unwrap();
-            assert_eq!(
-                indented_string(text).unwrap(),
-                serde_json::to_string(&as_written).unwrap()
-            );
-            // What the API writes (serde_json's compact text) comes out as serde_json indents.
-            let value: Value = serde_json::from_str(text).unwrap();
-            let compact = serde_json::to_string(&value).unwrap();
-            let pretty = serde_json::to_string_pretty(&value).unwrap();
-            assert_eq!(indented(&compact).unwrap(), pretty);
-            assert_eq!(
-                indented_string(&compact).unwrap(),
-                serde_json::to_string(&pretty).unwrap()
-            );
-        }
-        // Deeper than the spaces written in one copy.
-        let deep = format!("{}{}{}", "[{\"k\":".repeat(40), "\"v\"", "}]".repeat(40));
-        let pretty = serde_json::to_string_pretty(&serde_json::from_str::<Value>(&deep).unwrap());
-        assert_eq!(indented(&deep).unwrap(), pretty.unwrap());
-        assert_eq!(indented(r#"{"a":1}}"#), None);
-        assert_eq!(indented(r#"{"a":"unterminated}"#), None);
     }
 }

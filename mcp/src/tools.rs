@@ -180,7 +180,7 @@ pub async fn call(
     context: &Context,
     caller: Option<&Caller>,
     selection: &Selection,
-    params: &Value,
+    mut params: Value,
 ) -> Result<Outcome, RpcError> {
     let name = params
         .get("name")
@@ -193,9 +193,10 @@ pub async fn call(
     if let Some(why) = selection.refusal(&endpoint.catalog, tool) {
         return Err(RpcError::invalid_params(why));
     }
-    let mut arguments = match params.get("arguments") {
+    // Taken out of `params`, not copied: nothing below reads `params.arguments` again.
+    let mut arguments = match params.get_mut("arguments").map(Value::take) {
         None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(map)) => map.clone(),
+        Some(Value::Object(map)) => map,
         Some(_) => {
             return Err(RpcError::invalid_params(
                 "params.arguments must be an object",
@@ -215,11 +216,11 @@ pub async fn call(
     }
     endpoint.checks.unset_nulls(tool, &mut arguments);
     check_param_headers(endpoint, context, tool, &arguments)?;
-    if let Err(problem) = dispatch::check_arguments(endpoint, tool, &arguments) {
+    if let Err(problem) = dispatch::check_arguments(endpoint, tool, &mut arguments) {
         return Ok(Outcome::Value(results::error(&problem)));
     }
     if tool.response == ResponseKind::McpResult {
-        return call_mcp(endpoint, context, caller, tool, &arguments, params)
+        return call_mcp(endpoint, context, caller, tool, &arguments, &params)
             .await
             .map(Outcome::Value);
     }
@@ -229,7 +230,7 @@ pub async fn call(
         caller,
         tool,
         &arguments,
-        params,
+        &params,
     )? {
         return Ok(Outcome::Value(answer));
     }
@@ -385,7 +386,7 @@ mod tests {
         let Ok(Messages::Single(message)) = jsonrpc::parse(body.as_bytes()) else {
             panic!("not one message: {body}");
         };
-        match jsonrpc::classify(&message) {
+        match jsonrpc::classify(message) {
             Ok(Message::Request(incoming)) => incoming.id,
             other => panic!("not a request: {other:?}"),
         }

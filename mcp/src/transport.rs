@@ -8,8 +8,8 @@ use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
-use serde_json::json;
 use serde_json::value::RawValue;
+use serde_json::{Value, json};
 use tracing::Instrument;
 
 use super::jsonrpc::{self, ErrorCode, Incoming, Message, Messages, Outcome, Received, RpcError};
@@ -114,7 +114,7 @@ pub async fn handle(
                 Box::pin(handle_batch(&endpoint, &headers, &choice, items)).await
             }
             Messages::Single(single) => {
-                Box::pin(handle_single(&endpoint, &headers, &choice, &single)).await
+                Box::pin(handle_single(&endpoint, &headers, &choice, single)).await
             }
         }
     });
@@ -144,23 +144,23 @@ async fn handle_single(
     endpoint: &Endpoint,
     headers: &HeaderMap,
     choice: &Choice,
-    message: &Received,
+    message: Received,
 ) -> Response {
     let fallback = protocol::fallback_version(headers);
     let incoming = match jsonrpc::classify(message) {
         Ok(Message::Request(incoming)) => incoming,
         Ok(Message::Notification | Message::Response) => return accepted(fallback),
-        Err(error) => {
+        Err(refusal) => {
             return rpc_response(
                 StatusCode::BAD_REQUEST,
                 fallback,
-                jsonrpc::failure(jsonrpc::id_of(message).as_ref(), &error),
+                jsonrpc::failure(refusal.id.as_ref(), &refusal.error),
             );
         }
     };
     let seen = exchange(endpoint, &incoming, fallback);
     let span = observe::span(&seen, &incoming.id);
-    serve_single(endpoint, headers, choice, &incoming, seen)
+    serve_single(endpoint, headers, choice, incoming, seen)
         .instrument(span)
         .await
 }
@@ -170,16 +170,16 @@ async fn serve_single(
     endpoint: &Endpoint,
     headers: &HeaderMap,
     choice: &Choice,
-    incoming: &Incoming,
+    incoming: Incoming,
     mut seen: Exchange,
 ) -> Response {
     let fallback = seen.version;
-    let context = match protocol::context_for(incoming, headers) {
+    let context = match protocol::context_for(&incoming, headers) {
         Ok(context) => context,
         Err(error) => {
             seen.outcome = observe::Outcome::Error;
             seen.error_code = Some(error.code.0);
-            return observed(error_response(fallback, incoming, &error), seen);
+            return observed(error_response(fallback, &incoming.id, &error), seen);
         }
     };
     let version = context.version.0;
@@ -194,16 +194,17 @@ async fn serve_single(
     let Ok(limited) = admission::admit(endpoint, caller.as_mut()).await else {
         seen.outcome = observe::Outcome::Error;
         seen.error_code = Some(ErrorCode::INTERNAL_ERROR.0);
-        let response = error_response(version, incoming, &internal().with_status(500));
+        let response = error_response(version, &incoming.id, &internal().with_status(500));
         return observed(response, seen);
     };
+    let Incoming { id, method, params } = incoming;
     let outcome = match limited {
         Some(seconds) => {
-            admission::refusal(endpoint, &context, &incoming.method, seconds).map(Outcome::Value)
+            admission::refusal(endpoint, &context, &method, seconds).map(Outcome::Value)
         }
         None => {
             let (outcome, confirmation) =
-                observe::watching(run(endpoint, context, caller, choice, incoming)).await;
+                observe::watching(run(endpoint, context, caller, choice, &method, params)).await;
             seen.confirmation = confirmation;
             outcome
         }
@@ -214,9 +215,9 @@ async fn serve_single(
         Ok(result) => json_response(
             StatusCode::OK,
             version,
-            Body::new(Pieces::new(jsonrpc::answer_pieces(&incoming.id, &result))),
+            Body::new(Pieces::new(jsonrpc::answer_pieces(&id, &result))),
         ),
-        Err(error) => error_response(version, incoming, &error),
+        Err(error) => error_response(version, &id, &error),
     };
     if let Some(seconds) = limited {
         let (name, value) = admission::retry_after_header(seconds);
@@ -302,16 +303,15 @@ async fn handle_batch(
     let mut seen = Vec::new();
     let mut caller: Option<Result<Option<Caller>, Response>> = None;
     let mut retry_after: Option<u64> = None;
-    for item in &items {
+    for item in items {
         let incoming = match jsonrpc::classify(item) {
             Ok(Message::Request(incoming)) => incoming,
             Ok(_) => continue,
-            Err(error) => {
-                responses.push(jsonrpc::failure(jsonrpc::id_of(item).as_ref(), &error));
+            Err(refusal) => {
+                responses.push(jsonrpc::failure(refusal.id.as_ref(), &refusal.error));
                 continue;
             }
         };
-        let id = incoming.id.clone();
         let mut exchange = exchange(endpoint, &incoming, protocol::UNVERSIONED);
         exchange.outcome = observe::Outcome::Error;
         if incoming.method == "initialize" {
@@ -320,14 +320,14 @@ async fn handle_batch(
                 ErrorCode::INVALID_REQUEST,
                 "initialize must not be part of a batch",
             );
-            responses.push(jsonrpc::failure(Some(&id), &error));
+            responses.push(jsonrpc::failure(Some(&incoming.id), &error));
             continue;
         }
         let context = match protocol::context_for(&incoming, headers) {
             Ok(context) => context,
             Err(error) => {
                 seen.push(exchange);
-                responses.push(jsonrpc::failure(Some(&id), &error));
+                responses.push(jsonrpc::failure(Some(&incoming.id), &error));
                 continue;
             }
         };
@@ -343,7 +343,7 @@ async fn handle_batch(
                     ErrorCode::SERVER_ERROR,
                     "Unauthorized: send a valid bearer token issued for the MCP",
                 );
-                responses.push(jsonrpc::failure(Some(&id), &error));
+                responses.push(jsonrpc::failure(Some(&incoming.id), &error));
                 exchange.outcome = observe::Outcome::Unauthorized;
                 seen.push(exchange);
                 caller = Some(auth);
@@ -355,10 +355,10 @@ async fn handle_batch(
         let mut who = who;
         let Ok(limited) = admission::admit(endpoint, who.as_mut()).await else {
             seen.push(exchange);
-            responses.push(jsonrpc::failure(Some(&id), &internal()));
+            responses.push(jsonrpc::failure(Some(&incoming.id), &internal()));
             continue;
         };
-        let method = incoming.method.clone();
+        let Incoming { id, method, params } = incoming;
         let outcome = match limited {
             Some(seconds) => {
                 retry_after = retry_after.max(Some(seconds));
@@ -367,7 +367,7 @@ async fn handle_batch(
             None => {
                 let span = observe::span(&exchange, &id);
                 let (outcome, confirmation) =
-                    observe::watching(run(endpoint, context, who, choice, &incoming))
+                    observe::watching(run(endpoint, context, who, choice, &method, params))
                         .instrument(span.clone())
                         .await;
                 exchange.confirmation = confirmation;
@@ -499,7 +499,8 @@ async fn run(
     context: Context,
     caller: Option<Caller>,
     choice: &Choice,
-    incoming: &Incoming,
+    method: &str,
+    params: Value,
 ) -> Result<Outcome, RpcError> {
     let selection = Selection::resolve(&endpoint.settings, caller.as_ref(), choice);
     // On the heap: the futures of every method, and every layer awaiting them (this guard,
@@ -512,7 +513,8 @@ async fn run(
         &context,
         caller.as_ref(),
         &selection,
-        incoming,
+        method,
+        params,
     ));
     match fault::catching(served).await {
         Ok(outcome) => outcome,
@@ -528,38 +530,32 @@ async fn dispatch(
     context: &Context,
     caller: Option<&Caller>,
     selection: &Selection,
-    incoming: &Incoming,
+    method: &str,
+    params: Value,
 ) -> Result<Outcome, RpcError> {
     let stateless = context.version.is_stateless();
-    let method = incoming.method.as_str();
     let result = match method {
-        "initialize" if !stateless => lifecycle::initialize(endpoint, &incoming.params),
+        "initialize" if !stateless => lifecycle::initialize(endpoint, &params),
         "ping" if !stateless => Ok(json!({})),
         "server/discover" if stateless => lifecycle::discover(endpoint),
         // Prepared once per set of visible tools and era, stateless fields included.
         "tools/list" => {
-            return tools::list(endpoint, caller, selection, stateless, &incoming.params)
+            return tools::list(endpoint, caller, selection, stateless, &params)
                 .map(Outcome::Prepared);
         }
         // A JSON answer comes back prepared, the stateless era's fields included.
-        "tools/call" => {
-            match tools::call(endpoint, context, caller, selection, &incoming.params).await? {
-                Outcome::Value(value) => Ok(value),
-                prepared => return Ok(prepared),
-            }
-        }
-        "resources/list" => resources::list(endpoint, caller, selection, &incoming.params),
+        "tools/call" => match tools::call(endpoint, context, caller, selection, params).await? {
+            Outcome::Value(value) => Ok(value),
+            prepared => return Ok(prepared),
+        },
+        "resources/list" => resources::list(endpoint, caller, selection, &params),
         "resources/templates/list" => {
-            resources::templates(&endpoint.catalog, caller, selection, &incoming.params)
+            resources::templates(&endpoint.catalog, caller, selection, &params)
         }
-        "resources/read" => {
-            resources::read(endpoint, context, caller, selection, &incoming.params).await
-        }
-        "prompts/list" => prompts::list(&endpoint.catalog, caller, selection, &incoming.params),
-        "prompts/get" => prompts::get(endpoint, context, caller, selection, &incoming.params).await,
-        "completion/complete" => {
-            completions::complete(endpoint, caller, selection, &incoming.params).await
-        }
+        "resources/read" => resources::read(endpoint, context, caller, selection, &params).await,
+        "prompts/list" => prompts::list(&endpoint.catalog, caller, selection, &params),
+        "prompts/get" => prompts::get(endpoint, context, caller, selection, &params).await,
+        "completion/complete" => completions::complete(endpoint, caller, selection, &params).await,
         _ => {
             let error = RpcError::new(
                 ErrorCode::METHOD_NOT_FOUND,
@@ -580,9 +576,9 @@ async fn dispatch(
     }))
 }
 
-fn error_response(version: &str, incoming: &Incoming, error: &RpcError) -> Response {
+fn error_response(version: &str, id: &jsonrpc::Id, error: &RpcError) -> Response {
     let status = StatusCode::from_u16(error.http_status).unwrap_or(StatusCode::OK);
-    rpc_response(status, version, jsonrpc::failure(Some(&incoming.id), error))
+    rpc_response(status, version, jsonrpc::failure(Some(id), error))
 }
 
 fn accepted(version: &str) -> Response {

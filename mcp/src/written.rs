@@ -43,61 +43,9 @@ impl WrittenJson {
     }
 }
 
-/// 0x01 in every byte of a word, and 0x80.
-const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-
-/// The bytes of `word` equal to `byte`, as their high bits. The lowest mark is exact (a borrow
-/// can only mark bytes above a true one), which is the one a search wants.
-fn equal_bytes(word: u64, byte: u8) -> u64 {
-    let x = word ^ (ONES * u64::from(byte));
-    x.wrapping_sub(ONES) & !x & HIGHS
-}
-
-/// The index of the first `"` or `\` in `bytes`, looking at eight bytes at a time: strings in
-/// the API's answers are short (ids, words, dates), where a general search's setup costs more
-/// than the search (`memchr2` was a sixth of indenting a list's text).
-pub fn quote_or_backslash(bytes: &[u8]) -> Option<usize> {
-    let mut at = 0;
-    while at + 8 <= bytes.len() {
-        let word = u64::from_le_bytes(bytes[at..at + 8].try_into().expect("eight bytes"));
-        let marks = equal_bytes(word, b'"') | equal_bytes(word, b'\\');
-        if marks != 0 {
-            return Some(at + (marks.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
-    }
-    bytes[at..]
-        .iter()
-        .position(|&b| b == b'"' || b == b'\\')
-        .map(|n| at + n)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_first_quote_or_backslash_is_found_at_every_place_in_a_word() {
-        for length in 0..20 {
-            for at in 0..length {
-                for found in [b'"', b'\\'] {
-                    let mut bytes = vec![b'a'; length];
-                    bytes[at] = found;
-                    // A later match does not hide the first.
-                    if at + 1 < length {
-                        bytes[length - 1] = b'"';
-                    }
-                    assert_eq!(quote_or_backslash(&bytes), Some(at), "{bytes:?}");
-                }
-            }
-            assert_eq!(quote_or_backslash(&vec![b'a'; length]), None);
-            // Bytes next to the ones searched for, and above 0x80, are not matches.
-            assert_eq!(quote_or_backslash(&vec![b'#'; length]), None);
-            assert_eq!(quote_or_backslash(&vec![0xa2; length]), None);
-            assert_eq!(quote_or_backslash(&vec![0xdc; length]), None);
-        }
-    }
 
     #[test]
     fn a_marker_names_only_the_bytes_it_was_made_for_and_reads_only_pieces_of_them() {
