@@ -418,15 +418,7 @@ fn build_request(
             continue;
         };
         match arg.location {
-            ArgLocation::Path => {
-                let encoded: String =
-                    form_urlencoded::byte_serialize(scalar_text(value).as_bytes()).collect();
-                // byte_serialize writes spaces as '+', which a path would keep literally.
-                path = path.replace(
-                    &format!("{{{}}}", arg.wire_name),
-                    &encoded.replace('+', "%20"),
-                );
-            }
+            ArgLocation::Path => fill_path(&mut path, arg.wire_name, &scalar_text(value)),
             ArgLocation::Query => append_query(&mut query, arg, value),
             ArgLocation::Header => {
                 let name = HeaderName::from_bytes(arg.wire_name.as_bytes())
@@ -451,43 +443,76 @@ fn build_request(
         }
     }
     let query = query.finish();
-    let uri = if query.is_empty() {
-        path.clone()
-    } else {
-        format!("{path}?{query}")
-    };
-    let mut builder = Request::builder()
-        .method(tool.method.as_http())
-        .uri(&uri)
-        .header(header::ACCEPT, "application/json");
-    for (name, value) in headers {
-        builder = builder.header(name, value);
+    let mut uri = String::with_capacity(path.len() + 1 + query.len());
+    uri.push_str(&path);
+    if !query.is_empty() {
+        uri.push('?');
+        uri.push_str(&query);
     }
-    let request_body = match tool.body {
-        BodyEncoding::None => Body::empty(),
+    // Built in place rather than through `Request::builder`, whose every step re-checks
+    // the request and copies header values given as text.
+    let uri = http::Uri::try_from(uri).map_err(|e| format!("cannot build the request: {e}"))?;
+    let (content_type, request_body) = match tool.body {
+        BodyEncoding::None => (None, Body::empty()),
         BodyEncoding::Json => {
-            builder = builder.header(header::CONTENT_TYPE, "application/json");
             let value = whole_body.unwrap_or(Value::Object(body));
-            Body::from(value.to_string())
+            (
+                Some(HeaderValue::from_static("application/json")),
+                Body::from(value.to_string()),
+            )
         }
         BodyEncoding::Form => {
-            builder = builder.header(header::CONTENT_TYPE, "application/x-www-form-urlencoded");
             let mut form = form_urlencoded::Serializer::new(String::new());
             for (key, value) in &body {
                 append_form(&mut form, key, value);
             }
-            Body::from(form.finish())
+            (
+                Some(HeaderValue::from_static(
+                    "application/x-www-form-urlencoded",
+                )),
+                Body::from(form.finish()),
+            )
         }
         BodyEncoding::Raw { content_type } => {
-            builder = builder.header(header::CONTENT_TYPE, content_type);
+            let value = HeaderValue::from_str(content_type)
+                .map_err(|e| format!("cannot build the request: {e}"))?;
             let text = whole_body.as_ref().map(scalar_text).unwrap_or_default();
-            Body::from(text)
+            (Some(value), Body::from(text))
         }
     };
-    let request = builder
-        .body(request_body)
-        .map_err(|e| format!("cannot build the request: {e}"))?;
+    let mut request = Request::new(request_body);
+    *request.method_mut() = tool.method.as_http();
+    *request.uri_mut() = uri;
+    let sent = request.headers_mut();
+    sent.insert(header::ACCEPT, HeaderValue::from_static("application/json"));
+    for (name, value) in headers {
+        sent.append(name, value);
+    }
+    if let Some(content_type) = content_type {
+        sent.append(header::CONTENT_TYPE, content_type);
+    }
     Ok((request, path))
+}
+
+/// Put `value`, percent-encoded, in place of `{name}` in `path`.
+fn fill_path(path: &mut String, name: &str, value: &str) {
+    let mut encoded = String::with_capacity(value.len());
+    for piece in form_urlencoded::byte_serialize(value.as_bytes()) {
+        // byte_serialize writes spaces as '+', which a path would keep literally.
+        encoded.push_str(if piece == "+" { "%20" } else { piece });
+    }
+    let placeholder_len = name.len() + 2;
+    let mut from = 0;
+    while let Some(at) = path[from..].find('{').map(|at| from + at) {
+        let named =
+            path[at + 1..].starts_with(name) && path[at + 1 + name.len()..].starts_with('}');
+        if named {
+            path.replace_range(at..at + placeholder_len, &encoded);
+            from = at + encoded.len();
+        } else {
+            from = at + 1;
+        }
+    }
 }
 
 fn append_query(query: &mut form_urlencoded::Serializer<'_, String>, arg: &ArgSpec, value: &Value) {
@@ -525,5 +550,26 @@ fn append_form(form: &mut form_urlencoded::Serializer<'_, String>, key: &str, va
         scalar => {
             form.append_pair(key, &scalar_text(scalar));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_argument_fills_each_of_its_placeholders_percent_encoded_and_no_other() {
+        let mut path = "/v1/a/{id}/b/{id_step}/{id}/{i}".to_string();
+        fill_path(&mut path, "id", "x y/z+é{id}");
+        assert_eq!(
+            path,
+            "/v1/a/x%20y%2Fz%2B%C3%A9%7Bid%7D/b/{id_step}/x%20y%2Fz%2B%C3%A9%7Bid%7D/{i}"
+        );
+        fill_path(&mut path, "id_step", "s");
+        fill_path(&mut path, "i", "");
+        assert_eq!(
+            path,
+            "/v1/a/x%20y%2Fz%2B%C3%A9%7Bid%7D/b/s/x%20y%2Fz%2B%C3%A9%7Bid%7D/"
+        );
     }
 }

@@ -389,14 +389,14 @@ pub fn answer_pieces(id: &Id, outcome: &Outcome) -> Vec<Bytes> {
 
 /// The success answer's pieces around a result that is already text.
 fn around(id: &Id, result: Bytes) -> Vec<Bytes> {
-    vec![
-        Bytes::from(format!(
-            r#"{{"jsonrpc":"2.0","id":{},"result":"#,
-            id.0.get()
-        )),
-        result,
-        Bytes::from_static(b"}"),
-    ]
+    const OPENING: &str = r#"{"jsonrpc":"2.0","id":"#;
+    const RESULT: &str = r#","result":"#;
+    let id = id.0.get();
+    let mut head = String::with_capacity(OPENING.len() + id.len() + RESULT.len());
+    head.push_str(OPENING);
+    head.push_str(id);
+    head.push_str(RESULT);
+    vec![Bytes::from(head), result, Bytes::from_static(b"}")]
 }
 
 /// The whole text of [`answer_pieces`], for a batch's array.

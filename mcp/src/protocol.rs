@@ -5,7 +5,7 @@
 //! headers must repeat the body; no envelope means the handshake era of 2025.
 
 use base64::Engine;
-use http::HeaderMap;
+use http::{HeaderMap, HeaderName};
 use serde_json::{Value, json};
 
 use super::jsonrpc::{ErrorCode, Incoming, RpcError};
@@ -66,11 +66,12 @@ fn unsupported(requested: &str) -> RpcError {
     .with_data(json!({ "supported": SUPPORTED_VERSIONS, "requested": requested }))
 }
 
+/// The header that names the revision, on requests and answers.
+pub const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
+
 /// The `MCP-Protocol-Version` header, if any.
 pub fn header_version(headers: &HeaderMap) -> Option<&str> {
-    headers
-        .get("mcp-protocol-version")
-        .and_then(|v| v.to_str().ok())
+    headers.get(VERSION_HEADER).and_then(|v| v.to_str().ok())
 }
 
 /// The version to announce on a response to a request that could not be read.

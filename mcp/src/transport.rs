@@ -7,7 +7,7 @@
 use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
-use http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
+use http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tracing::Instrument;
@@ -26,14 +26,17 @@ pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
 /// Largest batch accepted (2025-03-26 only).
 pub const MAX_BATCH: usize = 20;
 
-/// Entry point for every HTTP request to the endpoint.
-pub async fn handle(
-    State(endpoint): State<Endpoint>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Body,
-) -> Response {
+/// Entry point for every HTTP request to the endpoint. The request is taken whole, so that
+/// its headers are read where they are instead of copied out (as axum's `HeaderMap`
+/// extractor does).
+pub async fn handle(State(endpoint): State<Endpoint>, request: Request<Body>) -> Response {
+    let (parts, body) = request.into_parts();
+    let http::request::Parts {
+        method,
+        uri,
+        headers,
+        ..
+    } = parts;
     let version = protocol::fallback_version(&headers);
     let path_and_query = uri.path_and_query().map_or(uri.path(), |p| p.as_str());
     if let Some(refusal) = guard::check(&endpoint.settings, &headers, path_and_query, version) {
@@ -114,7 +117,7 @@ pub async fn handle(
                 Box::pin(handle_batch(&endpoint, &headers, &choice, items)).await
             }
             Messages::Single(single) => {
-                Box::pin(handle_single(&endpoint, &headers, &choice, single)).await
+                Box::pin(handle_single(&endpoint, &headers, &choice, single, version)).await
             }
         }
     });
@@ -145,8 +148,8 @@ async fn handle_single(
     headers: &HeaderMap,
     choice: &Choice,
     message: Received,
+    fallback: &'static str,
 ) -> Response {
-    let fallback = protocol::fallback_version(headers);
     let incoming = match jsonrpc::classify(message) {
         Ok(Message::Request(incoming)) => incoming,
         Ok(Message::Notification | Message::Response) => return accepted(fallback),
@@ -279,7 +282,8 @@ async fn handle_batch(
     choice: &Choice,
     items: Vec<Received>,
 ) -> Response {
-    let version = protocol::header_version(headers).unwrap_or(protocol::UNVERSIONED);
+    let asked = protocol::header_version(headers).unwrap_or(protocol::UNVERSIONED);
+    let version = protocol::UNVERSIONED;
     let refuse = |message: &str| {
         let error = RpcError::new(ErrorCode::INVALID_REQUEST, message);
         rpc_response(
@@ -288,7 +292,7 @@ async fn handle_batch(
             jsonrpc::failure(None, &error),
         )
     };
-    if version != protocol::UNVERSIONED {
+    if asked != protocol::UNVERSIONED {
         return refuse(
             "Batching not supported: JSON-RPC batches exist only in protocol revision 2025-03-26",
         );
@@ -576,12 +580,12 @@ async fn dispatch(
     }))
 }
 
-fn error_response(version: &str, id: &jsonrpc::Id, error: &RpcError) -> Response {
+fn error_response(version: &'static str, id: &jsonrpc::Id, error: &RpcError) -> Response {
     let status = StatusCode::from_u16(error.http_status).unwrap_or(StatusCode::OK);
     rpc_response(status, version, jsonrpc::failure(Some(id), error))
 }
 
-fn accepted(version: &str) -> Response {
+fn accepted(version: &'static str) -> Response {
     with_mcp_headers(StatusCode::ACCEPTED.into_response(), version)
 }
 
@@ -595,17 +599,17 @@ fn internal() -> RpcError {
     RpcError::new(ErrorCode::INTERNAL_ERROR, "Internal error")
 }
 
-fn rpc_response(status: StatusCode, version: &str, body: Box<RawValue>) -> Response {
+fn rpc_response(status: StatusCode, version: &'static str, body: Box<RawValue>) -> Response {
     let text: Box<str> = body.into();
     text_response(status, version, String::from(text))
 }
 
 /// `rpc_response` for an answer already written out as text.
-fn text_response(status: StatusCode, version: &str, text: String) -> Response {
+fn text_response(status: StatusCode, version: &'static str, text: String) -> Response {
     json_response(status, version, Body::from(text))
 }
 
-fn json_response(status: StatusCode, version: &str, body: Body) -> Response {
+fn json_response(status: StatusCode, version: &'static str, body: Body) -> Response {
     let mut response = (status, body).into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -657,13 +661,12 @@ impl http_body::Body for Pieces {
     }
 }
 
-/// Every response: never cached, and names the revision in use.
-fn with_mcp_headers(mut response: Response, version: &str) -> Response {
+/// Every response: never cached, and names the revision in use (one of ours, so a static
+/// header value, not a copy).
+fn with_mcp_headers(mut response: Response, version: &'static str) -> Response {
     let h = response.headers_mut();
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    if let Ok(v) = HeaderValue::from_str(version) {
-        h.insert("mcp-protocol-version", v);
-    }
+    h.insert(protocol::VERSION_HEADER, HeaderValue::from_static(version));
     response
 }
 
@@ -711,13 +714,10 @@ mod tests {
             api: axum::Router::new(),
             settings: Arc::new(test_catalog::settings()),
         };
-        let request = handle(
-            State(endpoint),
-            Method::POST,
-            Uri::from_static("/mcp"),
-            HeaderMap::new(),
-            Body::empty(),
-        );
+        let mut post = Request::new(Body::empty());
+        *post.method_mut() = Method::POST;
+        *post.uri_mut() = http::Uri::from_static("/mcp");
+        let request = handle(State(endpoint), post);
         let size = std::mem::size_of_val(&request);
         assert!(size <= 4096, "the request's future is {size} bytes");
     }
