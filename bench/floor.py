@@ -3,6 +3,7 @@ serve both (bench/floor/src/main.rs), and what that leaves of issue 26's MCP/RES
 
     bench/floor.py --build target/release/kobana-dunning
     bench/floor.py --build /tmp/kd --rounds 5 --duration 3 --requests 200
+    bench/floor.py --build /tmp/kd --engine postgres     # our build on PostgreSQL (the floor has no database)
 
 The floor server answers `GET /v1/charges/{id}` and the `tools/call` of `dunning_charges_get`
 with the same hyper server, token lookup, rate-limit count and handler (one charge in memory,
@@ -105,16 +106,16 @@ def floor_instructions(binary: Path, requests: int, warmup: int) -> dict[str, fl
     return figures
 
 
-def ours_instructions(binary: str, requests: int, warmup: int) -> dict[str, float]:
-    figures = instructions.measure(binary, "sqlite", requests, warmup, None)
+def ours_instructions(binary: str, engine: str, requests: int, warmup: int) -> dict[str, float]:
+    figures = instructions.measure(binary, engine, requests, warmup, None)
     return {name: figures[name] for name in CASES}
 
 
-def cpu(binary: Path, build: str | None, rounds: int, seconds: int) -> dict[str, dict[str, list[float]]]:
+def cpu(binary: Path, build: str | None, engine: str, rounds: int, seconds: int) -> dict[str, dict[str, list[float]]]:
     """µs per request of each case, the floor's and our build's alternated in each round."""
     results: dict[str, dict[str, list[float]]] = {"floor": {}, "ours": {}}
     floor = Floor(binary)
-    ours = reads.Server(Path(build), "sqlite").start() if build else None
+    ours = reads.Server(Path(build), engine).start() if build else None
     try:
         plans = {"floor": (floor, floor.cases())}
         if ours:
@@ -133,6 +134,7 @@ def cpu(binary: Path, build: str | None, rounds: int, seconds: int) -> dict[str,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--build", help="our server's release binary, measured beside the floor")
+    parser.add_argument("--engine", default="sqlite", choices=["sqlite", "postgres"], help="our build's database")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--duration", type=int, default=3)
     parser.add_argument("--requests", type=int, default=200)
@@ -143,11 +145,11 @@ def main() -> None:
     load_before = Path("/proc/loadavg").read_text().split()[:3]
     counted = {"floor": floor_instructions(binary, args.requests, args.warmup)}
     if build:
-        counted["ours"] = ours_instructions(build, args.requests, args.warmup)
-    timed = cpu(binary, build, args.rounds, args.duration)
+        counted["ours"] = ours_instructions(build, args.engine, args.requests, args.warmup)
+    timed = cpu(binary, build, args.engine, args.rounds, args.duration)
     print(f"\n`bench/floor.py` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
           f"load average {' '.join(load_before)}; {args.requests} requests per case under callgrind, "
-          f"{args.rounds} rounds of {args.duration} s under wrk:\n")
+          f"{args.rounds} rounds of {args.duration} s under wrk; ours on {args.engine}:\n")
     print("| server, measure | read | REST | MCP | MCP − REST | MCP/REST (REST ÷ MCP) |")
     print("|---|---|---|---|---|---|")
     for label in counted:
