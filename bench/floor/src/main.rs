@@ -92,7 +92,7 @@ enum Call<'a> {
     List { page: usize, per_page: usize },
 }
 
-#[derive(Serialize, Clone, Copy)]
+#[derive(Serialize)]
 struct Pagination {
     total: usize,
     page: usize,
