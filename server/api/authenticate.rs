@@ -1,7 +1,6 @@
 //! `/v1` middleware: authenticate the bearer token, then check the operation's scopes.
 
-use axum::extract::{MatchedPath, Request, State};
-use axum::middleware::Next;
+use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
 use http::{HeaderValue, header};
 
@@ -15,13 +14,13 @@ use crate::state::AppState;
 /// Requests dispatched in-process by the MCP endpoint already carry the principal it
 /// authenticated (with an `mcp` token); extensions cannot come from the network, so their
 /// presence is proof enough. Requests from the network need an `api` token.
-pub async fn authenticate_v1(
-    State(state): State<AppState>,
+pub async fn authenticate_v1<F: Future<Output = Response>>(
+    state: &AppState,
     mut request: Request,
-    next: Next,
+    next: impl FnOnce(Request) -> F,
 ) -> Response {
     if request.extensions().get::<Principal>().is_some() {
-        return next.run(request).await;
+        return next(request).await;
     }
     let header = request
         .headers()
@@ -35,7 +34,9 @@ pub async fn authenticate_v1(
             false,
         );
     };
-    let found = match state.tokens.find(&state.db, &tokens::hash(token)).await {
+    // Boxed, as are the other steps' rare or slow parts: `api::checks` nests every step's
+    // future in one, and each level of it moves what it holds once more.
+    let found = match Box::pin(state.tokens.find(&state.db, &tokens::hash(token))).await {
         Ok(Some(found)) => found,
         Ok(None) => {
             return unauthorized(
@@ -60,7 +61,7 @@ pub async fn authenticate_v1(
     let principal = found.principal(Audience::Api);
     let organization = crate::ops::access_log::OrganizationId(principal.organization_id.clone());
     request.extensions_mut().insert(principal);
-    let mut response = next.run(request).await;
+    let mut response = next(request).await;
     response.extensions_mut().insert(organization);
     response
 }
@@ -81,18 +82,17 @@ fn unauthorized(error: ApiError, invalid_token: bool) -> Response {
 
 /// Refuse with 403 `insufficient_scope` when the caller lacks a scope that the operation's
 /// OpenAPI `security` requirement names: REST and MCP read the same declaration.
-pub async fn require_operation_scopes(request: Request, next: Next) -> Response {
+pub async fn require_operation_scopes<F: Future<Output = Response>>(
+    request: Request,
+    next: impl FnOnce(Request) -> F,
+) -> Response {
     let Some(principal) = request.extensions().get::<Principal>() else {
         return ApiError::internal("scope check ran before authentication").into_response();
     };
-    let path = request
-        .extensions()
-        .get::<MatchedPath>()
-        .map(|m| m.as_str().to_string());
-    let Some(operation) = path.and_then(|p| operations::find(request.method(), &p)) else {
-        return next.run(request).await;
+    let Some(operation) = operations::of(request.extensions()) else {
+        return next(request).await;
     };
-    if let Some(missing) = principal.missing_scope(operation.scopes) {
+    if let Some(missing) = principal.missing_scope(operation.tool().scopes) {
         // RFC 6750 §3.1: the challenge names the scope, so a client can ask for it (step up).
         let mut response = ApiError::insufficient_scope(missing).into_response();
         if let Ok(challenge) = HeaderValue::from_str(&format!(
@@ -104,5 +104,5 @@ pub async fn require_operation_scopes(request: Request, next: Next) -> Response 
         }
         return response;
     }
-    next.run(request).await
+    next(request).await
 }

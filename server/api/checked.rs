@@ -14,7 +14,7 @@
 //! (`?tag=`) counts as not given, as browsers send it.
 
 use axum::body::Bytes;
-use axum::extract::{FromRequest, FromRequestParts, MatchedPath, Request};
+use axum::extract::{FromRequest, FromRequestParts, Request};
 use http::request::Parts;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -80,11 +80,7 @@ impl<T: DeserializeOwned> FromRequestParts<AppState> for Query<T> {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, _state: &AppState) -> Result<Self, ApiError> {
-        let operation = parts
-            .extensions
-            .get::<MatchedPath>()
-            .and_then(|path| super::operations::find_id(&parts.method, path.as_str()));
-        query(operation, parts.uri.query()).map(Query)
+        query(super::operations::of(&parts.extensions), parts.uri.query()).map(Query)
     }
 }
 

@@ -14,8 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Request, State};
-use axum::middleware::Next;
+use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
 use catalog::canonical_json;
 use http::{HeaderMap, HeaderValue, Method, StatusCode};
@@ -51,16 +50,32 @@ tokio::task_local! {
     static HELD_KEY: Arc<HeldKey>;
 }
 
-pub async fn idempotency(State(state): State<AppState>, request: Request, next: Next) -> Response {
+pub async fn idempotency<F: Future<Output = Response>>(
+    state: &AppState,
+    request: Request,
+    next: impl FnOnce(Request) -> F,
+) -> Response {
     if matches!(
         *request.method(),
         Method::GET | Method::HEAD | Method::OPTIONS
     ) {
-        return next.run(request).await;
+        return next(request).await;
     }
     let Some(raw_key) = request.headers().get("idempotency-key").cloned() else {
-        return next.run(request).await;
+        return next(request).await;
     };
+    // Boxed: see `authenticate::authenticate_v1`. A keyed write's future is large (the claim,
+    // the lease, the stored answer), and reads and unkeyed writes should not carry it.
+    Box::pin(keyed(state, raw_key, request, next)).await
+}
+
+/// A write that sent an `Idempotency-Key`: claim the key, then run it once or replay.
+async fn keyed<F: Future<Output = Response>>(
+    state: &AppState,
+    raw_key: HeaderValue,
+    request: Request,
+    next: impl FnOnce(Request) -> F,
+) -> Response {
     let key = match raw_key
         .to_str()
         .ok()
@@ -82,7 +97,7 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
         .get::<Principal>()
         .map(|p| p.organization_id.clone())
     else {
-        return next.run(request).await;
+        return next(request).await;
     };
     let (parts, body) = request.into_parts();
     let bytes = match axum::body::to_bytes(body, MAX_BODY).await {
@@ -131,7 +146,7 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
                     stored: AtomicBool::new(false),
                 });
                 let request = Request::from_parts(parts, Body::from(bytes));
-                return run_and_store(&state, held, request, next).await;
+                return run_and_store(state, held, request, next).await;
             }
             Claim::Vanished => continue,
             Claim::Held(
@@ -264,14 +279,14 @@ fn lost_key() -> ApiError {
     )
 }
 
-async fn run_and_store(
+async fn run_and_store<F: Future<Output = Response>>(
     state: &AppState,
     held: Arc<HeldKey>,
     request: Request,
-    next: Next,
+    next: impl FnOnce(Request) -> F,
 ) -> Response {
     let response = HELD_KEY
-        .scope(held.clone(), renewing(state, &held, next.run(request)))
+        .scope(held.clone(), renewing(state, &held, next(request)))
         .await;
     let (organization_id, key, owner) = (&held.organization_id, &held.key, &held.owner);
     if held.stored.load(Ordering::Acquire) {

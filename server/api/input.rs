@@ -20,7 +20,6 @@
 
 use axum::body::Body;
 use axum::extract::Request;
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http::{HeaderMap, HeaderValue, Method, header};
 use serde_json::{Map, Value};
@@ -217,7 +216,10 @@ impl Rules {
 /// over [`MAX_BODY_BYTES`] (413), unreadable (400) or not there within the server's body
 /// timeout (408); a non-empty body without a JSON media type (415). The body is read here
 /// once, so every later reader sees whole bytes.
-pub async fn well_formed(request: Request, next: Next) -> Response {
+pub async fn well_formed<F: Future<Output = Response>>(
+    request: Request,
+    next: impl FnOnce(Request) -> F,
+) -> Response {
     if !path_is_text(request.uri().path()) {
         return ApiError::malformed(
             "The path is not valid UTF-8 text once percent-decoded (or holds control characters)",
@@ -228,7 +230,7 @@ pub async fn well_formed(request: Request, next: Next) -> Response {
         *request.method(),
         Method::GET | Method::HEAD | Method::OPTIONS
     ) {
-        return next.run(request).await;
+        return next(request).await;
     }
     let (parts, body) = request.into_parts();
     let bytes = match axum::body::to_bytes(body, MAX_BODY_BYTES).await {
@@ -238,8 +240,7 @@ pub async fn well_formed(request: Request, next: Next) -> Response {
     if !bytes.is_empty() && !is_json(&parts.headers) {
         return ApiError::unsupported_media_type().into_response();
     }
-    next.run(Request::from_parts(parts, Body::from(bytes)))
-        .await
+    next(Request::from_parts(parts, Body::from(bytes))).await
 }
 
 /// Why a body could not be read, as a problem. After a body fault the connection cannot be
@@ -296,6 +297,10 @@ pub fn is_json(headers: &HeaderMap) -> bool {
 /// Whether a request path percent-decodes to text: UTF-8 without control characters or
 /// bidirectional overrides (path parameters are ids and reach problem details and logs).
 fn path_is_text(path: &str) -> bool {
+    // Most paths hold no escapes: the text is already the path's own.
+    if !path.contains('%') {
+        return path.chars().all(|c| allowed_char(c, false));
+    }
     let bytes = path.as_bytes();
     let mut decoded = Vec::with_capacity(bytes.len());
     let mut i = 0;

@@ -5,39 +5,38 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use axum::extract::{MatchedPath, Request};
-use axum::middleware::Next;
 use axum::response::Response;
-use catalog::ToolSpec;
 
-use crate::generated::{self, OperationId};
+use crate::generated::OperationId;
 use crate::ops::metrics::OperationName;
 
-/// Middleware (outermost of the `/v1` route layers): the response says which operation
-/// answered (its `operationId`), so requests are counted by operation, never by raw path.
-pub async fn name_response(request: Request, next: Next) -> Response {
+/// The first step of the `/v1` middleware (`api::checks`): find the request's operation once,
+/// keep it in the request for the steps and extractors after this one ([`of`]), and say on the
+/// response which operation answered (its `operationId`), so requests are counted by
+/// operation, never by raw path.
+pub async fn name_response<F: Future<Output = Response>>(
+    mut request: Request,
+    next: impl FnOnce(Request) -> F,
+) -> Response {
     let operation = request
         .extensions()
         .get::<MatchedPath>()
-        .and_then(|path| find(request.method(), path.as_str()))
-        .map(|tool| tool.name.strip_prefix("dunning_").unwrap_or(tool.name));
-    let mut response = next.run(request).await;
-    if let Some(operation) = operation {
-        response.extensions_mut().insert(OperationName(operation));
-    }
+        .and_then(|path| find_id(request.method(), path.as_str()));
+    let Some(operation) = operation else {
+        return next(request).await;
+    };
+    request.extensions_mut().insert(operation);
+    let mut response = next(request).await;
+    let name = operation.tool().name;
+    response
+        .extensions_mut()
+        .insert(OperationName(name.strip_prefix("dunning_").unwrap_or(name)));
     response
 }
 
-/// The operation for `method` on the route template `path` (e.g. `/v1/charges/{id}`).
-pub fn find(method: &http::Method, path: &str) -> Option<&'static ToolSpec> {
-    static INDEX: OnceLock<HashMap<(http::Method, &'static str), &'static ToolSpec>> =
-        OnceLock::new();
-    let index = INDEX.get_or_init(|| {
-        generated::TOOLS
-            .iter()
-            .map(|t| ((t.method.as_http(), t.path), t))
-            .collect()
-    });
-    index.get(&(method.clone(), path)).copied()
+/// The operation of a routed `/v1` request, as [`name_response`] found it.
+pub fn of(extensions: &http::Extensions) -> Option<OperationId> {
+    extensions.get::<OperationId>().copied()
 }
 
 /// The identity of the operation for `method` on the route template `path`.

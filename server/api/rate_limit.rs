@@ -1,8 +1,7 @@
 //! Rate limits per token: `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` on
 //! every authenticated response, and 429 with `Retry-After` once the window is spent.
 
-use axum::extract::{Request, State};
-use axum::middleware::Next;
+use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
 use http::{HeaderValue, StatusCode};
 
@@ -29,14 +28,19 @@ pub async fn count(state: &AppState, principal: &Principal) -> dunning_store::Re
 
 /// Count the request against its token's window (unless it was [`Counted`] already); refuse
 /// it when the window is spent.
-pub async fn rate_limit(State(state): State<AppState>, request: Request, next: Next) -> Response {
+pub async fn rate_limit<F: Future<Output = Response>>(
+    state: &AppState,
+    request: Request,
+    next: impl FnOnce(Request) -> F,
+) -> Response {
     let Some(principal) = request.extensions().get::<Principal>() else {
-        return next.run(request).await;
+        return next(request).await;
     };
     let counted = request.extensions().get::<Counted>().map(|c| c.0);
     let window = match counted {
         Some(window) => window,
-        None => match count(&state, principal).await {
+        // Boxed: see `authenticate_v1`.
+        None => match Box::pin(count(state, principal)).await {
             Ok(window) => window,
             Err(e) => return ApiError::from(e).into_response(),
         },
@@ -51,7 +55,7 @@ pub async fn rate_limit(State(state): State<AppState>, request: Request, next: N
         error.retry_after = Some(retry);
         error.into_response()
     } else {
-        next.run(request).await
+        next(request).await
     };
     add_headers(&mut response, &window);
     response

@@ -2,8 +2,6 @@
 //! page a list asks for and its `meta`, `If-Match`, and the `Request-Id` header.
 
 use axum::body::Bytes;
-use axum::extract::Request;
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 use serde::Serialize;
@@ -11,7 +9,7 @@ use serde::Serialize;
 use super::json;
 use crate::generated::models::response::PaginationMeta;
 use crate::http::problem::{ApiError, ApiResult};
-use dunning_store::{Page, PageRequest, ids};
+use dunning_store::{Page, PageRequest};
 
 /// What handlers return.
 pub type Reply = Response;
@@ -98,20 +96,4 @@ pub fn check_if_match(headers: &HeaderMap, version: i64) -> ApiResult<()> {
     } else {
         Err(ApiError::precondition_failed(&current))
     }
-}
-
-/// Give every response a `Request-Id` (the client's, when it sent a sane one).
-pub async fn request_id(request: Request, next: Next) -> Response {
-    let id = request
-        .headers()
-        .get("request-id")
-        .and_then(|v| v.to_str().ok())
-        .filter(|v| !v.is_empty() && v.len() <= 128 && v.bytes().all(|b| b.is_ascii_graphic()))
-        .map(str::to_string)
-        .unwrap_or_else(|| ids::new_id("req"));
-    let mut response = next.run(request).await;
-    if let Ok(value) = HeaderValue::from_str(&id) {
-        response.headers_mut().insert("request-id", value);
-    }
-    response
 }

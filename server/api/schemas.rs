@@ -15,8 +15,7 @@
 use std::sync::OnceLock;
 
 use axum::body::Body;
-use axum::extract::{MatchedPath, Request};
-use axum::middleware::Next;
+use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::paths::LocationSegment;
@@ -30,13 +29,12 @@ use crate::http::problem::{ApiError, FieldError};
 /// Judge the request's query string and JSON body against its operation's schemas, and run
 /// the handler with the faults found waiting for its input reader (`super::faults::take`):
 /// the handler then reports them together with its own, in one 400, as it always has.
-pub async fn checked(request: Request, next: Next) -> Response {
-    let operation = request
-        .extensions()
-        .get::<MatchedPath>()
-        .and_then(|path| operations::find_id(request.method(), path.as_str()));
-    let Some(operation) = operation else {
-        return next.run(request).await;
+pub async fn checked<F: Future<Output = Response>>(
+    request: Request,
+    next: impl FnOnce(Request) -> F,
+) -> Response {
+    let Some(operation) = operations::of(request.extensions()) else {
+        return next(request).await;
     };
     let (parts, body) = request.into_parts();
     // `well_formed` has read the body whole already: this only takes the bytes back.
@@ -49,7 +47,7 @@ pub async fn checked(request: Request, next: Next) -> Response {
     let mut faults = query_faults(operation, parts.uri.query().unwrap_or_default());
     faults.extend(body_faults(operation, &bytes));
     let request = Request::from_parts(parts, Body::from(bytes));
-    super::faults::carry(faults, next.run(request)).await
+    super::faults::carry(faults, next(request)).await
 }
 
 /// The compiled schemas of one operation.
