@@ -59,6 +59,7 @@ def main() -> None:
     parser.add_argument("--engine", default="sqlite")
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--top", type=int, default=40)
+    parser.add_argument("--all", action="store_true", help="every function, not only this project's")
     args = parser.parse_args()
     server = reads.Server(Path(args.binary).resolve(), args.engine).start()
     columns = []
@@ -76,9 +77,10 @@ def main() -> None:
     print("| function | " + " | ".join(c for c, _, _ in columns) + " |")
     print("|---|" + "---|" * len(columns))
     first = columns[0][2]
-    names = [f for f in first if any(o in f for o in OURS)]
+    ours = (lambda f: True) if args.all else (lambda f: any(o in f for o in OURS))
+    names = [f for f in first if ours(f)]
     for other in columns[1:]:
-        names += [f for f in other[2] if f not in first and any(o in f for o in OURS)]
+        names += [f for f in other[2] if f not in first and ours(f)]
     names.sort(key=lambda f: -max(col.get(f, 0) for _, _, col in columns))
     for name in names[:args.top]:
         print(f"| `{name[:100]}` | " + " | ".join(f"{col.get(name, 0):.1f}" for _, _, col in columns) + " |")
