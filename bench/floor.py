@@ -100,7 +100,7 @@ def floor_instructions(binary: Path, requests: int, warmup: int) -> dict[str, fl
             before = set(out.glob(f"cg.{floor.proc.pid}.*"))
             instructions.send(url, method, headers, body, requests)
             instructions.control(floor.proc.pid, "-d")
-            figures[name] = instructions.counted(out, floor.proc.pid, before) / requests
+            figures[name] = instructions.counted(out, floor.proc.pid, before)["Ir"] / requests
     finally:
         floor.stop()
     return figures

@@ -3,6 +3,7 @@ the same figure every run for the same build, whatever else the machine does.
 
     bench/instructions.py --builds before=/tmp/kd-old after=target/release/kobana-dunning
     bench/instructions.py --builds A=... B=... --engines sqlite --requests 400
+    bench/instructions.py --builds A=... --engines sqlite --cache-sim   # and L1 misses per request
 
 CPU time per request (bench/reads.py) is what the targets are set in, but on 2 shared cores
 it moves by ±10 % between rounds, more than most single changes are worth. Instructions do not
@@ -68,23 +69,27 @@ def control(pid: int, flag: str) -> None:
     subprocess.run(["callgrind_control", flag, str(pid)], check=True, capture_output=True)
 
 
-def counted(out: Path, pid: int, before: set[Path]) -> int:
-    """The instructions of the dump `callgrind_control -d` just wrote."""
+def counted(out: Path, pid: int, before: set[Path]) -> dict[str, int]:
+    """The events of the dump `callgrind_control -d` just wrote: `Ir` (instructions), and with
+    `--cache-sim` the simulated cache misses (`I1mr`, `D1mr`, `D1mw`, ...)."""
     for _ in range(100):
         new = [p for p in out.glob(f"cg.{pid}.*") if p not in before]
         if new:
             text = new[0].read_text()
-            found = re.search(r"^totals: (\d+)", text, re.M) or re.search(r"^summary: (\d+)", text, re.M)
-            if found:
-                return int(found.group(1))
+            events = re.search(r"^events: (.*)$", text, re.M)
+            found = re.search(r"^totals: ([\d ]+)$", text, re.M) or re.search(r"^summary: ([\d ]+)$", text, re.M)
+            if events and found:
+                return dict(zip(events.group(1).split(), map(int, found.group(1).split())))
         time.sleep(0.1)
     raise RuntimeError("callgrind wrote no dump")
 
 
-def measure(binary: str, engine: str, requests: int, warmup: int, keep: Path | None) -> dict[str, float]:
+def measure(binary: str, engine: str, requests: int, warmup: int, keep: Path | None,
+            cache_sim: bool = False) -> dict[str, float]:
     out = Path(reads.tempfile.mkdtemp(prefix="callgrind-"))
+    simulate = ["--cache-sim=yes"] if cache_sim else []
     server = reads.Server(Path(binary), engine,
-                          launcher=["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/cg.%p"])
+                          launcher=["valgrind", "--tool=callgrind", *simulate, f"--callgrind-out-file={out}/cg.%p"])
     server.start()
     figures = {}
     try:
@@ -96,12 +101,15 @@ def measure(binary: str, engine: str, requests: int, warmup: int, keep: Path | N
             before = set(out.glob(f"cg.{pid}.*"))
             send(url, method, headers, body, requests)
             control(pid, "-d")
-            figures[name] = counted(out, pid, before) / requests
+            events = counted(out, pid, before)
+            figures[name] = events["Ir"] / requests
             if keep:
                 keep.mkdir(parents=True, exist_ok=True)
                 dump = next(p for p in out.glob(f"cg.{pid}.*") if p not in before)
                 shutil.copy(dump, keep / f"{Path(binary).name}-{engine}-{re.sub(r'[^a-z0-9]+', '-', name.lower())}.callgrind")
-            print(f"{engine} {binary}: {name} {figures[name]:,.0f}", flush=True)
+            misses = "".join(f", {event} {count / requests:,.0f}" for event, count in events.items()
+                             if event in ("I1mr", "D1mr", "D1mw"))
+            print(f"{engine} {binary}: {name} {figures[name]:,.0f}{misses}", flush=True)
     finally:
         server.stop()
         shutil.rmtree(out, ignore_errors=True)
@@ -115,12 +123,15 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=300)
     parser.add_argument("--warmup", type=int, default=30)
     parser.add_argument("--keep", help="a folder to keep each case's callgrind dump in (callgrind_annotate reads it)")
+    parser.add_argument("--cache-sim", action="store_true",
+                        help="also simulate the caches: each case's L1 instruction and data misses per request "
+                             "in its progress line (what instructions leave out of a longer code path)")
     args = parser.parse_args()
     if not shutil.which("valgrind"):
         sys.exit("bench/instructions.py: valgrind is needed (apt-get install valgrind)")
     builds = {label: str(Path(binary).resolve()) for label, binary in (b.split("=", 1) for b in args.builds)}
     results = {(engine, label): measure(binary, engine, args.requests, args.warmup,
-                                               Path(args.keep) if args.keep else None)
+                                               Path(args.keep) if args.keep else None, args.cache_sim)
                for engine in args.engines.split(",") for label, binary in builds.items()}
     columns = list(results)
     print(f"\n`bench/instructions.py` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
