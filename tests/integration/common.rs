@@ -482,3 +482,18 @@ pub fn check_exchange(method: &str, answer: &Answer) {
         );
     }
 }
+
+/// Wait, if need be, until the rate-limit window of `period` seconds now open has time to
+/// spare. Windows are fixed in Unix time (they start at multiples of the period,
+/// `server/rate_limit.rs`), so a test counting requests against one window would see it
+/// reset if a boundary fell between its requests.
+pub async fn room_in_the_rate_window(period: i64) {
+    const ROOM_MS: i128 = 10_000;
+    let period_ms = i128::from(period) * 1_000;
+    let now_ms = dunning_domain::timestamp::now().unix_timestamp_nanos() / 1_000_000;
+    let left_ms = period_ms - now_ms.rem_euclid(period_ms);
+    if left_ms < ROOM_MS {
+        let wait = u64::try_from(left_ms + 50).expect("a short wait");
+        tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+    }
+}

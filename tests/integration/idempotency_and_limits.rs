@@ -239,6 +239,7 @@ async fn a_spent_window_is_429_with_retry_after_and_counts_per_token() {
     )
     .await
     .unwrap();
+    crate::common::room_in_the_rate_window(3600).await;
     for _ in 0..2 {
         let ok = server.call_tool(&token, "dunning_me", json!({})).await;
         assert!(ok.get("isError").is_none(), "{ok}");
@@ -270,6 +271,7 @@ async fn an_organization_limit_applies_to_tokens_without_their_own() {
     )
     .await
     .unwrap();
+    crate::common::room_in_the_rate_window(3600).await;
     let token = server.token(1, "admin", "api");
     assert_eq!(
         server.rest("GET", "/v1/me", &token, None).await.status,

@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 use crate::common::{Answer, TestServer, tool_problem};
 
 /// A new MCP token of organization 0's person with `role`, holding `scopes` (the role's
-/// permissions when `None`), with its own rate limit.
+/// permissions when `None`), with its own rate limit (and, with one, time to spare in its
+/// current window).
 pub async fn mcp_token(
     server: &TestServer,
     role: &str,
@@ -51,6 +52,9 @@ pub async fn mcp_token(
     )
     .await
     .expect("token");
+    if let Some((_, period)) = rate_limit {
+        crate::common::room_in_the_rate_window(period).await;
+    }
     token
 }
 
