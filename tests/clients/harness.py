@@ -217,7 +217,15 @@ class Server:
         with urllib.request.urlopen(req, timeout=30) as r:
             return json.loads(r.read() or b"null")
 
-    def mint_token(self, role: str = "admin", rate_limit: str = "2/minute", org: int = 0) -> str:
+    def mint_token(self, role: str = "admin", rate_limit: str = "2/minute", org: int = 0, room: int = 0) -> str:
+        """A new MCP token with its own rate limit; with `room`, once its window (fixed in Unix
+        time: windows start at multiples of the period) has at least `room` seconds left."""
+        if room:
+            unit = rate_limit.split("/", 1)[1]
+            period = {"second": 1, "minute": 60, "hour": 3600, "day": 86_400}[unit]
+            left = period - time.time() % period
+            if left < room:
+                time.sleep(left + 0.05)
         out = subprocess.run(
             [str(server_binary()), "token", "create", "--organization", self.org(org)["id"],
              "--person", self.person(role, org)["email"], "--audience", "mcp",
@@ -315,8 +323,9 @@ class DemoData:
                 # Every MCP request counts against the limit, the SDKs' own ones too (initialize
                 # or discover; the Python SDK's tools/list after a first call, to validate
                 # results): five leave room for those, so the first refusal is a tools/call.
-                # Per hour, so that a window rarely closes in the middle of the case.
-                "tiny": s.mint_token("admin", "5/hour"),
+                # Per day, and minted with time to spare in the day's window (windows are
+                # fixed in Unix time), so that it cannot close in the middle of the case.
+                "tiny": s.mint_token("admin", "5/day", room=600),
             },
             "write": {
                 "name": f"Interop {spec.id} {uuid.uuid4().hex[:6]}",

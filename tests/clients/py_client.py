@@ -257,7 +257,7 @@ async def run(ctx: dict) -> dict:
                         check(p["status"] == 429, f"call {i}: expected 429: {short(p)}")
                         check(isinstance(p.get("retry_after"), (int, float)), f"429 without retry_after: {short(p)}")
                         return f"429 on call {i}, retry_after {p['retry_after']}"
-                raise CaseFailed("no 429 after 6 calls with a 5/hour token")
+                raise CaseFailed("no 429 after 6 calls with a 5/day token")
 
         async def c_res_json():
             r = await admin.read("kobana://dunning/me")

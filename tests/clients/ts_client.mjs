@@ -197,7 +197,7 @@ const plan = {
           return `429 on call ${i}, retry_after ${p.retry_after}`;
         }
       }
-      throw new CaseFailed('no 429 after 6 calls with a 5/hour token');
+      throw new CaseFailed('no 429 after 6 calls with a 5/day token');
     } finally {
       await tiny.close();
     }
