@@ -160,6 +160,7 @@ async fn two_replicas_share_keys_limits_and_confirmations_and_do_engine_work_onc
 
     // One rate-limit window, counted by both.
     let limited = pair.token("api", "6/minute");
+    crate::common::room_in_the_rate_window(60).await;
     let mut statuses = Vec::new();
     for n in 0..8 {
         statuses.push(pair.rest(n, "GET", "/v1/me", &limited, None, None).await.0);
