@@ -1,5 +1,5 @@
 //! Success responses: a generated response model written once with its status and ETag, the
-//! page a list asks for and its `meta`, `If-Match`, and the `Request-Id` header.
+//! page a list asks for and its `meta`, and `If-Match`.
 
 use axum::body::Bytes;
 use axum::response::{IntoResponse, Response};

@@ -49,10 +49,7 @@ pub async fn access_log(mut request: Request, next: Next) -> Response {
         .filter(|v| !v.is_empty() && v.len() <= 128 && v.bytes().all(|b| b.is_ascii_graphic()))
         .map(str::to_string)
         .unwrap_or_else(|| ids::new_id("req"));
-    if let Ok(value) = HeaderValue::from_str(&id) {
-        // Handlers below (the `/v1` request-id layer) read the same id.
-        request.headers_mut().insert("request-id", value);
-    }
+    // What runs below reads the id from here (`RequestId`), not from a header.
     request.extensions_mut().insert(RequestId(id.clone()));
     let method = request.method().clone();
     let path = shown_path(request.uri().path()).to_string();
