@@ -328,7 +328,7 @@ impl Db {
             Some(Reads::Sqlite(reads)) => {
                 let _span = self.span("SELECT", Some(T::TABLE)).entered();
                 reads.run(|reader| {
-                    let (mut statement, names) = reader.prepare(&sql)?;
+                    let (mut statement, names) = reader.prepare(sql)?;
                     let mut rows = statement
                         .query((organization_id, id))
                         .map_err(from_rusqlite)?;
