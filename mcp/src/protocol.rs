@@ -69,6 +69,10 @@ fn unsupported(requested: &str) -> RpcError {
 /// The header that names the revision, on requests and answers.
 pub const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
 
+/// The headers a 2026-07-28 request repeats its method and its tool, prompt or resource in.
+const METHOD_HEADER: HeaderName = HeaderName::from_static("mcp-method");
+const NAME_HEADER: HeaderName = HeaderName::from_static("mcp-name");
+
 /// The `MCP-Protocol-Version` header, if any.
 pub fn header_version(headers: &HeaderMap) -> Option<&str> {
     headers.get(VERSION_HEADER).and_then(|v| v.to_str().ok())
@@ -108,12 +112,12 @@ fn stateless_context(
         )
         .with_status(400)
     };
-    if header_value(headers, "mcp-protocol-version").as_deref() != Some(requested) {
+    if header_value(headers, &VERSION_HEADER).as_deref() != Some(requested) {
         return Err(mismatch(
             "MCP-Protocol-Version does not match params._meta protocolVersion",
         ));
     }
-    if header_value(headers, "mcp-method").as_deref() != Some(message.method.as_str()) {
+    if header_value(headers, &METHOD_HEADER).as_deref() != Some(message.method.as_str()) {
         return Err(mismatch("Mcp-Method does not match the method"));
     }
     let name_source = match message.method.as_str() {
@@ -123,7 +127,7 @@ fn stateless_context(
     };
     if let Some((key, label)) = name_source {
         let expected = message.params.get(key).and_then(Value::as_str);
-        if header_value(headers, "mcp-name").as_deref() != expected {
+        if header_value(headers, &NAME_HEADER).as_deref() != expected {
             return Err(mismatch(&format!("Mcp-Name does not match {label}")));
         }
     }
@@ -192,7 +196,7 @@ pub fn negotiate(params: &Value) -> &'static str {
 }
 
 /// A header's value, with RFC 2047-style `=?base64?...?=` decoded (for non-ASCII names).
-fn header_value(headers: &HeaderMap, name: &str) -> Option<String> {
+fn header_value(headers: &HeaderMap, name: &HeaderName) -> Option<String> {
     decode_header_value(headers.get(name)?.to_str().ok()?)
 }
 
@@ -270,7 +274,7 @@ mod tests {
             format!("=?base64?{encoded}?=").parse().expect("ascii"),
         );
         assert_eq!(
-            header_value(&headers, "mcp-name").as_deref(),
+            header_value(&headers, &NAME_HEADER).as_deref(),
             Some("cobrança")
         );
     }

@@ -20,16 +20,16 @@
 use std::collections::BTreeSet;
 
 use catalog::{Catalog, ToolSpec};
-use http::HeaderMap;
+use http::{HeaderMap, HeaderName};
 use serde_json::json;
 
 use super::jsonrpc::{ErrorCode, RpcError};
 use super::{Caller, Settings};
 
 /// The request header naming toolsets.
-pub const TOOLSETS_HEADER: &str = "x-mcp-toolsets";
+pub const TOOLSETS_HEADER: HeaderName = HeaderName::from_static("x-mcp-toolsets");
 /// The request header asking for read-only tools only.
-pub const READ_ONLY_HEADER: &str = "x-mcp-readonly";
+pub const READ_ONLY_HEADER: HeaderName = HeaderName::from_static("x-mcp-readonly");
 /// The word that asks for every toolset.
 pub const ALL: &str = "all";
 

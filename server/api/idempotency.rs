@@ -17,7 +17,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
 use catalog::canonical_json;
-use http::{HeaderMap, HeaderValue, Method, StatusCode};
+use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -61,7 +61,7 @@ pub async fn idempotency<F: Future<Output = Response>>(
     ) {
         return next(request).await;
     }
-    let Some(raw_key) = request.headers().get("idempotency-key").cloned() else {
+    let Some(raw_key) = request.headers().get(IDEMPOTENCY_KEY).cloned() else {
         return next(request).await;
     };
     // Boxed: see `authenticate::authenticate_v1`. A keyed write's future is large (the claim,
@@ -402,12 +402,17 @@ fn replay(status: u16, headers: &str, body: String, key: &str) -> Response {
     with_key(response, key, true)
 }
 
+// Named once: a header name given as `&str` is parsed again on every use, and every write
+// asks for the key.
+const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
+const IDEMPOTENT_REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
+
 fn with_key(mut response: Response, key: &str, replayed: bool) -> Response {
     if let Ok(value) = HeaderValue::from_str(key) {
-        response.headers_mut().insert("idempotency-key", value);
+        response.headers_mut().insert(IDEMPOTENCY_KEY, value);
     }
     response.headers_mut().insert(
-        "idempotent-replayed",
+        IDEMPOTENT_REPLAYED,
         HeaderValue::from_static(if replayed { "true" } else { "false" }),
     );
     response

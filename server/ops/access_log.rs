@@ -10,7 +10,7 @@ use std::time::Instant;
 use axum::extract::Request;
 use axum::middleware::Next;
 use axum::response::Response;
-use http::HeaderValue;
+use http::{HeaderName, HeaderValue};
 use mcp::observe::Exchanges;
 
 use dunning_store::ids;
@@ -39,10 +39,14 @@ pub fn note_organization(organization_id: &str) {
 #[derive(Debug, Clone)]
 pub struct RequestId(pub String);
 
+// Named once: a header name given as `&str` is parsed again on every use.
+const REQUEST_ID: HeaderName = HeaderName::from_static("request-id");
+const X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
 /// The middleware: outermost, so it sees every request, routed or not.
 pub async fn access_log(mut request: Request, next: Next) -> Response {
     let started = Instant::now();
-    let id = ["x-request-id", "request-id"]
+    let id = [&X_REQUEST_ID, &REQUEST_ID]
         .iter()
         .find_map(|name| request.headers().get(*name))
         .and_then(|v| v.to_str().ok())
@@ -61,8 +65,8 @@ pub async fn access_log(mut request: Request, next: Next) -> Response {
         })
         .await;
     if let Ok(value) = HeaderValue::from_str(&id) {
-        response.headers_mut().insert("request-id", value.clone());
-        response.headers_mut().insert("x-request-id", value);
+        response.headers_mut().insert(REQUEST_ID, value.clone());
+        response.headers_mut().insert(X_REQUEST_ID, value);
     }
     let organization = response
         .extensions()
