@@ -4,6 +4,7 @@ serve both (bench/floor/src/main.rs), and what that leaves of issue 26's MCP/RES
     bench/floor.py --build target/release/kobana-dunning
     bench/floor.py --build /tmp/kd --rounds 5 --duration 3 --requests 200
     bench/floor.py --build /tmp/kd --engine postgres     # our build on PostgreSQL (the floor has no database)
+    bench/floor.py --build /tmp/kd --split               # and user and kernel time, as bench/reads.py --split
 
 The floor server answers `GET /v1/charges/{id}` and the `tools/call` of `dunning_charges_get`
 with the same hyper server, token lookup, rate-limit count and handler (one charge in memory,
@@ -80,8 +81,7 @@ class Floor:
         ]
 
     def cpu_seconds(self) -> float:
-        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / reads.CLOCK_TICKS
+        return sum(reads.cpu_times(self.proc.pid))
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -111,8 +111,10 @@ def ours_instructions(binary: str, engine: str, requests: int, warmup: int) -> d
     return {name: figures[name] for name in CASES}
 
 
-def cpu(binary: Path, build: str | None, engine: str, rounds: int, seconds: int) -> dict[str, dict[str, list[float]]]:
-    """µs per request of each case, the floor's and our build's alternated in each round."""
+def cpu(binary: Path, build: str | None, engine: str, rounds: int, seconds: int,
+        splits: dict | None = None) -> dict[str, dict[str, list[float]]]:
+    """µs per request of each case, the floor's and our build's alternated in each round; with
+    `splits`, each load's split (`reads.load`) kept as splits[server][case]."""
     results: dict[str, dict[str, list[float]]] = {"floor": {}, "ours": {}}
     floor = Floor(binary)
     ours = reads.Server(Path(build), engine).start() if build else None
@@ -123,7 +125,10 @@ def cpu(binary: Path, build: str | None, engine: str, rounds: int, seconds: int)
         for _ in range(rounds):
             for label, (server, cases) in plans.items():
                 for name, target, env in cases:
-                    results[label].setdefault(name, []).append(reads.load(server, target, env, seconds))
+                    split = {} if splits is not None else None
+                    results[label].setdefault(name, []).append(reads.load(server, target, env, seconds, split))
+                    if split is not None:
+                        splits.setdefault(label, {}).setdefault(name, []).append(split)
     finally:
         floor.stop()
         if ours:
@@ -139,6 +144,8 @@ def main() -> None:
     parser.add_argument("--duration", type=int, default=3)
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=30)
+    parser.add_argument("--split", action="store_true",
+                        help="also print each case's user and kernel time, system calls and context switches")
     args = parser.parse_args()
     binary = build_floor()
     build = str(Path(args.build).resolve()) if args.build else None
@@ -146,7 +153,8 @@ def main() -> None:
     counted = {"floor": floor_instructions(binary, args.requests, args.warmup)}
     if build:
         counted["ours"] = ours_instructions(build, args.engine, args.requests, args.warmup)
-    timed = cpu(binary, build, args.engine, args.rounds, args.duration)
+    splits: dict | None = {} if args.split else None
+    timed = cpu(binary, build, args.engine, args.rounds, args.duration, splits)
     print(f"\n`bench/floor.py` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
           f"load average {' '.join(load_before)}; {args.requests} requests per case under callgrind, "
           f"{args.rounds} rounds of {args.duration} s under wrk; ours on {args.engine}:\n")
@@ -165,6 +173,9 @@ def main() -> None:
             print(f"| {label}, CPU µs | {read} | {reads.spread(rest)} | {reads.spread(mcp)} | "
                   f"{reads.spread([m - r for r, m in zip(rest, mcp)])} | "
                   f"{reads.spread([r / m for r, m in zip(rest, mcp)], 2)} |")
+    for label, by_case in (splits or {}).items():
+        print(f"\n{label}: per request, median (range)\n")
+        print(reads.split_table(by_case))
     if not build:
         return
     print()

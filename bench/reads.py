@@ -3,6 +3,7 @@
     bench/reads.py                                  # this checkout's release build, both engines
     bench/reads.py --builds A=/path/to/old B=target/release/kobana-dunning --rounds 4
     bench/reads.py --engines sqlite --duration 3 --write   # also puts the table in bench/RESULTS.md
+    bench/reads.py --builds A=... --split                   # and each case's user and kernel time
 
 Each build serves the demo data (a new SQLite file, or a new PostgreSQL database on
 127.0.0.1:5432 made for the run and dropped after it), with its tokens' rate limit lifted.
@@ -12,6 +13,12 @@ For every round and every build in turn, `wrk` (2 threads, 32 connections) loads
 cores is steadier than requests/s. The report gives each case's median and range over the
 rounds, and the ratios issue 26 sets targets for, each taken within one round (the same
 minute of the machine) and then summarised the same way.
+
+With `--split`, each case's CPU is also given as user and kernel time (/proc/<pid>/stat), with
+the system calls and context switches the server made per request (`perf stat` of its
+`raw_syscalls:sys_enter` and `context-switches` during the same load, where `perf` can count
+them): what the kernel does for a request — the socket, waking threads, SQLite's file locks —
+is about half of a read's CPU here, and instructions (bench/instructions.py) do not see it.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -36,6 +44,12 @@ POSTGRES = "postgres://postgres@127.0.0.1:5432"
 START = "<!-- reads:start -->"
 END = "<!-- reads:end -->"
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_times(pid: int) -> tuple[float, float]:
+    """The seconds process `pid` has run in user mode and in the kernel (all its threads)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) / CLOCK_TICKS, int(fields[12]) / CLOCK_TICKS
 
 
 def free_port() -> int:
@@ -99,8 +113,7 @@ class Server:
         return out.stdout.strip().splitlines()[-1].strip()
 
     def cpu_seconds(self) -> float:
-        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+        return sum(cpu_times(self.proc.pid))
 
     def stop(self) -> None:
         if self.proc:
@@ -136,17 +149,38 @@ def cases(server: Server) -> list[tuple[str, list[str], dict[str, str]]]:
     ]
 
 
-def load(server: Server, target: list[str], env: dict[str, str], seconds: int) -> float:
-    """The server's CPU microseconds per request under `wrk` for `seconds`."""
-    before = server.cpu_seconds()
+def load(server, target: list[str], env: dict[str, str], seconds: int, split: dict | None = None) -> float:
+    """The server's CPU microseconds per request under `wrk` for `seconds`. With `split`, also
+    what of it was user and kernel time, and (when `perf` can count them) the system calls and
+    context switches the server made per request, written into that dictionary."""
+    pid = server.proc.pid
+    counter = None
+    if split is not None and shutil.which("perf"):
+        counts = tempfile.NamedTemporaryFile(prefix="reads-perf-", suffix=".csv", delete=False)
+        counter = subprocess.Popen(["perf", "stat", "-x", ",", "-e", "raw_syscalls:sys_enter,context-switches",
+                                    "-p", str(pid), "-o", counts.name],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    user_before, system_before = cpu_times(pid)
     out = subprocess.run(["wrk", "-t2", "-c32", f"-d{seconds}s", "--timeout", "10s", *target],
                          env={**os.environ, **env}, capture_output=True, text=True, check=True).stdout
-    spent = server.cpu_seconds() - before
-    requests = int(re.search(r"(\d+) requests in", out).group(1))
+    user_after, system_after = cpu_times(pid)
+    requests = max(int(re.search(r"(\d+) requests in", out).group(1)), 1)
     if "Non-2xx" in out:
-        log = (server.dir / "server.log").read_text()[-4000:]
+        log = (server.dir / "server.log").read_text()[-4000:] if hasattr(server, "dir") else ""
         raise RuntimeError(f"non-2xx answers under load: {out}\nthe server's log ends:\n{log}")
-    return spent * 1e6 / max(requests, 1)
+    if split is not None:
+        split["user"] = (user_after - user_before) * 1e6 / requests
+        split["system"] = (system_after - system_before) * 1e6 / requests
+        if counter:
+            counter.send_signal(signal.SIGINT)
+            counter.wait()
+            for line in Path(counts.name).read_text().splitlines():
+                value, _, event, *_ = line.split(",") + ["", "", ""]
+                if value.replace(".", "", 1).isdigit() and event in ("raw_syscalls:sys_enter", "context-switches"):
+                    key = "syscalls" if event.startswith("raw") else "switches"
+                    split[key] = float(value) / requests
+            os.unlink(counts.name)
+    return (user_after - user_before + system_after - system_before) * 1e6 / requests
 
 
 RATIOS = [
@@ -165,6 +199,19 @@ def spread(values: list[float], digits: int = 0) -> str:
     return f"{median:.{digits}f} ({min(values):.{digits}f}–{max(values):.{digits}f})"
 
 
+def split_table(by_case: dict[str, list[dict]]) -> str:
+    """`load`'s splits of each case, one row per case: user and kernel µs, system calls and
+    context switches (the last two only where `perf` counted them)."""
+    lines = ["| case | user µs | kernel µs | system calls | context switches |", "|---|---|---|---|---|"]
+    for name, rounds in by_case.items():
+        cells = []
+        for key, digits in (("user", 1), ("system", 1), ("syscalls", 2), ("switches", 2)):
+            values = [r[key] for r in rounds if key in r]
+            cells.append(spread(values, digits) if values else "—")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--builds", nargs="*", default=[], help="LABEL=BINARY, alternated in each round")
@@ -172,6 +219,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--duration", type=int, default=4)
     parser.add_argument("--write", action="store_true", help="put the table in bench/RESULTS.md")
+    parser.add_argument("--split", action="store_true",
+                        help="also print each case's user and kernel time, system calls and context switches")
     args = parser.parse_args()
     if not shutil.which("wrk"):
         sys.exit("bench/reads.py: wrk is needed (apt-get install wrk)")
@@ -186,6 +235,7 @@ def main() -> None:
     # results[engine][build][case] = [µs per round]; ratios[engine][build][ratio] = [per round]
     results: dict = {}
     ratios: dict = {}
+    splits: dict = {}  # splits[engine][build][case] = [split per round]
     for engine in args.engines.split(","):
         servers = {label: Server(Path(binary), engine).start() for label, binary in builds.items()}
         try:
@@ -194,7 +244,10 @@ def main() -> None:
                 for label, server in servers.items():
                     row = {}
                     for name, target, env in plans[label]:
-                        row[name] = load(server, target, env, args.duration)
+                        split = {} if args.split else None
+                        row[name] = load(server, target, env, args.duration, split)
+                        if split is not None:
+                            splits.setdefault(engine, {}).setdefault(label, {}).setdefault(name, []).append(split)
                         results.setdefault(engine, {}).setdefault(label, {}).setdefault(name, []).append(row[name])
                     for title, a, b, _, _ in RATIOS:
                         ratios.setdefault(engine, {}).setdefault(label, {}).setdefault(title, []).append(row[a] / row[b])
@@ -228,6 +281,10 @@ def main() -> None:
         lines.append(f"| {title} | " + " | ".join(cells) + " |")
     table = "\n".join(lines)
     print(table)
+    for engine, builds_split in splits.items():
+        for label, by_case in builds_split.items():
+            print(f"\n{engine}, {label}: per request, median (range)\n")
+            print(split_table(by_case))
     if args.write:
         path = ROOT / "bench" / "RESULTS.md"
         text = path.read_text()
