@@ -13,8 +13,7 @@ pub async fn me(Caller(state, principal): Caller) -> ApiResult<Reply> {
         .ok_or_else(|| ApiError::internal(format!("unknown role '{}'", principal.role)))?;
     let token_scopes = scopes(principal.token_scopes.iter().map(String::as_str))?;
     let permissions = scopes(roles::permissions(&principal.role))?;
-    let mut conn = state.db.acquire().await?;
-    let pix = dunning_app::pix::status(&mut conn, &principal.organization_id).await?;
+    let pix = dunning_app::pix::status(&state.db, &principal.organization_id).await?;
     let body = me::Response200 {
         data: response::Me {
             organization: response::MeOrganization {

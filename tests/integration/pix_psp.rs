@@ -187,6 +187,16 @@ async fn a_callback_pays_its_charge_once_and_a_forged_one_changes_nothing_on_pos
 
 async fn the_pix_worker_keeps_its_work_in_the_database(server: TestServer) {
     connect(&server).await;
+    // `me` reads the setup and the connection on every call, outside a transaction (the
+    // engine's own reads on PostgreSQL, on this thread on SQLite).
+    let token = server.token(0, "viewer", "api");
+    let me = server.rest("GET", "/v1/me", &token, None).await;
+    assert_eq!(
+        me.body["data"]["pix"],
+        json!({"configured": true, "key_type": "email", "dynamic": true}),
+        "{}",
+        me.text
+    );
     let org = server.org_id(0).to_string();
     let id = charge(&server, 10.0).await;
     let engine = &server.state.engine;

@@ -13,7 +13,7 @@ use dunning_domain::pix::{KeyType, PixSettings, Source, brcode, static_txid};
 use dunning_store::charges::Charge;
 use dunning_store::events::{self, Actor};
 use dunning_store::pix::{self as store, StoredSettings};
-use dunning_store::{Connection, Result, StoreError, now_text};
+use dunning_store::{Connection, Db, Result, StoreError, now_text};
 
 /// The code that pays a charge now.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,15 +64,15 @@ pub async fn set_settings(
         .ok_or_else(|| StoreError::Corrupt("the pix settings just written are missing".into()))
 }
 
-/// The organization's Pix, as `me` shows it.
-pub async fn status(conn: &mut Connection, organization_id: &str) -> Result<PixStatus> {
-    let stored = store::get_in(conn, organization_id).await?;
+/// The organization's Pix, as `me` shows it: two reads outside a transaction.
+pub async fn status(db: &Db, organization_id: &str) -> Result<PixStatus> {
+    let stored = store::get(db, organization_id).await?;
     Ok(PixStatus {
         configured: stored.is_some(),
         key_type: stored.map(|s| s.settings.key.kind()),
         // The one place that says whether charges get dynamic codes: the organization has a
         // PSP connection (`pix connect`, `PUT /v1/pix/psp`), whose worker makes them.
-        dynamic: dunning_store::pix_psp::get_in(conn, organization_id)
+        dynamic: dunning_store::pix_psp::get(db, organization_id)
             .await?
             .is_some(),
     })

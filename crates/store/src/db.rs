@@ -10,7 +10,7 @@ use sqlx::pool::PoolConnection;
 use sqlx::{Any, AnyPool, Connection as _, Executor, SqlSafeStr};
 
 use crate::pg_reads::{Lease, PgReads, STALE_AFTER};
-use crate::rows::{CheckedColumns, PgSource, SqliteRow, Stored, by_id, by_id_sql};
+use crate::rows::{CheckedColumns, PgSource, SqliteRow, Stored, by_id_sql, of_organization_sql};
 use crate::sqlite_reads::{SqliteReads, from_rusqlite};
 use crate::{Result, StorageFault, StoreError, migrations};
 
@@ -321,16 +321,34 @@ impl Db {
     /// SQLite read on this thread (`sqlite_reads`), on PostgreSQL on a typed connection
     /// (`pg_reads`).
     pub async fn by_id<T: Stored>(&self, organization_id: &str, id: &str) -> Result<Option<T>> {
+        self.one_row(by_id_sql::<T>(), &[organization_id, id]).await
+    }
+
+    /// The one row of `T`'s table that belongs to the organization, for a table keyed by it
+    /// (its Pix setup, its PSP connection), read as [`Db::by_id`] reads.
+    pub async fn of_organization<T: Stored>(&self, organization_id: &str) -> Result<Option<T>> {
+        self.one_row(of_organization_sql::<T>(), &[organization_id])
+            .await
+    }
+
+    /// The first row that `sql`, one of `T`'s kept statements, selects with `params` bound in
+    /// order, outside a transaction.
+    async fn one_row<T: Stored>(&self, sql: &'static str, params: &[&str]) -> Result<Option<T>> {
         use tracing::Instrument;
-        let sql = by_id_sql::<T>();
         match &self.reads {
-            None => by_id(&self.pool, organization_id, id).await,
+            None => {
+                let mut query = sqlx::query_as(sqlx::AssertSqlSafe(sql));
+                for param in params {
+                    query = query.bind(*param);
+                }
+                Ok(query.fetch_optional(&self.pool).await?)
+            }
             Some(Reads::Sqlite(reads)) => {
                 let _span = self.span("SELECT", Some(T::TABLE)).entered();
                 reads.run(|reader| {
                     let (mut statement, names) = reader.prepare(sql)?;
                     let mut rows = statement
-                        .query((organization_id, id))
+                        .query(rusqlite::params_from_iter(params))
                         .map_err(from_rusqlite)?;
                     match rows.next().map_err(from_rusqlite)? {
                         Some(row) => Ok(Some(T::from_source(&SqliteRow::new(row, &names))?)),
@@ -341,9 +359,11 @@ impl Db {
             Some(Reads::Postgres(reads)) => {
                 let read = async {
                     let mut lease = self.lease(reads).await?;
-                    let found = sqlx::query(sqlx::AssertSqlSafe(sql))
-                        .bind(organization_id)
-                        .bind(id)
+                    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+                    for param in params {
+                        query = query.bind(*param);
+                    }
+                    let found = query
                         .fetch_optional(lease.connection())
                         .await
                         .and_then(|row| {

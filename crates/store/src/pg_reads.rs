@@ -1,7 +1,8 @@
 //! PostgreSQL reads outside a transaction, on typed connections this module keeps.
 //!
-//! The reads the API serves most — an object by id (`Db::by_id`) and a list page with its
-//! count (`ListQuery::fetch_rows`) — went through the `sqlx::Any` pool, which cost twice:
+//! The reads the API serves most — an object by id (`Db::by_id`), an organization's one row
+//! of a table keyed by it (`Db::of_organization`) and a list page with its count
+//! (`ListQuery::fetch_rows`) — went through the `sqlx::Any` pool, which cost twice:
 //! every value of every row was copied into the `Any` layer's own types before the typed row
 //! read it, and every connection was pinged as it went back to the pool (sqlx 0.9 does that
 //! on each release, with no setting to turn it off), so a detail read took two round trips to

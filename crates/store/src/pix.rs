@@ -2,9 +2,9 @@
 //! merchant name and city its BR Codes carry, stored as the codes carry them and checked
 //! again when read, so a row edited by hand cannot make a code the manual refuses.
 
-use sqlx::any::Any;
-use sqlx::{AnyConnection, Executor};
+use sqlx::{AnyConnection, AssertSqlSafe};
 
+use super::rows::{Stored, of_organization_sql};
 use super::{Db, Result, StoreError};
 use dunning_domain::pix::{KeyType, PixSettings};
 use dunning_domain::timestamp::Timestamp;
@@ -26,9 +26,16 @@ pub struct StoredSettings {
     pub updated_at: Timestamp,
 }
 
-/// The organization's Pix setup, if it has one.
+impl Stored for PixSettingsRow {
+    const TABLE: &'static str = "pix_settings";
+    const COLUMNS: &'static str = "key, key_type, merchant_name, merchant_city, updated_at";
+}
+
+/// The organization's Pix setup, if it has one, read outside a transaction as
+/// [`Db::of_organization`] reads (`GET /v1/me` asks on every call).
 pub async fn get(db: &Db, organization_id: &str) -> Result<Option<StoredSettings>> {
-    read(&db.pool, organization_id).await
+    let row = db.of_organization(organization_id).await?;
+    row.map(|row| checked(organization_id, row)).transpose()
 }
 
 /// Same as [`get`] inside a transaction.
@@ -36,23 +43,16 @@ pub async fn get_in(
     conn: &mut AnyConnection,
     organization_id: &str,
 ) -> Result<Option<StoredSettings>> {
-    read(conn, organization_id).await
+    let row: Option<PixSettingsRow> =
+        sqlx::query_as(AssertSqlSafe(of_organization_sql::<PixSettingsRow>()))
+            .bind(organization_id)
+            .fetch_optional(conn)
+            .await?;
+    row.map(|row| checked(organization_id, row)).transpose()
 }
 
-async fn read<'c>(
-    conn: impl Executor<'c, Database = Any>,
-    organization_id: &str,
-) -> Result<Option<StoredSettings>> {
-    let row: Option<PixSettingsRow> = sqlx::query_as(
-        "SELECT key, key_type, merchant_name, merchant_city, updated_at
-         FROM pix_settings WHERE organization_id = $1",
-    )
-    .bind(organization_id)
-    .fetch_optional(conn)
-    .await?;
-    let Some(row) = row else {
-        return Ok(None);
-    };
+/// The stored row as a setup, checked again: a row edited by hand is corrupt data.
+fn checked(organization_id: &str, row: PixSettingsRow) -> Result<StoredSettings> {
     let corrupt =
         |why: String| StoreError::Corrupt(format!("pix_settings of {organization_id}: {why}"));
     let settings =
@@ -70,10 +70,10 @@ async fn read<'c>(
             settings.key.kind()
         )));
     }
-    Ok(Some(StoredSettings {
+    Ok(StoredSettings {
         settings,
         updated_at: row.updated_at,
-    }))
+    })
 }
 
 /// Set the organization's Pix setup, replacing the one it had.

@@ -15,6 +15,7 @@
 
 use sqlx::{AnyConnection, AssertSqlSafe};
 
+use super::rows::{Stored, of_organization_sql};
 use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
 use dunning_domain::timestamp::Timestamp;
 
@@ -91,20 +92,25 @@ const SEALED_COLUMNS: &str = "organization_id, id, api_url, token_url, client_id
     private_key_sealed, webhook_secret_sealed, sealed_with, webhook_key, webhook_attempts, webhook_next_attempt_at,
     sweep_from, sweep_next_at, charges_seen_at, charges_seen_id, configured_at";
 
-/// The organization's connection, without secrets.
+impl Stored for Connection {
+    const TABLE: &'static str = "pix_psp_connections";
+    const COLUMNS: &'static str = CONNECTION_COLUMNS;
+}
+
+/// The organization's connection, without secrets, read outside a transaction as
+/// [`Db::of_organization`] reads (`GET /v1/me` asks whether there is one on every call).
 pub async fn get(db: &Db, organization_id: &str) -> Result<Option<Connection>> {
-    let mut conn = db.acquire().await?;
-    get_in(&mut conn, organization_id).await
+    db.of_organization(organization_id).await
 }
 
 /// Same as [`get`] inside a transaction.
 pub async fn get_in(conn: &mut AnyConnection, organization_id: &str) -> Result<Option<Connection>> {
-    let sql =
-        format!("SELECT {CONNECTION_COLUMNS} FROM pix_psp_connections WHERE organization_id = $1");
-    Ok(sqlx::query_as(AssertSqlSafe(sql))
-        .bind(organization_id)
-        .fetch_optional(conn)
-        .await?)
+    Ok(
+        sqlx::query_as(AssertSqlSafe(of_organization_sql::<Connection>()))
+            .bind(organization_id)
+            .fetch_optional(conn)
+            .await?,
+    )
 }
 
 /// The organization's connection with its sealed secrets (for the engine and the test).

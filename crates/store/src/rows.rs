@@ -380,7 +380,8 @@ pub trait FromSource: Sized {
     fn from_source<R: Source + ?Sized>(row: &R) -> sqlx::Result<Self>;
 }
 
-/// A row type the store reads by id: its table and the columns its `FromRow` reads.
+/// A row type the store reads by id (or, for a table keyed by the organization, by
+/// organization): its table and the columns its `FromRow` reads.
 pub trait Stored: for<'r> FromRow<'r, AnyRow> + FromSource + Send + Unpin {
     /// `FROM` this table.
     const TABLE: &'static str;
@@ -391,13 +392,30 @@ pub trait Stored: for<'r> FromRow<'r, AnyRow> + FromSource + Send + Unpin {
 /// The `SELECT` of the row of `T`'s table with id `$2` in organization `$1`, for either driver:
 /// written once per table and kept (writing it on every read was 1.5 % of a detail read).
 pub fn by_id_sql<T: Stored>() -> &'static str {
-    // One entry per `Stored` type, found by where its `TABLE` and `COLUMNS` are (`'static`
-    // text: two types whose texts the linker merged would write the same statement).
-    type Key = [(usize, usize); 2];
+    kept_sql::<T>(Selecting::ById)
+}
+
+/// The `SELECT` of the one row of `T`'s table that belongs to organization `$1`, for a table
+/// keyed by the organization (its Pix setup, its PSP connection); kept as [`by_id_sql`]'s is.
+pub fn of_organization_sql<T: Stored>() -> &'static str {
+    kept_sql::<T>(Selecting::OfOrganization)
+}
+
+/// Which row a kept statement of a table selects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Selecting {
+    ById,
+    OfOrganization,
+}
+
+fn kept_sql<T: Stored>(selecting: Selecting) -> &'static str {
+    // One entry per `Stored` type and statement, found by where its `TABLE` and `COLUMNS` are
+    // (`'static` text: two types whose texts the linker merged would write the same statement).
+    type Key = (Selecting, [(usize, usize); 2]);
     static WRITTEN: std::sync::RwLock<Vec<(Key, &'static str)>> =
         std::sync::RwLock::new(Vec::new());
     let at = |text: &'static str| (text.as_ptr() as usize, text.len());
-    let key = [at(T::TABLE), at(T::COLUMNS)];
+    let key = (selecting, [at(T::TABLE), at(T::COLUMNS)]);
     let found = |written: &[(Key, &'static str)]| {
         written.iter().find(|(k, _)| *k == key).map(|(_, sql)| *sql)
     };
@@ -408,14 +426,13 @@ pub fn by_id_sql<T: Stored>() -> &'static str {
     if let Some(sql) = found(&written) {
         return sql;
     }
-    // Leaked once per type: there are a dozen.
+    let condition = match selecting {
+        Selecting::ById => "organization_id = $1 AND id = $2",
+        Selecting::OfOrganization => "organization_id = $1",
+    };
+    // Leaked once per type and statement: there are a dozen or so.
     let sql: &'static str = Box::leak(
-        format!(
-            "SELECT {} FROM {} WHERE organization_id = $1 AND id = $2",
-            T::COLUMNS,
-            T::TABLE
-        )
-        .into_boxed_str(),
+        format!("SELECT {} FROM {} WHERE {condition}", T::COLUMNS, T::TABLE).into_boxed_str(),
     );
     written.push((key, sql));
     sql

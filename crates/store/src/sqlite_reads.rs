@@ -4,8 +4,10 @@
 //! a message to that thread and back, and each row of a result another message (4–5 futex
 //! calls and context switches for a detail read, ~78 for a 25-row list; a quarter of a
 //! list's CPU in `perf` profiles of the server under load, bench/RESULTS.md). The reads the
-//! API serves most — an object by id (`rows::by_id` through [`crate::Db::by_id`]) and a list
-//! page with its count (`ListQuery::fetch_rows`) — run here instead: a connection taken from
+//! API serves most — an object by id (`rows::by_id` through [`crate::Db::by_id`]), an
+//! organization's one row of a table keyed by it ([`crate::Db::of_organization`]: its Pix setup
+//! and PSP connection, which `GET /v1/me` reads on every call) and a list page with its count
+//! (`ListQuery::fetch_rows`) — run here instead: a connection taken from
 //! [`SqliteReads`], the statements run and the rows read straight into the typed rows, and
 //! the connection put back, all without leaving the thread.
 //!
@@ -160,6 +162,8 @@ pub fn from_rusqlite(error: rusqlite::Error) -> StoreError {
 mod tests {
     use std::time::Duration;
 
+    use dunning_domain::pix::PixSettings;
+
     use crate::rows::Stored;
     use crate::{Conditions, Db, DbSettings, ListQuery, PageRequest};
 
@@ -264,6 +268,55 @@ mod tests {
                 .await
                 .expect("reads")
                 .is_some()
+        );
+    }
+
+    #[tokio::test]
+    async fn an_organizations_pix_setup_and_psp_connection_are_read_without_a_pool_connection() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let db = one_connection_db(&dir).await;
+        let now = "2026-01-01T00:00:00.000Z";
+        let mut tx = db.begin().await.expect("begins");
+        sqlx::query(
+            "INSERT INTO organizations (id, name, legal_document, created_at)
+             VALUES ('org_1', 'Loja', '11222333000181', '2026-01-01T00:00:00.000Z')",
+        )
+        .execute(&mut *tx)
+        .await
+        .expect("an organization");
+        let settings = PixSettings::new("pix@loja.com.br", "LOJA", "SAO PAULO").expect("valid");
+        crate::pix::put(&mut tx, "org_1", &settings, now)
+            .await
+            .expect("a Pix setup");
+        let connection = crate::pix_psp::NewConnection {
+            id: "psp_1",
+            api_url: "https://psp.example/api/v2",
+            token_url: "https://psp.example/oauth/token",
+            client_id: "client",
+            client_secret_sealed: "sealed",
+            certificate_sealed: "sealed",
+            private_key_sealed: "sealed",
+            webhook_secret_sealed: "sealed",
+            sealed_with: "key",
+            webhook_secret_hash: "hash",
+        };
+        crate::pix_psp::upsert(&mut tx, "org_1", &connection, now)
+            .await
+            .expect("a PSP connection");
+        tx.commit().await.expect("commits");
+        // `GET /v1/me` asks for both on every call. The pool's only connection is held by a
+        // transaction: a read through the pool would wait for it and fail; these go on.
+        let _held = db.begin().await.expect("begins");
+        let found = crate::pix::get(&db, "org_1").await.expect("reads");
+        assert_eq!(found.expect("set up").settings, settings);
+        assert_eq!(crate::pix::get(&db, "org_2").await.expect("reads"), None);
+        let found = crate::pix_psp::get(&db, "org_1").await.expect("reads");
+        assert_eq!(found.expect("connected").client_id, "client");
+        assert!(
+            crate::pix_psp::get(&db, "org_2")
+                .await
+                .expect("reads")
+                .is_none()
         );
     }
 
