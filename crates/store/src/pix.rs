@@ -2,9 +2,9 @@
 //! merchant name and city its BR Codes carry, stored as the codes carry them and checked
 //! again when read, so a row edited by hand cannot make a code the manual refuses.
 
-use sqlx::{AnyConnection, AssertSqlSafe};
+use sqlx::AnyConnection;
 
-use super::rows::{Stored, of_organization_sql};
+use super::rows::{Stored, of_organization};
 use super::{Db, Result, StoreError};
 use dunning_domain::pix::{KeyType, PixSettings};
 use dunning_domain::timestamp::Timestamp;
@@ -43,11 +43,7 @@ pub async fn get_in(
     conn: &mut AnyConnection,
     organization_id: &str,
 ) -> Result<Option<StoredSettings>> {
-    let row: Option<PixSettingsRow> =
-        sqlx::query_as(AssertSqlSafe(of_organization_sql::<PixSettingsRow>()))
-            .bind(organization_id)
-            .fetch_optional(conn)
-            .await?;
+    let row = of_organization(conn, organization_id).await?;
     row.map(|row| checked(organization_id, row)).transpose()
 }
 

@@ -15,7 +15,7 @@
 
 use sqlx::{AnyConnection, AssertSqlSafe};
 
-use super::rows::{Stored, of_organization_sql};
+use super::rows::{Stored, of_organization};
 use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
 use dunning_domain::timestamp::Timestamp;
 
@@ -105,12 +105,7 @@ pub async fn get(db: &Db, organization_id: &str) -> Result<Option<Connection>> {
 
 /// Same as [`get`] inside a transaction.
 pub async fn get_in(conn: &mut AnyConnection, organization_id: &str) -> Result<Option<Connection>> {
-    Ok(
-        sqlx::query_as(AssertSqlSafe(of_organization_sql::<Connection>()))
-            .bind(organization_id)
-            .fetch_optional(conn)
-            .await?,
-    )
+    of_organization(conn, organization_id).await
 }
 
 /// The organization's connection with its sealed secrets (for the engine and the test).

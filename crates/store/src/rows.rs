@@ -438,6 +438,20 @@ fn kept_sql<T: Stored>(selecting: Selecting) -> &'static str {
     sql
 }
 
+/// The one row of `T`'s table that belongs to the organization, for a table keyed by it,
+/// through `conn` (inside a transaction).
+pub async fn of_organization<'c, T: Stored>(
+    conn: impl Executor<'c, Database = Any>,
+    organization_id: &str,
+) -> Result<Option<T>> {
+    Ok(
+        sqlx::query_as(sqlx::AssertSqlSafe(of_organization_sql::<T>()))
+            .bind(organization_id)
+            .fetch_optional(conn)
+            .await?,
+    )
+}
+
 /// The row of `T`'s table with this id in the organization: what every `get` reads.
 pub async fn by_id<'c, T: Stored>(
     conn: impl Executor<'c, Database = Any>,
