@@ -141,6 +141,8 @@ async fn a_read_only_database_serves_reads_and_refuses_writes_with_503() {
         read.body
     );
     assert!(read.body["meta"]["total"].as_i64().unwrap_or(0) > 0);
+    let me = call("GET", &server.url("/v1/me"), &token, None).await;
+    assert_eq!(me.status, 200, "me on a read-only database: {}", me.body);
     let refused = call("POST", &customers, &token, Some(new_customer(2))).await;
     assert_storage_problem(&refused, "storage_read_only");
     server.stop();
@@ -270,6 +272,9 @@ async fn postgres_going_away_answers_503_and_the_server_recovers_when_it_returns
     tokio::time::sleep(Duration::from_millis(200)).await;
     let read = call("GET", &customers, &token, None).await;
     assert_storage_problem(&read, "storage_unavailable");
+    // `me` reads the organization's Pix status on the same typed connections as a detail.
+    let me = server.url("/v1/me");
+    assert_storage_problem(&call("GET", &me, &token, None).await, "storage_unavailable");
     let write = call("POST", &customers, &token, Some(new_customer(7))).await;
     assert_storage_problem(&write, "storage_unavailable");
     // The outage lasts until a worker's step met it too (each looks every second or so; a
@@ -298,6 +303,7 @@ async fn postgres_going_away_answers_503_and_the_server_recovers_when_it_returns
         "writes came back once the database did"
     );
     assert_eq!(call("GET", &customers, &token, None).await.status, 200);
+    assert_eq!(call("GET", &me, &token, None).await.status, 200);
     // The workers saw the outage, backed off, and carried on.
     tokio::time::sleep(Duration::from_secs(3)).await;
     let printed = server.printed();
