@@ -45,6 +45,8 @@ TOKEN = "floor"
 # The cases measured on both servers, as bench/reads.py names them, and the pairs compared.
 CASES = ("REST detail", "MCP detail", "REST list 25", "MCP list 25")
 PAIRS = (("detail", "REST detail", "MCP detail"), ("list 25", "REST list 25", "MCP list 25"))
+# The simulated cache misses `--cache-sim` reports: L1 instruction reads, L1 data reads and writes.
+MISSES = ("I1mr", "D1mr", "D1mw")
 
 
 def build_floor() -> Path:
@@ -88,9 +90,13 @@ class Floor:
         self.proc.wait(30)
 
 
-def floor_instructions(binary: Path, requests: int, warmup: int) -> dict[str, float]:
+def floor_instructions(binary: Path, requests: int, warmup: int,
+                       misses: dict[str, dict[str, float]] | None = None) -> dict[str, float]:
+    """Instructions per request of each of the floor's cases; with `misses`, callgrind also
+    simulates the caches and each case's L1 misses per request are kept there."""
     out = Path(tempfile.mkdtemp(prefix="floor-callgrind-"))
-    floor = Floor(binary, ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/cg.%p"])
+    simulate = ["--cache-sim=yes"] if misses is not None else []
+    floor = Floor(binary, ["valgrind", "--tool=callgrind", *simulate, f"--callgrind-out-file={out}/cg.%p"])
     figures = {}
     try:
         for name, target, env in floor.cases():
@@ -100,14 +106,18 @@ def floor_instructions(binary: Path, requests: int, warmup: int) -> dict[str, fl
             before = set(out.glob(f"cg.{floor.proc.pid}.*"))
             instructions.send(url, method, headers, body, requests)
             instructions.control(floor.proc.pid, "-d")
-            figures[name] = instructions.counted(out, floor.proc.pid, before)["Ir"] / requests
+            events = instructions.counted(out, floor.proc.pid, before)
+            figures[name] = events["Ir"] / requests
+            if misses is not None:
+                misses[name] = {event: events[event] / requests for event in MISSES}
     finally:
         floor.stop()
     return figures
 
 
-def ours_instructions(binary: str, engine: str, requests: int, warmup: int) -> dict[str, float]:
-    figures = instructions.measure(binary, engine, requests, warmup, None)
+def ours_instructions(binary: str, engine: str, requests: int, warmup: int,
+                      misses: dict[str, dict[str, float]] | None = None) -> dict[str, float]:
+    figures = instructions.measure(binary, engine, requests, warmup, None, misses=misses)
     return {name: figures[name] for name in CASES}
 
 
@@ -146,13 +156,19 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=30)
     parser.add_argument("--split", action="store_true",
                         help="also print each case's user and kernel time, system calls and context switches")
+    parser.add_argument("--cache-sim", action="store_true",
+                        help="also count each case's simulated L1 misses per request under callgrind, "
+                             "the floor's and ours (a longer code path misses the instruction cache more)")
     args = parser.parse_args()
     binary = build_floor()
     build = str(Path(args.build).resolve()) if args.build else None
     load_before = Path("/proc/loadavg").read_text().split()[:3]
-    counted = {"floor": floor_instructions(binary, args.requests, args.warmup)}
+    misses: dict[str, dict[str, dict[str, float]]] | None = (
+        {"floor": {}, "ours": {}} if args.cache_sim else None)
+    counted = {"floor": floor_instructions(binary, args.requests, args.warmup, misses and misses["floor"])}
     if build:
-        counted["ours"] = ours_instructions(build, args.engine, args.requests, args.warmup)
+        counted["ours"] = ours_instructions(build, args.engine, args.requests, args.warmup,
+                                            misses and misses["ours"])
     splits: dict | None = {} if args.split else None
     timed = cpu(binary, build, args.engine, args.rounds, args.duration, splits)
     print(f"\n`bench/floor.py` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
@@ -165,6 +181,13 @@ def main() -> None:
             rest, mcp = counted[label][a], counted[label][b]
             print(f"| {label}, instructions (k) | {read} | {rest / 1000:.1f} | {mcp / 1000:.1f} | "
                   f"{(mcp - rest) / 1000:.1f} | {rest / mcp:.2f} |")
+    for label, by_case in (misses or {}).items():
+        for read, a, b in PAIRS:
+            if a not in by_case:
+                continue
+            for event in MISSES:
+                rest, mcp = by_case[a][event], by_case[b][event]
+                print(f"| {label}, {event} | {read} | {rest:,.0f} | {mcp:,.0f} | {mcp - rest:,.0f} | — |")
     for label in timed:
         for read, a, b in PAIRS:
             if a not in timed[label]:

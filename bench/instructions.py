@@ -85,9 +85,11 @@ def counted(out: Path, pid: int, before: set[Path]) -> dict[str, int]:
 
 
 def measure(binary: str, engine: str, requests: int, warmup: int, keep: Path | None,
-            cache_sim: bool = False) -> dict[str, float]:
+            cache_sim: bool = False, misses: dict[str, dict[str, float]] | None = None) -> dict[str, float]:
+    """Instructions per request of each case; with `cache_sim` (or a `misses` to fill, by case
+    and event) the simulated L1 misses per request too."""
     out = Path(reads.tempfile.mkdtemp(prefix="callgrind-"))
-    simulate = ["--cache-sim=yes"] if cache_sim else []
+    simulate = ["--cache-sim=yes"] if cache_sim or misses is not None else []
     server = reads.Server(Path(binary), engine,
                           launcher=["valgrind", "--tool=callgrind", *simulate, f"--callgrind-out-file={out}/cg.%p"])
     server.start()
@@ -103,13 +105,15 @@ def measure(binary: str, engine: str, requests: int, warmup: int, keep: Path | N
             control(pid, "-d")
             events = counted(out, pid, before)
             figures[name] = events["Ir"] / requests
+            if misses is not None:
+                misses[name] = {event: count / requests for event, count in events.items()}
             if keep:
                 keep.mkdir(parents=True, exist_ok=True)
                 dump = next(p for p in out.glob(f"cg.{pid}.*") if p not in before)
                 shutil.copy(dump, keep / f"{Path(binary).name}-{engine}-{re.sub(r'[^a-z0-9]+', '-', name.lower())}.callgrind")
-            misses = "".join(f", {event} {count / requests:,.0f}" for event, count in events.items()
-                             if event in ("I1mr", "D1mr", "D1mw"))
-            print(f"{engine} {binary}: {name} {figures[name]:,.0f}{misses}", flush=True)
+            simulated = "".join(f", {event} {count / requests:,.0f}" for event, count in events.items()
+                                if event in ("I1mr", "D1mr", "D1mw"))
+            print(f"{engine} {binary}: {name} {figures[name]:,.0f}{simulated}", flush=True)
     finally:
         server.stop()
         shutil.rmtree(out, ignore_errors=True)
