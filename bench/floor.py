@@ -100,13 +100,7 @@ def floor_instructions(binary: Path, requests: int, warmup: int,
     figures = {}
     try:
         for name, target, env in floor.cases():
-            method, url, headers, body = instructions.request_of(target, env)
-            instructions.send(url, method, headers, body, warmup)
-            instructions.control(floor.proc.pid, "-z")
-            before = set(out.glob(f"cg.{floor.proc.pid}.*"))
-            instructions.send(url, method, headers, body, requests)
-            instructions.control(floor.proc.pid, "-d")
-            events = instructions.counted(out, floor.proc.pid, before)
+            events, _ = instructions.count_case(floor.proc.pid, out, target, env, requests, warmup)
             figures[name] = events["Ir"] / requests
             if misses is not None:
                 misses[name] = {event: events[event] / requests for event in MISSES}

@@ -69,9 +69,9 @@ def control(pid: int, flag: str) -> None:
     subprocess.run(["callgrind_control", flag, str(pid)], check=True, capture_output=True)
 
 
-def counted(out: Path, pid: int, before: set[Path]) -> dict[str, int]:
-    """The events of the dump `callgrind_control -d` just wrote: `Ir` (instructions), and with
-    `--cache-sim` the simulated cache misses (`I1mr`, `D1mr`, `D1mw`, ...)."""
+def counted(out: Path, pid: int, before: set[Path]) -> tuple[dict[str, int], Path]:
+    """The events of the dump `callgrind_control -d` just wrote, and where it is: `Ir`
+    (instructions), and with `--cache-sim` the simulated cache misses (`I1mr`, `D1mr`, ...)."""
     for _ in range(100):
         new = [p for p in out.glob(f"cg.{pid}.*") if p not in before]
         if new:
@@ -79,9 +79,23 @@ def counted(out: Path, pid: int, before: set[Path]) -> dict[str, int]:
             events = re.search(r"^events: (.*)$", text, re.M)
             found = re.search(r"^totals: ([\d ]+)$", text, re.M) or re.search(r"^summary: ([\d ]+)$", text, re.M)
             if events and found:
-                return dict(zip(events.group(1).split(), map(int, found.group(1).split())))
+                return dict(zip(events.group(1).split(), map(int, found.group(1).split()))), new[0]
         time.sleep(0.1)
     raise RuntimeError("callgrind wrote no dump")
+
+
+def count_case(pid: int, out: Path, target: list[str], env: dict[str, str], requests: int,
+               warmup: int) -> tuple[dict[str, int], Path]:
+    """One case's events under the callgrind of `pid`, which dumps into `out`: `warmup` requests
+    (caches, statements, the token cache), the counters zeroed, `requests` more, the counters
+    dumped; the events summed over them, and the dump."""
+    method, url, headers, body = request_of(target, env)
+    send(url, method, headers, body, warmup)
+    control(pid, "-z")
+    before = set(out.glob(f"cg.{pid}.*"))
+    send(url, method, headers, body, requests)
+    control(pid, "-d")
+    return counted(out, pid, before)
 
 
 def measure(binary: str, engine: str, requests: int, warmup: int, keep: Path | None,
@@ -97,19 +111,12 @@ def measure(binary: str, engine: str, requests: int, warmup: int, keep: Path | N
     try:
         pid = server.proc.pid
         for name, target, env in reads.cases(server):
-            method, url, headers, body = request_of(target, env)
-            send(url, method, headers, body, warmup)
-            control(pid, "-z")
-            before = set(out.glob(f"cg.{pid}.*"))
-            send(url, method, headers, body, requests)
-            control(pid, "-d")
-            events = counted(out, pid, before)
+            events, dump = count_case(pid, out, target, env, requests, warmup)
             figures[name] = events["Ir"] / requests
             if misses is not None:
                 misses[name] = {event: count / requests for event, count in events.items()}
             if keep:
                 keep.mkdir(parents=True, exist_ok=True)
-                dump = next(p for p in out.glob(f"cg.{pid}.*") if p not in before)
                 shutil.copy(dump, keep / f"{Path(binary).name}-{engine}-{re.sub(r'[^a-z0-9]+', '-', name.lower())}.callgrind")
             simulated = "".join(f", {event} {count / requests:,.0f}" for event, count in events.items()
                                 if event in ("I1mr", "D1mr", "D1mw"))

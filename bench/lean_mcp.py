@@ -86,20 +86,14 @@ def same_result(server: reads.Server) -> None:
         raise SystemExit(f"the lean answer differs from /mcp's:\n{full}\n{lean}")
 
 
-def counted(binary: Path, engine: str, requests: int, warmup: int) -> dict[str, dict[str, float]]:
+def under_callgrind(binary: Path, engine: str, requests: int, warmup: int) -> dict[str, dict[str, float]]:
     out = Path(tempfile.mkdtemp(prefix="lean-callgrind-"))
     server = reads.Server(binary, engine, launcher=["valgrind", "--tool=callgrind", "--cache-sim=yes",
                                                     f"--callgrind-out-file={out}/cg.%p"]).start()
     figures = {}
     try:
         for name, (target, env) in cases(server).items():
-            method, url, headers, body = instructions.request_of(target, env)
-            instructions.send(url, method, headers, body, warmup)
-            instructions.control(server.proc.pid, "-z")
-            before = set(out.glob(f"cg.{server.proc.pid}.*"))
-            instructions.send(url, method, headers, body, requests)
-            instructions.control(server.proc.pid, "-d")
-            events = instructions.counted(out, server.proc.pid, before)
+            events, _ = instructions.count_case(server.proc.pid, out, target, env, requests, warmup)
             figures[name] = {event: events[event] / requests for event in EVENTS}
     finally:
         server.stop()
@@ -135,7 +129,7 @@ def main() -> None:
     load_before = Path("/proc/loadavg").read_text().split()[:3]
     rows = []
     for engine in args.engines.split(","):
-        events = counted(binary, engine, args.requests, args.warmup)
+        events = under_callgrind(binary, engine, args.requests, args.warmup)
         cpu = timed(binary, engine, args.rounds, args.duration)
         rest = cpu["REST detail"]
         for name in CASES:
