@@ -161,11 +161,12 @@ def load(server, target: list[str], env: dict[str, str], seconds: int, split: di
                                     "-p", str(pid), "-o", counts.name],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     user_before, system_before = cpu_times(pid)
+    # CHECK: bench/mcp_call.lua reads each MCP answer and counts the errors (HTTP 200 all).
     out = subprocess.run(["wrk", "-t2", "-c32", f"-d{seconds}s", "--timeout", "10s", *target],
-                         env={**os.environ, **env}, capture_output=True, text=True, check=True).stdout
+                         env={**os.environ, **env, "CHECK": "1"}, capture_output=True, text=True, check=True).stdout
     user_after, system_after = cpu_times(pid)
     requests = max(int(re.search(r"(\d+) requests in", out).group(1)), 1)
-    if "Non-2xx" in out:
+    if "Non-2xx" in out or re.search(r"MCP errors: [1-9]", out):
         log = (server.dir / "server.log").read_text()[-4000:] if hasattr(server, "dir") else ""
         raise RuntimeError(f"non-2xx answers under load: {out}\nthe server's log ends:\n{log}")
     if split is not None:
