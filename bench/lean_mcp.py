@@ -4,21 +4,27 @@ call must cost beyond REST here, as bench/floor.py measures it in a server of it
     bench/lean_mcp.py                        # builds HEAD with bench/lean-mcp.patch, both engines
     bench/lean_mcp.py --binary /tmp/kd-lean --engines postgres --rounds 9
 
-bench/lean-mcp.patch (an experiment, never merged) adds `POST /mcp-lean` to the MCP router: it
-reads a `tools/call` message into borrowed typed fields, authenticates and admits the caller
-through the same `Host`, sends the operation's request in-process through the same `/v1`
-router, and writes the result with the same `results::prepared`; the answer's
+bench/lean-mcp.patch (an experiment, never merged) adds two endpoints to the MCP router. Both
+read a `tools/call` message into borrowed typed fields, authenticate and admit the caller
+through the same `Host`, and write the result with the same `results::prepared`; the answer's
 `structuredContent` and text are those of `/mcp` (checked before measuring, `meta.rate_limit`
-aside). What it leaves out is what `/mcp` adds beyond that: the `Origin`/`Host` guard, the
-media type, eras and version headers, the JSON-RPC message as a `Value`, toolsets, the
-argument schema, confirmation, the fault guard, spans, metrics and the access log's record of
-the call. So the lean layer's MCP − REST is what the contract's in-process dispatch (CONTRACT
-§4: "Dispatch is in-process to the `/v1` handler of the operation") costs in this process, and
-`/mcp`'s minus the lean one is what the rest of the layer costs.
+aside).
+- `POST /mcp-lean` sends the operation's request in-process through the same `/v1` router.
+- `POST /mcp-direct` has the host run the operation's `/v1` steps (authentication of the
+  carried caller, the rate limit's headers, scopes, the path, idempotency, the document's
+  schemas) and its handler with no router at all (`Host::direct`; `dunning_charges_get`
+  only): the least in-process dispatch there could be, whatever the design.
+What both leave out is what `/mcp` adds beyond that: the `Origin`/`Host` guard, the media type,
+eras and version headers, the JSON-RPC message as a `Value`, toolsets, the argument schema,
+confirmation, the fault guard, spans, metrics and the access log's record of the call. So the
+direct layer's MCP − REST is what any tool call must cost in this process (read the message,
+authenticate, run the operation, write its result twice: CONTRACT §4), the lean layer's adds
+the `/v1` router, and `/mcp`'s the rest of the contract.
 
-For REST detail, MCP detail and MCP lean detail on one server: instructions and simulated L1
-misses per request under callgrind (bench/instructions.py's method), then server CPU µs per
-request under `wrk` (bench/reads.py's method), the three cases alternated in each round.
+For REST detail, MCP detail, MCP lean detail and MCP direct detail on one server:
+instructions and simulated L1 misses per request under callgrind (bench/instructions.py's
+method), then server CPU µs per request under `wrk` (bench/reads.py's method), the four cases
+alternated in each round.
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ import instructions  # noqa: E402
 import reads  # noqa: E402
 
 PATCH = reads.ROOT / "bench" / "lean-mcp.patch"
-CASES = ("REST detail", "MCP detail", "MCP lean detail")
+CASES = ("REST detail", "MCP detail", "MCP lean detail", "MCP direct detail")
 EVENTS = ("Ir", "I1mr", "D1mr", "D1mw")
 
 
@@ -61,10 +67,12 @@ def build() -> Path:
 
 
 def cases(server: reads.Server) -> dict[str, tuple[list[str], dict[str, str]]]:
-    """The two detail cases of bench/reads.py, and the MCP one sent to `/mcp-lean`."""
+    """The two detail cases of bench/reads.py, and the MCP one sent to `/mcp-lean` and to
+    `/mcp-direct`."""
     found = {name: (target, env) for name, target, env in reads.cases(server) if name in CASES}
     target, env = found["MCP detail"]
     found["MCP lean detail"] = ([*target[:-1], target[-1] + "-lean"], env)
+    found["MCP direct detail"] = ([*target[:-1], target[-1] + "-direct"], env)
     return found
 
 
@@ -76,14 +84,18 @@ def call(target: list[str], env: dict[str, str]) -> dict:
 
 
 def same_result(server: reads.Server) -> None:
-    """The lean answer is `/mcp`'s, but for the rate limit's count (each call spends one)."""
+    """The lean and direct answers are `/mcp`'s, but for the rate limit's count (each call
+    spends one)."""
     plan = cases(server)
-    full, lean = call(*plan["MCP detail"]), call(*plan["MCP lean detail"])
-    for result in (full, lean):
+    full = call(*plan["MCP detail"])
+    full["structuredContent"]["meta"].pop("rate_limit")
+    full.pop("content")
+    for name in ("MCP lean detail", "MCP direct detail"):
+        result = call(*plan[name])
         result["structuredContent"]["meta"].pop("rate_limit")
         result.pop("content")
-    if full != lean:
-        raise SystemExit(f"the lean answer differs from /mcp's:\n{full}\n{lean}")
+        if result != full:
+            raise SystemExit(f"the {name} answer differs from /mcp's:\n{full}\n{result}")
 
 
 def under_callgrind(binary: Path, engine: str, requests: int, warmup: int) -> dict[str, dict[str, float]]:
