@@ -168,7 +168,7 @@ def load(server, target: list[str], env: dict[str, str], seconds: int, split: di
     requests = max(int(re.search(r"(\d+) requests in", out).group(1)), 1)
     if "Non-2xx" in out or re.search(r"MCP errors: [1-9]", out):
         log = (server.dir / "server.log").read_text()[-4000:] if hasattr(server, "dir") else ""
-        raise RuntimeError(f"non-2xx answers under load: {out}\nthe server's log ends:\n{log}")
+        raise RuntimeError(f"non-2xx or MCP error answers under load: {out}\nthe server's log ends:\n{log}")
     if split is not None:
         split["user"] = (user_after - user_before) * 1e6 / requests
         split["system"] = (system_after - system_before) * 1e6 / requests
