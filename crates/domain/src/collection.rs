@@ -6,6 +6,8 @@
 
 use time::Date;
 
+use crate::calendar::Calendar;
+
 use super::charge_math::ChargeState;
 use super::money::Cents;
 
@@ -64,6 +66,8 @@ crate::words! {
 pub struct ChargeFacts<'a> {
     pub id: &'a str,
     pub state: ChargeState,
+    /// The effective due date: the due date, or the next business day when it is none. A
+    /// charge is overdue only after it.
     pub due_date: Date,
     pub in_dispute: bool,
     pub negativation_status: NegativationStatus,
@@ -94,7 +98,7 @@ impl ChargeFacts<'_> {
             Err(Refusal::new(
                 "charge_not_overdue",
                 format!(
-                    "Charge {} is not overdue yet (due {}); wait until after the due date",
+                    "Charge {} is not overdue yet (payable without fine until {}); wait until after that day",
                     self.id, self.due_date
                 ),
             ))
@@ -283,6 +287,9 @@ pub struct NoticeValues<'a> {
     pub description: &'a str,
     pub amount_due: Cents,
     pub due_date: Date,
+    /// The day by the end of which it is paid without fine or interest: `due_date`, or the
+    /// next business day when that is none.
+    pub effective_due_date: Date,
     /// The day the notice is written, to choose the standard text.
     pub today: Date,
     /// The charge's Pix code ("Pix copia e cola") for `amount_due`, when the creditor has Pix.
@@ -294,6 +301,30 @@ pub struct NoticeValues<'a> {
 pub struct Notice {
     pub subject: Option<String>,
     pub body: String,
+}
+
+crate::words! {
+    /// How a plan step counts its `offset_days`.
+    pub enum DayCount {
+        /// Calendar days.
+        Calendar = "calendar",
+        /// Business days of the organization's calendar.
+        Business = "business",
+    }
+}
+
+/// The day a plan step `offset` days from the due date runs for a charge due on `due_date`.
+/// Counting calendar days, a step after the due date counts from the effective due date (a
+/// charge due on a Saturday is not late on the Sunday, so "1 day after due" is the Tuesday),
+/// one on or before it from the due date itself; counting business days, both count from
+/// the effective due date, over business days only.
+pub fn step_day(calendar: &Calendar, due_date: Date, offset: i64, count: DayCount) -> Date {
+    let effective = calendar.effective_due_date(due_date);
+    match count {
+        DayCount::Calendar if offset > 0 => effective.saturating_add(time::Duration::days(offset)),
+        DayCount::Calendar => due_date.saturating_add(time::Duration::days(offset)),
+        DayCount::Business => calendar.add_business_days(effective, offset),
+    }
 }
 
 /// `dd/mm/aaaa`.
@@ -351,6 +382,12 @@ const PIX_PLACEHOLDER: &str = "charge.pix_code";
 pub fn standard_notice(channel: &str, v: &NoticeValues<'_>) -> Notice {
     let amount = v.amount_due.to_brl();
     let due = date_br(v.due_date);
+    // A due date on a weekend or holiday is payable, as it is, through the next business
+    // day: the notices say so, and none calls the charge late before that day has ended.
+    let moved = (v.effective_due_date != v.due_date).then(|| date_br(v.effective_due_date));
+    let until = moved.as_ref().map_or(String::new(), |day| {
+        format!(" Por cair em dia não útil, pode ser paga sem multa ou juros até {day}.")
+    });
     let (subject, short, situation) = if v.today < v.due_date {
         (
             format!("Lembrete de vencimento: {}", v.description),
@@ -359,11 +396,11 @@ pub fn standard_notice(channel: &str, v: &NoticeValues<'_>) -> Notice {
                 v.organization_name, v.description
             ),
             format!(
-                "Lembramos que a cobrança \"{}\", no valor de {amount}, vence em {due}.",
+                "Lembramos que a cobrança \"{}\", no valor de {amount}, vence em {due}.{until}",
                 v.description
             ),
         )
-    } else if v.today == v.due_date {
+    } else if v.today == v.due_date && moved.is_none() {
         (
             format!("Vence hoje: {}", v.description),
             format!(
@@ -372,6 +409,18 @@ pub fn standard_notice(channel: &str, v: &NoticeValues<'_>) -> Notice {
             ),
             format!(
                 "A cobrança \"{}\", no valor de {amount}, vence hoje, {due}.",
+                v.description
+            ),
+        )
+    } else if let Some(until_day) = moved.as_ref().filter(|_| v.today <= v.effective_due_date) {
+        (
+            format!("Pague sem encargos até {until_day}: {}", v.description),
+            format!(
+                "{}: \"{}\" de {amount} venceu em {due}, dia não útil: pague sem multa ou juros até {until_day}. Se já pagou, desconsidere.",
+                v.organization_name, v.description
+            ),
+            format!(
+                "A cobrança \"{}\", no valor de {amount}, venceu em {due}, dia não útil, e pode ser paga sem multa ou juros até {until_day}.",
                 v.description
             ),
         )
@@ -478,9 +527,80 @@ mod tests {
             description: "Mensalidade de março",
             amount_due: Cents(1_234_56),
             due_date: date!(2026 - 03 - 10),
+            effective_due_date: date!(2026 - 03 - 10),
             today: date!(2026 - 03 - 20),
             pix_code: None,
         }
+    }
+
+    #[test]
+    fn a_step_after_the_due_date_counts_from_the_effective_due_date() {
+        let national = Calendar::national();
+        let saturday = date!(2026 - 12 - 05);
+        let calendar = |offset| step_day(&national, saturday, offset, DayCount::Calendar);
+        assert_eq!(
+            calendar(1),
+            date!(2026 - 12 - 08),
+            "1 day after Monday the 7th"
+        );
+        assert_eq!(calendar(0), saturday);
+        assert_eq!(calendar(-3), date!(2026 - 12 - 02));
+        let business = |offset| step_day(&national, saturday, offset, DayCount::Business);
+        assert_eq!(business(3), date!(2026 - 12 - 10));
+        assert_eq!(business(0), date!(2026 - 12 - 07));
+        assert_eq!(business(-3), date!(2026 - 12 - 02));
+        // Over Christmas: due Thursday 24 December 2026, 1 business day later is Monday 28.
+        assert_eq!(
+            step_day(&national, date!(2026 - 12 - 24), 1, DayCount::Business),
+            date!(2026 - 12 - 28)
+        );
+    }
+
+    #[test]
+    fn a_charge_due_on_a_day_off_is_not_called_late_before_the_next_business_day() {
+        // Due Saturday 5 December 2026, payable as it is through Monday the 7th.
+        let v = NoticeValues {
+            due_date: date!(2026 - 12 - 05),
+            effective_due_date: date!(2026 - 12 - 07),
+            ..values()
+        };
+        let before = standard_notice(
+            "email",
+            &NoticeValues {
+                today: date!(2026 - 12 - 01),
+                ..v
+            },
+        );
+        assert!(before.body.contains("vence em 05/12/2026. Por cair em dia não útil, pode ser paga sem multa ou juros até 07/12/2026."), "{}", before.body);
+        for today in [
+            date!(2026 - 12 - 05),
+            date!(2026 - 12 - 06),
+            date!(2026 - 12 - 07),
+        ] {
+            let on = standard_notice("sms", &NoticeValues { today, ..v });
+            assert!(
+                on.body.contains("pague sem multa ou juros até 07/12/2026"),
+                "{today}: {}",
+                on.body
+            );
+            assert!(
+                !on.body.contains("Valor atualizado"),
+                "{today}: {}",
+                on.body
+            );
+        }
+        let late = standard_notice(
+            "sms",
+            &NoticeValues {
+                today: date!(2026 - 12 - 08),
+                ..v
+            },
+        );
+        assert!(
+            late.body.contains("venceu em 05/12/2026. Valor atualizado"),
+            "{}",
+            late.body
+        );
     }
 
     const CODE: &str = "00020101021226360014br.gov.bcb.pix0114112223330001815204000053039865407 1234.565802BR5913Padaria Pao D6009Sao Paulo62230519chgk3j9x0a2b7c4d1e86304ABCD";

@@ -3,12 +3,16 @@
 //! stays payable, and the fine and interest the payer's PSP adds when it is paid late.
 //!
 //! The PSP computes a late payment itself from these, so they are written the way
-//! `charge_math::amount_due` computes it: the fine as a percentage of the amount
-//! (`multa` modalidade 2, capped at 2 %), the interest as a monthly percentage pro rata per
-//! calendar day (`juros` modalidade 3). For an unpaid charge paid on a weekday the two agree
-//! to the centavo. (The manual moves a due date that falls on a weekend or holiday to the
-//! next business day; a Pix paid on that day then carries no fine, and `app::pix` sees an
-//! amount below what the charge computes: a partial payment.)
+//! `charge_math` computes it: the cobv is due on the charge's *effective* due date (a
+//! business day: the due date, or the next business day when it falls on a weekend or
+//! holiday), its `original` is the principal still unpaid, the fine a percentage of it
+//! (`multa` modalidade 2, capped at 2 %), the interest a monthly percentage of it pro rata per
+//! calendar day from the due date (`juros` modalidade 3). BACEN's modalidades apply both to
+//! the cobv's `original`, which is the balance after a partial payment, and so does
+//! `charge_math`: paid any day up to the cobv's validity, the two agree to the centavo
+//! (each component rounded on its own, as `componentesValor` reports them). The PSP moves a
+//! due date only over national holidays; sending the business day of the organization's own
+//! calendar means its municipal holidays count too.
 //!
 //! A due date cannot precede the cobv's creation (`CobVOperacaoInvalida`), so a charge that
 //! is overdue when its cobv is made or remade asks for the day's amount due, fine and
@@ -17,7 +21,7 @@
 
 use time::Date;
 
-use super::charge_math::{ChargeTerms, MAX_FINE_BP, amount_due};
+use super::charge_math::{ChargeTerms, MAX_FINE_BP, amount_due, balance};
 use super::money::Cents;
 
 /// Days after the due date a cobv made before it stays payable, the PSP adding fine and
@@ -40,15 +44,16 @@ pub struct CobvTerms {
 }
 
 impl CobvTerms {
-    /// The cobv a charge with these terms needs on `today`: the charge's own due date and
-    /// rates while it is not yet due, else the day's amount due, payable today only.
-    pub fn mirror(charge: &ChargeTerms, today: Date) -> CobvTerms {
-        if charge.due_date >= today {
+    /// The cobv a charge with these terms needs on `today`: the charge's effective due date,
+    /// its unpaid principal and its rates while it is not yet overdue, else the day's amount
+    /// due, payable today only.
+    pub fn mirror(charge: &ChargeTerms<'_>, today: Date) -> CobvTerms {
+        if charge.effective_due_date >= today {
             let fine = charge.fine_bp.clamp(0, MAX_FINE_BP);
             let interest = charge.interest_bp.max(0);
             return CobvTerms {
-                original: Cents((charge.amount.0 - charge.paid.0).max(0)),
-                due_date: charge.due_date,
+                original: balance(charge, today).owed.principal,
+                due_date: charge.effective_due_date,
                 validity_days: VALIDITY_AFTER_DUE_DAYS,
                 fine_bp: (fine > 0).then_some(fine),
                 interest_bp: (interest > 0).then_some(interest),
@@ -98,21 +103,22 @@ mod tests {
     use time::macros::date;
 
     use super::*;
+    use crate::charge_math::Paid;
 
-    fn charge(paid: i64) -> ChargeTerms {
+    fn charge(payments: &[Paid]) -> ChargeTerms<'_> {
         ChargeTerms {
             amount: Cents(1234_56),
-            paid: Cents(paid),
             fine_bp: 200,
             interest_bp: 100,
-            due_date: date!(2026 - 10 - 01),
+            effective_due_date: date!(2026 - 10 - 01),
+            payments,
         }
     }
 
     #[test]
     fn before_its_due_date_a_cobv_carries_the_charge_s_own_terms() {
         assert_eq!(
-            CobvTerms::mirror(&charge(0), date!(2026 - 09 - 20)),
+            CobvTerms::mirror(&charge(&[]), date!(2026 - 09 - 20)),
             CobvTerms {
                 original: Cents(1234_56),
                 due_date: date!(2026 - 10 - 01),
@@ -121,42 +127,60 @@ mod tests {
                 interest_bp: Some(100),
             }
         );
-        let paid_some = CobvTerms::mirror(&charge(234_56), date!(2026 - 10 - 01));
+        let some = [Paid {
+            day: date!(2026 - 09 - 30),
+            amount: Cents(234_56),
+        }];
+        let paid_some = CobvTerms::mirror(&charge(&some), date!(2026 - 10 - 01));
         assert_eq!(paid_some.original, Cents(1000_00));
         assert_eq!(paid_some.valid_until(), date!(2026 - 10 - 31));
-        let mut capped = charge(0);
+        let mut capped = charge(&[]);
         capped.fine_bp = 1000;
         capped.interest_bp = 0;
         let terms = CobvTerms::mirror(&capped, date!(2026 - 09 - 01));
         assert_eq!((terms.fine_bp, terms.interest_bp), (Some(200), None));
     }
 
+    /// What a PSP adds to a cobv paid `days` after its due date, by multa modalidade 2 and
+    /// juros modalidade 3, each component rounded on its own as `componentesValor` shows it.
+    fn psp_amount(terms: &CobvTerms, days: i64) -> Cents {
+        let original = terms.original.0;
+        let fine = (original * terms.fine_bp.unwrap_or(0) + 5_000) / 10_000;
+        let interest = (original * terms.interest_bp.unwrap_or(0) * days + 150_000) / 300_000;
+        Cents(original + fine + interest)
+    }
+
     #[test]
-    fn what_the_psp_adds_to_a_late_unpaid_charge_is_what_the_charge_computes() {
-        // The PSP's arithmetic for multa modalidade 2 and juros modalidade 3, as BACEN's
-        // `componentesValor` example does it, against `charge_math::amount_due`.
-        let terms = CobvTerms::mirror(&charge(0), date!(2026 - 09 - 01));
-        for days in [1, 9, 17, 30] {
-            let paid_on = terms.due_date + time::Duration::days(days);
-            let original = terms.original.0;
-            let fine = (original * terms.fine_bp.unwrap() + 5_000) / 10_000;
-            let interest = (original * terms.interest_bp.unwrap() * days + 150_000) / 300_000;
-            assert_eq!(
-                Cents(original + fine + interest),
-                amount_due(&charge(0), paid_on),
-                "{days} days late"
-            );
+    fn what_the_psp_adds_to_a_late_charge_is_what_the_charge_computes() {
+        // Unpaid, and after a partial payment made before the cobv was revised (BACEN's
+        // modalidades apply the rates to the revised `original`: the balance).
+        for payments in [
+            vec![],
+            vec![Paid {
+                day: date!(2026 - 09 - 15),
+                amount: Cents(400_00),
+            }],
+        ] {
+            let terms = CobvTerms::mirror(&charge(&payments), date!(2026 - 09 - 20));
+            for days in [1, 5, 9, 17, 30] {
+                let paid_on = terms.due_date + time::Duration::days(days);
+                assert_eq!(
+                    psp_amount(&terms, days),
+                    amount_due(&charge(&payments), paid_on),
+                    "{days} days late, {payments:?}"
+                );
+            }
         }
     }
 
     #[test]
     fn an_overdue_charge_asks_for_the_day_s_amount_payable_that_day() {
         let today = date!(2026 - 10 - 11);
-        let terms = CobvTerms::mirror(&charge(0), today);
+        let terms = CobvTerms::mirror(&charge(&[]), today);
         assert_eq!(
             terms,
             CobvTerms {
-                original: amount_due(&charge(0), today),
+                original: amount_due(&charge(&[]), today),
                 due_date: today,
                 validity_days: 0,
                 fine_bp: None,
