@@ -611,10 +611,24 @@ pub async fn unwind(
                 StoreError::Corrupt(format!("charge {} is missing", agreed.charge_id))
             })?;
         let paid = charge.paid_cents.0 + credit.0;
-        let due = amount_due(&terms(&charge, paid), today);
+        // The instalments' money counts as paid on the day the agreement was accepted, when
+        // the debtor began paying it: the debtor's side of the doubt (the instalments' own
+        // days belong to other charges).
+        let credited_on = agreement
+            .accepted_at
+            .map_or(today, |at| dunning_domain::calendar::day_of(at.instant()));
+        let mut payment_days = charge.payment_days.clone();
+        payment_days.add(credited_on, credit);
+        let due = amount_due(
+            &ChargeTerms {
+                payments: payment_days.days(),
+                ..charge.terms()
+            },
+            today,
+        );
         let state = if due.0 == 0 { "paid" } else { "open" };
         let done = sqlx::query(
-            "UPDATE charges SET state = $1, paid_cents = $2, agreement_id = NULL,
+            "UPDATE charges SET state = $1, paid_cents = $2, agreement_id = NULL, payment_days = $7,
                  paid_at = CASE WHEN $1 = 'paid' THEN $3 ELSE paid_at END,
                  version = version + 1, updated_at = $3
              WHERE organization_id = $4 AND id = $5 AND state = 'in_agreement' AND agreement_id = $6",
@@ -625,6 +639,7 @@ pub async fn unwind(
         .bind(organization_id)
         .bind(&charge.id)
         .bind(&agreement.id)
+        .bind(payment_days.to_string())
         .execute(&mut *conn)
         .await?;
         if done.rows_affected() != 1 {
@@ -665,14 +680,6 @@ pub async fn unwind(
     )
     .await?;
     Ok(result)
-}
-
-/// The terms of a charge with `paid` centavos paid, for computing what it owes.
-fn terms(charge: &Charge, paid: i64) -> ChargeTerms {
-    ChargeTerms {
-        paid: Cents(paid),
-        ..charge.terms()
-    }
 }
 
 /// Accepted agreements with an open instalment charge unpaid since before `cutoff`

@@ -1,15 +1,20 @@
 //! Charges (debts): rows, filters and writes, always inside one organization.
 //!
 //! The stored `state` is `open`, `paid`, `canceled` or `in_agreement`; the API's `pending`
-//! and `overdue` are an open charge before or after its due date, decided at read time so
-//! that no job has to flip them at midnight.
+//! and `overdue` are an open charge before or after its effective due date (the due date, or
+//! the next business day of the organization's calendar when it is none), decided at read
+//! time, on the Brasília day, so that no job has to flip them at midnight.
 
 use sqlx::{AnyConnection, AssertSqlSafe};
 use time::Date;
 
+use super::calendars;
 use super::rows::{Stored, by_id};
 use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
-use dunning_domain::charge_math::{ChargeState, ChargeStatus, ChargeTerms, amount_due};
+use dunning_domain::calendar::Calendar;
+use dunning_domain::charge_math::{
+    ChargeState, ChargeStatus, ChargeTerms, Owed, PaymentDays, balance,
+};
 use dunning_domain::collection::{NegativationStatus, ProtestStatus};
 use dunning_domain::money::Cents;
 use dunning_domain::timestamp::Timestamp;
@@ -30,7 +35,14 @@ pub struct Charge {
     pub interest_bp: i64,
     /// What the debtor owes on the day the charge was read: zero unless it is open.
     pub amount_due: Cents,
+    /// That amount in its parts (all zero unless the charge is open).
+    pub owed: Owed,
     pub due_date: Date,
+    /// The day by the end of which it is paid without fine or interest: the due date, or the
+    /// next business day of the organization's calendar when the due date is none.
+    pub effective_due_date: Date,
+    /// What was paid, by day (Brasília), refunds taken off.
+    pub payment_days: PaymentDays,
     pub status: ChargeStatus,
     pub tags: Vec<String>,
     pub collection_plan_id: Option<String>,
@@ -58,13 +70,13 @@ impl Charge {
     }
 
     /// What its amount due is computed from.
-    pub fn terms(&self) -> ChargeTerms {
+    pub fn terms(&self) -> ChargeTerms<'_> {
         ChargeTerms {
             amount: self.amount_cents,
-            paid: self.paid_cents,
             fine_bp: self.fine_bp,
             interest_bp: self.interest_bp,
-            due_date: self.due_date,
+            effective_due_date: self.effective_due_date,
+            payments: self.payment_days.days(),
         }
     }
 }
@@ -142,6 +154,7 @@ crate::row! {
         pub open_dispute_id: Option<String>,
         pub pix_payload: Option<String>,
         pub pix_location: Option<String>,
+        pub payment_days: PaymentDays,
     }
 }
 
@@ -149,15 +162,16 @@ impl Stored for ChargeRow {
     const TABLE: &'static str = "charges";
     const COLUMNS: &'static str = "id, customer_id, description, amount_cents, paid_cents, fine_bp, interest_bp, due_date, state, tags,
     collection_plan_id, agreement_id, negativation_status, protest_status, paid_at, canceled_at, version, created_at, updated_at,
-    open_dispute_id, pix_payload, pix_location";
+    open_dispute_id, pix_payload, pix_location, payment_days";
 }
 
 impl ChargeRow {
-    /// The charge as seen on day `today`: an open one is pending or overdue, and owes its
-    /// amount with fine and interest.
-    pub fn on(self, today: Date) -> Charge {
+    /// The charge as seen on day `today` of the organization's `calendar`: an open one is
+    /// pending or overdue, and owes its principal with fine and interest.
+    pub fn on(self, calendar: &Calendar, today: Date) -> Charge {
+        let effective_due_date = calendar.effective_due_date(self.due_date);
         let status = match self.state {
-            ChargeState::Open if self.due_date < today => ChargeStatus::Overdue,
+            ChargeState::Open if effective_due_date < today => ChargeStatus::Overdue,
             ChargeState::Open => ChargeStatus::Pending,
             ChargeState::Paid => ChargeStatus::Paid,
             ChargeState::Canceled => ChargeStatus::Canceled,
@@ -172,7 +186,10 @@ impl ChargeRow {
             fine_bp: self.fine_bp,
             interest_bp: self.interest_bp,
             amount_due: Cents(0),
+            owed: Owed::default(),
             due_date: self.due_date,
+            effective_due_date,
+            payment_days: self.payment_days,
             status,
             tags: self.tags,
             collection_plan_id: self.collection_plan_id,
@@ -189,21 +206,25 @@ impl ChargeRow {
             pix_location: self.pix_location,
         };
         if self.state == ChargeState::Open {
-            charge.amount_due = amount_due(&charge.terms(), today);
+            charge.owed = balance(&charge.terms(), today).owed;
+            charge.amount_due = charge.owed.total();
         }
         charge
     }
 }
 
-fn status_clause(status: &str, today: &str, c: &mut Vec<(String, Bind)>) {
+/// `overdue_before`: the first due date not overdue today (see
+/// `Calendar::first_due_date_not_overdue`): the effective due date grows with the due date,
+/// so "overdue" stays a comparison of the stored due date, on its index.
+fn status_clause(status: &str, overdue_before: &str, c: &mut Vec<(String, Bind)>) {
     match status {
         "pending" => c.push((
             "(state = 'open' AND due_date >= {})".into(),
-            Bind::Text(today.into()),
+            Bind::Text(overdue_before.into()),
         )),
         "overdue" => c.push((
             "(state = 'open' AND due_date < {})".into(),
-            Bind::Text(today.into()),
+            Bind::Text(overdue_before.into()),
         )),
         other => c.push(("state = {}".into(), Bind::Text(other.into()))),
     }
@@ -216,15 +237,22 @@ pub async fn list(
     page: PageRequest,
 ) -> Result<Page<Charge>> {
     let today = super::today();
-    let rows = list_query(organization_id, filter, today)
+    let calendar = calendars::of(db, organization_id).await?;
+    let rows = list_query(organization_id, filter, &calendar, today)
         .fetch_rows::<ChargeRow>(db, page)
         .await?;
-    Ok(rows.map(|row| row.on(today)))
+    Ok(rows.map(|row| row.on(&calendar, today)))
 }
 
-/// The query behind [`list`] on day `today` (pending and overdue depend on it).
-pub fn list_query(organization_id: &str, filter: &ChargeFilter, today: Date) -> ListQuery {
-    let today_text = today.to_string();
+/// The query behind [`list`] on day `today` of `calendar` (pending and overdue depend on
+/// them).
+pub fn list_query(
+    organization_id: &str,
+    filter: &ChargeFilter,
+    calendar: &Calendar,
+    today: Date,
+) -> ListQuery {
+    let today_text = calendar.first_due_date_not_overdue(today).to_string();
     let mut c = Conditions::for_organization(organization_id);
     if !filter.statuses.is_empty() {
         let mut parts = Vec::new();
@@ -270,7 +298,11 @@ pub fn list_query(organization_id: &str, filter: &ChargeFilter, today: Date) -> 
 
 pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Charge>> {
     let row: Option<ChargeRow> = db.by_id(organization_id, id).await?;
-    Ok(row.map(|row| row.on(super::today())))
+    let Some(row) = row else {
+        return Ok(None);
+    };
+    let calendar = calendars::of(db, organization_id).await?;
+    Ok(Some(row.on(&calendar, super::today())))
 }
 
 /// Same as [`get`] inside a transaction.
@@ -279,8 +311,12 @@ pub async fn get_in(
     organization_id: &str,
     id: &str,
 ) -> Result<Option<Charge>> {
-    let row: Option<ChargeRow> = by_id(conn, organization_id, id).await?;
-    Ok(row.map(|row| row.on(super::today())))
+    let row: Option<ChargeRow> = by_id(&mut *conn, organization_id, id).await?;
+    let Some(row) = row else {
+        return Ok(None);
+    };
+    let calendar = calendars::of_in(conn, organization_id).await?;
+    Ok(Some(row.on(&calendar, super::today())))
 }
 
 /// Insert an open charge.
@@ -344,17 +380,21 @@ pub async fn update(
     Ok(done.rows_affected() == 1)
 }
 
-/// Test and demo support: set the stored state and payment columns directly.
+/// Test and demo support: set the stored state and payment columns directly (what was paid
+/// counts as paid on `paid_on`).
 pub async fn set_state(
     conn: &mut AnyConnection,
     organization_id: &str,
     id: &str,
     state: &str,
     paid_cents: i64,
+    paid_on: Date,
     now: &str,
 ) -> Result<()> {
+    let mut days = PaymentDays::default();
+    days.add(paid_on, Cents(paid_cents));
     sqlx::query(
-        "UPDATE charges SET state = $1, paid_cents = $2,
+        "UPDATE charges SET state = $1, paid_cents = $2, payment_days = $6,
              paid_at = CASE WHEN $1 = 'paid' THEN $3 ELSE paid_at END,
              canceled_at = CASE WHEN $1 = 'canceled' THEN $3 ELSE canceled_at END,
              version = version + 1, updated_at = $3
@@ -365,6 +405,7 @@ pub async fn set_state(
     .bind(now)
     .bind(organization_id)
     .bind(id)
+    .bind(days.to_string())
     .execute(conn)
     .await?;
     Ok(())
@@ -425,5 +466,9 @@ pub async fn for_customer(
         .fetch_all(&db.pool)
         .await?;
     let today = super::today();
-    Ok(rows.into_iter().map(|row| row.on(today)).collect())
+    let calendar = calendars::of(db, organization_id).await?;
+    Ok(rows
+        .into_iter()
+        .map(|row| row.on(&calendar, today))
+        .collect())
 }

@@ -48,19 +48,93 @@ pub async fn insert_payment(
     Ok(id)
 }
 
-/// Add a payment to its open charge at `version`; when `settles`, the charge becomes paid and
-/// a requested or active negativation gets its removal requested. False when the row moved
-/// on.
+crate::row! {
+    /// A payment as reversing it needs it.
+    #[derive(Debug, Clone)]
+    pub struct StoredPayment {
+        pub id: String,
+        pub charge_id: String,
+        pub amount_cents: dunning_domain::money::Cents,
+        pub refunded_cents: dunning_domain::money::Cents,
+        pub paid_at: Timestamp,
+    }
+}
+
+/// A payment by id.
+pub async fn payment(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+) -> Result<Option<StoredPayment>> {
+    Ok(sqlx::query_as(
+        "SELECT id, charge_id, amount_cents, refunded_cents, paid_at FROM payments
+         WHERE organization_id = $1 AND id = $2",
+    )
+    .bind(organization_id)
+    .bind(id)
+    .fetch_optional(conn)
+    .await?)
+}
+
+/// Take `cents` of a payment back (a devolução): the payment's `refunded_cents`, and its
+/// charge at `version` with its paid amount, its payments by day as they now stand, and —
+/// when `reopen` — back to `open` (no longer paid). False when the charge moved on.
+#[allow(clippy::too_many_arguments)]
+pub async fn reverse_payment(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    payment: &StoredPayment,
+    cents: i64,
+    version: i64,
+    payment_days: &str,
+    reopen: bool,
+    now: &str,
+) -> Result<bool> {
+    let done = sqlx::query(
+        "UPDATE charges SET paid_cents = paid_cents - $1, payment_days = $2,
+             state = CASE WHEN $3 = 1 THEN 'open' ELSE state END,
+             paid_at = CASE WHEN $3 = 1 THEN NULL ELSE paid_at END,
+             version = version + 1, updated_at = $4
+         WHERE organization_id = $5 AND id = $6 AND version = $7",
+    )
+    .bind(cents)
+    .bind(payment_days)
+    .bind(i64::from(reopen))
+    .bind(now)
+    .bind(organization_id)
+    .bind(&payment.charge_id)
+    .bind(version)
+    .execute(&mut *conn)
+    .await?;
+    if done.rows_affected() != 1 {
+        return Ok(false);
+    }
+    sqlx::query(
+        "UPDATE payments SET refunded_cents = refunded_cents + $1 WHERE organization_id = $2 AND id = $3",
+    )
+    .bind(cents)
+    .bind(organization_id)
+    .bind(&payment.id)
+    .execute(conn)
+    .await?;
+    Ok(true)
+}
+
+/// Add a payment to its open charge at `version`, with the charge's payments by day as they
+/// now stand (`payment_days`, written whole: the charge is locked); when `settles`, the
+/// charge becomes paid and a requested or active negativation gets its removal requested.
+/// False when the row moved on.
 pub async fn apply_payment(
     conn: &mut AnyConnection,
     organization_id: &str,
     payment: &Payment<'_>,
+    payment_days: &str,
     version: i64,
     settles: bool,
     now: &str,
 ) -> Result<bool> {
     let done = sqlx::query(
-        "UPDATE charges SET paid_cents = paid_cents + $1,
+        "UPDATE charges SET paid_cents = paid_cents + $1, payment_days = $8,
              state = CASE WHEN $2 = 1 THEN 'paid' ELSE state END,
              paid_at = CASE WHEN $2 = 1 THEN $3 ELSE paid_at END,
              negativation_status = CASE WHEN $2 = 1 AND negativation_status IN ('requested', 'active')
@@ -75,6 +149,7 @@ pub async fn apply_payment(
     .bind(organization_id)
     .bind(payment.charge_id)
     .bind(version)
+    .bind(payment_days)
     .execute(conn)
     .await?;
     Ok(done.rows_affected() == 1)
@@ -217,6 +292,7 @@ crate::row! {
         pub step_id: String,
         pub step_created_at: Timestamp,
         pub offset_days: i64,
+        pub day_count: dunning_domain::collection::DayCount,
         pub position: i64,
         pub action: String,
         pub channel: Option<String>,
@@ -226,11 +302,12 @@ crate::row! {
 }
 
 /// Steps not yet run for open charges without an open dispute whose due date is at most
-/// `due_until` (a step runs at most 30 days before the due date), across organizations.
+/// `due_until` (a step runs at most 30 days, or 30 business days, before the due date),
+/// across organizations.
 pub async fn pending_steps(db: &Db, due_until: &str) -> Result<Vec<PendingStep>> {
     Ok(sqlx::query_as(
         "SELECT c.organization_id, c.id AS charge_id, c.due_date, COALESCE(c.plan_attached_at, c.created_at) AS attached_at,
-                s.id AS step_id, s.created_at AS step_created_at, s.offset_days, s.position, s.action, s.channel,
+                s.id AS step_id, s.created_at AS step_created_at, s.offset_days, s.day_count, s.position, s.action, s.channel,
                 s.template, s.bureau
          FROM charges c
          JOIN collection_plan_steps s

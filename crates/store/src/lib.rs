@@ -10,6 +10,7 @@
 //! pool (`pg_reads`). The same SQL, the same typed rows (`rows::Source`).
 
 pub mod agreements;
+pub mod calendars;
 pub mod charges;
 pub mod collection;
 pub mod customers;
@@ -30,6 +31,7 @@ pub mod orgs;
 mod pg_reads;
 pub mod pix;
 pub mod pix_psp;
+pub mod pix_refunds;
 pub mod plans;
 mod query;
 pub mod queues;

@@ -81,6 +81,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
         17,
         include_str!("../migrations/0017_pix_psp_connections_cobv_and_received.sql"),
     ),
+    (
+        18,
+        include_str!("../migrations/0018_calendars_payment_days_refunds_business_day_steps.sql"),
+    ),
 ];
 
 /// Whether every migration this build knows has been applied (a replica of an older build
@@ -118,6 +122,9 @@ pub async fn run(db: &Db) -> Result<bool> {
         for statement in statements(sql) {
             tx.execute(sqlx::AssertSqlSafe(statement)).await?;
         }
+        if *version == 18 {
+            fill_payment_days(&mut tx).await?;
+        }
         sqlx::query(
             "INSERT INTO schema_migrations (version, description, applied_at) VALUES ($1, $2, $3)",
         )
@@ -130,6 +137,56 @@ pub async fn run(db: &Db) -> Result<bool> {
         tracing::info!(version, description, "applied migration");
     }
     Ok(fresh)
+}
+
+/// Migration 18's data step: each charge's `payment_days` from the payments made before it,
+/// each on its day in Brasília (which SQL cannot tell: it takes the time zone database).
+/// What a charge was credited without a payment row (an agreement unwound gives the
+/// instalments' payments back to the original charges) counts as paid on its due date: the
+/// debtor's side of the doubt.
+async fn fill_payment_days(tx: &mut sqlx::AnyConnection) -> Result<()> {
+    use dunning_domain::calendar::day_of;
+    use dunning_domain::charge_math::PaymentDays;
+    use dunning_domain::money::Cents;
+    use dunning_domain::timestamp::Timestamp;
+
+    let charges: Vec<(String, String, i64, String)> = sqlx::query_as(
+        "SELECT organization_id, id, paid_cents, due_date FROM charges WHERE paid_cents <> 0 ORDER BY id",
+    )
+    .fetch_all(&mut *tx)
+    .await?;
+    for (org, id, paid_cents, due_date) in charges {
+        let payments: Vec<(i64, String)> = sqlx::query_as(
+            "SELECT amount_cents, paid_at FROM payments WHERE organization_id = $1 AND charge_id = $2",
+        )
+        .bind(&org)
+        .bind(&id)
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut days = PaymentDays::default();
+        for (amount, paid_at) in payments {
+            let instant = Timestamp::parse(&paid_at).map_err(|e| {
+                crate::StoreError::Corrupt(format!("payments.paid_at {paid_at}: {e}"))
+            })?;
+            days.add(day_of(instant.instant()), Cents(amount));
+        }
+        let credited = paid_cents - days.total().0;
+        if credited != 0 {
+            let due = time::Date::parse(
+                &due_date,
+                time::macros::format_description!("[year]-[month]-[day]"),
+            )
+            .map_err(|e| crate::StoreError::Corrupt(format!("charges.due_date {due_date}: {e}")))?;
+            days.add(due, Cents(credited));
+        }
+        sqlx::query("UPDATE charges SET payment_days = $1 WHERE organization_id = $2 AND id = $3")
+            .bind(days.to_string())
+            .bind(&org)
+            .bind(&id)
+            .execute(&mut *tx)
+            .await?;
+    }
+    Ok(())
 }
 
 /// What a migration does: its first line after `-- Migration N: `.

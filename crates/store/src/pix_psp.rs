@@ -82,6 +82,8 @@ crate::row! {
         pub webhook_next_attempt_at: Option<Timestamp>,
         pub sweep_from: Timestamp,
         pub sweep_next_at: Timestamp,
+        /// When the devoluções were last read over the MED's window (`None`: never).
+        pub refunds_swept_at: Option<Timestamp>,
         pub charges_seen_at: String,
         pub charges_seen_id: String,
         pub configured_at: Timestamp,
@@ -90,7 +92,7 @@ crate::row! {
 
 const SEALED_COLUMNS: &str = "organization_id, id, api_url, token_url, client_id, client_secret_sealed, certificate_sealed,
     private_key_sealed, webhook_secret_sealed, sealed_with, webhook_key, webhook_attempts, webhook_next_attempt_at,
-    sweep_from, sweep_next_at, charges_seen_at, charges_seen_id, configured_at";
+    sweep_from, sweep_next_at, refunds_swept_at, charges_seen_at, charges_seen_id, configured_at";
 
 impl Stored for Connection {
     const TABLE: &'static str = "pix_psp_connections";
@@ -284,6 +286,8 @@ pub struct Upkeep {
     pub webhook_failed: Option<(String, String)>,
     /// A sweep ran: the next window's start, when the next one is due, and its error.
     pub swept: Option<(String, String, Option<String>)>,
+    /// The devoluções were read over the MED's window, without error.
+    pub refunds_swept: bool,
 }
 
 /// Write `upkeep` and release the claim, inside the caller's transaction (with the events
@@ -328,6 +332,15 @@ pub async fn finish_upkeep(
         .bind(from)
         .bind(next)
         .bind(error.as_deref())
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+    }
+    if upkeep.refunds_swept {
+        held(
+            "UPDATE pix_psp_connections SET refunds_swept_at = $3
+             WHERE organization_id = $1 AND claim_token = $2",
+        )
         .bind(now)
         .execute(&mut *tx)
         .await?;
@@ -669,10 +682,12 @@ pub async fn charge_code(
 // --- Pix received ---
 
 crate::stored_words! {
-    /// What became of a Pix received: a payment on its charge, or kept for a person to look.
+    /// What became of a Pix received: a payment on its charge, kept for a person to look, or
+    /// (one that was kept) given back whole to its payer.
     pub enum ReceivedStatus {
         Applied = "applied",
         Review = "review",
+        Refunded = "refunded",
     }
 }
 
@@ -795,6 +810,38 @@ pub async fn received_in(
         .bind(id)
         .fetch_optional(conn)
         .await?)
+}
+
+/// A recorded Pix by its `endToEndId`.
+pub async fn received_by_end_to_end(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    end_to_end_id: &str,
+) -> Result<Option<Received>> {
+    let sql = format!(
+        "SELECT {RECEIVED_COLUMNS} FROM pix_received WHERE organization_id = $1 AND end_to_end_id = $2"
+    );
+    Ok(sqlx::query_as(AssertSqlSafe(sql))
+        .bind(organization_id)
+        .bind(end_to_end_id)
+        .fetch_optional(conn)
+        .await?)
+}
+
+/// A recorded Pix's new status (a Pix kept for review given back whole is `refunded`).
+pub async fn set_received_status(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+    status: ReceivedStatus,
+) -> Result<()> {
+    sqlx::query("UPDATE pix_received SET status = $1 WHERE organization_id = $2 AND id = $3")
+        .bind(status.as_str())
+        .bind(organization_id)
+        .bind(id)
+        .execute(conn)
+        .await?;
+    Ok(())
 }
 
 /// Newest first, optionally of one status.

@@ -8,6 +8,7 @@ use sqlx::{AnyConnection, AssertSqlSafe};
 
 use super::rows::{Stored, by_id};
 use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
+use dunning_domain::collection::DayCount;
 use dunning_domain::text::search_key;
 use dunning_domain::timestamp::Timestamp;
 
@@ -37,6 +38,7 @@ crate::row! {
         pub id: String,
         pub collection_plan_id: String,
         pub offset_days: i64,
+        pub day_count: DayCount,
         pub channel: Option<String>,
         pub action: String,
         pub template: Option<String>,
@@ -57,6 +59,7 @@ impl Stored for Step {
 #[derive(Debug, Clone)]
 pub struct StepFields {
     pub offset_days: i64,
+    pub day_count: DayCount,
     pub action: String,
     pub channel: Option<String>,
     pub template: Option<String>,
@@ -64,7 +67,7 @@ pub struct StepFields {
 }
 
 const PLAN_COLUMNS: &str = "id, name, description, version, created_at, updated_at";
-const STEP_COLUMNS: &str = "id, collection_plan_id, offset_days, channel, action, template, bureau, position, version, created_at, updated_at";
+const STEP_COLUMNS: &str = "id, collection_plan_id, offset_days, day_count, channel, action, template, bureau, position, version, created_at, updated_at";
 
 /// Plans, oldest first, optionally those whose name starts with `q` (accents and case
 /// ignored), each with its steps.
@@ -348,8 +351,8 @@ pub async fn insert_step(
     .await?;
     sqlx::query(
         "INSERT INTO collection_plan_steps (id, organization_id, collection_plan_id, position, offset_days, action, channel,
-             template, bureau, version, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1, $10, $10)",
+             template, bureau, version, created_at, updated_at, day_count)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1, $10, $10, $11)",
     )
     .bind(id)
     .bind(organization_id)
@@ -361,6 +364,7 @@ pub async fn insert_step(
     .bind(fields.template.as_deref())
     .bind(fields.bureau.as_deref())
     .bind(now)
+    .bind(fields.day_count.as_str())
     .execute(conn)
     .await?;
     Ok(position)
@@ -378,7 +382,7 @@ pub async fn update_step(
 ) -> Result<bool> {
     let done = sqlx::query(
         "UPDATE collection_plan_steps SET offset_days = $1, action = $2, channel = $3, template = $4, bureau = $5,
-             version = version + 1, updated_at = $6
+             version = version + 1, updated_at = $6, day_count = $10
          WHERE organization_id = $7 AND id = $8 AND version = $9",
     )
     .bind(fields.offset_days)
@@ -390,6 +394,7 @@ pub async fn update_step(
     .bind(organization_id)
     .bind(&current.id)
     .bind(current.version)
+    .bind(fields.day_count.as_str())
     .execute(&mut *conn)
     .await?;
     if done.rows_affected() != 1 {

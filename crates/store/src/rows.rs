@@ -354,6 +354,14 @@ fn plain_strings(text: &str) -> Option<Vec<String>> {
 }
 
 /// Event data and other free-form JSON.
+impl Column for dunning_domain::charge_math::PaymentDays {
+    fn read<R: Source + ?Sized>(row: &R, column: &str) -> sqlx::Result<Self> {
+        let text = row.str(column)?;
+        dunning_domain::charge_math::PaymentDays::parse(text)
+            .ok_or_else(|| corrupt(column, text, "not a list of day:centavos"))
+    }
+}
+
 impl Column for serde_json::Value {
     fn read<R: Source + ?Sized>(row: &R, column: &str) -> sqlx::Result<Self> {
         json(row, column)
@@ -542,6 +550,7 @@ crate::word_columns!(
     dunning_domain::charge_math::ChargeState,
     dunning_domain::collection::NegativationStatus,
     dunning_domain::collection::ProtestStatus,
+    dunning_domain::collection::DayCount,
     dunning_domain::pix::KeyType,
 );
 

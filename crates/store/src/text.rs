@@ -16,9 +16,10 @@ pub fn timestamp_text(t: time::OffsetDateTime) -> String {
     dunning_domain::timestamp::Timestamp::new(t).to_string()
 }
 
-/// Today's date (UTC) as `YYYY-MM-DD`.
+/// Today in Brasília (`dunning_domain::calendar::today`): the day every balance, status and
+/// plan step of the store is computed for.
 pub fn today() -> time::Date {
-    dunning_domain::timestamp::now().date()
+    dunning_domain::calendar::today()
 }
 
 /// Parse a stored JSON text column.
