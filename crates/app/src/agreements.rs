@@ -13,7 +13,7 @@ use time::Date;
 
 use dunning_domain::charge_math::{ChargeStatus, MAX_FINE_BP};
 use dunning_domain::installments::{
-    MAX_INSTALLMENTS, ScheduleError, discounted_total, schedule as build_schedule,
+    BREAK_AFTER_DAYS, MAX_INSTALLMENTS, ScheduleError, discounted_total, schedule as build_schedule,
 };
 use dunning_domain::money::Cents;
 use dunning_store::agreements::{
@@ -466,6 +466,17 @@ pub async fn break_overdue(
     now: &str,
 ) -> dunning_store::Result<bool> {
     if agreement.status != AgreementStatus::Accepted {
+        return Ok(false);
+    }
+    // The engine finds candidates by the stored due dates; an instalment counts as overdue
+    // from its effective due date (a weekend or holiday moves it), so look again.
+    let installments = store::installment_charges(tx, org, agreement).await?;
+    let overdue = installments.iter().any(|c| {
+        c.is_open()
+            && c.open_dispute_id.is_none()
+            && (today - c.effective_due_date).whole_days() > BREAK_AFTER_DAYS
+    });
+    if !overdue {
         return Ok(false);
     }
     let how = Unwinding {

@@ -34,7 +34,7 @@ pub fn facts(charge: &Charge) -> ChargeFacts<'_> {
     ChargeFacts {
         id: &charge.id,
         state: charge.status.state(),
-        due_date: charge.due_date,
+        due_date: charge.effective_due_date,
         in_dispute: charge.open_dispute_id.is_some(),
         negativation_status: charge.negativation_status,
         protest_status: charge.protest_status,
@@ -120,7 +120,7 @@ pub async fn notify(
     let recipient = recipient.unwrap_or_default();
     let (subject, body, resent_from) = match text {
         NoticeText::Compose { template } => {
-            let today = now.date();
+            let today = dunning_domain::calendar::day_of(now);
             let organization_name = store::organization_name(conn, organization_id).await?;
             let pix = crate::pix::code_if_any(conn, organization_id, &charge, today).await?;
             let values = NoticeValues {
@@ -129,6 +129,7 @@ pub async fn notify(
                 description: &charge.description,
                 amount_due: amount_due_on(&charge, today),
                 due_date: charge.due_date,
+                effective_due_date: charge.effective_due_date,
                 today,
                 pix_code: pix.as_ref().map(|code| code.payload.as_str()),
             };
@@ -264,7 +265,7 @@ pub async fn request(
     let (organization_id, charge_id) = (cx.organization_id, cx.charge_id);
     let charge = read_charge(conn, organization_id, charge_id).await?;
     let facts = facts(&charge);
-    let today = cx.now.date();
+    let today = dunning_domain::calendar::day_of(cx.now);
     let (allowed, data) = match request {
         CollectionRequest::Negativate { bureau } => {
             let notice_days = store::negativation_notice_days(conn, organization_id).await?;

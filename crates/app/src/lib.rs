@@ -8,12 +8,14 @@
 //! a plan records), and nothing is written.
 
 pub mod agreements;
+pub mod calendars;
 pub mod collection;
 pub mod disputes;
 pub mod opt_outs;
 pub mod payments;
 pub mod pix;
 pub mod pix_received;
+pub mod pix_refunds;
 
 use dunning_domain::collection::Refusal;
 use dunning_store::retry::Failure;

@@ -1,18 +1,25 @@
 //! Money received for a charge, partial payments allowed: the payment row, the charge's paid
-//! amount (paid in full when it reaches what is due, which asks the bureau to remove a
-//! negativation), and their events.
+//! amount and its payments by day (paid in full when nothing is left owing, which asks the
+//! bureau to remove a negativation), and their events.
+//!
+//! A payment counts on the day it was made in Brasília, wherever it falls among the charge's
+//! other payments (`charge_math`): made by the end of the effective due date it pays the
+//! principal alone; after it, the interest and fine first. One that would pay more than is
+//! owed, on its day or because of it later, is refused whole.
 
 use serde_json::json;
 use time::Date;
 
+use dunning_domain::calendar::day_of;
+use dunning_domain::charge_math::{ChargeTerms, amount_due, balance};
 use dunning_domain::collection::NegativationStatus;
 use dunning_domain::money::Cents;
+use dunning_domain::timestamp::Timestamp;
 use dunning_store::Connection;
 use dunning_store::charges::Charge;
 use dunning_store::collection::{self as store, Payment};
 use dunning_store::events::{self, Actor};
 
-use crate::collection::amount_due_on;
 use crate::{Refused, Result, refuse};
 
 /// A payment as received.
@@ -22,13 +29,21 @@ pub struct Received<'a> {
     /// `pix`, `boleto`, `card`, `transfer`, `cash` or `other`.
     pub method: &'a str,
     pub note: Option<&'a str>,
-    /// When the money arrived (stored text).
-    pub paid_at: &'a str,
+    /// When the money arrived.
+    pub paid_at: Timestamp,
+}
+
+/// A payment recorded: its id, and whether it settled the charge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recorded {
+    pub payment_id: String,
+    pub settled: bool,
 }
 
 /// Record `received` on `charge` (locked and read by the caller, so that of payments racing
 /// on one charge each sees those committed before it: together they never pay more than is
-/// due on `today`). The payment's id.
+/// owed). `today` is the day whose balance decides whether the charge is settled (a payment
+/// dated later than it is looked at on its own day).
 pub async fn pay(
     tx: &mut Connection,
     org: &str,
@@ -37,7 +52,7 @@ pub async fn pay(
     received: Received<'_>,
     today: Date,
     now: &str,
-) -> Result<String> {
+) -> Result<Recorded> {
     let id = charge.id.as_str();
     if !charge.is_open() {
         return refuse(Refused::rule(
@@ -48,23 +63,36 @@ pub async fn pay(
             ),
         ));
     }
-    let due = amount_due_on(charge, today);
-    if received.amount > due {
+    let day = day_of(received.paid_at.instant());
+    // What was owed on the payment's day, before it (what the refusal and the event show).
+    let due = amount_due(&charge.terms(), day);
+    let mut payment_days = charge.payment_days.clone();
+    payment_days.add(day, received.amount);
+    let after = balance(
+        &ChargeTerms {
+            payments: payment_days.days(),
+            ..charge.terms()
+        },
+        today.max(day),
+    );
+    if after.excess.0 > 0 {
         return refuse(Refused::PaymentExceedsDue {
             charge_id: id.to_string(),
             amount: received.amount,
-            due,
+            due: Cents(received.amount.0 - after.excess.0),
         });
     }
-    let settles = received.amount == due;
+    let settles = after.owed.total().0 == 0;
+    let paid_at = received.paid_at.to_string();
     let payment = Payment {
         charge_id: id,
         amount_cents: received.amount.0,
         method: received.method,
         note: received.note,
-        paid_at: received.paid_at,
+        paid_at: &paid_at,
     };
-    if !store::apply_payment(tx, org, &payment, charge.version, settles, now).await? {
+    let days_text = payment_days.to_string();
+    if !store::apply_payment(tx, org, &payment, &days_text, charge.version, settles, now).await? {
         return refuse(Refused::Concurrent("charge"));
     }
     let payment_id = store::insert_payment(tx, org, &payment, now).await?;
@@ -78,14 +106,19 @@ pub async fn pay(
             "payment_id": payment_id,
             "amount": received.amount.to_reais(),
             "method": received.method,
-            "paid_at": received.paid_at,
+            "paid_at": paid_at,
+            "paid_on": day.to_string(),
             "note": received.note,
             "amount_due_before": due.to_reais(),
+            "amount_due_after": after.owed.total().to_reais(),
         }),
     )
     .await?;
     if !settles {
-        return Ok(payment_id);
+        return Ok(Recorded {
+            payment_id,
+            settled: false,
+        });
     }
     events::record(
         tx,
@@ -95,7 +128,7 @@ pub async fn pay(
         actor,
         &json!({
             "paid_amount": Cents(charge.paid_cents.0 + received.amount.0).to_reais(),
-            "paid_at": received.paid_at,
+            "paid_at": paid_at,
         }),
     )
     .await?;
@@ -114,5 +147,8 @@ pub async fn pay(
         )
         .await?;
     }
-    Ok(payment_id)
+    Ok(Recorded {
+        payment_id,
+        settled: true,
+    })
 }

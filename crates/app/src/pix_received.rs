@@ -25,12 +25,17 @@ use dunning_store::charges;
 use dunning_store::events::{self, Actor};
 use dunning_store::locks::{self, Table};
 use dunning_store::pix_psp::{self as store, NewConnection, NewReceived, ReceivedStatus};
+use dunning_store::pix_refunds::RefundStatus;
 use dunning_store::retry::{self, Failure};
 use dunning_store::{Connection, Db, Result as StoreResult, StoreError, ids, now_text};
 
-use crate::collection::amount_due_on;
 use crate::payments::{self, Received};
+use crate::pix_refunds::{self, RefundItem};
 use crate::{Refused, Result};
+
+/// How far after the current time a Pix may be dated and still be applied: the PSP's clock
+/// and ours disagree by a few seconds, not by minutes.
+pub const MAX_CLOCK_SKEW: time::Duration = time::Duration::minutes(5);
 
 /// One Pix as the API Pix reports it (`Pix`: `endToEndId`, `txid`, `valor`, `horario`,
 /// `infoPagador`), read and checked.
@@ -44,6 +49,8 @@ pub struct PixItem {
     /// `pagador.nome` and its `cpf`/`cnpj`: not in BACEN's schema, but several PSPs add them.
     pub payer_name: Option<String>,
     pub payer_document: Option<String>,
+    /// Its devoluções (`devolucoes`), as the PSP reports them.
+    pub refunds: Vec<RefundItem>,
     /// The item as the PSP sent it.
     pub raw: String,
 }
@@ -102,6 +109,20 @@ impl PixItem {
             .map(Timestamp::new)
             .ok_or_else(|| bad("horario", "must be an RFC 3339 date-time"))?;
         let payer = &item["pagador"];
+        let refunds = match &item["devolucoes"] {
+            Value::Null => Vec::new(),
+            Value::Array(list) if list.len() <= MAX_REFUNDS => {
+                list.iter()
+                    .map(read_refund)
+                    .collect::<std::result::Result<_, _>>()?
+            }
+            _ => {
+                return Err(bad(
+                    "devolucoes",
+                    "must be a list of at most 100 devoluções",
+                ));
+            }
+        };
         Ok(PixItem {
             end_to_end_id,
             txid,
@@ -110,9 +131,66 @@ impl PixItem {
             payer_info: text(&item["infoPagador"], 140),
             payer_name: text(&payer["nome"], 200),
             payer_document: text(&payer["cpf"], 14).or_else(|| text(&payer["cnpj"], 14)),
+            refunds,
             raw: item.to_string(),
         })
     }
+}
+
+/// The most devoluções one Pix may carry (BACEN sets no number; a Pix is returned in a few
+/// parts at most).
+const MAX_REFUNDS: usize = 100;
+
+/// One element of `devolucoes` (BACEN's `Devolucao`).
+fn read_refund(item: &Value) -> std::result::Result<RefundItem, BadItem> {
+    let alphanumeric = |s: &str| s.bytes().all(|b| b.is_ascii_alphanumeric());
+    let id = item["id"]
+        .as_str()
+        .filter(|s| (1..=35).contains(&s.len()) && alphanumeric(s))
+        .ok_or_else(|| bad("devolucoes[].id", "must be 1 to 35 letters and digits"))?
+        .to_string();
+    let rtr_id = match &item["rtrId"] {
+        Value::Null => None,
+        Value::String(s) if s.len() == 32 && alphanumeric(s) => Some(s.clone()),
+        _ => return Err(bad("devolucoes[].rtrId", "must be 32 letters and digits")),
+    };
+    let amount = item["valor"]
+        .as_str()
+        .and_then(parse_decimal)
+        .filter(|c| c.0 > 0)
+        .ok_or_else(|| {
+            bad(
+                "devolucoes[].valor",
+                "must be an amount such as \"10.00\", above zero",
+            )
+        })?;
+    let nature = match &item["natureza"] {
+        Value::Null => "ORIGINAL".to_string(),
+        Value::String(s) if pix_refunds::NATURES.contains(&s.as_str()) => s.clone(),
+        _ => {
+            return Err(bad(
+                "devolucoes[].natureza",
+                "must be one of BACEN's natures",
+            ));
+        }
+    };
+    let status = item["status"]
+        .as_str()
+        .and_then(RefundStatus::from_bacen)
+        .ok_or_else(|| {
+            bad(
+                "devolucoes[].status",
+                "must be EM_PROCESSAMENTO, DEVOLVIDO or NAO_REALIZADO",
+            )
+        })?;
+    Ok(RefundItem {
+        id,
+        rtr_id,
+        amount,
+        nature,
+        status,
+        reason: text(&item["motivo"], 140),
+    })
 }
 
 /// Why a Pix waits for review: its stable code and a sentence.
@@ -134,6 +212,8 @@ pub enum Outcome {
     },
     /// Kept for review.
     Review { received_id: String, review: Review },
+    /// Recorded before, and some of its devoluções moved (`changed` of them).
+    Refunds { received_id: String, changed: usize },
     /// Recorded before: nothing changed.
     Duplicate,
 }
@@ -147,14 +227,22 @@ pub async fn receive(
     source: &'static str,
     now: &str,
 ) -> Result<Outcome> {
-    if store::received_before(tx, org, &item.end_to_end_id).await? {
-        return Ok(Outcome::Duplicate);
-    }
     let actor = Actor {
         kind: "system",
         id: None,
         name: Some(format!("pix {source}")),
     };
+    if let Some(received) = store::received_by_end_to_end(tx, org, &item.end_to_end_id).await? {
+        let changed = refunds(tx, org, &received, item, &actor, now).await?;
+        return Ok(if changed == 0 {
+            Outcome::Duplicate
+        } else {
+            Outcome::Refunds {
+                received_id: received.id,
+                changed,
+            }
+        });
+    }
     let received_id = ids::new_id("pxr");
     let applied = match apply(tx, org, item, &actor, now).await? {
         Ok(applied) => applied,
@@ -183,6 +271,7 @@ pub async fn receive(
                 ),
             )
             .await?;
+            refunds_of_new(tx, org, &received_id, item, &actor, now).await?;
             return Ok(Outcome::Review {
                 received_id,
                 review,
@@ -217,12 +306,49 @@ pub async fn receive(
         ),
     )
     .await?;
+    refunds_of_new(tx, org, &received_id, item, &actor, now).await?;
     Ok(Outcome::Applied {
         received_id,
         charge_id: applied.charge_id,
         payment_id: applied.payment_id,
         settled: applied.settled,
     })
+}
+
+/// Each devolução the PSP reports of the recorded Pix `received`: how many moved.
+async fn refunds(
+    tx: &mut Connection,
+    org: &str,
+    received: &store::Received,
+    item: &PixItem,
+    actor: &Actor,
+    now: &str,
+) -> Result<usize> {
+    let mut changed = 0;
+    for refund in &item.refunds {
+        changed += usize::from(pix_refunds::reported(tx, org, received, refund, actor, now).await?);
+    }
+    Ok(changed)
+}
+
+/// The devoluções a Pix recorded just now already carries (a sweep that finds it late).
+async fn refunds_of_new(
+    tx: &mut Connection,
+    org: &str,
+    received_id: &str,
+    item: &PixItem,
+    actor: &Actor,
+    now: &str,
+) -> Result<()> {
+    if item.refunds.is_empty() {
+        return Ok(());
+    }
+    let received = store::received_in(tx, org, received_id)
+        .await?
+        .ok_or_else(|| StoreError::Corrupt(format!("pix received {received_id} vanished")))?;
+    refunds(tx, org, &received, item, actor, now)
+        .await
+        .map(drop)
 }
 
 /// What the events of a Pix say: the Pix, how it came, and `outcome`'s fields.
@@ -288,40 +414,41 @@ async fn apply(
             ),
         );
     }
-    let day = item.paid_at.instant().date();
-    let due = amount_due_on(&charge, day);
-    if item.amount > due {
+    // A Pix dated after now (beyond a clock's honest drift) is a faulty PSP's: applied, it
+    // would be a payment on a day that has not come, owing interest to match.
+    let latest = dunning_domain::timestamp::now() + MAX_CLOCK_SKEW;
+    if item.paid_at.instant() > latest {
         return review(
-            "amount_exceeds_due",
+            "future_dated",
             format!(
-                "The Pix of {} is more than the {} charge {} owed on {day}",
-                item.amount.to_brl(),
-                due.to_brl(),
-                charge.id
+                "The Pix is dated {}, after the current time; it was not applied",
+                item.paid_at
             ),
         );
     }
     let note = format!("Pix {}", item.end_to_end_id);
-    let paid_at = item.paid_at.to_string();
     let received = Received {
         amount: item.amount,
         method: "pix",
         note: Some(&note),
-        paid_at: &paid_at,
+        paid_at: item.paid_at,
     };
-    match payments::pay(tx, org, actor, &charge, received, day, now).await {
-        Ok(payment_id) => Ok(Ok(Applied {
+    let today = dunning_domain::calendar::today();
+    match payments::pay(tx, org, actor, &charge, received, today, now).await {
+        Ok(recorded) => Ok(Ok(Applied {
             charge_id: charge.id.clone(),
-            payment_id,
-            settled: item.amount == due,
+            payment_id: recorded.payment_id,
+            settled: recorded.settled,
         })),
         Err(Failure::Refused(Refused::Rule(refusal))) => review("payment_refused", refusal.detail),
         Err(Failure::Refused(Refused::PaymentExceedsDue { due, .. })) => review(
             "amount_exceeds_due",
             format!(
-                "The Pix of {} is more than the {} owed",
+                "The Pix of {} is more than the {} charge {} owed on {}",
                 item.amount.to_brl(),
-                due.to_brl()
+                due.to_brl(),
+                charge.id,
+                dunning_domain::calendar::day_of(item.paid_at.instant()),
             ),
         ),
         Err(other) => Err(other),
@@ -486,7 +613,7 @@ mod tests {
             "valor": "110.00",
             "horario": "2020-09-09T20:15:00.358Z",
             "infoPagador": "0123456789",
-            "devolucoes": {"id": "123ABC", "valor": "10.00", "status": "EM_PROCESSAMENTO"}
+            "devolucoes": [{"id": "123ABC", "rtrId": "D12345678202009091000abcde123456", "valor": "10.00", "status": "EM_PROCESSAMENTO"}]
         });
         let pix = PixItem::read(&item).unwrap();
         assert_eq!(pix.end_to_end_id, "E12345678202009091221kkkkkkkkkkk");
@@ -497,6 +624,17 @@ mod tests {
         assert_eq!(pix.amount, Cents(110_00));
         assert_eq!(pix.paid_at.to_string(), "2020-09-09T20:15:00.358Z");
         assert_eq!(pix.payer_info.as_deref(), Some("0123456789"));
+        assert_eq!(
+            pix.refunds,
+            [RefundItem {
+                id: "123ABC".into(),
+                rtr_id: Some("D12345678202009091000abcde123456".into()),
+                amount: Cents(10_00),
+                nature: "ORIGINAL".into(),
+                status: RefundStatus::InProcess,
+                reason: None,
+            }]
+        );
         assert_eq!(pix.raw, item.to_string());
     }
 
@@ -513,9 +651,27 @@ mod tests {
             ("valor", json!("0.00")),
             ("valor", json!("1,00")),
             ("horario", json!("ontem")),
+            ("devolucoes", json!({"id": "1"})),
+            (
+                "devolucoes[].id",
+                json!([{"id": "", "valor": "1.00", "status": "DEVOLVIDO"}]),
+            ),
+            (
+                "devolucoes[].valor",
+                json!([{"id": "a1", "valor": "1", "status": "DEVOLVIDO"}]),
+            ),
+            (
+                "devolucoes[].status",
+                json!([{"id": "a1", "valor": "1.00", "status": "FEITO"}]),
+            ),
+            (
+                "devolucoes[].natureza",
+                json!([{"id": "a1", "valor": "1.00", "status": "DEVOLVIDO", "natureza": "X"}]),
+            ),
         ] {
             let mut item = good.clone();
-            item[field] = value.clone();
+            // `devolucoes[].x` is a fault inside the list `devolucoes`.
+            item[field.split('[').next().unwrap()] = value.clone();
             assert_eq!(
                 PixItem::read(&item).unwrap_err().field,
                 field,

@@ -56,7 +56,7 @@ pub async fn run(engine: Engine) {
 /// One step at `now`: break the overdue agreements, then mark the settled ones fulfilled.
 pub async fn tick(engine: &Engine, now: OffsetDateTime) -> Result<TickReport> {
     let mut report = TickReport::default();
-    let today = now.date();
+    let today = dunning_domain::calendar::day_of(now);
     let cutoff = (today - time::Duration::days(BREAK_AFTER_DAYS)).to_string();
     let stamp = timestamp_text(now);
     for (org, id) in store::overdue_accepted(&engine.db, &cutoff, BATCH).await? {

@@ -7,13 +7,15 @@
 //! row for the pair; a delivery or a bureau request is claimed with a conditional update (a
 //! lease) before any outside call, so only one worker holds it.
 //!
-//! When a step's day comes: at due date + `offset_days`, for open charges without an open
-//! dispute, on or after the day the charge got its plan and the step was created (a step
+//! When a step's day comes (`domain::collection::step_day`: `offset_days` calendar or
+//! business days from the due date, counted after the effective due date when the step
+//! comes after it; days are Brasília's), for open charges without an open dispute, on or after the day the charge got its plan and the step was created (a step
 //! added today does not fire for days already gone). When several notices of a charge are
 //! due at once (after downtime or a dispute), only the latest goes out; the others are
 //! recorded as superseded.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
@@ -22,7 +24,8 @@ use time::{Date, OffsetDateTime};
 use super::providers::{PartyAnswer, PartyRequest, Providers, Receipt, SANDBOX_DELAY, SendResult};
 use crate::Engine;
 use dunning_app::collection::{self as actions, ActionContext, CollectionRequest, NoticeText};
-use dunning_domain::collection::{NegativationStatus, ProtestStatus};
+use dunning_domain::calendar::{Calendar, day_of};
+use dunning_domain::collection::{NegativationStatus, ProtestStatus, step_day};
 use dunning_store::collection::{self as store, PendingStep, StatusMove, StepRun};
 use dunning_store::deliveries::{self, AttemptResult, Delivery};
 use dunning_store::events::{self, Actor};
@@ -106,19 +109,26 @@ struct DueStep {
 }
 
 async fn run_plans(engine: &Engine, now: OffsetDateTime, report: &mut TickReport) -> Result<()> {
-    let today = now.date();
-    // No step runs more than 30 days before its charge's due date.
-    let horizon = today + time::Duration::days(30);
+    let today = day_of(now);
+    // No step runs more than 30 days (or 30 business days: at most 50 calendar days, long
+    // holidays included) before its charge's due date.
+    let horizon = today + time::Duration::days(50);
     let pending = store::pending_steps(&engine.db, &horizon.to_string()).await?;
     let mut by_charge: BTreeMap<String, Vec<DueStep>> = BTreeMap::new();
+    let mut calendars: HashMap<String, Arc<Calendar>> = HashMap::new();
     for step in pending {
-        let day = step.due_date + time::Duration::days(step.offset_days);
-        // The (UTC) days the charge got its plan and the step was added.
-        let anchor = step
-            .attached_at
-            .instant()
-            .date()
-            .max(step.step_created_at.instant().date());
+        let calendar = match calendars.get(&step.organization_id) {
+            Some(calendar) => calendar.clone(),
+            None => {
+                let calendar =
+                    dunning_store::calendars::of(&engine.db, &step.organization_id).await?;
+                calendars.insert(step.organization_id.clone(), calendar.clone());
+                calendar
+            }
+        };
+        let day = step_day(&calendar, step.due_date, step.offset_days, step.day_count);
+        // The (Brasília) days the charge got its plan and the step was added.
+        let anchor = day_of(step.attached_at.instant()).max(day_of(step.step_created_at.instant()));
         if day <= today && day >= anchor {
             by_charge
                 .entry(step.charge_id.clone())

@@ -35,7 +35,7 @@ const ANSWER_LIMIT: usize = 1024 * 1024;
 const TOKEN_MARGIN: Duration = Duration::from_secs(30);
 
 /// The scopes asked for: what the worker and the test use.
-pub const SCOPES: &str = "cobv.write cobv.read webhook.write webhook.read pix.read";
+pub const SCOPES: &str = "cobv.write cobv.read webhook.write webhook.read pix.read pix.write";
 
 /// A connection's credentials, opened: what the client is built from. Never shown.
 #[derive(Clone)]
@@ -392,6 +392,36 @@ impl PspClient {
         }
     }
 
+    /// `PUT /pix/{e2eid}/devolucao/{id}` (`DevolucaoSolicitada`): ask for a devolução; the
+    /// PSP's `Devolucao`.
+    pub async fn put_refund(
+        &self,
+        end_to_end_id: &str,
+        refund_id: &str,
+        body: &Value,
+    ) -> Result<Value, PspError> {
+        self.call(
+            Method::PUT,
+            &format!("/pix/{end_to_end_id}/devolucao/{refund_id}"),
+            Some(body),
+        )
+        .await
+    }
+
+    /// `GET /pix/{e2eid}/devolucao/{id}`: where a devolução stands (`Devolucao`).
+    pub async fn get_refund(
+        &self,
+        end_to_end_id: &str,
+        refund_id: &str,
+    ) -> Result<Value, PspError> {
+        self.call(
+            Method::GET,
+            &format!("/pix/{end_to_end_id}/devolucao/{refund_id}"),
+            None,
+        )
+        .await
+    }
+
     /// `GET /pix?inicio=&fim=&txIdPresente=true`, one page: the Pix and how many pages there
     /// are.
     pub async fn received(
@@ -400,10 +430,30 @@ impl PspClient {
         to: time::OffsetDateTime,
         page: u64,
     ) -> Result<(Vec<Value>, u64), PspError> {
+        self.pix_page(from, to, "txIdPresente", page).await
+    }
+
+    /// `GET /pix?inicio=&fim=&devolucaoPresente=true`, one page: the Pix with devoluções.
+    pub async fn with_refunds(
+        &self,
+        from: time::OffsetDateTime,
+        to: time::OffsetDateTime,
+        page: u64,
+    ) -> Result<(Vec<Value>, u64), PspError> {
+        self.pix_page(from, to, "devolucaoPresente", page).await
+    }
+
+    async fn pix_page(
+        &self,
+        from: time::OffsetDateTime,
+        to: time::OffsetDateTime,
+        present: &str,
+        page: u64,
+    ) -> Result<(Vec<Value>, u64), PspError> {
         let query = form_urlencoded::Serializer::new(String::new())
             .append_pair("inicio", &rfc3339(from))
             .append_pair("fim", &rfc3339(to))
-            .append_pair("txIdPresente", "true")
+            .append_pair(present, "true")
             .append_pair("paginacao.paginaAtual", &page.to_string())
             .append_pair("paginacao.itensPorPagina", "100")
             .finish();

@@ -323,7 +323,7 @@ async fn decide(
         .await
         .map_err(stored)?
         .ok_or_else(|| PspError::Setup("the charge's customer is gone".into()))?;
-    let today = now.date();
+    let today = dunning_domain::calendar::day_of(now);
     let terms = CobvTerms::mirror(&charge.terms(), today);
     let body = body(&terms, &customer, &key, &charge.description);
     // A cobv paid or removed at the PSP takes no revision: the charge gets a new one.

@@ -14,7 +14,9 @@
 //! Each connection's upkeep (`upkeep`): the PSP's webhook registered for the organization's
 //! Pix key (`PUT /webhook/{chave}`, pointing at our callback URL with its secret), and the
 //! sweep (`GET /pix` over the time since the last one), which applies any Pix whose callback
-//! never came (`dunning_app::pix`, idempotent by `endToEndId`).
+//! never came (`dunning_app::pix`, idempotent by `endToEndId`), and, hourly, the devoluções
+//! of the MED's window (`GET /pix?devolucaoPresente=true`). The devoluções the organization
+//! asked for are taken to the PSP and followed to their end (`refunds`).
 //!
 //! Work is at-least-once and shared by replicas: a cobv row or a connection is claimed in
 //! the database (a lease) before the PSP is called, and what came of it is written only while
@@ -24,6 +26,7 @@
 pub mod client;
 pub mod connect;
 mod mirror;
+mod refunds;
 pub mod sealed;
 mod upkeep;
 
@@ -184,6 +187,8 @@ pub struct TickReport {
     pub failed: usize,
     /// Connections whose upkeep ran.
     pub upkept: usize,
+    /// Devoluções the organization asked for, taken to the PSP or asked about.
+    pub refunds: usize,
 }
 
 /// Run for ever at the configured interval; errors are logged and the next tick tries again.
@@ -209,6 +214,7 @@ pub async fn tick(engine: &Engine, now: OffsetDateTime) -> Result<TickReport> {
     report.mirrored = mirrored;
     report.failed = failed;
     report.upkept = upkeep::upkeep_due(engine, now).await?;
+    report.refunds = refunds::refunds_due(engine, now).await?;
     Ok(report)
 }
 
@@ -294,9 +300,9 @@ pub fn webhook_url(public_url: &str, secret: &str) -> String {
     format!("{}/pix/webhook/{secret}", public_url.trim_end_matches('/'))
 }
 
-/// Midnight (UTC) at the start of `day`, as stored.
+/// When `day` begins in Brasília, as stored.
 fn start_of(day: time::Date) -> String {
-    timestamp_text(day.midnight().assume_utc())
+    timestamp_text(dunning_domain::calendar::start_of(day))
 }
 
 #[cfg(test)]

@@ -28,6 +28,12 @@ use dunning_store::{Result, ids, timestamp_text};
 /// How far before the last sweep's end the next one reads again.
 const OVERLAP: Duration = Duration::from_secs(60 * 60);
 
+/// How often the devoluções of the MED's window are read.
+const REFUND_SWEEP_INTERVAL: time::Duration = time::Duration::hours(1);
+
+/// How far back a devolução can come: the MED's 80 days and the rest of BACEN's 90.
+const REFUND_WINDOW: time::Duration = time::Duration::days(90);
+
 /// The most pages one sweep reads (100 Pix each); the rest waits for the next sweep.
 const MAX_PAGES: u64 = 100;
 
@@ -97,8 +103,57 @@ async fn upkeep(engine: &Engine, c: &SealedConnection, now: OffsetDateTime) -> R
         };
         done.swept = Some((from, next, error));
         mirror::notice_all(engine, &c.organization_id, &timestamp_text(now)).await?;
+        let refunds_due = c
+            .refunds_swept_at
+            .is_none_or(|at| at.instant() + REFUND_SWEEP_INTERVAL <= now);
+        if refunds_due {
+            match sweep_refunds(engine, c, now).await? {
+                Ok(()) => done.refunds_swept = true,
+                Err(e) => {
+                    tracing::info!(organization = %c.organization_id, "devoluções not swept: {e}")
+                }
+            }
+        }
     }
     Ok(done)
+}
+
+/// Read the PSP's Pix with devoluções over the MED's window (a devolução can come up to 90
+/// days after its Pix), and take in every devolução not seen yet, exactly as a callback
+/// would: one whose callback was lost is found here.
+async fn sweep_refunds(
+    engine: &Engine,
+    c: &SealedConnection,
+    now: OffsetDateTime,
+) -> Result<std::result::Result<(), PspError>> {
+    let client = match engine.pix.get(&engine.settings.pix, c) {
+        Ok(client) => client,
+        Err(e) => return Ok(Err(e)),
+    };
+    let from = now - REFUND_WINDOW;
+    let mut page = 0;
+    loop {
+        let (items, pages) = match client.with_refunds(from, now, page).await {
+            Ok(found) => found,
+            Err(e) => return Ok(Err(e)),
+        };
+        for item in &items {
+            match PixItem::read(item) {
+                Ok(pix) => {
+                    app::receive_once(&engine.db, &c.organization_id, &pix, "sweep").await?;
+                }
+                Err(bad) => tracing::warn!(
+                    organization = %c.organization_id,
+                    "the PSP listed a Pix whose {} {}; skipped", bad.field, bad.message
+                ),
+            }
+        }
+        page += 1;
+        if page >= pages || items.is_empty() || page >= MAX_PAGES {
+            break;
+        }
+    }
+    Ok(Ok(()))
 }
 
 fn actor(what: &str) -> Actor {
