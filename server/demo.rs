@@ -368,7 +368,18 @@ async fn seed_customers(db: &Db, organization_id: &str, demo: &[DemoCustomer]) -
                 } else {
                     *paid
                 };
-                charges::set_state(&mut tx, organization_id, &charge_id, state, paid, &now).await?;
+                // Paid by the due date (or today, for one not due yet).
+                let paid_on = due.min(today);
+                charges::set_state(
+                    &mut tx,
+                    organization_id,
+                    &charge_id,
+                    state,
+                    paid,
+                    paid_on,
+                    &now,
+                )
+                .await?;
                 let kind = if *state == "open" {
                     "charge.payment_recorded".to_string()
                 } else {
@@ -419,6 +430,7 @@ async fn seed_plan(
     for (offset_days, action, channel, bureau) in PLAN_STEPS {
         let fields = plans::StepFields {
             offset_days: *offset_days,
+            day_count: dunning_domain::collection::DayCount::Calendar,
             action: action.to_string(),
             channel: channel.map(str::to_string),
             template: None,

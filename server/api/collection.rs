@@ -43,7 +43,7 @@ pub async fn pay(
     let (amount, method) = (body.amount, body.method.as_str());
     let note = body.note.filter(|n| !n.is_empty());
     let now_text = timestamp_text(now);
-    let paid_at_text = timestamp_text(paid_at.unwrap_or(now));
+    let paid_at = Timestamp::new(paid_at.unwrap_or(now));
     let (db, p, org, id, headers, note) = (
         &state.db,
         &p,
@@ -52,7 +52,7 @@ pub async fn pay(
         &headers,
         &note,
     );
-    let (now_text, paid_at_text) = (&now_text, &paid_at_text);
+    let now_text = &now_text;
     retry::run(|| async move {
         let mut transaction = db.begin().await?;
         let charge = locked_charge(&mut transaction, org, id, headers).await?;
@@ -60,7 +60,7 @@ pub async fn pay(
             amount,
             method,
             note: note.as_deref(),
-            paid_at: paid_at_text,
+            paid_at,
         };
         let today = dunning_store::today();
         payments::pay(

@@ -7,6 +7,7 @@
 
 mod agreements;
 mod authenticate;
+mod calendar;
 mod caller;
 mod charge_actions;
 mod charges;
@@ -152,6 +153,8 @@ fn handler_for(operation: OperationId) -> Option<MethodRouter<AppState>> {
         Op::ChargesPix => on(f, pix::charge_pix),
         Op::PixSettingsGet => on(f, pix::settings_get),
         Op::PixSettingsUpdate => on(f, pix::settings_update),
+        Op::CalendarGet => on(f, calendar::get),
+        Op::CalendarUpdate => on(f, calendar::update),
         Op::CollectionPlansList => on(f, plans::list),
         Op::CollectionPlansCreate => on(f, plans::create),
         Op::CollectionPlansGet => on(f, plans::get),
@@ -192,6 +195,7 @@ fn handler_for(operation: OperationId) -> Option<MethodRouter<AppState>> {
         Op::PixPspDelete => on(f, pix_psp::delete),
         Op::PixPspTest => on(f, pix_psp::test),
         Op::PixReceivedList => on(f, pix_psp::received),
+        Op::PixReceivedRefund => on(f, pix_psp::refund),
     })
 }
 

@@ -1,7 +1,8 @@
 //! `/v1/pix/psp` and `/v1/pix/received`: the organization's connection to its PSP's API Pix
-//! (set, read without secrets, test, remove) and the Pix the PSP reported. The engine's Pix
-//! worker (`dunning_engine::pix`) does the rest: cobvs, the webhook, the sweep; the callback
-//! endpoint is `crate::pix_webhook`.
+//! (set, read without secrets, test, remove), the Pix the PSP reported with their devoluções,
+//! and a devolução asked for (`dunning_app::pix_refunds::request`). The engine's Pix worker
+//! (`dunning_engine::pix`) does the rest: cobvs, the webhook, the sweep, the devoluções at the
+//! PSP; the callback endpoint is `crate::pix_webhook`.
 //!
 //! The secrets are checked and sealed by `dunning_engine::pix::connect` (the CLI's `pix
 //! connect` does the same) and no answer carries them, sealed or not: the view is built from
@@ -17,13 +18,17 @@ use super::idempotency::{commit, commit_read};
 use super::reply::{Reply, answer, page_meta, page_request};
 use crate::generated::models::{
     PixPspConnectionLastTestWebhookState as WebhookState, PixReceivedReason, PixReceivedSource,
-    pix_psp_get, pix_psp_set, pix_psp_test, pix_received_list, response,
+    PixRefundNature, PixRefundRequestedBy, pix_psp_get, pix_psp_set, pix_psp_test,
+    pix_received_list, pix_received_refund, response,
 };
 use crate::http::problem::{ApiError, ApiResult, FieldError};
+use dunning_app::pix_refunds::{self as refunds_app, is_med};
+use dunning_domain::money::Cents;
 use dunning_domain::timestamp::Timestamp;
 use dunning_engine::pix::connect::{self, ConnectionInput};
 use dunning_engine::pix::{self, TestOutcome, WebhookAtPsp};
 use dunning_store::pix_psp::{self as store, Connection, Received, ReceivedStatus};
+use dunning_store::pix_refunds::{self as refunds, Refund, RefundStatus};
 use dunning_store::{events, now_text};
 
 /// 404 when the organization has no connection.
@@ -240,9 +245,41 @@ pub async fn test(Caller(state, p): Caller, _: NoBody) -> ApiResult<Reply> {
     commit(tx, answer(StatusCode::OK, &body, None)).await
 }
 
-/// A Pix received as the API shows it. Reasons and sources are stored as text: a word the
+/// A devolução as the API shows it. Its nature and who asked are stored as text: a word the
 /// document does not list is our own fault.
-fn received_view(r: &Received) -> ApiResult<response::PixReceived<'_>> {
+fn refund_view(r: &Refund) -> ApiResult<response::PixRefund<'_>> {
+    let unlisted =
+        |what: &str, word: &str| ApiError::internal(format!("refund {} has {what} '{word}'", r.id));
+    Ok(response::PixRefund {
+        id: &r.id,
+        refund_id: &r.refund_id,
+        amount: r.amount_cents,
+        nature: PixRefundNature::from_word(&r.nature)
+            .ok_or_else(|| unlisted("nature", &r.nature))?,
+        med: is_med(&r.nature),
+        status: r.status.into(),
+        reason: r.reason.as_deref(),
+        requested_by: PixRefundRequestedBy::from_word(&r.requested_by)
+            .ok_or_else(|| unlisted("requested_by", &r.requested_by))?,
+        reversed_payment_id: r.reversed_payment_id.as_deref(),
+        reversed_amount: r.reversed_cents,
+        created_at: r.created_at,
+        updated_at: r.updated_at,
+    })
+}
+
+/// A Pix received as the API shows it, with `refunds` (its devoluções, of any Pix). Reasons
+/// and sources are stored as text: a word the document does not list is our own fault.
+fn received_view<'a>(
+    r: &'a Received,
+    refunds: &'a [Refund],
+) -> ApiResult<response::PixReceived<'a>> {
+    let mine: Vec<&Refund> = refunds.iter().filter(|f| f.received_id == r.id).collect();
+    let refunded = mine
+        .iter()
+        .filter(|f| f.status == RefundStatus::Returned)
+        .map(|f| f.amount_cents.0)
+        .sum();
     let reason = r
         .reason
         .as_deref()
@@ -271,6 +308,11 @@ fn received_view(r: &Received) -> ApiResult<response::PixReceived<'_>> {
         payment_id: r.payment_id.as_deref(),
         source,
         received_at: r.received_at,
+        refunded_amount: Cents(refunded),
+        refunds: mine
+            .into_iter()
+            .map(refund_view)
+            .collect::<ApiResult<_>>()?,
     })
 }
 
@@ -283,15 +325,56 @@ pub async fn received(
     let status = query.status.map(|s| match s {
         pix_received_list::Status::Applied => ReceivedStatus::Applied,
         pix_received_list::Status::Review => ReceivedStatus::Review,
+        pix_received_list::Status::Refunded => ReceivedStatus::Refunded,
     });
     let rows = store::list_received(&state.db, &p.organization_id, status, page).await?;
+    let ids: Vec<&str> = rows.items.iter().map(|r| r.id.as_str()).collect();
+    let found = refunds::of_received(&state.db, &p.organization_id, &ids).await?;
     let body = pix_received_list::Response200 {
         data: rows
             .items
             .iter()
-            .map(received_view)
+            .map(|r| received_view(r, &found))
             .collect::<ApiResult<_>>()?,
         meta: page_meta(&rows, page),
     };
     Ok(answer(StatusCode::OK, &body, None))
+}
+
+/// `POST /v1/pix/received/{id}/refund`: the devolução recorded as `requested` (the Pix worker
+/// asks the PSP), 202 with it.
+pub async fn refund(
+    Caller(state, p): Caller,
+    axum::extract::Path(pix_received_refund::Path { id }): axum::extract::Path<
+        pix_received_refund::Path,
+    >,
+    Body(body): Body<pix_received_refund::Body>,
+) -> ApiResult<Reply> {
+    let org = p.organization_id.as_str();
+    let mut tx = state.db.begin().await?;
+    let requested = refunds_app::request(
+        &mut tx,
+        org,
+        &id,
+        body.amount,
+        body.description.as_deref(),
+        &p.actor(),
+        &now_text(),
+    )
+    .await
+    .map_err(|failure| match failure {
+        dunning_store::retry::Failure::Refused(refused) => ApiError::from(refused),
+        dunning_store::retry::Failure::Store(e) => ApiError::from(e),
+    })?;
+    // Asked after the Pix was found (404 first): without a connection nobody can return it.
+    if store::get(&state.db, org).await?.is_none() {
+        return Err(ApiError::conflict(
+            "pix_psp_not_connected",
+            "A devolução goes through the organization's PSP; set a connection with pix_psp_set first",
+        ));
+    }
+    let body = response::PixRefundResponse {
+        data: refund_view(&requested)?,
+    };
+    commit(tx, answer(StatusCode::ACCEPTED, &body, None)).await
 }

@@ -19,6 +19,7 @@ use crate::generated::models::{
 };
 use crate::http::problem::{ApiError, ApiResult};
 use crate::state::AppState;
+use dunning_domain::collection::DayCount;
 use dunning_store::plans::{self as store, Plan, Step, StepFields};
 use dunning_store::{events, ids, now_text};
 
@@ -56,6 +57,7 @@ fn step_view(step: &Step) -> ApiResult<response::CollectionPlanStep<'_>> {
         id: &step.id,
         collection_plan_id: &step.collection_plan_id,
         offset_days: step.offset_days,
+        day_count: step.day_count.into(),
         channel,
         action: CollectionPlanStepAction::from_word(&step.action)
             .ok_or_else(|| unlisted("action", &step.action))?,
@@ -92,6 +94,7 @@ pub async fn get(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<
 /// action it will have, and for the others whether each was absent, null or a value.
 struct GivenStep {
     offset_days: i64,
+    day_count: DayCount,
     action: String,
     channel: Patch<&'static str>,
     template: Patch<String>,
@@ -112,6 +115,7 @@ impl GivenStep {
     fn new(given: request::CollectionPlanStepCreate) -> GivenStep {
         GivenStep {
             offset_days: given.offset_days,
+            day_count: given.day_count.map_or(DayCount::Calendar, Into::into),
             action: given.action.as_str().to_string(),
             channel: given_word(given.channel, |c| c.as_str()),
             template: given.template,
@@ -123,6 +127,7 @@ impl GivenStep {
     fn change(given: request::CollectionPlanStepUpdate, current: &Step) -> GivenStep {
         GivenStep {
             offset_days: given.offset_days.unwrap_or(current.offset_days),
+            day_count: given.day_count.map_or(current.day_count, Into::into),
             action: given
                 .action
                 .map_or_else(|| current.action.clone(), |a| a.as_str().to_string()),
@@ -202,6 +207,7 @@ fn merge_step(
     }
     ok.then_some(StepFields {
         offset_days: given.offset_days,
+        day_count: given.day_count,
         action,
         channel,
         template,

@@ -15,7 +15,7 @@ use dunning_store::events::Event;
 use dunning_store::{Page, PageRequest};
 
 /// A charge as the API shows it: money in reais, rates in percent, the status and amount due
-/// of today. Borrowed from the charge and serialised as it is: a list page writes 25 of
+/// of today (Brasília) with its parts. Borrowed from the charge and serialised as it is: a list page writes 25 of
 /// them, and building a `Value` map for each cost 15 % of a list's server time (bench).
 pub(super) fn charge(c: &StoredCharge) -> response::Charge<'_> {
     response::Charge {
@@ -27,7 +27,11 @@ pub(super) fn charge(c: &StoredCharge) -> response::Charge<'_> {
         fine_percent: c.fine_bp as f64 / 100.0,
         interest_percent: c.interest_bp as f64 / 100.0,
         amount_due: c.amount_due,
+        principal_due: c.owed.principal,
+        fine_due: c.owed.fine,
+        interest_due: c.owed.interest,
         due_date: c.due_date.into(),
+        effective_due_date: c.effective_due_date.into(),
         status: c.status.into(),
         tags: &c.tags,
         collection_plan_id: c.collection_plan_id.as_deref(),

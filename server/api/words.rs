@@ -45,5 +45,19 @@ same_words!(crate::auth::Audience => models::MeTokenAudience { Api, Mcp });
 same_words!(dunning_domain::pix::KeyType => models::PixKeyType { Cpf, Cnpj, Email, Phone, Evp });
 same_words!(dunning_domain::pix::Source => models::ChargePixSource { Static, Dynamic });
 same_words!(dunning_store::pix_psp::ReceivedStatus => models::PixReceivedStatus {
-    Applied, Review,
+    Applied, Review, Refunded,
+});
+same_words!(dunning_store::pix_refunds::RefundStatus => models::PixRefundStatus {
+    Requested, InProcess, Returned, NotDone,
+});
+same_words!(dunning_domain::collection::DayCount => models::CollectionPlanStepDayCount {
+    Calendar, Business,
+});
+
+// A step's `day_count` as a request gives it, as the domain's (`same_words!` the other way).
+same_words!(models::CollectionPlanStepCreateDayCount => dunning_domain::collection::DayCount {
+    Calendar, Business,
+});
+same_words!(models::CollectionPlanStepUpdateDayCount => dunning_domain::collection::DayCount {
+    Calendar, Business,
 });

@@ -537,6 +537,23 @@ async fn canceling_a_proposal_only_closes_it() {
     assert_eq!(list.body["meta"]["total"], 1);
 }
 
+/// Noon in Brasília, `days` days after the effective due date of the first instalment of
+/// `agreement` (a due date on a weekend or holiday moves to the next business day, and
+/// lateness counts from there).
+async fn after_first_instalment(server: &TestServer, agreement: &str, days: i64) -> OffsetDateTime {
+    let agreement = get(server, &format!("/v1/agreements/{agreement}")).await;
+    let first = agreement["installments_schedule"][0]["charge_id"]
+        .as_str()
+        .unwrap();
+    let charge = get(server, &format!("/v1/charges/{first}")).await;
+    let effective = time::Date::parse(
+        charge["effective_due_date"].as_str().unwrap(),
+        time::macros::format_description!("[year]-[month]-[day]"),
+    )
+    .unwrap();
+    dunning_domain::calendar::start_of(effective + Duration::days(days)) + Duration::hours(12)
+}
+
 /// Accept a proposal over one pending charge of R$ 300,00: 3 instalments from today.
 async fn accepted_agreement(server: &TestServer) -> (String, String, Vec<String>) {
     let customer = customer(server, "Joana Prado", "602214076").await;
@@ -564,9 +581,9 @@ async fn accepted_agreement(server: &TestServer) -> (String, String, Vec<String>
 async fn an_instalment_unpaid_for_more_than_thirty_days_breaks_the_agreement() {
     let server = TestServer::start().await;
     let (id, original, instalments) = accepted_agreement(&server).await;
-    let now = OffsetDateTime::now_utc();
 
-    let report = engine::agreements::tick(&server.state.engine, now + Duration::days(30))
+    let day_30 = after_first_instalment(&server, &id, 30).await;
+    let report = engine::agreements::tick(&server.state.engine, day_30)
         .await
         .unwrap();
     assert!(
@@ -578,7 +595,8 @@ async fn an_instalment_unpaid_for_more_than_thirty_days_breaks_the_agreement() {
         "accepted"
     );
 
-    let report = engine::agreements::tick(&server.state.engine, now + Duration::days(31))
+    let day_31 = after_first_instalment(&server, &id, 31).await;
+    let report = engine::agreements::tick(&server.state.engine, day_31)
         .await
         .unwrap();
     assert_eq!(report.broken, [id.as_str()]);
@@ -611,7 +629,8 @@ async fn an_instalment_unpaid_for_more_than_thirty_days_breaks_the_agreement() {
         .unwrap();
     assert_eq!(broken.actor.kind, "system");
 
-    let again = engine::agreements::tick(&server.state.engine, now + Duration::days(60))
+    let day_60 = after_first_instalment(&server, &id, 60).await;
+    let again = engine::agreements::tick(&server.state.engine, day_60)
         .await
         .unwrap();
     assert_eq!(
@@ -966,12 +985,10 @@ async fn postgres_runs_agreements_disputes_and_deletion() {
     )
     .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.text);
-    let report = engine::agreements::tick(
-        &server.state.engine,
-        OffsetDateTime::now_utc() + Duration::days(31),
-    )
-    .await
-    .unwrap();
+    let day_31 = after_first_instalment(&server, &second, 31).await;
+    let report = engine::agreements::tick(&server.state.engine, day_31)
+        .await
+        .unwrap();
     assert_eq!(report.broken, [second.as_str()]);
     assert_eq!(
         get(&server, &format!("/v1/charges/{original}")).await["status"],

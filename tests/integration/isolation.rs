@@ -93,10 +93,30 @@ async fn objects_of_the_other_organization(server: &TestServer) -> Vec<(&'static
             Some(json!({"kind": "customers"})),
         )
         .await);
+    // A Pix its PSP reported, kept for review (its txid names no charge).
+    let item = dunning_app::pix_received::PixItem::read(&json!({
+        "endToEndId": "E12345678202612061200isolation01",
+        "txid": "unknownTxid00000000000000000",
+        "valor": "10.00",
+        "horario": "2026-12-01T12:00:00Z",
+    }))
+    .unwrap();
+    let outcome = dunning_app::pix_received::receive_once(
+        &server.state.db,
+        server.org_id(1),
+        &item,
+        "webhook",
+    )
+    .await
+    .unwrap();
+    let dunning_app::pix_received::Outcome::Review { received_id, .. } = outcome else {
+        panic!("{outcome:?}");
+    };
     vec![
         ("customer", customer),
         ("charge", charge),
         ("plan", plan),
+        ("pix_received", received_id),
         ("step", step),
         ("delivery", delivery),
         ("agreement", agreement),
@@ -117,6 +137,7 @@ fn owner_kind(path: &str) -> &'static str {
         Some("disputes") => "dispute",
         Some("webhooks") => "webhook",
         Some("exports") => "export",
+        Some("pix") => "pix_received",
         other => panic!("no object of the other organization for {other:?}: add one"),
     }
 }
@@ -142,6 +163,8 @@ fn body_for(operation: OperationId) -> Option<Value> {
         Op::PixSettingsUpdate => {
             Some(json!({"key": "11222333000181", "merchant_name": "x", "merchant_city": "x"}))
         }
+        Op::CalendarUpdate => Some(json!({"holidays": []})),
+        Op::PixReceivedRefund => Some(json!({})),
         Op::Me
         | Op::CustomersList
         | Op::CustomersCreate
@@ -157,6 +180,7 @@ fn body_for(operation: OperationId) -> Option<Value> {
         | Op::ChargesEvents
         | Op::ChargesPix
         | Op::PixSettingsGet
+        | Op::CalendarGet
         | Op::CollectionPlansList
         | Op::CollectionPlansCreate
         | Op::CollectionPlansGet

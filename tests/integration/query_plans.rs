@@ -55,7 +55,8 @@ fn charge_filter(order: charges::ChargeOrder, descending: bool) -> charges::Char
 /// Every filter and sort of `charges_list`, alone, and the combinations the benchmark uses.
 fn charge_shapes() -> Vec<Shape> {
     let today = store::today();
-    let q = |f: &charges::ChargeFilter| charges::list_query(ORG, f, today);
+    let calendar = dunning_domain::calendar::Calendar::national();
+    let q = |f: &charges::ChargeFilter| charges::list_query(ORG, f, &calendar, today);
     let mut out = Vec::new();
     for (sort, index) in [
         (charges::ChargeOrder::DueDate, "charges_org_due_id"),
