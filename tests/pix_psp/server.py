@@ -13,10 +13,16 @@ Kobana Dunning uses, for its tests and the README's demo.
   callback: `POST {webhookUrl}/pix` with `{"pix": [...]}`.
 - `GET {base}/pix?inicio=&fim=` (paginated: `paginacao.paginaAtual`, `paginacao.itensPorPagina`).
 
+What a cobv asks on a day (`due_on`) is a PSP's arithmetic: the day of the payment in Brasília
+(America/Sao_Paulo), the due date moved to the next business day when it is not one (weekends
+and national holidays, by the PSP's own calendar: it knows no organization's holidays), fine
+(`multa`) and interest (`juros`, calendar days from the moved due date) by their modalidades,
+each component rounded half up to the centavo on its own and reported in the Pix's
+`componentesValor`.
+
 A control API over plain HTTP on another port (`--control-port`), which no PSP has: `POST
-/control/pay` pays a txid (the amount a cobv asks on the payment day, with fine and interest as
-its modalidades say, unless `valor` is given), records the Pix and POSTs the callback (unless
-`deliver` is false: a lost callback); `POST /control/redeliver` sends a Pix's callback again;
+/control/pay` pays a txid (what its cobv asks on the Brasília day of `horario`, unless `valor`
+is given), records the Pix and POSTs the callback (unless `deliver` is false: a lost callback); `POST /control/redeliver` sends a Pix's callback again;
 `POST /control/down` makes the API answer 503 (`ServicoIndisponivel`) or refuse connections,
 `POST /control/up` brings it back; `GET /control/state` shows everything it holds.
 
@@ -46,6 +52,7 @@ from datetime import date, datetime, timedelta, timezone
 from decimal import ROUND_HALF_UP, Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 BASE = "/api/v2"
 TXID_COBV = re.compile(r"^[a-zA-Z0-9]{26,35}$")
@@ -53,6 +60,8 @@ TXID_ANY = re.compile(r"^[a-zA-Z0-9]{1,35}$")
 AMOUNT = re.compile(r"^\d{1,10}\.\d{2}$")
 SCOPES = {"cobv.write", "cobv.read", "webhook.write", "webhook.read", "pix.read"}
 ISPB = "12345678"
+BRASILIA = ZoneInfo("America/Sao_Paulo")
+CENT = Decimal("0.01")
 
 
 def now() -> datetime:
@@ -64,11 +73,11 @@ def rfc3339(at: datetime) -> str:
 
 
 def cents(text: str) -> Decimal:
-    return Decimal(text).quantize(Decimal("0.01"))
+    return Decimal(text).quantize(CENT)
 
 
 def money(value: Decimal) -> str:
-    return str(value.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+    return str(value.quantize(CENT, rounding=ROUND_HALF_UP))
 
 
 def problem(status: int, kind: str, title: str, detail: str, violations=None) -> tuple[int, dict]:
@@ -104,29 +113,78 @@ def dynamic_br_code(location: str, name: str, city: str) -> str:
     return payload + crc16(payload)
 
 
-def due_on(cobv: dict, paid: date) -> Decimal | None:
-    """What the cobv asks on `paid`: the original before or on the due date, then fine and
-    interest by their modalidades (calendar days; no holiday table); None once it expired."""
+def easter(year: int) -> date:
+    """Easter Sunday (Gauss's algorithm as Lichtenberg wrote it, 1997): the PSP's own calendar,
+    kept apart from the money oracle's."""
+    k = year // 100
+    m = 15 + (3 * k + 3) // 4 - (8 * k + 13) // 25
+    s = 2 - (3 * k + 3) // 4
+    a = year % 19
+    d = (19 * a + m) % 30
+    r = (d + a // 11) // 29
+    full_moon = 21 + d - r
+    first_sunday = 7 - (year + year // 4 + s) % 7
+    return date(year, 3, 1) + timedelta(days=full_moon + 7 - (full_moon - first_sunday) % 7 - 1)
+
+
+def national_holiday(day: date) -> bool:
+    """A national banking holiday: what a PSP knows of the calendar (not an organization's own
+    holidays)."""
+    fixed = {(1, 1), (4, 21), (5, 1), (9, 7), (10, 12), (11, 2), (11, 15), (12, 25)}
+    if day.year >= 2024:
+        fixed.add((11, 20))
+    # Carnival Monday and Tuesday, Good Friday, Corpus Christi.
+    from_easter = (day - easter(day.year)).days
+    return (day.month, day.day) in fixed or from_easter in (-48, -47, -2, 60)
+
+
+def business_day(day: date) -> bool:
+    return day.weekday() < 5 and not national_holiday(day)
+
+
+def next_business_day(day: date) -> date:
+    """The day itself when it is a business day, else the first one after it."""
+    while not business_day(day):
+        day += timedelta(days=1)
+    return day
+
+
+def brasilia_day(at: datetime) -> date:
+    """The day of an instant in Brasília, from the tz database (Brazil kept summer time until
+    2019)."""
+    return at.astimezone(BRASILIA).date()
+
+
+def due_on(cobv: dict, paid: date) -> dict[str, Decimal] | None:
+    """What the cobv asks on `paid` (a Brasília day), by `componentesValor`'s component: the
+    original up to the due date moved to a business day, then fine and interest by their
+    modalidades counted from that day, each rounded half up to the centavo on its own; None once
+    it expired."""
     valor = cobv["valor"]
     original = cents(valor["original"])
-    due = date.fromisoformat(cobv["calendario"]["dataDeVencimento"])
+    due = next_business_day(date.fromisoformat(cobv["calendario"]["dataDeVencimento"]))
     late = (paid - due).days
     if late <= 0:
-        return original
-    if late > int(cobv["calendario"].get("validadeAposVencimento", 30)):
+        return {"original": original}
+    # `validadeAposVencimento` counts calendar days from the moved due date, and a last day
+    # that is not a business day moves too (the document's examples A, E and G).
+    validity = int(cobv["calendario"].get("validadeAposVencimento", 30))
+    if paid > next_business_day(due + timedelta(days=validity)):
         return None
-    total = original
+    parts = {"original": original}
     fine = valor.get("multa")
     if fine:
         rate = Decimal(fine["valorPerc"])
-        total += rate if int(fine["modalidade"]) == 1 else (original * rate / 100)
+        parts["multa"] = rate if int(fine["modalidade"]) == 1 else original * rate / 100
     interest = valor.get("juros")
     if interest:
         rate, kind = Decimal(interest["valorPerc"]), int(interest["modalidade"])
-        per_day = {1: rate, 2: original * rate / 100, 3: original * rate / 100 / 30,
-                   4: original * rate / 100 / 365}.get(kind, Decimal(0))
-        total += per_day * late
-    return total.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+        # Multiplied before divided: Decimal keeps 28 digits, so O x q / 100 / 30 rounds a
+        # third before the days multiply it, which loses a tie at half a centavo on amounts of
+        # billions (the largest `valor` allows).
+        parts["juros"] = {1: rate * late, 2: original * rate * late / 100,
+                          3: original * rate * late / 3000, 4: original * rate * late / 36500}[kind]
+    return {name: value.quantize(CENT, rounding=ROUND_HALF_UP) for name, value in parts.items()}
 
 
 class Psp:
@@ -192,7 +250,7 @@ class Psp:
         if creating or calendario is not None:
             try:
                 due = date.fromisoformat(calendario["dataDeVencimento"])
-                if due < now().date():
+                if due < brasilia_day(now()):
                     faults.append(("cobv.calendario.dataDeVencimento",
                                    "é anterior à data de criação da cobrança"))
             except (TypeError, KeyError, ValueError):
@@ -220,6 +278,12 @@ class Psp:
                         isinstance(part.get("modalidade"), int) and 1 <= part["modalidade"] <= top
                         and AMOUNT.fullmatch(str(part.get("valorPerc", "")))):
                     faults.append((f"cobv.valor.{name}", "não respeita o schema"))
+            # Interest counted in business days (modalidades 5 to 8) needs a rate per business
+            # day nobody defines for a month or a year; refused rather than computed as zero.
+            juros = (valor or {}).get("juros")
+            if isinstance(juros, dict) and juros.get("modalidade") in (5, 6, 7, 8):
+                faults.append(("cobv.valor.juros.modalidade",
+                               "é de dias úteis, que este PSP de teste não calcula"))
         chave = body.get("chave")
         if creating or chave is not None:
             if chave not in self.args.chave:
@@ -337,28 +401,39 @@ class Psp:
         txid = body.get("txid")
         if txid is not None and not TXID_ANY.fullmatch(str(txid)):
             return 400, {"error": "txid must be 1 to 35 letters and digits"}
-        paid_at = datetime.fromisoformat(body["horario"].replace("Z", "+00:00")) if body.get("horario") else now()
+        try:
+            paid_at = datetime.fromisoformat(body["horario"].replace("Z", "+00:00")) if body.get("horario") else now()
+        except (AttributeError, ValueError):
+            return 400, {"error": "horario must be an RFC 3339 instant"}
+        if paid_at.tzinfo is None:
+            return 400, {"error": "horario needs its offset (Z or ±hh:mm)"}
         with self.lock:
             cobv = self.cobvs.get(txid) if txid else None
             if cobv is not None and cobv["status"] != "ATIVA":
                 return 409, {"error": f"the cobv {txid} is {cobv['status']}: it takes no payment"}
+            parts = due_on(cobv, brasilia_day(paid_at)) if cobv is not None else None
             if body.get("valor"):
                 amount = cents(body["valor"])
             elif cobv is not None:
-                amount = due_on(cobv, paid_at.date())
-                if amount is None:
+                if parts is None:
                     return 409, {"error": f"the cobv {txid} expired"}
+                amount = sum(parts.values())
             else:
                 return 400, {"error": "give valor: no cobv has this txid"}
             e2e = body.get("endToEndId") or (
-                "E" + ISPB + paid_at.strftime("%Y%m%d%H%M") + secrets.token_hex(6)[:11])
+                "E" + ISPB + paid_at.astimezone(timezone.utc).strftime("%Y%m%d%H%M") + secrets.token_hex(6)[:11])
             item = {"endToEndId": e2e, "valor": money(amount), "horario": rfc3339(paid_at)}
             if txid:
                 item["txid"] = txid
             if body.get("infoPagador"):
                 item["infoPagador"] = body["infoPagador"]
             if cobv is not None:
-                item["componentesValor"] = {"original": {"valor": cobv["valor"]["original"]}}
+                # The components add up to the Pix's valor (the document's rule); a `valor` the
+                # control call imposes that is not the day's amount has no fine or interest to
+                # explain it, so it is all original.
+                if parts is None or sum(parts.values()) != amount:
+                    parts = {"original": amount}
+                item["componentesValor"] = {name: {"valor": money(value)} for name, value in parts.items()}
                 cobv["status"] = "CONCLUIDA"
             item["chave"] = (cobv or {}).get("chave", self.args.chave[0])
             self.pix.append(item)
