@@ -10,15 +10,38 @@ Kobana Dunning uses, for its tests and the README's demo.
   `CobVOperacaoInvalida` problems for what the document lists), with `pixCopiaECola` a dynamic
   BR Code (EMV, CRC16-CCITT) carrying the location.
 - `PUT`/`GET`/`DELETE {base}/webhook/{chave}` for the receiver's keys (`--chave`), and the
-  callback: `POST {webhookUrl}/pix` with `{"pix": [...]}`.
-- `GET {base}/pix?inicio=&fim=` (paginated: `paginacao.paginaAtual`, `paginacao.itensPorPagina`).
+  callback: `POST {webhookUrl}/pix` with `{"pix": [...]}`, when a Pix is received and when one
+  of its devoluções reaches a final status (`DEVOLVIDO` or `NAO_REALIZADO`).
+- `GET {base}/pix?inicio=&fim=` (paginated: `paginacao.paginaAtual`, `paginacao.itensPorPagina`;
+  `txIdPresente`, `devolucaoPresente`) and `GET {base}/pix/{e2eid}`: each Pix with its
+  `devolucoes` when it has some.
+- Devoluções: `PUT {base}/pix/{e2eid}/devolucao/{id}` (`pix.write`; `DevolucaoSolicitada`:
+  `valor`, `natureza` `ORIGINAL` (`RETIRADA` is refused: no Pix here is a Saque or Troco),
+  `descricao`; the devoluções of a Pix, but those `NAO_REALIZADO`, add up to at most its
+  `valor`; within 90 days of the Pix; the same request again answers the same devolução, the
+  same id for another is `PixDevolucaoInvalida`) answers the `Devolucao` `EM_PROCESSAMENTO`,
+  which stays so until the control API settles it (or `--auto-settle-refunds`: `DEVOLVIDO`
+  about a second later); `GET {base}/pix/{e2eid}/devolucao/{id}` (`pix.read`).
 
-A control API over plain HTTP on another port (`--control-port`), which no PSP has: `POST
-/control/pay` pays a txid (the amount a cobv asks on the payment day, with fine and interest as
-its modalidades say, unless `valor` is given), records the Pix and POSTs the callback (unless
-`deliver` is false: a lost callback); `POST /control/redeliver` sends a Pix's callback again;
-`POST /control/down` makes the API answer 503 (`ServicoIndisponivel`) or refuse connections,
-`POST /control/up` brings it back; `GET /control/state` shows everything it holds.
+What a cobv asks on a day (`due_on`) is a PSP's arithmetic: the day of the payment in Brasília
+(America/Sao_Paulo), the due date moved to the next business day when it is not one (weekends
+and national holidays, by the PSP's own calendar: it knows no organization's holidays), fine
+(`multa`) and interest (`juros`, calendar days from the moved due date) by their modalidades,
+each component rounded half up to the centavo on its own and reported in the Pix's
+`componentesValor`.
+
+A control API over plain HTTP on another port (`--control-port`), which no PSP has:
+- `POST /control/pay` pays a txid (what its cobv asks on the Brasília day of `horario`, unless
+  `valor` is given), records the Pix and POSTs the callback (unless `deliver` is false: a lost
+  callback); `POST /control/redeliver` sends a Pix's callback again.
+- `POST /control/refund` (`endToEndId`, `valor`, `natureza`: `MED_FRAUDE` unless given, any
+  `DevolucaoNatureza`; `status`: `DEVOLVIDO` unless given; `deliver`) makes a devolução the PSP
+  or the MED started; `POST /control/settle_refund` (`endToEndId`, `id`, `status` `DEVOLVIDO` or
+  `NAO_REALIZADO`, `motivo`, `deliver`) settles one in processing. Either POSTs the callback
+  when the devolução is final, unless `deliver` is false.
+- `POST /control/down` makes the API answer 503 (`ServicoIndisponivel`) or refuse connections,
+  `POST /control/up` brings it back; `GET /control/state` shows everything it holds (the
+  devoluções also listed apart, each with its Pix's `endToEndId`).
 
     python3 tests/pix_psp/server.py --dir /tmp/psp --port 8443 --control-port 8444
 
@@ -46,13 +69,21 @@ from datetime import date, datetime, timedelta, timezone
 from decimal import ROUND_HALF_UP, Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 BASE = "/api/v2"
 TXID_COBV = re.compile(r"^[a-zA-Z0-9]{26,35}$")
 TXID_ANY = re.compile(r"^[a-zA-Z0-9]{1,35}$")
 AMOUNT = re.compile(r"^\d{1,10}\.\d{2}$")
-SCOPES = {"cobv.write", "cobv.read", "webhook.write", "webhook.read", "pix.read"}
+SCOPES = {"cobv.write", "cobv.read", "webhook.write", "webhook.read", "pix.read", "pix.write"}
 ISPB = "12345678"
+DEVOLUCAO_ID = re.compile(r"^[a-zA-Z0-9]{1,35}$")
+# `DevolucaoNatureza`: what a devolução reported may be; a request names only the first two.
+NATUREZAS = ("ORIGINAL", "RETIRADA", "MED_OPERACIONAL", "MED_FRAUDE", "MED_PIX_AUTOMATICO")
+FINAL = ("DEVOLVIDO", "NAO_REALIZADO")
+REFUND_WINDOW = timedelta(days=90)
+BRASILIA = ZoneInfo("America/Sao_Paulo")
+CENT = Decimal("0.01")
 
 
 def now() -> datetime:
@@ -64,11 +95,11 @@ def rfc3339(at: datetime) -> str:
 
 
 def cents(text: str) -> Decimal:
-    return Decimal(text).quantize(Decimal("0.01"))
+    return Decimal(text).quantize(CENT)
 
 
 def money(value: Decimal) -> str:
-    return str(value.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+    return str(value.quantize(CENT, rounding=ROUND_HALF_UP))
 
 
 def problem(status: int, kind: str, title: str, detail: str, violations=None) -> tuple[int, dict]:
@@ -77,6 +108,22 @@ def problem(status: int, kind: str, title: str, detail: str, violations=None) ->
     if violations:
         body["violacoes"] = [{"razao": r, "propriedade": p} for p, r in violations]
     return status, body
+
+
+def invalid_refund(violations) -> tuple[int, dict]:
+    """The document's `RequisicaoInvalidaDevolucaoExample1`, with what was wrong."""
+    return problem(400, "PixDevolucaoInvalida", "Devolução inválida.",
+                   "A presente requisição de devolução não respeita o _schema_ ou não faz sentido semanticamente.",
+                   violations)
+
+
+def instant(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def copied(value):
+    """A copy of what the PSP holds, to be written out after the lock is let go."""
+    return json.loads(json.dumps(value))
 
 
 def emv(tag: str, value: str) -> str:
@@ -104,29 +151,78 @@ def dynamic_br_code(location: str, name: str, city: str) -> str:
     return payload + crc16(payload)
 
 
-def due_on(cobv: dict, paid: date) -> Decimal | None:
-    """What the cobv asks on `paid`: the original before or on the due date, then fine and
-    interest by their modalidades (calendar days; no holiday table); None once it expired."""
+def easter(year: int) -> date:
+    """Easter Sunday (Gauss's algorithm as Lichtenberg wrote it, 1997): the PSP's own calendar,
+    kept apart from the money oracle's."""
+    k = year // 100
+    m = 15 + (3 * k + 3) // 4 - (8 * k + 13) // 25
+    s = 2 - (3 * k + 3) // 4
+    a = year % 19
+    d = (19 * a + m) % 30
+    r = (d + a // 11) // 29
+    full_moon = 21 + d - r
+    first_sunday = 7 - (year + year // 4 + s) % 7
+    return date(year, 3, 1) + timedelta(days=full_moon + 7 - (full_moon - first_sunday) % 7 - 1)
+
+
+def national_holiday(day: date) -> bool:
+    """A national banking holiday: what a PSP knows of the calendar (not an organization's own
+    holidays)."""
+    fixed = {(1, 1), (4, 21), (5, 1), (9, 7), (10, 12), (11, 2), (11, 15), (12, 25)}
+    if day.year >= 2024:
+        fixed.add((11, 20))
+    # Carnival Monday and Tuesday, Good Friday, Corpus Christi.
+    from_easter = (day - easter(day.year)).days
+    return (day.month, day.day) in fixed or from_easter in (-48, -47, -2, 60)
+
+
+def business_day(day: date) -> bool:
+    return day.weekday() < 5 and not national_holiday(day)
+
+
+def next_business_day(day: date) -> date:
+    """The day itself when it is a business day, else the first one after it."""
+    while not business_day(day):
+        day += timedelta(days=1)
+    return day
+
+
+def brasilia_day(at: datetime) -> date:
+    """The day of an instant in Brasília, from the tz database (Brazil kept summer time until
+    2019)."""
+    return at.astimezone(BRASILIA).date()
+
+
+def due_on(cobv: dict, paid: date) -> dict[str, Decimal] | None:
+    """What the cobv asks on `paid` (a Brasília day), by `componentesValor`'s component: the
+    original up to the due date moved to a business day, then fine and interest by their
+    modalidades counted from that day, each rounded half up to the centavo on its own; None once
+    it expired."""
     valor = cobv["valor"]
     original = cents(valor["original"])
-    due = date.fromisoformat(cobv["calendario"]["dataDeVencimento"])
+    due = next_business_day(date.fromisoformat(cobv["calendario"]["dataDeVencimento"]))
     late = (paid - due).days
     if late <= 0:
-        return original
-    if late > int(cobv["calendario"].get("validadeAposVencimento", 30)):
+        return {"original": original}
+    # `validadeAposVencimento` counts calendar days from the moved due date, and a last day
+    # that is not a business day moves too (the document's examples A, E and G).
+    validity = int(cobv["calendario"].get("validadeAposVencimento", 30))
+    if paid > next_business_day(due + timedelta(days=validity)):
         return None
-    total = original
+    parts = {"original": original}
     fine = valor.get("multa")
     if fine:
         rate = Decimal(fine["valorPerc"])
-        total += rate if int(fine["modalidade"]) == 1 else (original * rate / 100)
+        parts["multa"] = rate if int(fine["modalidade"]) == 1 else original * rate / 100
     interest = valor.get("juros")
     if interest:
         rate, kind = Decimal(interest["valorPerc"]), int(interest["modalidade"])
-        per_day = {1: rate, 2: original * rate / 100, 3: original * rate / 100 / 30,
-                   4: original * rate / 100 / 365}.get(kind, Decimal(0))
-        total += per_day * late
-    return total.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+        # Multiplied before divided: Decimal keeps 28 digits, so O x q / 100 / 30 rounds a
+        # third before the days multiply it, which loses a tie at half a centavo on amounts of
+        # billions (the largest `valor` allows).
+        parts["juros"] = {1: rate * late, 2: original * rate * late / 100,
+                          3: original * rate * late / 3000, 4: original * rate * late / 36500}[kind]
+    return {name: value.quantize(CENT, rounding=ROUND_HALF_UP) for name, value in parts.items()}
 
 
 class Psp:
@@ -147,9 +243,11 @@ class Psp:
 
     def state(self) -> dict:
         with self.lock:
-            return {"cobvs": self.cobvs, "webhooks": self.webhooks, "pix": self.pix,
-                    "callbacks": self.callbacks, "tokens_issued": len(self.tokens),
-                    "requests": self.requests[-200:], "down": self.down}
+            devolucoes = [{"endToEndId": p["endToEndId"], **d} for p in self.pix for d in p.get("devolucoes", [])]
+            return copied({"cobvs": self.cobvs, "webhooks": self.webhooks, "pix": self.pix,
+                           "devolucoes": devolucoes, "callbacks": self.callbacks,
+                           "tokens_issued": len(self.tokens), "requests": self.requests[-200:],
+                           "down": self.down})
 
     # --- OAuth ---------------------------------------------------------------------------------
     def token(self, headers, form: dict, cert: str) -> tuple[int, dict]:
@@ -192,7 +290,7 @@ class Psp:
         if creating or calendario is not None:
             try:
                 due = date.fromisoformat(calendario["dataDeVencimento"])
-                if due < now().date():
+                if due < brasilia_day(now()):
                     faults.append(("cobv.calendario.dataDeVencimento",
                                    "é anterior à data de criação da cobrança"))
             except (TypeError, KeyError, ValueError):
@@ -220,6 +318,12 @@ class Psp:
                         isinstance(part.get("modalidade"), int) and 1 <= part["modalidade"] <= top
                         and AMOUNT.fullmatch(str(part.get("valorPerc", "")))):
                     faults.append((f"cobv.valor.{name}", "não respeita o schema"))
+            # Interest counted in business days (modalidades 5 to 8) needs a rate per business
+            # day nobody defines for a month or a year; refused rather than computed as zero.
+            juros = (valor or {}).get("juros")
+            if isinstance(juros, dict) and juros.get("modalidade") in (5, 6, 7, 8):
+                faults.append(("cobv.valor.juros.modalidade",
+                               "é de dias úteis, que este PSP de teste não calcula"))
         chave = body.get("chave")
         if creating or chave is not None:
             if chave not in self.args.chave:
@@ -322,9 +426,10 @@ class Psp:
         if end < start or page < 0 or not 1 <= per_page <= 1000:
             return problem(400, "PixConsultaInvalida", "Consulta inválida.", "Os parâmetros da consulta não fazem sentido.")
         with self.lock:
-            found = [p for p in self.pix
-                     if start <= datetime.fromisoformat(p["horario"].replace("Z", "+00:00")) <= end
-                     and (query.get("txIdPresente") != "true" or p.get("txid"))]
+            found = copied([p for p in self.pix
+                            if start <= instant(p["horario"]) <= end
+                            and (query.get("txIdPresente") != "true" or p.get("txid"))
+                            and (query.get("devolucaoPresente") != "true" or p.get("devolucoes"))])
         pages = max(1, -(-len(found) // per_page))
         return 200, {"parametros": {"inicio": query["inicio"], "fim": query["fim"],
                                     "paginacao": {"paginaAtual": page, "itensPorPagina": per_page,
@@ -332,46 +437,200 @@ class Psp:
                                                   "quantidadeTotalDeItens": len(found)}},
                      "pix": found[page * per_page:(page + 1) * per_page]}
 
+    def get_pix(self, e2e: str) -> tuple[int, dict]:
+        with self.lock:
+            item = self.find_pix(e2e)
+            if item is None:
+                return problem(404, "PixNaoEncontrado", "Pix não encontrado.", "Pix não encontrado para o e2eid informado.")
+            return 200, copied(item)
+
+    # --- devoluções ----------------------------------------------------------------------------
+    def find_pix(self, e2e: str) -> dict | None:
+        """The Pix of an endToEndId; the caller holds the lock."""
+        return next((p for p in self.pix if p["endToEndId"] == e2e), None)
+
+    @staticmethod
+    def find_refund(item: dict | None, refund_id: str) -> dict | None:
+        return next((d for d in (item or {}).get("devolucoes", []) if d["id"] == refund_id), None)
+
+    @staticmethod
+    def refundable(item: dict) -> Decimal:
+        """What of a Pix may still be returned: its valor less every devolução not refused (one
+        in processing holds its amount until it is settled)."""
+        taken = sum((cents(d["valor"]) for d in item.get("devolucoes", []) if d["status"] != "NAO_REALIZADO"),
+                    Decimal(0))
+        return cents(item["valor"]) - taken
+
+    @staticmethod
+    def add_refund(item: dict, refund_id: str, valor: Decimal, natureza: str, descricao: str | None) -> dict:
+        at = now()
+        refund = {"id": refund_id,
+                  "rtrId": "D" + ISPB + at.strftime("%Y%m%d%H%M") + secrets.token_hex(6)[:11],
+                  "valor": money(valor), "natureza": natureza,
+                  "horario": {"solicitacao": rfc3339(at)}, "status": "EM_PROCESSAMENTO"}
+        if descricao is not None:
+            refund["descricao"] = descricao
+        item.setdefault("devolucoes", []).append(refund)
+        return refund
+
+    def put_refund(self, e2e: str, refund_id: str, body: dict) -> tuple[int, dict]:
+        faults = []
+        if not DEVOLUCAO_ID.fullmatch(refund_id):
+            faults.append(("devolucao.id", "não respeita o schema"))
+        valor = body.get("valor")
+        if not isinstance(valor, str) or not AMOUNT.fullmatch(valor):
+            faults.append(("devolucao.valor", "não respeita o schema"))
+        elif cents(valor) == 0:
+            faults.append(("devolucao.valor", "apresenta o valor zero"))
+        natureza = body.get("natureza", "ORIGINAL")
+        if natureza not in ("ORIGINAL", "RETIRADA"):
+            faults.append(("devolucao.natureza", "não respeita o schema"))
+        elif natureza == "RETIRADA":
+            # RETIRADA returns the saque or troco of a Pix Saque or Troco, and this PSP
+            # receives neither: every Pix here is a common one, returned as ORIGINAL.
+            faults.append(("devolucao.natureza", "é RETIRADA, mas o pix não é um Pix Saque nem um Pix Troco"))
+        descricao = body.get("descricao")
+        if descricao is not None and (not isinstance(descricao, str) or len(descricao) > 140):
+            faults.append(("devolucao.descricao", "não respeita o schema"))
+        if faults:
+            return invalid_refund(faults)
+        amount = cents(valor)
+        with self.lock:
+            item = self.find_pix(e2e)
+            if item is None:
+                return problem(404, "PixNaoEncontrado", "Pix não encontrado.", "Pix não encontrado para o e2eid informado.")
+            existing = self.find_refund(item, refund_id)
+            if existing is not None:
+                # A PUT repeated (a lost answer, a retry) gets the devolução it made; the same
+                # id for another request is the document's "id já utilizado".
+                if (existing["valor"], existing["natureza"], existing.get("descricao")) == (
+                        money(amount), natureza, descricao):
+                    return 201, copied(existing)
+                return invalid_refund([("devolucao.id", "já foi utilizado por outra requisição de devolução para este e2eid")])
+            if now() - instant(item["horario"]) > REFUND_WINDOW:
+                return invalid_refund([("devolucao", "viola a janela de 90 dias desde a liquidação do pix")])
+            if amount > self.refundable(item):
+                return invalid_refund([("devolucao.valor", "em conjunto com as devoluções prévias, excede o valor do pix")])
+            shown = copied(self.add_refund(item, refund_id, amount, natureza, descricao))
+        if self.args.auto_settle_refunds:
+            timer = threading.Timer(1.0, self.settle_refund, (e2e, refund_id, "DEVOLVIDO"))
+            timer.daemon = True
+            timer.start()
+        return 201, shown
+
+    def get_refund(self, e2e: str, refund_id: str) -> tuple[int, dict]:
+        with self.lock:
+            item = self.find_pix(e2e)
+            if item is None:
+                return problem(404, "PixNaoEncontrado", "Pix não encontrado.", "Pix não encontrado para o e2eid informado.")
+            refund = self.find_refund(item, refund_id)
+            if refund is None:
+                return problem(404, "PixDevolucaoNaoEncontrada", "Devolução não encontrada.",
+                               "Devolução não encontrada para o e2eid e o id informados.")
+            return 200, copied(refund)
+
+    def settle_refund(self, e2e: str, refund_id: str, status: str, motivo: str | None = None,
+                      deliver: bool = True) -> tuple[int, dict]:
+        """A devolução in processing reaches a final status, and the callback says so."""
+        if status not in FINAL:
+            return 400, {"error": "status is DEVOLVIDO or NAO_REALIZADO"}
+        if motivo is not None and (not isinstance(motivo, str) or len(motivo) > 140):
+            return 400, {"error": "motivo is a text of at most 140 characters"}
+        with self.lock:
+            item = self.find_pix(e2e)
+            refund = self.find_refund(item, refund_id)
+            if refund is None:
+                return 404, {"error": "no such devolução"}
+            if refund["status"] != "EM_PROCESSAMENTO":
+                return 409, {"error": f"the devolução {refund_id} is already {refund['status']}"}
+            refund["status"] = status
+            if status == "DEVOLVIDO":
+                refund["horario"]["liquidacao"] = rfc3339(now())
+            if motivo is not None:
+                refund["motivo"] = motivo
+            shown = copied(refund)
+        return 200, {"devolucao": shown, "callback": self.deliver(item, refund_id) if deliver else None}
+
     # --- control -------------------------------------------------------------------------------
+    def refund(self, body: dict) -> tuple[int, dict]:
+        """A devolução the PSP started itself (MED, by default for fraud), with an id it makes."""
+        e2e, valor = body.get("endToEndId"), body.get("valor")
+        natureza, status = body.get("natureza", "MED_FRAUDE"), body.get("status", "DEVOLVIDO")
+        if not isinstance(valor, str) or not AMOUNT.fullmatch(valor) or cents(valor) == 0:
+            return 400, {"error": "valor is an amount above zero such as 10.00"}
+        if natureza not in NATUREZAS:
+            return 400, {"error": "natureza is one of " + ", ".join(NATUREZAS)}
+        if status not in ("EM_PROCESSAMENTO",) + FINAL:
+            return 400, {"error": "status is EM_PROCESSAMENTO, DEVOLVIDO or NAO_REALIZADO"}
+        descricao = body.get("descricao")
+        if descricao is not None and (not isinstance(descricao, str) or len(descricao) > 140):
+            return 400, {"error": "descricao is a text of at most 140 characters"}
+        with self.lock:
+            item = self.find_pix(str(e2e))
+            if item is None:
+                return 404, {"error": "no such Pix"}
+            if cents(valor) > self.refundable(item):
+                return 409, {"error": f"only {money(self.refundable(item))} of this Pix is left to return"}
+            refund = self.add_refund(item, secrets.token_hex(10), cents(valor), natureza, descricao)
+            refund_id, shown = refund["id"], copied(refund)
+        if status == "EM_PROCESSAMENTO":
+            return 200, {"devolucao": shown, "callback": None}
+        return self.settle_refund(item["endToEndId"], refund_id, status, body.get("motivo"), body.get("deliver", True))
+
     def pay(self, body: dict) -> tuple[int, dict]:
         txid = body.get("txid")
         if txid is not None and not TXID_ANY.fullmatch(str(txid)):
             return 400, {"error": "txid must be 1 to 35 letters and digits"}
-        paid_at = datetime.fromisoformat(body["horario"].replace("Z", "+00:00")) if body.get("horario") else now()
+        try:
+            paid_at = datetime.fromisoformat(body["horario"].replace("Z", "+00:00")) if body.get("horario") else now()
+        except (AttributeError, ValueError):
+            return 400, {"error": "horario must be an RFC 3339 instant"}
+        if paid_at.tzinfo is None:
+            return 400, {"error": "horario needs its offset (Z or ±hh:mm)"}
         with self.lock:
             cobv = self.cobvs.get(txid) if txid else None
             if cobv is not None and cobv["status"] != "ATIVA":
                 return 409, {"error": f"the cobv {txid} is {cobv['status']}: it takes no payment"}
+            parts = due_on(cobv, brasilia_day(paid_at)) if cobv is not None else None
             if body.get("valor"):
                 amount = cents(body["valor"])
             elif cobv is not None:
-                amount = due_on(cobv, paid_at.date())
-                if amount is None:
+                if parts is None:
                     return 409, {"error": f"the cobv {txid} expired"}
+                amount = sum(parts.values())
             else:
                 return 400, {"error": "give valor: no cobv has this txid"}
             e2e = body.get("endToEndId") or (
-                "E" + ISPB + paid_at.strftime("%Y%m%d%H%M") + secrets.token_hex(6)[:11])
+                "E" + ISPB + paid_at.astimezone(timezone.utc).strftime("%Y%m%d%H%M") + secrets.token_hex(6)[:11])
             item = {"endToEndId": e2e, "valor": money(amount), "horario": rfc3339(paid_at)}
             if txid:
                 item["txid"] = txid
             if body.get("infoPagador"):
                 item["infoPagador"] = body["infoPagador"]
             if cobv is not None:
-                item["componentesValor"] = {"original": {"valor": cobv["valor"]["original"]}}
+                # The components add up to the Pix's valor (the document's rule); a `valor` the
+                # control call imposes that is not the day's amount has no fine or interest to
+                # explain it, so it is all original.
+                if parts is None or sum(parts.values()) != amount:
+                    parts = {"original": amount}
+                item["componentesValor"] = {name: {"valor": money(value)} for name, value in parts.items()}
                 cobv["status"] = "CONCLUIDA"
             item["chave"] = (cobv or {}).get("chave", self.args.chave[0])
             self.pix.append(item)
+            shown = copied(item)
         delivered = self.deliver(item) if body.get("deliver", True) else None
-        return 200, {"pix": item, "callback": delivered}
+        return 200, {"pix": shown, "callback": delivered}
 
-    def deliver(self, item: dict) -> dict:
+    def deliver(self, item: dict, devolucao: str | None = None) -> dict:
+        """The callback of a Pix (received, or one of its devoluções final: `devolucao`), with the
+        Pix as it is now, its devoluções included."""
         with self.lock:
             hook = self.webhooks.get(item["chave"])
+            data = json.dumps({"pix": [item]}).encode()
         if hook is None:
             return {"error": "no webhook for the key"}
         url = hook["webhookUrl"].rstrip("/") + "/pix"
-        request = urllib.request.Request(url, data=json.dumps({"pix": [item]}).encode(), method="POST")
+        request = urllib.request.Request(url, data=data, method="POST")
         request.add_header("Content-Type", "application/json")
         for header in self.args.callback_header:
             name, _, value = header.partition(":")
@@ -384,7 +643,8 @@ class Psp:
         except OSError as e:
             outcome = {"error": str(e)}
         with self.lock:
-            self.callbacks.append({"endToEndId": item["endToEndId"], **outcome})
+            self.callbacks.append({"endToEndId": item["endToEndId"],
+                                   **({"devolucao": devolucao} if devolucao else {}), **outcome})
         return outcome
 
 
@@ -444,7 +704,7 @@ def make_handler(psp: Psp, api: bool):
             scope = {("PUT", "cobv"): "cobv.write", ("PATCH", "cobv"): "cobv.write",
                      ("GET", "cobv"): "cobv.read", ("PUT", "webhook"): "webhook.write",
                      ("DELETE", "webhook"): "webhook.write", ("GET", "webhook"): "webhook.read",
-                     ("GET", "pix"): "pix.read"}.get((method, parts[0]))
+                     ("GET", "pix"): "pix.read", ("PUT", "pix"): "pix.write"}.get((method, parts[0]))
             refused = psp.authorized(self.headers, cert, scope) if scope else problem(
                 404, "NaoEncontrado", "Não encontrado.", path)
             if refused:
@@ -470,6 +730,16 @@ def make_handler(psp: Psp, api: bool):
                 return self.answer(200, hook)
             if parts == ["pix"] and method == "GET":
                 return self.answer(*psp.list_pix(query))
+            if parts[0] == "pix" and len(parts) == 2 and method == "GET":
+                return self.answer(*psp.get_pix(parts[1]))
+            if parts[0] == "pix" and len(parts) == 4 and parts[2] == "devolucao":
+                if method == "GET":
+                    return self.answer(*psp.get_refund(parts[1], parts[3]))
+                body = self.json_body()
+                if body is None:
+                    return self.answer(*invalid_refund([("devolucao", "o corpo não é um objeto JSON")]))
+                return self.answer(*psp.put_refund(parts[1], parts[3], body))
+            self.body()
             return self.answer(*problem(404, "NaoEncontrado", "Não encontrado.", path))
 
         def control(self, method: str, path: str) -> None:
@@ -480,6 +750,12 @@ def make_handler(psp: Psp, api: bool):
                 return self.answer(200, psp.state())
             if method == "POST" and path == "/control/pay":
                 return self.answer(*psp.pay(body))
+            if method == "POST" and path == "/control/refund":
+                return self.answer(*psp.refund(body))
+            if method == "POST" and path == "/control/settle_refund":
+                return self.answer(*psp.settle_refund(str(body.get("endToEndId")), str(body.get("id")),
+                                                      body.get("status"), body.get("motivo"),
+                                                      body.get("deliver", True)))
             if method == "POST" and path == "/control/redeliver":
                 with psp.lock:
                     item = next((p for p in psp.pix if p["endToEndId"] == body.get("endToEndId")), None)
@@ -589,6 +865,8 @@ def main(argv=None) -> None:
     parser.add_argument("--token-lifetime", type=int, default=3600, help="seconds a token lives")
     parser.add_argument("--callback-header", action="append", default=[],
                         help="NAME: VALUE added to every callback (stands for the edge proxy that verified this PSP's client certificate)")
+    parser.add_argument("--auto-settle-refunds", action="store_true",
+                        help="a devolução asked through the API becomes DEVOLVIDO after about a second, with its callback")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args(argv)
     import trustme
