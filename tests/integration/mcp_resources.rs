@@ -22,8 +22,16 @@ async fn resources_and_templates_are_listed_per_caller() {
         .map(|r| r["uri"].as_str().unwrap())
         .collect();
     // The Pix settings resource is served by a tool of the `pix` toolset, which a viewer's
-    // connection does not load by default (see `mcp_toolsets`).
-    assert_eq!(uris, ["kobana://dunning/openapi", "kobana://dunning/me"]);
+    // connection does not load by default (see `mcp_toolsets`); the calendar's by one of
+    // `charges`, which it does.
+    assert_eq!(
+        uris,
+        [
+            "kobana://dunning/openapi",
+            "kobana://dunning/me",
+            "kobana://dunning/calendar"
+        ]
+    );
     let templates = server
         .mcp(
             &server.token(0, "viewer", "mcp"),
