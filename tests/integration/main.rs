@@ -34,6 +34,7 @@ mod mcp_tools;
 mod mcp_toolsets;
 mod mcp_transport;
 mod metrics;
+mod money;
 mod oauth;
 mod oauth_attacks;
 mod operations;

@@ -18,7 +18,7 @@ const KEY: &str = "cobranca@paodourado.com.br";
 
 /// A connection for organization 0 whose certificate cannot make a client, and the
 /// organization's Pix key: the callback's secret.
-async fn connect(server: &TestServer) -> String {
+pub(crate) async fn connect(server: &TestServer) -> String {
     let org = server.org_id(0).to_string();
     let key = server
         .state
@@ -92,7 +92,7 @@ async fn charge(server: &TestServer, amount: f64) -> String {
     created.body["data"]["id"].as_str().unwrap().to_string()
 }
 
-async fn callback(server: &TestServer, path: &str, body: &Value) -> (StatusCode, Value) {
+pub(crate) async fn callback(server: &TestServer, path: &str, body: &Value) -> (StatusCode, Value) {
     let request = Request::builder()
         .method("POST")
         .uri(path)
