@@ -21,7 +21,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -30,6 +30,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "clients"))
 
 from harness import REPO, Server, cpf, free_port, server_binary  # noqa: E402
+
+import money_oracle  # noqa: E402
 
 PSP_SCRIPT = REPO / "tests" / "pix_psp" / "server.py"
 KEY = "cobranca@paodourado.com.br"
@@ -173,11 +175,25 @@ def rows(server, sql: str, *args) -> list:
         return connection.execute(sql, args).fetchall()
 
 
-def charge(server, amount: float, days: int, **extra) -> dict:
+def today() -> date:
+    """Today in Brasília: the service's day (and a PSP's)."""
+    return money_oracle.day_of(datetime.now(timezone.utc))
+
+
+def business_day_back(days: int) -> date:
+    """The latest business day at least `days` before today."""
+    day = today() - timedelta(days=days)
+    while not money_oracle.business_day(day):
+        day -= timedelta(days=1)
+    return day
+
+
+def charge(server, amount: float, days: int | None = None, due: date | None = None, **extra) -> dict:
     customer = server.rest("/v1/customers", method="POST", body={
         "name": "Conceição Araújo", "document": cpf(), "email": "conceicao@example.com.br"})["data"]
+    due = due or today() + timedelta(days=days)
     body = {"customer_id": customer["id"], "description": "Mensalidade de março", "amount": amount,
-            "due_date": (date.today() + timedelta(days=days)).isoformat(), **extra}
+            "due_date": due.isoformat(), **extra}
     return server.rest("/v1/charges", method="POST", body=body)["data"]
 
 
@@ -220,7 +236,8 @@ def test_a_charge_gets_a_cobv_at_the_psp_mirroring_it_and_its_copy_and_paste_cod
     new = charge(server, 1234.56, days=10, fine_percent=2.0, interest_percent=1.0)
     cobv = mirrored(server, psp, new["id"])
     assert cobv["status"] == "ATIVA"
-    assert cobv["calendario"]["dataDeVencimento"] == new["due_date"]
+    # Due on its effective due date: a weekend or holiday moves it to the next business day.
+    assert cobv["calendario"]["dataDeVencimento"] == new["effective_due_date"]
     assert cobv["calendario"]["validadeAposVencimento"] == 30
     assert cobv["valor"] == {"original": "1234.56", "multa": {"modalidade": 2, "valorPerc": "2.00"},
                              "juros": {"modalidade": 3, "valorPerc": "1.00"}}
@@ -239,12 +256,16 @@ def test_a_charge_gets_a_cobv_at_the_psp_mirroring_it_and_its_copy_and_paste_cod
 
 
 def test_an_overdue_charge_s_cobv_asks_for_the_day_s_amount_due_that_day(server, psp):
-    new = charge(server, 100.0, days=-10, fine_percent=2.0, interest_percent=1.0)
+    due = business_day_back(10)
+    new = charge(server, 100.0, due=due, fine_percent=2.0, interest_percent=1.0)
     cobv = mirrored(server, psp, new["id"])
-    # R$ 100,00 ten days late: 2 % fine and 1 % a month for ten days (0,33) — what the charge owes.
-    assert server.rest(f"/v1/charges/{new['id']}")["data"]["amount_due"] == 102.33
-    assert cobv["valor"] == {"original": "102.33"}
-    assert cobv["calendario"] == {**cobv["calendario"], "dataDeVencimento": date.today().isoformat(),
+    # R$ 100,00 ten or more days late: 2 % fine and 1 % a month a day (0,33 for ten days) —
+    # what the charge owes, as the plain model computes it.
+    principal, fine, interest = money_oracle.owed(100_00, 200, 100, due, [], today())
+    expected = (principal + fine + interest) / 100
+    assert server.rest(f"/v1/charges/{new['id']}")["data"]["amount_due"] == expected
+    assert cobv["valor"] == {"original": f"{expected:.2f}"}
+    assert cobv["calendario"] == {**cobv["calendario"], "dataDeVencimento": today().isoformat(),
                                   "validadeAposVencimento": 0}
 
 
@@ -388,12 +409,12 @@ def test_a_psp_that_is_down_leaves_the_static_code_and_the_work_is_retried_until
 def test_a_changed_charge_has_its_cobv_revised(server, psp):
     new = charge(server, 200.0, days=15)
     mirrored(server, psp, new["id"])
-    later = (date.today() + timedelta(days=20)).isoformat()
-    server.rest(f"/v1/charges/{new['id']}", method="PATCH", body={"amount": 250.0, "due_date": later})
+    later = (today() + timedelta(days=20)).isoformat()
+    changed = server.rest(f"/v1/charges/{new['id']}", method="PATCH", body={"amount": 250.0, "due_date": later})
     revised = wait_for("the revision at the PSP", lambda: (
         c := psp.cobv(txid(new["id"]))) and c["revisao"] == 1 and c)
     assert revised["valor"]["original"] == "250.00"
-    assert revised["calendario"]["dataDeVencimento"] == later
+    assert revised["calendario"]["dataDeVencimento"] == changed["data"]["effective_due_date"]
     wait_for("pix.cobv_updated", lambda: one(
         server, "SELECT 1 FROM events WHERE type = 'pix.cobv_updated' AND subject_id = ?", new["id"]))
 
@@ -526,3 +547,134 @@ def test_the_cli_connects_an_organization_from_files(server, psp):
          "--database-url", server.db_url],
         cwd=server.dir, capture_output=True, text=True, timeout=60)
     assert refused.returncode == 1 and "api_url" in refused.stderr and "private network" in refused.stderr
+
+
+# --- The money of a day (issue 45): each case as the bug report met it, against the binary ---
+
+def brasilia(day: date, hour: int, minute: int) -> str:
+    """The instant `hour:minute` in Brasília on `day`, as a PSP writes `horario` (UTC)."""
+    local = datetime(day.year, day.month, day.day, hour, minute, tzinfo=money_oracle.BRASILIA)
+    return local.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
+def test_a_pix_at_half_past_ten_at_night_on_the_due_date_settles_the_charge(server, psp):
+    # R$ 150,00 due on a business day; paid by Pix at 22:30 in Brasília that day, which is 01:30
+    # UTC the day after. Before, the payment counted on the UTC day: a day late, R$ 3,05 "due".
+    due = business_day_back(2)
+    new = charge(server, 150.0, due=due, fine_percent=2.0, interest_percent=1.0)
+    horario = brasilia(due, 22, 30)
+    assert horario.startswith((due + timedelta(days=1)).isoformat() + "T01:30")
+    done = psp.control("/control/pay", {"txid": new["id"].replace("_", ""), "valor": "150.00", "horario": horario})
+    assert done["callback"]["status"] == 200, done
+    got = server.rest(f"/v1/charges/{new['id']}")["data"]
+    assert (got["status"], got["amount_due"], got["paid_at"]) == ("paid", 0, horario)
+
+
+def test_a_charge_due_on_a_saturday_paid_on_monday_owes_no_fine(server, psp):
+    saturday = today() - timedelta(days=2)
+    while saturday.weekday() != 5 or not money_oracle.business_day(saturday + timedelta(days=2)):
+        saturday -= timedelta(days=1)
+    monday = saturday + timedelta(days=2)
+    new = charge(server, 150.0, due=saturday, fine_percent=2.0, interest_percent=1.0)
+    assert new["effective_due_date"] == monday.isoformat()
+    done = psp.control("/control/pay", {"txid": new["id"].replace("_", ""), "valor": "150.00",
+                                        "horario": brasilia(monday, 15, 0)})
+    assert done["callback"]["status"] == 200, done
+    got = server.rest(f"/v1/charges/{new['id']}")["data"]
+    assert (got["status"], got["amount_due"]) == ("paid", 0), got
+    # Its cobv, made while it was not yet due, was due on the Monday: the PSP adds nothing then.
+    future = charge(server, 150.0, due=today() + timedelta(days=(5 - today().weekday()) % 7 or 7))
+    cobv = mirrored(server, psp, future["id"])
+    assert cobv["calendario"]["dataDeVencimento"] == future["effective_due_date"]
+    assert money_oracle.business_day(date.fromisoformat(future["effective_due_date"]))
+
+
+def test_paying_what_the_cobv_asked_after_a_partial_payment_settles_the_charge(server, psp):
+    # R$ 90,00 with R$ 30,00 paid before the due date; five days late the cobv asks 60,00 +
+    # 1,20 (2 % of 60,00) + 0,10 (60,00 × 1 % / 30 × 5) = 61,30. Before, the charge said 61,95
+    # and dunned the debtor for the 0,65 difference.
+    due = today() - timedelta(days=6)
+    while not (money_oracle.business_day(due) and money_oracle.business_day(due - timedelta(days=2))):
+        due -= timedelta(days=1)
+    new = charge(server, 90.0, due=due, fine_percent=2.0, interest_percent=1.0)
+    server.rest(f"/v1/charges/{new['id']}/pay", method="POST", body={
+        "amount": 30.0, "method": "transfer", "paid_at": brasilia(due - timedelta(days=2), 10, 0)})
+    five_late = due + timedelta(days=5)
+    principal, fine, interest = money_oracle.owed(90_00, 200, 100, due, [(due - timedelta(days=2), 30_00)], five_late)
+    assert (principal, fine, interest) == (60_00, 1_20, 10)
+    done = psp.control("/control/pay", {"txid": new["id"].replace("_", ""), "valor": "61.30",
+                                        "horario": brasilia(five_late, 12, 0)})
+    assert done["callback"]["status"] == 200, done
+    got = server.rest(f"/v1/charges/{new['id']}")["data"]
+    assert (got["status"], got["amount_due"], got["paid_amount"]) == ("paid", 0, 91.3), got
+
+
+def test_a_med_devolucao_reopens_the_charge_once_with_its_event_and_webhook(server, psp):
+    hook = Receiver()
+    server.rest("/v1/webhooks", method="POST", body={"url": hook.url, "events": ["charge.payment_reversed", "pix.refunded"]})
+    try:
+        new = charge(server, 80.0, days=5)
+        mirrored(server, psp, new["id"])
+        paid = psp.control("/control/pay", {"txid": txid(new["id"])})
+        assert server.rest(f"/v1/charges/{new['id']}")["data"]["status"] == "paid"
+        e2e = paid["pix"]["endToEndId"]
+        # The payer's bank takes it back after a fraud report: the PSP's callback says so.
+        taken = psp.control("/control/refund", {"endToEndId": e2e, "valor": "80.00", "natureza": "MED_FRAUDE"})
+        assert taken["callback"]["status"] == 200, taken
+        got = server.rest(f"/v1/charges/{new['id']}")["data"]
+        assert (got["status"], got["paid_amount"], got["amount_due"]) == ("pending", 0, 80.0), got
+        event = wait_for("charge.payment_reversed at the receiver",
+                         lambda: hook.of("charge.payment_reversed", new["id"]))[0]
+        assert (event["data"]["med"], event["data"]["amount"], event["data"]["reopened"]) == (True, 80.0, True)
+        # Once: the callback again, and the sweep, change nothing.
+        psp.control("/control/redeliver", {"endToEndId": e2e})
+        time.sleep(1.5)
+        assert one(server, "SELECT COUNT(*) FROM events WHERE type = 'charge.payment_reversed' AND subject_id = ?",
+                   new["id"])[0] == 1
+        assert one(server, "SELECT paid_cents, state FROM charges WHERE id = ?", new["id"])[0] == 0
+        refund = server.rest("/v1/pix/received?per_page=100")["data"]
+        mine = next(r for r in refund if r["end_to_end_id"] == e2e)
+        assert mine["refunded_amount"] == 80.0 and mine["refunds"][0]["med"] is True
+        # The charge is open again: the worker makes it a new cobv.
+        wait_for("a new cobv for the reopened charge", lambda: psp.cobv(txid(new["id"], 1)))
+    finally:
+        hook.server.shutdown()
+        hook.server.server_close()
+
+
+def test_the_organization_returns_a_pix_it_should_not_keep_through_the_psp(server, psp):
+    new = charge(server, 40.0, days=3)
+    over = psp.control("/control/pay", {"txid": new["id"].replace("_", ""), "valor": "45.00"})
+    e2e = over["pix"]["endToEndId"]
+    kept = next(r for r in server.rest("/v1/pix/received?status=review&per_page=100")["data"]
+                if r["end_to_end_id"] == e2e)
+    assert kept["reason"] == "amount_exceeds_due"
+    code, refused = rest_error(server, f"/v1/pix/received/{kept['id']}/refund", "POST", {"amount": 46.0})
+    assert (code, refused["code"]) == (409, "refund_exceeds_pix")
+    asked = server.rest(f"/v1/pix/received/{kept['id']}/refund", method="POST",
+                        body={"description": "Valor acima do devido"})["data"]
+    assert (asked["status"], asked["amount"], asked["requested_by"]) == ("requested", 45.0, "organization")
+    at_psp = wait_for("the devolução at the PSP", lambda: next(
+        (d for d in psp.state().get("devolucoes", []) if d.get("id") == asked["refund_id"]), None))
+    assert at_psp["status"] == "EM_PROCESSAMENTO" and at_psp["valor"] == "45.00"
+    assert at_psp.get("descricao") == "Valor acima do devido"
+    psp.control("/control/settle_refund", {"endToEndId": e2e, "id": asked["refund_id"], "status": "DEVOLVIDO"})
+    done = wait_for("the Pix refunded", lambda: (r := next(
+        x for x in server.rest("/v1/pix/received?per_page=100")["data"] if x["end_to_end_id"] == e2e))
+        ["status"] == "refunded" and r)
+    assert done["refunds"][0]["status"] == "returned" and done["refunded_amount"] == 45.0
+    # The charge it named was never paid by it, and stays as it was.
+    assert server.rest(f"/v1/charges/{new['id']}")["data"]["paid_amount"] == 0
+
+
+def test_a_pix_dated_in_the_future_is_kept_for_review(server, psp):
+    new = charge(server, 100.0, due=business_day_back(40))
+    owed = server.rest(f"/v1/charges/{new['id']}")["data"]["amount_due"]
+    done = psp.control("/control/pay", {"txid": new["id"].replace("_", ""), "valor": "300.00",
+                                        "horario": "2099-01-01T12:00:00.000Z"})
+    assert done["callback"]["status"] == 200, done
+    kept = next(r for r in server.rest("/v1/pix/received?status=review&per_page=100")["data"]
+                if r["end_to_end_id"] == done["pix"]["endToEndId"])
+    assert kept["reason"] == "future_dated"
+    got = server.rest(f"/v1/charges/{new['id']}")["data"]
+    assert (got["paid_amount"], got["amount_due"]) == (0, owed)
