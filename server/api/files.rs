@@ -5,7 +5,7 @@
 use axum::extract::Path;
 use axum::response::IntoResponse;
 use http::header;
-use time::{Date, OffsetDateTime, UtcOffset};
+use time::{Date, OffsetDateTime};
 
 use super::caller::Caller;
 use super::reply::Reply;
@@ -24,10 +24,10 @@ use dunning_store::charges::Charge;
 use dunning_store::customers::Customer;
 use dunning_store::{charges, customers};
 
-/// Brasília time (UTC−3, no daylight saving since 2019): the dates printed on documents.
+/// Now as a clock in Brasília shows it (`dunning_domain::calendar`, the time zone database):
+/// the dates printed on documents.
 fn now_in_brazil() -> OffsetDateTime {
-    dunning_domain::timestamp::now()
-        .to_offset(UtcOffset::from_hms(-3, 0, 0).expect("a valid offset"))
+    dunning_domain::calendar::in_brasilia(dunning_domain::timestamp::now())
 }
 
 fn issuer(p: &Principal) -> Issuer {
@@ -187,10 +187,7 @@ fn pix_payment(
 
 /// The date an instant was in Brasília.
 fn date_in_brazil(timestamp: Timestamp) -> Date {
-    timestamp
-        .instant()
-        .to_offset(UtcOffset::from_hms(-3, 0, 0).expect("a valid offset"))
-        .date()
+    dunning_domain::calendar::day_of(timestamp.instant())
 }
 
 /// `GET /v1/agreements/{id}/term`: the "Termo de acordo e confissão de dívida" as a PDF.
