@@ -41,7 +41,7 @@ pub async fn update(
             FieldError::new(
                 "holidays",
                 "duplicate",
-                &format!("{} is listed more than once", pair[0].date),
+                format!("{} is listed more than once", pair[0].date),
             )
         })
         .collect();
