@@ -1,7 +1,9 @@
 //! HTTP plumbing shared by every route: the RFC 9457 problem documents every error of the
 //! server is answered with (`problem`), the headers of the HTML pages people see (`page`),
-//! and the listener loop with its limits and graceful shutdown (`serve`).
+//! what a body's `Content-Type` says it is (`media_type`), and the listener loop with its
+//! limits and graceful shutdown (`serve`).
 
+pub mod media_type;
 pub mod page;
 pub mod problem;
 pub mod serve;
