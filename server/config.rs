@@ -91,6 +91,9 @@ pub struct Config {
     /// Where `/metrics` is served (`DUNNING_METRICS_BIND`): its own listener, so that it can
     /// stay on an internal network; `None` serves it on the main listener.
     pub metrics_bind: Option<SocketAddr>,
+    /// Reverse proxies whose `X-Forwarded-For` names the client (`DUNNING_TRUSTED_PROXIES`);
+    /// empty: the client is the socket's peer (`server/http/client_address.rs`).
+    pub trusted_proxies: Vec<crate::http::client_address::Network>,
     /// The Pix worker and the PSP connections: see [`PixConfig`].
     pub pix: PixConfig,
 }
@@ -164,6 +167,7 @@ impl Config {
             token_cache_ttl: std::time::Duration::from_secs(2),
             rate_limit_flush: std::time::Duration::from_secs(1),
             metrics_bind: None,
+            trusted_proxies: Vec::new(),
             pix: PixConfig::local(),
         }
     }

@@ -204,6 +204,7 @@ fn config(
         token_cache_ttl: args.token_cache_ttl,
         rate_limit_flush: args.rate_limit_flush,
         metrics_bind,
+        trusted_proxies: args.trusted_proxies.clone(),
         ..Config::local()
     };
     match &args.confirmation_secret {

@@ -311,6 +311,15 @@ pub struct ServeArgs {
     /// on an address only the monitoring network reaches.
     #[arg(long, env = "DUNNING_METRICS_BIND")]
     pub metrics_bind: Option<String>,
+    /// A reverse proxy (an address or a network, e.g. `10.0.0.0/8`; repeat, or comma-separated)
+    /// whose `X-Forwarded-For` names the client, for the limits kept per client address;
+    /// without one the client is the connection's peer.
+    #[arg(
+        long = "trusted-proxy",
+        env = "DUNNING_TRUSTED_PROXIES",
+        value_delimiter = ','
+    )]
+    pub trusted_proxies: Vec<crate::http::client_address::Network>,
     #[command(flatten)]
     pub pix: pix::PixArgs,
 }
