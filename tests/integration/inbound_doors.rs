@@ -146,6 +146,11 @@ async fn a_pix_callback_whose_body_is_not_declared_json_is_refused_with_415_and_
     assert_eq!(charge_status(&server, &id).await, "paid");
 }
 
+async fn opted_out_of_email(server: &TestServer, token: &str, customer: &str) -> bool {
+    let opt_outs = opt_outs(server, token, customer).await;
+    opt_outs.as_array().unwrap().iter().any(|c| c == "email")
+}
+
 #[tokio::test]
 async fn an_unsubscribe_post_that_is_not_a_form_is_refused_with_415_and_both_form_encodings_work() {
     let server = TestServer::start().await;
@@ -187,14 +192,7 @@ async fn an_unsubscribe_post_that_is_not_a_form_is_refused_with_415_and_both_for
     )
     .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.text);
-    assert!(
-        opt_outs(&server, &token, &first)
-            .await
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|c| c == "email")
-    );
+    assert!(opted_out_of_email(&server, &token, &first).await);
     let answer = post_in_process(
         &server,
         &link(&server, &second),
@@ -203,14 +201,7 @@ async fn an_unsubscribe_post_that_is_not_a_form_is_refused_with_415_and_both_for
     )
     .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.text);
-    assert!(
-        opt_outs(&server, &token, &second)
-            .await
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|c| c == "email")
-    );
+    assert!(opted_out_of_email(&server, &token, &second).await);
 }
 
 /// The statuses of `tasks` concurrent senders, each sending `each` requests made by `send`
