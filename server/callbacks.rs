@@ -18,7 +18,7 @@ use axum::Router;
 use axum::body::Body;
 use axum::extract::{OriginalUri, Path, State};
 use axum::routing::post;
-use http::{HeaderMap, StatusCode, header};
+use http::{HeaderMap, StatusCode};
 
 use dunning_engine::collection::record_receipt;
 use dunning_engine::providers::Receipt;
@@ -27,6 +27,7 @@ use dunning_store::deliveries;
 use dunning_store::events::Actor;
 
 use crate::AppState;
+use crate::http::media_type::is_urlencoded_form;
 use crate::http::problem::{ApiError, ApiResult};
 
 /// The largest callback read: Twilio's are under 2 KiB.
@@ -54,15 +55,7 @@ async fn twilio_status(
     let Some(account) = &state.config.twilio else {
         return Err(ApiError::route_not_found(uri.path()));
     };
-    let form = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|v| {
-            v.trim()
-                .eq_ignore_ascii_case("application/x-www-form-urlencoded")
-        });
-    if !form {
+    if !is_urlencoded_form(&headers) {
         return Err(ApiError::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "unsupported_media_type",

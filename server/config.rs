@@ -91,6 +91,13 @@ pub struct Config {
     /// Where `/metrics` is served (`DUNNING_METRICS_BIND`): its own listener, so that it can
     /// stay on an internal network; `None` serves it on the main listener.
     pub metrics_bind: Option<SocketAddr>,
+    /// The refusals one client address may get from each unauthenticated inbound door (Pix
+    /// callbacks, Twilio callbacks, unsubscribe links) per window before the door answers 429
+    /// without looking (`DUNNING_BAD_REQUEST_BUDGET`; `server/inbound.rs`).
+    pub bad_request_budget: crate::http::address_budget::Budget,
+    /// Reverse proxies whose `X-Forwarded-For` names the client (`DUNNING_TRUSTED_PROXIES`);
+    /// empty: the client is the socket's peer (`server/http/client_address.rs`).
+    pub trusted_proxies: Vec<crate::http::client_address::Network>,
     /// The Pix worker and the PSP connections: see [`PixConfig`].
     pub pix: PixConfig,
 }
@@ -164,6 +171,11 @@ impl Config {
             token_cache_ttl: std::time::Duration::from_secs(2),
             rate_limit_flush: std::time::Duration::from_secs(1),
             metrics_bind: None,
+            bad_request_budget: crate::http::address_budget::Budget {
+                per_window: 60,
+                window: std::time::Duration::from_secs(60),
+            },
+            trusted_proxies: Vec::new(),
             pix: PixConfig::local(),
         }
     }

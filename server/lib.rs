@@ -12,6 +12,7 @@ pub mod demo;
 pub mod demo_bulk;
 pub mod generated;
 pub mod http;
+pub mod inbound;
 pub mod mcp_host;
 pub mod oauth;
 pub mod ops;
@@ -40,9 +41,7 @@ pub fn app(state: AppState) -> Router {
         .merge(v1)
         .merge(mcp)
         .merge(oauth::router(state.clone()))
-        .merge(unsubscribe::router(state.clone()))
-        .merge(callbacks::router(state.clone()))
-        .merge(pix_webhook::router(state.clone()))
+        .merge(inbound_doors(&state))
         .merge(probes::router(
             state.db.clone(),
             state.engine.status.clone(),
@@ -63,6 +62,23 @@ pub fn app(state: AppState) -> Router {
     app.method_not_allowed_fallback(http::problem::wrong_method)
         .fallback(http::problem::no_route)
         .layer(layers)
+}
+
+/// The unauthenticated inbound doors (the unsubscribe pages, the providers' status callbacks,
+/// the PSPs' Pix callbacks), each route behind `inbound::guard`: laid on these routes only, so
+/// that no `/v1` or MCP request pays for another middleware (bench/RESULTS.md, fd4a7a0), and
+/// inside the access log and the metrics, which see its 429s.
+fn inbound_doors(state: &AppState) -> Router {
+    let doors = std::sync::Arc::new(inbound::Doors::new(
+        state.config.bad_request_budget,
+        state.config.trusted_proxies.clone(),
+        state.metrics.clone(),
+    ));
+    Router::new()
+        .merge(unsubscribe::router(state.clone()))
+        .merge(callbacks::router(state.clone()))
+        .merge(pix_webhook::router(state.clone()))
+        .route_layer(axum::middleware::from_fn_with_state(doors, inbound::guard))
 }
 
 fn mcp_host(state: &AppState) -> std::sync::Arc<dyn mcp::Host> {

@@ -9,7 +9,9 @@
 //! SHA-256): a callback is found by that hash and the hashes are compared in constant time; a
 //! wrong or missing secret is a 404 that says nothing more. Either refusal changes nothing.
 //!
-//! The body is bounded and read whole before anything is applied: every Pix of it must be what
+//! The body must be declared JSON (`application/json` or `application/*+json`, as on `/v1`),
+//! else 415 before the secret is looked up: `text/plain`, forms and multipart are never read.
+//! It is bounded and read whole before anything is applied: every Pix of it must be what
 //! the API Pix says (a 400 naming the first fault otherwise, and nothing applied), then each is
 //! received once (`dunning_app::pix_received`: idempotent by `endToEndId`, a payment on its charge or
 //! kept for review). Storage faults are 503, which PSPs retry. Logs and traces show the path
@@ -26,6 +28,7 @@ use serde_json::Value;
 use subtle::ConstantTimeEq;
 
 use crate::AppState;
+use crate::http::media_type::is_json;
 use crate::http::problem::{ApiError, FieldError};
 use dunning_app::pix_received::{self as app, Outcome, PixItem};
 use dunning_engine::pix::connect::secret_hash;
@@ -104,6 +107,16 @@ async fn callback(
             "client_certificate_required",
             "Pix callbacks come from the PSP through mutual TLS",
         );
+    }
+    // The media type is judged after the proxy's header and before the secret. After the
+    // header: a request that did not come through the PSP's mutual TLS learns nothing, not
+    // even what we would read. Before the secret: it costs no database lookup, and the answer
+    // is the same whether the secret is right or not, so it tells nothing about the secret;
+    // all it says is that a callback is JSON, which BACEN's API Pix says to everyone. A body
+    // that is not declared JSON (none, `text/plain`, a form, multipart: what a browser may
+    // send cross-site unasked) is never read, let alone applied.
+    if !is_json(&headers) {
+        return ApiError::unsupported_media_type().into_response();
     }
     let org = match organization_of(&state, &secret).await {
         Ok(Some(org)) => org,

@@ -204,6 +204,11 @@ fn config(
         token_cache_ttl: args.token_cache_ttl,
         rate_limit_flush: args.rate_limit_flush,
         metrics_bind,
+        bad_request_budget: crate::http::address_budget::Budget {
+            per_window: u32::try_from(args.bad_request_budget.0).unwrap_or(u32::MAX),
+            window: Duration::from_secs(args.bad_request_budget.1.unsigned_abs()),
+        },
+        trusted_proxies: args.trusted_proxies.clone(),
         ..Config::local()
     };
     match &args.confirmation_secret {

@@ -7,7 +7,8 @@
 //! POST carries no cookie, credential or `Origin` of ours, so no CSRF guard applies here (and
 //! the OAuth forms' guard must not: it would refuse every provider). A token that is
 //! malformed, tampered with, or names a customer that no longer exists gets the same 404 page,
-//! which says nothing about why, and nothing changes. Logs and traces show the path without its
+//! which says nothing about why, and nothing changes. A POST whose body is not a form (RFC
+//! 8058's two encodings) is a 415 page and changes nothing. Logs and traces show the path without its
 //! token (`ops::access_log::shown_path`). Pages are pt-BR HTML from askama
 //! templates (`server/templates/unsubscribe/`, named from askama's default `templates/`, the
 //! generator's folder, with `../`), without scripts or remote resources.
@@ -18,7 +19,7 @@ use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
-use http::StatusCode;
+use http::{HeaderMap, StatusCode};
 
 use dunning_app::Refused;
 use dunning_app::opt_outs::{self, OptOut};
@@ -28,6 +29,7 @@ use dunning_store::retry::{self, Failure};
 use dunning_store::{StoreError, customers};
 
 use crate::AppState;
+use crate::http::media_type::is_form;
 
 /// The largest body a POST may carry: the form's one field, or a provider's, with room.
 const BODY_LIMIT: usize = 4096;
@@ -84,17 +86,29 @@ async fn confirm_page(State(state): State<AppState>, Path(token): Path<String>) 
     }
 }
 
-/// `POST`: opt out, once. The body is read (bounded) but not judged: RFC 8058 fixes it to
-/// `List-Unsubscribe=One-Click` in one of two encodings, and the signed URL is what
-/// authorizes the request.
+/// `POST`: opt out, once. The body must be a form, in one of the two encodings RFC 8058 §3.1
+/// names for the one-click POST (`multipart/form-data` or
+/// `application/x-www-form-urlencoded`, which our own page's form sends); anything else
+/// (`text/plain`, JSON, no body type at all) is a 415 and changes nothing. The body is read
+/// (bounded) but not judged: RFC 8058 fixes it to `List-Unsubscribe=One-Click`, and the signed
+/// URL is what authorizes the request.
 async fn unsubscribe(
     State(state): State<AppState>,
     Path(token): Path<String>,
+    headers: HeaderMap,
     body: Body,
 ) -> Response {
+    // The token first: checking it costs an HMAC and no lookup, and a bad one gets the one
+    // page that says nothing, whatever the body.
     let Some(target) = unsubscribe::verify(&state.config.unsubscribe_secret, &token) else {
         return not_found();
     };
+    if !is_form(&headers) {
+        return refused(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Este endereço recebe apenas o formulário de cancelamento.",
+        );
+    }
     if axum::body::to_bytes(body, BODY_LIMIT).await.is_err() {
         return refused(
             StatusCode::PAYLOAD_TOO_LARGE,

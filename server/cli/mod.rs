@@ -12,7 +12,7 @@ use clap::{Args, Parser, Subcommand};
 use dunning_store::{Db, DbSettings};
 
 use crate::ops::logging::LogFormat;
-use parse::{parse_duration, parse_token_cache_ttl};
+use parse::{parse_duration, parse_rate_limit, parse_token_cache_ttl};
 
 #[derive(Parser)]
 #[command(
@@ -311,6 +311,21 @@ pub struct ServeArgs {
     /// on an address only the monitoring network reaches.
     #[arg(long, env = "DUNNING_METRICS_BIND")]
     pub metrics_bind: Option<String>,
+    /// Refusals (4xx) one client address may get from each unauthenticated inbound door (Pix
+    /// callbacks, Twilio callbacks, unsubscribe links) per window, e.g. `60/minute` or `20/10s`;
+    /// past it the door answers 429 with Retry-After until the address's window ends, without
+    /// looking anything up or logging each request. Valid requests never count.
+    #[arg(long, env = "DUNNING_BAD_REQUEST_BUDGET", default_value = "60/minute", value_parser = parse_rate_limit)]
+    pub bad_request_budget: (i64, i64),
+    /// A reverse proxy (an address or a network, e.g. `10.0.0.0/8`; repeat, or comma-separated)
+    /// whose `X-Forwarded-For` names the client, for the limits kept per client address;
+    /// without one the client is the connection's peer.
+    #[arg(
+        long = "trusted-proxy",
+        env = "DUNNING_TRUSTED_PROXIES",
+        value_delimiter = ','
+    )]
+    pub trusted_proxies: Vec<crate::http::client_address::Network>,
     #[command(flatten)]
     pub pix: pix::PixArgs,
 }

@@ -6,20 +6,21 @@
 //! Every client is public (`token_endpoint_auth_method: none`): PKCE, not a secret, ties the
 //! code to the client that asked for it, and the assistants connecting here cannot keep one.
 
-use std::collections::HashMap;
-use std::net::{IpAddr, SocketAddr};
-use std::sync::{Arc, Mutex};
+use std::net::IpAddr;
+use std::sync::Arc;
 
+use axum::extract::State;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{ConnectInfo, State};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use http::{HeaderValue, StatusCode, header};
+use http::{HeaderMap, HeaderValue, StatusCode, header};
 use reqwest::Url;
 use serde::Deserialize;
 use serde_json::json;
 
 use super::{error, forms};
+use crate::http::address_budget::{AddressBudget, Budget, now_ms};
+use crate::http::client_address;
 use crate::state::AppState;
 use dunning_domain::text::allowed_char;
 use dunning_engine::outbound::{self, Policy};
@@ -36,7 +37,7 @@ pub const LARGEST_METADATA_DOCUMENT: usize = 5 * 1024;
 const METADATA_CACHE_SECS: i64 = 3600;
 /// Registrations one client address may make per window (per replica).
 pub const REGISTRATIONS_PER_WINDOW: u32 = 10;
-const REGISTRATION_WINDOW_SECS: i64 = 60;
+const REGISTRATION_WINDOW: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// A registration request or a metadata document: the fields we read.
 #[derive(Debug, Deserialize)]
@@ -166,44 +167,38 @@ fn check_metadata(metadata: &ClientMetadata) -> Result<(), String> {
     Ok(())
 }
 
-/// Registrations per client address in the current window: anyone may register, so one
-/// address may not fill the table (unused registrations are also deleted after a day).
-#[derive(Debug, Default)]
-pub struct RegistrationLimit {
-    windows: Mutex<HashMap<Option<IpAddr>, (i64, u32)>>,
-}
+/// Registrations per client address: anyone may register, so one address may not fill the
+/// table (unused registrations are also deleted after a day). Every registration counts,
+/// made or refused.
+#[derive(Debug, Clone)]
+pub struct RegistrationLimit(Arc<AddressBudget>);
 
-/// Most addresses remembered; past it, windows that ended are dropped.
-const MOST_ADDRESSES: usize = 10_000;
-
-impl RegistrationLimit {
-    /// Count one registration from `address`; `Err(seconds)` to wait when over the limit.
-    fn admit(&self, address: Option<IpAddr>, now: i64) -> Result<(), i64> {
-        let window = now - now.rem_euclid(REGISTRATION_WINDOW_SECS);
-        let mut windows = self.windows.lock().expect("registration limit lock");
-        if windows.len() >= MOST_ADDRESSES {
-            windows.retain(|_, (start, _)| *start == window);
-        }
-        let entry = windows.entry(address).or_insert((window, 0));
-        if entry.0 != window {
-            *entry = (window, 0);
-        }
-        if entry.1 >= REGISTRATIONS_PER_WINDOW {
-            return Err(window + REGISTRATION_WINDOW_SECS - now);
-        }
-        entry.1 += 1;
-        Ok(())
+impl Default for RegistrationLimit {
+    fn default() -> Self {
+        RegistrationLimit(AddressBudget::new(
+            "oauth_register",
+            Budget {
+                per_window: REGISTRATIONS_PER_WINDOW,
+                window: REGISTRATION_WINDOW,
+            },
+        ))
     }
 }
 
 /// `POST /oauth/register`: RFC 7591 registration of a public client.
 pub async fn register(
     State(state): State<AppState>,
-    Extension(limit): Extension<Arc<RegistrationLimit>>,
-    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    Extension(limit): Extension<RegistrationLimit>,
+    headers: HeaderMap,
+    extensions: http::Extensions,
     body: Result<axum::body::Bytes, BytesRejection>,
 ) -> Response {
-    let response = registration(&state, &limit, peer.map(|p| p.0.0.ip()), body).await;
+    let address = client_address::client(
+        client_address::peer(&extensions),
+        &headers,
+        &state.config.trusted_proxies,
+    );
+    let response = registration(&state, &limit, address, body).await;
     let outcome = match response.status() {
         StatusCode::CREATED => "registered",
         StatusCode::TOO_MANY_REQUESTS => "rate_limited",
@@ -219,7 +214,8 @@ async fn registration(
     address: Option<IpAddr>,
     body: Result<axum::body::Bytes, BytesRejection>,
 ) -> Response {
-    if let Err(wait) = limit.admit(address, now_epoch()) {
+    if let Err(over) = limit.0.admit(address, now_ms()) {
+        let wait = over.retry_after;
         let mut response = error(
             StatusCode::TOO_MANY_REQUESTS,
             "invalid_request",
@@ -229,6 +225,8 @@ async fn registration(
             header::RETRY_AFTER,
             HeaderValue::from_str(&wait.to_string()).expect("digits"),
         );
+        // The budget's own lines stand for a flood of these in the log.
+        response.extensions_mut().insert(over);
         return response;
     }
     let body = match forms::oauth_body(body) {

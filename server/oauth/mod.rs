@@ -31,8 +31,6 @@ mod sign_in;
 pub mod throttle;
 mod token;
 
-use std::sync::Arc;
-
 use axum::Router;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -64,7 +62,7 @@ pub fn router(state: AppState) -> Router {
         .route("/oauth/apps/revoke", post(apps::revoke))
         .route("/oauth/sign-out", post(apps::sign_out))
         .layer(axum::extract::DefaultBodyLimit::max(forms::LARGEST_BODY))
-        .layer(Extension(Arc::new(clients::RegistrationLimit::default())))
+        .layer(Extension(clients::RegistrationLimit::default()))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             forms::host_guard,

@@ -3,6 +3,12 @@
 //! its query (queries may carry a CPF), status, duration, the organization when a token
 //! named one, and for `/mcp` the MCP method and tool (from `mcp::observe`: names the server
 //! knows, never the client's text). Never a token, a secret, arguments or a body.
+//!
+//! Except for requests refused because their client address spent its budget
+//! (`http::address_budget`, marked `OverBudget`: the inbound doors, OAuth registration): a flood
+//! of them would be a flood of lines, so they are left out here, counted in the metrics, and
+//! stood for by the budget's own lines (one when an address is first refused in its window,
+//! one with the count when the window ends).
 
 use std::cell::RefCell;
 use std::time::Instant;
@@ -14,6 +20,8 @@ use http::{HeaderName, HeaderValue};
 use mcp::observe::Exchanges;
 
 use dunning_store::ids;
+
+use crate::http::address_budget::OverBudget;
 
 /// The organization a request acted for, set on the response by authentication so that the
 /// access log can name it.
@@ -67,6 +75,9 @@ pub async fn access_log(mut request: Request, next: Next) -> Response {
     if let Ok(value) = HeaderValue::from_str(&id) {
         response.headers_mut().insert(REQUEST_ID, value.clone());
         response.headers_mut().insert(X_REQUEST_ID, value);
+    }
+    if response.extensions().get::<OverBudget>().is_some() {
+        return response;
     }
     let organization = response
         .extensions()

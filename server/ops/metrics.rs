@@ -1,7 +1,7 @@
 //! Prometheus metrics at `/metrics`: what the process counts as it serves (HTTP and MCP
-//! requests and their latency, rate-limit refusals, confirmations, idempotent replays,
-//! webhook deliveries, the wait for a database connection) and what it reads when scraped
-//! (engine queues, the database pool).
+//! requests and their latency, rate-limit refusals, the inbound doors' refusals,
+//! confirmations, idempotent replays, webhook deliveries, the wait for a database connection)
+//! and what it reads when scraped (engine queues, the database pool).
 //!
 //! Labels are bounded by construction: `/v1` operation ids, MCP method and tool names from the
 //! catalog, status classes and fixed outcome words. Never an organization, a token, a person
@@ -47,6 +47,7 @@ pub struct Metrics {
     mcp_requests: IntCounterVec,
     mcp_duration: HistogramVec,
     rate_limit_refusals: IntCounterVec,
+    inbound_refusals: IntCounterVec,
     confirmations: IntCounterVec,
     idempotent_replays: IntCounter,
     webhook_deliveries: IntCounterVec,
@@ -154,6 +155,12 @@ impl Metrics {
                 "Requests refused because their token's rate-limit window was spent, by surface (rest or mcp).",
                 &["surface"],
             ),
+            inbound_refusals: counter(
+                &r,
+                "dunning_inbound_refusals_total",
+                "Requests an unauthenticated inbound door refused, by door (pix_webhook, callbacks, unsubscribe) and reason (not_found, forbidden, unsupported_media_type, ..., over_budget: the client address spent its budget of refusals).",
+                &["door", "reason"],
+            ),
             confirmations: counter(
                 &r,
                 "dunning_mcp_confirmations_total",
@@ -251,6 +258,13 @@ impl Metrics {
         self.oauth.with_label_values(&[step, outcome]).inc();
     }
 
+    /// Count one refusal of an inbound door (`inbound`): fixed words, never the address.
+    pub fn inbound_refusal(&self, door: &'static str, reason: &'static str) {
+        self.inbound_refusals
+            .with_label_values(&[door, reason])
+            .inc();
+    }
+
     /// Count what OAuth housekeeping removed: `what` is `grants`, `clients` or `sessions`.
     pub fn oauth_expired(&self, what: &'static str, count: u64) {
         self.oauth_expired.with_label_values(&[what]).inc_by(count);
@@ -267,17 +281,17 @@ impl Metrics {
     fn observe(&self, path: &str, response: &Response, elapsed: Duration) {
         let class = status_class(response.status());
         let seconds = elapsed.as_secs_f64();
-        let operation = response
-            .extensions()
-            .get::<OperationName>()
-            .map_or_else(|| route_kind(path), |o| o.0);
+        let named = response.extensions().get::<OperationName>();
+        let operation = named.map_or_else(|| route_kind(path), |o| o.0);
         self.http_requests
             .with_label_values(&[operation, class])
             .inc();
         self.http_duration
             .with_label_values(&[operation, class])
             .observe(seconds);
-        if response.status() == StatusCode::TOO_MANY_REQUESTS && operation != "mcp" {
+        // A `/v1` operation's 429 is its token's rate limit; other routes' 429s (an address
+        // over an inbound door's budget, OAuth registrations) are counted where they are made.
+        if response.status() == StatusCode::TOO_MANY_REQUESTS && named.is_some() {
             self.rate_limit_refusals.with_label_values(&["rest"]).inc();
         }
         let Some(Exchanges(exchanges)) = response.extensions().get::<Exchanges>() else {
@@ -357,6 +371,7 @@ fn route_kind(path: &str) -> &'static str {
         p if p.starts_with("/.well-known/") => "well_known",
         p if p.starts_with("/unsubscribe/") => "unsubscribe",
         p if p.starts_with("/pix/webhook/") => "pix_webhook",
+        p if p.starts_with("/callbacks/") => "callbacks",
         _ => "other",
     }
 }
@@ -407,6 +422,7 @@ mod tests {
             route_kind("/unsubscribe/u1.org_a.cus_b.email.sig"),
             "unsubscribe"
         );
+        assert_eq!(route_kind("/callbacks/twilio/org_a"), "callbacks");
     }
 
     #[test]

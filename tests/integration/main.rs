@@ -21,6 +21,7 @@ mod external_issuer;
 mod faults;
 mod http_server;
 mod idempotency_and_limits;
+mod inbound_doors;
 mod isolation;
 mod mcp_authorization;
 mod mcp_confirmation;

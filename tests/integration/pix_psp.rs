@@ -70,7 +70,7 @@ pub(crate) async fn connect(server: &TestServer) -> String {
 }
 
 /// A new pending charge of organization 0, due in ten days: its id.
-async fn charge(server: &TestServer, amount: f64) -> String {
+pub(crate) async fn charge(server: &TestServer, amount: f64) -> String {
     let token = server.token(0, "admin", "api");
     let customers = server
         .rest("GET", "/v1/customers?per_page=1", &token, None)
@@ -103,7 +103,7 @@ pub(crate) async fn callback(server: &TestServer, path: &str, body: &Value) -> (
     (answer.status, answer.body)
 }
 
-fn pix(e2e: &str, txid: &str, valor: &str) -> Value {
+pub(crate) fn pix(e2e: &str, txid: &str, valor: &str) -> Value {
     json!({"pix": [{"endToEndId": e2e, "txid": txid, "valor": valor, "horario": "2026-01-02T10:00:00.000Z"}]})
 }
 

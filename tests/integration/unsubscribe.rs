@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::common::{Answer, TestServer};
 
 /// A customer of organization 0 who still receives e-mails, and another one.
-async fn two_customers(server: &TestServer, token: &str) -> (String, String) {
+pub(crate) async fn two_customers(server: &TestServer, token: &str) -> (String, String) {
     let list = server
         .rest("GET", "/v1/customers?per_page=100", token, None)
         .await;
@@ -29,7 +29,7 @@ async fn two_customers(server: &TestServer, token: &str) -> (String, String) {
     (ids[0].clone(), ids[1].clone())
 }
 
-fn link(server: &TestServer, customer: &str) -> String {
+pub(crate) fn link(server: &TestServer, customer: &str) -> String {
     let token = unsubscribe::sign(
         &server.state.config.unsubscribe_secret,
         &Target {
@@ -59,7 +59,7 @@ async fn one_click(server: &TestServer, path: &str) -> Answer {
         .await
 }
 
-async fn opt_outs(server: &TestServer, token: &str, customer: &str) -> Value {
+pub(crate) async fn opt_outs(server: &TestServer, token: &str, customer: &str) -> Value {
     let answer = server
         .rest("GET", &format!("/v1/customers/{customer}"), token, None)
         .await;
