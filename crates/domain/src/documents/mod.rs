@@ -124,7 +124,7 @@ pub fn debtor_statement(input: &StatementInput) -> Vec<u8> {
     let mut doc = Document::new(&title, input.issued_at);
     letterhead(&mut doc, &input.issuer);
     doc.title("Extrato de débitos");
-    let issued = date_br(input.issued_at.date());
+    let issued = date_br(crate::calendar::day_of(input.issued_at));
     doc.key_values(&[("Data de emissão", &issued)]);
 
     doc.heading("Devedor");
@@ -155,7 +155,7 @@ pub fn debtor_statement(input: &StatementInput) -> Vec<u8> {
     };
     doc.paragraph(input.payment_instructions.as_deref().unwrap_or(standard));
     for payment in &input.pix {
-        pix_block(&mut doc, payment, input.issued_at.date());
+        pix_block(&mut doc, payment, crate::calendar::day_of(input.issued_at));
     }
     doc.paragraph(&contact_sentence(&input.issuer));
     doc.finish()
@@ -234,7 +234,11 @@ pub fn discharge_letter(input: &DischargeInput) -> Vec<u8> {
          existentes.",
     );
     doc.spacer();
-    let place_date = format!("{}, {}.", input.place, date_long_br(input.issued_at.date()));
+    let place_date = format!(
+        "{}, {}.",
+        input.place,
+        date_long_br(crate::calendar::day_of(input.issued_at))
+    );
     doc.paragraph(&place_date);
     let issuer_document = format!(
         "{} {}",
@@ -360,7 +364,7 @@ pub fn agreement_term(input: &AgreementTermInput) -> Vec<u8> {
         doc.keep_together(HEADING_ROOM + QR_SIDE);
         doc.heading("Pagamento com Pix");
         doc.paragraph("O próximo pagamento do acordo pode ser feito com o Pix abaixo.");
-        pix_block(&mut doc, payment, input.issued_at.date());
+        pix_block(&mut doc, payment, crate::calendar::day_of(input.issued_at));
     }
 
     doc.heading("Condições");
@@ -388,7 +392,11 @@ pub fn agreement_term(input: &AgreementTermInput) -> Vec<u8> {
     }
 
     doc.spacer();
-    let place_date = format!("{}, {}.", input.place, date_long_br(input.issued_at.date()));
+    let place_date = format!(
+        "{}, {}.",
+        input.place,
+        date_long_br(crate::calendar::day_of(input.issued_at))
+    );
     doc.paragraph(&place_date);
     let issuer_document = format!(
         "{} {}",
