@@ -392,6 +392,7 @@ async fn the_engine_queues_and_the_pool_are_read_on_postgresql_too() {
         "collection_requests",
         "webhook_deliveries",
         "pix_cobv",
+        "pix_refunds",
         "exports",
     ] {
         assert!(
