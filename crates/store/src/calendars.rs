@@ -1,8 +1,8 @@
 //! An organization's calendar (`organization_calendars`, one row per organization): its own
 //! holidays beside the national ones the domain knows. Every charge read turns its due date
-//! into its effective due date through it, so it is read with each (the one-row read of a
-//! table keyed by the organization, as the Pix setup is), never cached: a holiday set on one
-//! replica counts on every replica at once.
+//! into its effective due date through it, so it is read with each — in the charge's own
+//! statement (`charges::ChargeRow`'s columns), or by its key here — never cached: a holiday set
+//! on one replica counts on every replica at once.
 
 use std::sync::Arc;
 
@@ -76,6 +76,16 @@ pub async fn of(db: &Db, organization_id: &str) -> Result<Arc<Calendar>> {
 /// Same as [`of`] inside a transaction.
 pub async fn of_in(conn: &mut AnyConnection, organization_id: &str) -> Result<Arc<Calendar>> {
     Ok(calendar(holidays_in(conn, organization_id).await?))
+}
+
+/// The calendar of holidays stored as `text` (the `holidays` column).
+pub fn parse(organization_id: &str, text: &str) -> Result<Arc<Calendar>> {
+    let holidays: Vec<Holiday> = serde_json::from_str(text).map_err(|e| {
+        StoreError::Corrupt(format!("organization_calendars of {organization_id}: {e}"))
+    })?;
+    Ok(Arc::new(Calendar::with_holidays(
+        holidays.into_iter().map(|h| h.date).collect(),
+    )))
 }
 
 fn calendar(stored: StoredHolidays) -> Arc<Calendar> {
