@@ -85,6 +85,14 @@ pub fn today() -> Date {
 
 /// Whether `date` is a national banking holiday (weekends aside).
 pub fn is_national_holiday(date: Date) -> bool {
+    // Looked up in a table of the years any charge of the service can have (built once from
+    // bdays: a charge read asks for its effective due date, and bdays works Easter out on
+    // every call); other years ask bdays directly.
+    let table = HOLIDAY_TABLE.get_or_init(HolidayTable::build);
+    table.lookup(date).unwrap_or_else(|| bdays_holiday(date))
+}
+
+fn bdays_holiday(date: Date) -> bool {
     // bdays computes Easter with an algorithm valid from 1583 on (it panics before); no date
     // of this service is that old, but an instant a third party sends could be.
     if date.year() < 1583 {
@@ -96,6 +104,46 @@ pub fn is_national_holiday(date: Date) -> bool {
         u32::from(date.day()),
     )
     .is_some_and(|d| bdays::calendars::brazil::BRSettlement.is_holiday(d))
+}
+
+static HOLIDAY_TABLE: OnceLock<HolidayTable> = OnceLock::new();
+
+/// One bit a day from 1 January [`HolidayTable::FIRST_YEAR`] to the end of
+/// [`HolidayTable::LAST_YEAR`]: set for a national holiday.
+struct HolidayTable {
+    first: i32,
+    bits: Vec<u64>,
+}
+
+impl HolidayTable {
+    const FIRST_YEAR: i32 = 1990;
+    const LAST_YEAR: i32 = 2110;
+
+    fn build() -> HolidayTable {
+        let start =
+            Date::from_calendar_date(Self::FIRST_YEAR, time::Month::January, 1).expect("a date");
+        let end =
+            Date::from_calendar_date(Self::LAST_YEAR, time::Month::December, 31).expect("a date");
+        let days = (end - start).whole_days() as usize + 1;
+        let mut bits = vec![0u64; days.div_ceil(64)];
+        let mut day = start;
+        for i in 0..days {
+            if bdays_holiday(day) {
+                bits[i / 64] |= 1 << (i % 64);
+            }
+            day = day.next_day().unwrap_or(day);
+        }
+        HolidayTable {
+            first: start.to_julian_day(),
+            bits,
+        }
+    }
+
+    fn lookup(&self, date: Date) -> Option<bool> {
+        let i = usize::try_from(date.to_julian_day() - self.first).ok()?;
+        let word = self.bits.get(i / 64)?;
+        Some(word & (1 << (i % 64)) != 0)
+    }
 }
 
 /// The national banking holidays of `year`, in order, each with its name (pt-BR): the days
@@ -416,6 +464,18 @@ mod tests {
             );
             day = day.next_day().unwrap();
         }
+    }
+
+    #[test]
+    fn the_holiday_table_says_what_bdays_says() {
+        let mut day = date!(1990 - 01 - 01);
+        while day <= date!(2110 - 12 - 31) {
+            assert_eq!(is_national_holiday(day), bdays_holiday(day), "{day}");
+            day = day.next_day().unwrap();
+        }
+        // Past the table, bdays answers.
+        assert!(is_national_holiday(date!(2200 - 12 - 25)));
+        assert!(!is_national_holiday(date!(2200 - 12 - 26)));
     }
 
     #[test]
