@@ -298,11 +298,20 @@ async fn a_devolucao_in_process_then_refused_leaves_the_payment_alone() {
         OffsetDateTime::now_utc() - Duration::minutes(1),
     );
     deliver(&server, &secret, vec![paying.clone()]).await;
-    for status in ["EM_PROCESSAMENTO", "NAO_REALIZADO"] {
+    // Each report that moves it counts as news; the same again is a duplicate.
+    for (status, answer) in [
+        ("EM_PROCESSAMENTO", json!({"received": 1, "duplicates": 0})),
+        ("EM_PROCESSAMENTO", json!({"received": 0, "duplicates": 1})),
+        ("NAO_REALIZADO", json!({"received": 1, "duplicates": 0})),
+    ] {
         let mut item = paying.clone();
         item["devolucoes"] =
             json!([{"id": "D2", "valor": "20.00", "status": status, "motivo": "Conta encerrada"}]);
-        deliver(&server, &secret, vec![item]).await;
+        assert_eq!(
+            deliver(&server, &secret, vec![item]).await,
+            answer,
+            "{status}"
+        );
     }
     let charge = get_charge(&server, &id).await;
     assert_eq!(charge["paid_amount"], json!(20.0));

@@ -69,6 +69,7 @@ pub async fn reported(
     now: &str,
 ) -> Result<bool> {
     let existing = store::find(tx, org, &received.end_to_end_id, &item.id).await?;
+    let new = existing.is_none();
     let refund = match existing {
         Some(refund) => refund,
         None => {
@@ -124,8 +125,8 @@ pub async fn reported(
         }
     };
     if refund.status == item.status || refund.status.is_final() {
-        // Nothing new (a final status never moves back).
-        return Ok(false);
+        // Nothing more (a final status never moves back).
+        return Ok(new);
     }
     if !store::set_status(
         tx,
