@@ -117,7 +117,7 @@ pub(crate) fn build(
             );
             continue;
         };
-        let front: FrontMatter = match serde_yaml::from_str(front) {
+        let front: FrontMatter = match serde_yaml_ng::from_str(front) {
             Ok(front) => front,
             Err(e) => {
                 diags.error(at, format!("{}: front matter: {e}", source.file));

@@ -1,6 +1,6 @@
-//! YAML text straight to `serde_json::Value`, without `serde_yaml::Value` in between.
+//! YAML text straight to `serde_json::Value`, without `serde_yaml_ng::Value` in between.
 //!
-//! `serde_yaml::Value` refuses integers beyond 64 bits (a real document has
+//! `serde_yaml_ng::Value` refuses integers beyond 64 bits (a real document has
 //! `maximum: 18446744073709552000`) and keeps non-string keys (`200:` in `responses` is an
 //! integer), which `serde_json::Value` cannot hold. This visitor reads numbers as JSON Schema
 //! numbers whatever their size (beyond 64 bits: the nearest `f64`, as a JSON parser does),
@@ -12,8 +12,8 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
 /// Parses YAML text into JSON.
-pub(crate) fn from_str(text: &str) -> Result<Value, serde_yaml::Error> {
-    serde_yaml::from_str::<Json>(text).map(|j| j.0)
+pub(crate) fn from_str(text: &str) -> Result<Value, serde_yaml_ng::Error> {
+    serde_yaml_ng::from_str::<Json>(text).map(|j| j.0)
 }
 
 struct Json(Value);
