@@ -26,6 +26,7 @@
 
 mod annotations;
 pub mod budget;
+mod build_script;
 mod catalog;
 mod diagnostics;
 pub mod diff;
@@ -46,6 +47,7 @@ mod yaml;
 use serde_json::Value;
 
 pub use annotations::{MAX_RESULT_SIZE_CHARS, REQUIRES_USER_INTERACTION};
+pub use build_script::{Build, DENY_WARNINGS};
 pub use diagnostics::{Diagnostic, Report};
 pub use load::{LoadedDocument, load, read_prompts};
 pub use prompts::{Prompt, PromptArgument, PromptSource, placeholders};

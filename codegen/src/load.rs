@@ -595,10 +595,16 @@ fn percent_decode(s: &str) -> String {
 
 /// Every `*.md` file directly in `dir`, sorted by file name so the prompt order is stable:
 /// the prompt sources of [`crate::Settings::prompts`]. Build scripts of every catalog read
-/// their prompts with this.
+/// their prompts with this. A folder that does not exist has none.
 pub fn read_prompts(dir: &Path) -> std::io::Result<Vec<crate::PromptSource>> {
     let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir)? {
+    // A service without prompts has no folder for them: none, not an error.
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    for entry in entries {
         let path = entry?.path();
         if path.extension().is_some_and(|e| e == "md") {
             files.push(path);

@@ -1,0 +1,197 @@
+//! The one step a service's `build.rs` takes: the document (and every file its `$ref`s reach),
+//! the optional instructions and prompts, generated into `$OUT_DIR/catalog.rs` and
+//! `$OUT_DIR/models.rs`, with cargo told what to watch and what the generator warned about.
+//!
+//! ```no_run
+//! // build.rs
+//! fn main() {
+//!     codegen::Build::new("openapi.yaml").run();
+//! }
+//! ```
+//!
+//! Like [`load`](crate::load), this is IO at the edge: it reads files, the environment and
+//! writes `$OUT_DIR`; [`generate`](crate::generate) stays pure.
+
+use std::path::{Path, PathBuf};
+
+use crate::{Output, Report, Settings};
+
+/// The environment variable that makes the generator's warnings errors (`1`), read by
+/// [`Build::run`] itself: CI sets it, a developer's build only prints them.
+pub const DENY_WARNINGS: &str = "CODEGEN_DENY_WARNINGS";
+
+/// A build script's generation: the document's path, then optional inputs.
+#[derive(Debug, Clone)]
+pub struct Build {
+    document: PathBuf,
+    instructions: Option<PathBuf>,
+    prompts: Option<PathBuf>,
+    settings: Settings,
+    deny_warnings: Option<bool>,
+}
+
+impl Build {
+    /// Generate from the OpenAPI document at `document` (JSON or YAML, relative to the
+    /// package's manifest directory, where cargo runs build scripts).
+    pub fn new(document: impl AsRef<Path>) -> Build {
+        Build {
+            document: document.as_ref().to_owned(),
+            instructions: None,
+            prompts: None,
+            settings: Settings::default(),
+            deny_warnings: None,
+        }
+    }
+
+    /// The MCP `instructions` from this Markdown file (none without it).
+    pub fn instructions(mut self, file: impl AsRef<Path>) -> Build {
+        self.instructions = Some(file.as_ref().to_owned());
+        self
+    }
+
+    /// Prompts from the `.md` files of this folder (none when it does not exist).
+    pub fn prompts(mut self, folder: impl AsRef<Path>) -> Build {
+        self.prompts = Some(folder.as_ref().to_owned());
+        self
+    }
+
+    /// Everything else [`Settings`] says (the budget, the models' format types, ...); the
+    /// instructions and prompts given here replace its own.
+    pub fn settings(mut self, settings: Settings) -> Build {
+        self.settings = settings;
+        self
+    }
+
+    /// Warnings as errors, whatever [`DENY_WARNINGS`] says.
+    pub fn deny_warnings(mut self, deny: bool) -> Build {
+        self.deny_warnings = Some(deny);
+        self
+    }
+
+    /// Generate and write `$OUT_DIR/catalog.rs` and `$OUT_DIR/models.rs`, printing
+    /// `cargo::rerun-if-changed` for every file read and `cargo::warning` for every
+    /// warning; panics with the whole report (every error with its JSON pointer) when the
+    /// document cannot be served, which is how a build script fails. The output, for a
+    /// script that wants more of it.
+    pub fn run(self) -> Output {
+        let out_dir = std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR for build scripts");
+        match self.generate(&mut |line| println!("{line}")) {
+            Ok(output) => {
+                let write = |name: &str, text: &str| {
+                    let path = Path::new(&out_dir).join(name);
+                    std::fs::write(&path, text)
+                        .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+                };
+                write("catalog.rs", &output.source);
+                write("models.rs", &output.models);
+                output
+            }
+            Err(report) => panic!("{}:\n{report}", self.document.display()),
+        }
+    }
+
+    /// What [`run`](Build::run) does but the writing: each line for cargo goes to `cargo`.
+    pub fn generate(&self, cargo: &mut dyn FnMut(String)) -> Result<Output, Report> {
+        cargo(format!("cargo::rerun-if-env-changed={DENY_WARNINGS}"));
+        let loaded = crate::load(&self.document)?;
+        for file in &loaded.files {
+            cargo(format!("cargo::rerun-if-changed={}", file.display()));
+        }
+        let mut settings = self.settings.clone();
+        if let Some(file) = &self.instructions {
+            cargo(format!("cargo::rerun-if-changed={}", file.display()));
+            settings.instructions = std::fs::read_to_string(file)
+                .map_err(|e| Report::single("", format!("cannot read {}: {e}", file.display())))?;
+        }
+        if let Some(folder) = &self.prompts {
+            // A folder that does not exist is not named: cargo would rerun the script on
+            // every build.
+            if folder.exists() {
+                cargo(format!("cargo::rerun-if-changed={}", folder.display()));
+            }
+            settings.prompts = crate::read_prompts(folder).map_err(|e| {
+                Report::single("", format!("cannot read {}: {e}", folder.display()))
+            })?;
+        }
+        let deny = self
+            .deny_warnings
+            .unwrap_or_else(|| std::env::var(DENY_WARNINGS).as_deref() == Ok("1"));
+        let mut output = crate::generate(&loaded.document, &settings)?;
+        output.warnings.splice(0..0, loaded.warnings);
+        let output = if deny {
+            crate::deny_warnings(output)?
+        } else {
+            output
+        };
+        for warning in &output.warnings {
+            cargo(format!("cargo::warning={warning}"));
+        }
+        Ok(output)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn folder() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("api.yaml"),
+            "openapi: 3.0.3\ninfo: {title: T, version: '1'}\npaths:\n  /items:\n    get:\n      operationId: items_list\n      responses: {'200': {description: ok}}\n",
+        )
+        .unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_service_without_prompts_or_instructions_generates_and_names_what_it_read() {
+        let dir = folder();
+        let mut lines = Vec::new();
+        let output = Build::new(dir.path().join("api.yaml"))
+            .prompts(dir.path().join("prompts"))
+            .deny_warnings(false)
+            .generate(&mut |line| lines.push(line))
+            .unwrap();
+        assert_eq!(output.operations.len(), 1);
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("cargo::rerun-if-changed=") && l.ends_with("api.yaml"))
+        );
+        assert!(!lines.iter().any(|l| l.contains("prompts")), "{lines:?}");
+        assert!(lines.contains(&format!("cargo::rerun-if-env-changed={DENY_WARNINGS}")));
+    }
+
+    #[test]
+    fn warnings_are_printed_or_refused() {
+        let dir = folder();
+        // A type OpenAPI does not know is dropped, with a warning.
+        std::fs::write(
+            dir.path().join("api.yaml"),
+            "openapi: 3.0.3\ninfo: {title: T, version: '1'}\npaths:\n  /items:\n    get:\n      operationId: items_list\n      parameters: [{name: q, in: query, schema: {type: text}}]\n      responses: {'200': {description: ok}}\n",
+        )
+        .unwrap();
+        let mut lines = Vec::new();
+        let build = Build::new(dir.path().join("api.yaml"));
+        build
+            .clone()
+            .deny_warnings(false)
+            .generate(&mut |line| lines.push(line))
+            .unwrap();
+        assert!(
+            lines.iter().any(|l| l.starts_with("cargo::warning=")),
+            "{lines:?}"
+        );
+        let refused = build.deny_warnings(true).generate(&mut |_| {}).unwrap_err();
+        assert!(!refused.errors.is_empty());
+    }
+
+    #[test]
+    fn a_missing_document_is_a_report_naming_it() {
+        let report = Build::new("/nowhere/api.yaml")
+            .generate(&mut |_| {})
+            .unwrap_err();
+        assert!(report.to_string().contains("/nowhere/api.yaml"), "{report}");
+    }
+}
