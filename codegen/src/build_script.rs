@@ -3,10 +3,8 @@
 //! `$OUT_DIR/models.rs`, with cargo told what to watch and what the generator warned about.
 //!
 //! ```no_run
-//! // build.rs
-//! fn main() {
-//!     codegen::Build::new("openapi.yaml").run();
-//! }
+//! // build.rs: `fn main() { ... }` around this line
+//! codegen::Build::new("openapi.yaml").run();
 //! ```
 //!
 //! Like [`load`](crate::load), this is IO at the edge: it reads files, the environment and
