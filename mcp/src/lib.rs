@@ -93,6 +93,104 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// Settings for a server called `name` at `version`, with what most services want: the
+    /// endpoint at `/mcp`, calls and lists only with a credential, no browser origin besides
+    /// the server's own, destructive tools confirmed (refused in the handshake era, which
+    /// cannot ask), no authorization server announced, problem types `about:blank`, every
+    /// toolset, and a confirmation secret of 32 random bytes — fine for one process; replicas
+    /// must share one ([`Settings::confirmation_secret`]).
+    ///
+    /// ```
+    /// let settings = mcp::Settings::new("todos", "1.0.0")
+    ///     .path("/mcp")
+    ///     .allowed_origin("https://app.example.com");
+    /// assert_eq!(settings.server_name, "todos");
+    /// assert_eq!(settings.confirmation_secret.len(), 32);
+    /// ```
+    pub fn new(name: &'static str, version: &'static str) -> Settings {
+        let mut secret = vec![0u8; 32];
+        getrandom::fill(&mut secret).expect("the operating system's random numbers");
+        Settings {
+            path: "/mcp".to_string(),
+            public_catalog: false,
+            server_name: name,
+            server_title: name,
+            server_version: version,
+            loopback_only: false,
+            canonical_url: None,
+            allowed_origins: Vec::new(),
+            confirmation_secret: secret,
+            reject_unconfirmed_in_handshake_era: true,
+            openapi_resource_uri: "openapi://document".to_string(),
+            authorization_servers: Vec::new(),
+            problem_type_base: String::new(),
+            toolsets: None,
+            read_only: false,
+        }
+    }
+
+    /// The endpoint's path.
+    pub fn path(mut self, path: impl Into<String>) -> Settings {
+        self.path = path.into();
+        self
+    }
+
+    /// `serverInfo.title`.
+    pub fn title(mut self, title: &'static str) -> Settings {
+        self.server_title = title;
+        self
+    }
+
+    /// A browser origin allowed besides the server's own.
+    pub fn allowed_origin(mut self, origin: impl Into<String>) -> Settings {
+        self.allowed_origins.push(origin.into());
+        self
+    }
+
+    /// The server's public URL: requests through another (non-loopback) host are
+    /// redirected to it, and the RFC 9728 metadata names it.
+    pub fn canonical_url(mut self, url: impl Into<String>) -> Settings {
+        self.canonical_url = Some(url.into());
+        self
+    }
+
+    /// The key of the HMAC that signs confirmations; replicas behind one URL must share it.
+    pub fn confirmation_secret(mut self, secret: impl Into<Vec<u8>>) -> Settings {
+        self.confirmation_secret = secret.into();
+        self
+    }
+
+    /// An OAuth authorization server that issues tokens for this resource (RFC 9728).
+    pub fn authorization_server(mut self, url: impl Into<String>) -> Settings {
+        self.authorization_servers.push(url.into());
+        self
+    }
+
+    /// Lists and the handshake without a credential (calls still need one).
+    pub fn public_catalog(mut self, public: bool) -> Settings {
+        self.public_catalog = public;
+        self
+    }
+
+    /// Bound to a loopback address: a `Host` header that is not a loopback name is refused
+    /// (DNS rebinding protection).
+    pub fn loopback_only(mut self, loopback: bool) -> Settings {
+        self.loopback_only = loopback;
+        self
+    }
+
+    /// Only these toolsets, for every connection.
+    pub fn toolsets<I: IntoIterator<Item = S>, S: Into<String>>(mut self, names: I) -> Settings {
+        self.toolsets = Some(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Only read-only tools, for every connection.
+    pub fn read_only(mut self, read_only: bool) -> Settings {
+        self.read_only = read_only;
+        self
+    }
+
     /// The `type` URI of the layer's own problem documents with this slug.
     pub fn problem_type(&self, slug: &str) -> String {
         if self.problem_type_base.is_empty() {

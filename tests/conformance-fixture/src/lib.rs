@@ -94,24 +94,17 @@ impl Host for FixtureHost {
 /// The endpoint's settings: `/mcp`, loopback-only when bound to loopback, a fresh key for
 /// the `requestState`s of this process.
 pub fn settings(loopback_only: bool) -> Settings {
-    let mut secret = vec![0u8; 32];
-    getrandom::fill(&mut secret).expect("the system has a random source");
     Settings {
-        path: "/mcp".into(),
-        public_catalog: false,
-        server_name: "kobana-dunning-conformance-fixture",
-        server_title: "MCP conformance fixture",
-        server_version: env!("CARGO_PKG_VERSION"),
-        loopback_only,
-        canonical_url: None,
-        allowed_origins: Vec::new(),
-        confirmation_secret: secret,
+        // The conformance suite asks for confirmations in the handshake era too, and the
+        // fixture leaves them to the client.
         reject_unconfirmed_in_handshake_era: false,
         openapi_resource_uri: "fixture://openapi".into(),
-        authorization_servers: Vec::new(),
-        problem_type_base: String::new(),
-        toolsets: None,
-        read_only: false,
+        ..Settings::new(
+            "kobana-dunning-conformance-fixture",
+            env!("CARGO_PKG_VERSION"),
+        )
+        .title("MCP conformance fixture")
+        .loopback_only(loopback_only)
     }
 }
 
