@@ -243,8 +243,12 @@ pub trait Host: Send + Sync + 'static {
         &'a self,
         token: &'a str,
     ) -> Pin<Box<dyn Future<Output = Result<Caller, AuthFailure>> + Send + 'a>>;
-    /// Every scope the server knows, announced in `WWW-Authenticate`.
-    fn all_scopes(&self) -> Vec<String>;
+    /// Every scope the server knows, announced in `WWW-Authenticate` and the RFC 9728
+    /// metadata. A service without scopes keeps the default: none (and the challenge names
+    /// no `scope`).
+    fn all_scopes(&self) -> Vec<String> {
+        Vec::new()
+    }
     /// Count one request of `caller` against its rate limit, before it is served. The host
     /// may add to `caller.extensions` (which every in-process request carries) so that its
     /// API does not count the same request again. Hosts without limits keep the default.
@@ -255,13 +259,20 @@ pub trait Host: Send + Sync + 'static {
         let _ = caller;
         Box::pin(async { Ok(Admission::Admitted) })
     }
-    /// Values for a prompt argument or template variable, from the caller's own data.
+    /// Values for a prompt argument or template variable, from the caller's own data. A
+    /// service that offers none keeps the default: no values.
     fn complete<'a>(
         &'a self,
         caller: &'a Caller,
         request: CompletionRequest<'a>,
-    ) -> Pin<Box<dyn Future<Output = Result<Completion, String>> + Send + 'a>>;
+    ) -> HostFuture<'a, Result<Completion, String>> {
+        let _ = (caller, request);
+        Box::pin(async { Ok(Completion::default()) })
+    }
 }
+
+/// The future a [`Host`] method returns: `Box::pin(async move { ... })` makes one.
+pub type HostFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Whether a request may be served now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

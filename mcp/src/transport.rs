@@ -460,9 +460,12 @@ async fn authenticate(
 fn unauthorized(endpoint: &Endpoint, headers: &HeaderMap, detail: &str, invalid: bool) -> Response {
     let base = base_url(headers);
     let scopes = endpoint.host.all_scopes().join(" ");
-    let mut challenge = format!(
-        r#"Bearer resource_metadata="{base}/.well-known/oauth-protected-resource", scope="{scopes}""#
-    );
+    let mut challenge =
+        format!(r#"Bearer resource_metadata="{base}/.well-known/oauth-protected-resource""#);
+    // A service without scopes names none: `scope=""` would ask for an empty set.
+    if !scopes.is_empty() {
+        challenge.push_str(&format!(r#", scope="{scopes}""#));
+    }
     if invalid {
         challenge.push_str(r#", error="invalid_token""#);
     }
@@ -677,27 +680,40 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::{Completion, CompletionRequest, Host, dispatch, test_catalog};
+    use crate::{Host, dispatch, test_catalog};
 
     type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
     /// A host nobody authenticates with: the test only builds futures, never polls them.
     struct NoHost;
 
+    /// Only what a host must say: how a token becomes a caller (no scopes, no completions).
     impl Host for NoHost {
         fn authenticate<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<Caller, AuthFailure>> {
             Box::pin(async { Err(AuthFailure::InvalidToken("no host")) })
         }
-        fn all_scopes(&self) -> Vec<String> {
-            Vec::new()
-        }
-        fn complete<'a>(
-            &'a self,
-            _: &'a Caller,
-            _: CompletionRequest<'a>,
-        ) -> BoxFuture<'a, Result<Completion, String>> {
-            Box::pin(async { Ok(Completion::default()) })
-        }
+    }
+
+    #[test]
+    fn a_service_without_scopes_is_challenged_without_a_scope() {
+        let endpoint = Endpoint {
+            catalog: test_catalog::CATALOG,
+            checks: dispatch::checks(&test_catalog::CATALOG),
+            listings: Arc::default(),
+            host: Arc::new(NoHost),
+            api: axum::Router::new(),
+            settings: Arc::new(test_catalog::settings()),
+        };
+        let mut headers = HeaderMap::new();
+        headers.insert(header::HOST, HeaderValue::from_static("127.0.0.1:8080"));
+        let response = unauthorized(&endpoint, &headers, "no token", false);
+        let challenge = response.headers()[header::WWW_AUTHENTICATE]
+            .to_str()
+            .unwrap();
+        assert_eq!(
+            challenge,
+            r#"Bearer resource_metadata="http://127.0.0.1:8080/.well-known/oauth-protected-resource""#
+        );
     }
 
     /// Every layer that awaits a message's work holds that work's future whole, and the future

@@ -68,10 +68,6 @@ impl Host for FixtureHost {
         })
     }
 
-    fn all_scopes(&self) -> Vec<String> {
-        Vec::new()
-    }
-
     fn complete<'a>(
         &'a self,
         _caller: &'a Caller,
