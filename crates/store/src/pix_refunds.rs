@@ -186,15 +186,7 @@ pub async fn committed_cents(
     organization_id: &str,
     received_id: &str,
 ) -> Result<Cents> {
-    let sum: Option<i64> = sqlx::query_scalar(
-        "SELECT SUM(amount_cents) FROM pix_refunds
-         WHERE organization_id = $1 AND received_id = $2 AND status <> 'not_done'",
-    )
-    .bind(organization_id)
-    .bind(received_id)
-    .fetch_one(conn)
-    .await?;
-    Ok(Cents(sum.unwrap_or(0)))
+    sum_cents(conn, organization_id, received_id, "status <> 'not_done'").await
 }
 
 /// What of a Pix has been returned.
@@ -203,14 +195,24 @@ pub async fn returned_cents(
     organization_id: &str,
     received_id: &str,
 ) -> Result<Cents> {
-    let sum: Option<i64> = sqlx::query_scalar(
-        "SELECT SUM(amount_cents) FROM pix_refunds
-         WHERE organization_id = $1 AND received_id = $2 AND status = 'returned'",
-    )
-    .bind(organization_id)
-    .bind(received_id)
-    .fetch_one(conn)
-    .await?;
+    sum_cents(conn, organization_id, received_id, "status = 'returned'").await
+}
+
+/// The sum of a Pix's devoluções that meet `condition` (our own SQL, never a caller's).
+async fn sum_cents(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    received_id: &str,
+    condition: &'static str,
+) -> Result<Cents> {
+    let sql = format!(
+        "SELECT SUM(amount_cents) FROM pix_refunds WHERE organization_id = $1 AND received_id = $2 AND {condition}"
+    );
+    let sum: Option<i64> = sqlx::query_scalar(AssertSqlSafe(sql))
+        .bind(organization_id)
+        .bind(received_id)
+        .fetch_one(conn)
+        .await?;
     Ok(Cents(sum.unwrap_or(0)))
 }
 
