@@ -214,11 +214,6 @@ impl Calendar {
         Calendar { extra }
     }
 
-    /// The organization's own holidays, in order.
-    pub fn extra_holidays(&self) -> &[Date] {
-        &self.extra
-    }
-
     /// Whether `date` is a business day: a weekday that is no holiday, national or the
     /// organization's.
     pub fn is_business_day(&self, date: Date) -> bool {
@@ -227,27 +222,26 @@ impl Calendar {
 
     /// `date` itself when it is a business day, else the next one.
     pub fn next_business_day(&self, date: Date) -> Date {
-        let mut day = date;
-        // Never more than a handful of steps (a long weekend, Carnival); bounded all the same
-        // so that a calendar full of holidays cannot loop for ever.
-        for _ in 0..=MAX_ORGANIZATION_HOLIDAYS + 10 {
-            if self.is_business_day(day) {
-                return day;
-            }
-            match day.next_day() {
-                Some(next) => day = next,
-                None => return day,
-            }
+        if self.is_business_day(date) {
+            date
+        } else {
+            self.step_to_business_day(date, 1)
         }
-        day
     }
 
     /// The last business day before `date`.
     pub fn previous_business_day(&self, date: Date) -> Date {
+        self.step_to_business_day(date, -1)
+    }
+
+    /// The first business day after `date` (`step` 1) or before it (−1). Never more than a
+    /// handful of steps (a long weekend, Carnival); bounded all the same, so that a calendar
+    /// full of holidays cannot loop for ever.
+    fn step_to_business_day(&self, date: Date, step: i64) -> Date {
         let mut day = date;
         for _ in 0..=MAX_ORGANIZATION_HOLIDAYS + 10 {
-            match day.previous_day() {
-                Some(previous) => day = previous,
+            match day.checked_add(Duration::days(step)) {
+                Some(next) => day = next,
                 None => return day,
             }
             if self.is_business_day(day) {
@@ -276,20 +270,10 @@ impl Calendar {
     /// `days` business days after `date` (before it when negative); zero days is `date`'s
     /// own next business day.
     pub fn add_business_days(&self, date: Date, days: i64) -> Date {
-        let mut day = self.next_business_day(date);
         let step = if days < 0 { -1 } else { 1 };
-        for _ in 0..days.unsigned_abs() {
-            loop {
-                let Some(next) = day.checked_add(Duration::days(step)) else {
-                    return day;
-                };
-                day = next;
-                if self.is_business_day(day) {
-                    break;
-                }
-            }
-        }
-        day
+        (0..days.unsigned_abs()).fold(self.next_business_day(date), |day, _| {
+            self.step_to_business_day(day, step)
+        })
     }
 }
 

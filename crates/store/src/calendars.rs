@@ -73,11 +73,6 @@ pub async fn of(db: &Db, organization_id: &str) -> Result<Arc<Calendar>> {
     Ok(calendar(holidays(db, organization_id).await?))
 }
 
-/// Same as [`of`] inside a transaction.
-pub async fn of_in(conn: &mut AnyConnection, organization_id: &str) -> Result<Arc<Calendar>> {
-    Ok(calendar(holidays_in(conn, organization_id).await?))
-}
-
 /// The calendar of holidays stored as `text` (the `holidays` column).
 pub fn parse(organization_id: &str, text: &str) -> Result<Arc<Calendar>> {
     let holidays: Vec<Holiday> = serde_json::from_str(text).map_err(|e| {
