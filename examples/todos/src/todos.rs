@@ -58,10 +58,19 @@ pub struct ListFilter {
 }
 
 /// The list: todos by id, and the id the next one gets unless it asks for its own.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Todos {
     items: BTreeMap<u64, Todo>,
     next_id: u64,
+}
+
+impl Default for Todos {
+    fn default() -> Todos {
+        Todos {
+            items: BTreeMap::new(),
+            next_id: 1,
+        }
+    }
 }
 
 impl Todos {
