@@ -1,7 +1,7 @@
 //! Generates the MCP catalog and dispatch tables (`catalog.rs`) and the document's types
 //! (`models.rs`) from `openapi/v1.yaml`, `templates/instructions.md` and `templates/prompts/`
-//! into `$OUT_DIR`, through the generator's one build step (`codegen::Build`).
-//! `CODEGEN_DENY_WARNINGS=1` makes the generator's warnings errors.
+//! into `$OUT_DIR`, through the generator's one build step (`mcpgen::Build`).
+//! `MCPGEN_DENY_WARNINGS=1` makes the generator's warnings errors.
 //! It also names the build for the metrics' build info: `DUNNING_GIT_COMMIT` (the commit, or
 //! `unknown` outside a git checkout; a set variable wins) and `DUNNING_CATALOG_HASH`.
 
@@ -12,29 +12,29 @@ use std::process::Command;
 fn main() {
     // The generator's one build step: the document and every file its `$ref`s reach, the
     // instructions and the prompts, watched, generated and written to `$OUT_DIR`
-    // (`CODEGEN_DENY_WARNINGS=1` makes its warnings errors).
-    let output = codegen::Build::new("openapi/v1.yaml")
+    // (`MCPGEN_DENY_WARNINGS=1` makes its warnings errors).
+    let output = mcpgen::Build::new("openapi/v1.yaml")
         .instructions("templates/instructions.md")
         .prompts("templates/prompts")
-        .settings(codegen::Settings {
+        .settings(mcpgen::Settings {
             // The defaults (lean output schemas, no input examples): see codegen/src/budget.rs.
             budget: None,
             // The handlers' own types for the formats that matter: dates, money in centavos,
             // instants as the service stores and shows them.
-            models: codegen::ModelSettings {
+            models: mcpgen::ModelSettings {
                 formats: vec![
                     // A date in an answer is written by `Day` (`time`'s own writer was most of
                     // the cost of a date); requests read `time::Date`.
-                    codegen::FormatType {
+                    mcpgen::FormatType {
                         format: "date".into(),
                         request: "::time::Date".into(),
                         response: "::dunning_domain::timestamp::Day".into(),
                     },
-                    codegen::FormatType::new("money", "::dunning_domain::money::Cents"),
-                    codegen::FormatType::new("date-time", "::dunning_domain::timestamp::Timestamp"),
+                    mcpgen::FormatType::new("money", "::dunning_domain::money::Cents"),
+                    mcpgen::FormatType::new("date-time", "::dunning_domain::timestamp::Timestamp"),
                 ],
             },
-            ..codegen::Settings::default()
+            ..mcpgen::Settings::default()
         })
         .run();
     println!(

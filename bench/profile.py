@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import reads  # noqa: E402
 
-OURS = ("kobana_dunning", "mcp::", "dunning_", "catalog::")
+OURS = ("kobana_dunning", "mcpgen_axum::", "dunning_", "mcpgen_catalog::")
 
 
 def record(server: reads.Server, target: list[str], env: dict[str, str], seconds: int, out: Path) -> float:

@@ -181,8 +181,8 @@ impl Config {
     }
 
     /// The part of the configuration the generic MCP layer reads.
-    pub fn mcp_settings(&self) -> mcp::Settings {
-        mcp::Settings {
+    pub fn mcp_settings(&self) -> mcpgen_axum::Settings {
+        mcpgen_axum::Settings {
             path: self.mcp_path.clone(),
             public_catalog: self.public_catalog,
             server_name: "kobana-dunning",
@@ -204,6 +204,18 @@ impl Config {
             problem_type_base: "https://docs.kobana.com.br/dunning/problems/".to_string(),
             toolsets: self.mcp_toolsets.clone(),
             read_only: self.mcp_read_only,
+            authentication: mcpgen_axum::Authentication::Bearer,
+            // The in-process request carries the caller's identity in its extensions (see
+            // `mcp_host`); `/v1` refuses MCP tokens, so the MCP request's `Authorization` is
+            // not handed on. The client's address and `Host` are.
+            forward: mcpgen_axum::Forward {
+                headers: Some(Vec::new()),
+                connection: true,
+            },
+            // Kobana's conventions: the problem code of CONTRACT.md, and the rate limit, ETag
+            // and idempotency facts in `meta` (the output schemas declare them).
+            validation_error_code: "VALIDATION_ERROR",
+            response_meta: true,
         }
     }
 

@@ -1,10 +1,10 @@
 //! The catalog generated at build time from `openapi/v1.yaml` and `templates/` by `codegen`
 //! (see `build.rs`): the `/v1` routes are registered from `TOOLS`, and `CATALOG` is what the
-//! MCP endpoint serves; and `models`, the document's types (`codegen::Output::models`).
+//! MCP endpoint serves; and `models`, the document's types (`mcpgen::Output::models`).
 
 #![allow(clippy::all)]
 
-use catalog::*;
+use mcpgen_catalog::*;
 
 include!(concat!(env!("OUT_DIR"), "/catalog.rs"));
 

@@ -34,7 +34,7 @@ pub use state::AppState;
 pub fn app(state: AppState) -> Router {
     let v1 = api::router(state.clone());
     let settings = state.config.mcp_settings();
-    let mcp = mcp::router(generated::CATALOG, mcp_host(&state), v1.clone(), settings);
+    let mcp = mcpgen_axum::router(generated::CATALOG, mcp_host(&state), v1.clone(), settings);
     // Whatever no route serves, and methods a route does not take, are problem documents
     // too (405 keeps the `Allow` header the router adds).
     let mut app = Router::new()
@@ -81,6 +81,6 @@ fn inbound_doors(state: &AppState) -> Router {
         .route_layer(axum::middleware::from_fn_with_state(doors, inbound::guard))
 }
 
-fn mcp_host(state: &AppState) -> std::sync::Arc<dyn mcp::Host> {
+fn mcp_host(state: &AppState) -> std::sync::Arc<dyn mcpgen_axum::Host> {
     std::sync::Arc::new(mcp_host::McpAuthenticator::new(state.clone()))
 }

@@ -6,7 +6,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use mcp::{Admission, AuthFailure, Caller, Completion, CompletionRequest, Host};
+use mcpgen_axum::{Admission, AuthFailure, Caller, Completion, CompletionRequest, Host};
 
 use crate::api::rate_limit::{self, Counted};
 use crate::auth::{self, Audience, Principal, roles, tokens};
@@ -135,7 +135,7 @@ pub fn checked_toolsets(names: &[String], flag: &str) -> Result<Option<Vec<Strin
         .map(|n| n.trim().to_string())
         .filter(|n| !n.is_empty())
         .collect();
-    if names.is_empty() || names.iter().any(|n| n == mcp::toolsets::ALL) {
+    if names.is_empty() || names.iter().any(|n| n == mcpgen_axum::toolsets::ALL) {
         return Ok(None);
     }
     let known: Vec<&str> = crate::generated::CATALOG
@@ -160,7 +160,7 @@ fn caller(principal: Principal) -> Caller {
     let mut extensions = http::Extensions::new();
     let subject = principal.token_id.clone();
     let scopes = principal.scopes.clone();
-    let toolsets = mcp::toolsets::Toolsets {
+    let toolsets = mcpgen_axum::toolsets::Toolsets {
         bound: principal
             .toolsets
             .as_ref()

@@ -1,10 +1,29 @@
 //! The shapes of the catalog the generator emits: tools, resources, prompts and the text
 //! around them, gathered in a [`Catalog`].
 //!
-//! This crate is the contract the generator (`codegen`) emits against and the MCP layer
-//! (`mcp`) serves: `codegen` writes Rust source that builds these structs as `static`
+//! This crate is the contract the generator (`mcpgen`) emits against and the MCP layer
+//! (`mcpgen-axum`) serves: `mcpgen` writes Rust source that builds these structs as `static`
 //! tables, ending with a `CATALOG` of this type; the application includes that source
-//! (`use catalog::*;` then `include!`) and hands the catalog to `mcp::router`. Nothing here
+//! (`use mcpgen_axum::catalog::*;` then `include!`) and hands the catalog to
+//! `mcpgen_axum::router`.
+//!
+//! ```
+//! use mcpgen_catalog::{Catalog, canonical_json};
+//!
+//! static EMPTY: Catalog = Catalog {
+//!     tools: &[],
+//!     toolsets: &[],
+//!     resources: &[],
+//!     resource_templates: &[],
+//!     prompts: &[],
+//!     instructions: "",
+//!     openapi_json: r#"{"openapi":"3.1.0"}"#,
+//!     catalog_json: r#"{"tools":[]}"#,
+//! };
+//! assert!(EMPTY.tools.is_empty());
+//! assert_eq!(canonical_json(&serde_json::json!({"b": 1, "a": [true]})), r#"{"a":[true],"b":1}"#);
+//! ```
+//! Nothing here
 //! knows about any one application: a second OpenAPI document gives a second `Catalog`, and
 //! the MCP layer serves it unchanged. It also holds [`canonical_json`], the one JSON
 //! spelling that digests and hashes of arguments are taken over.
@@ -169,7 +188,7 @@ pub struct ToolSpec {
     pub name: &'static str,
     /// HTTP method of the operation.
     pub method: HttpMethod,
-    /// Path template with `{wire_name}` variables, as in the document (e.g. `/v1/charges/{id}`).
+    /// Path template with `{wire_name}` variables, as in the document (e.g. `/v1/todos/{id}`).
     pub path: &'static str,
     /// Arguments, in `inputSchema` order.
     pub args: &'static [ArgSpec],
@@ -202,7 +221,7 @@ pub struct ToolSpec {
 /// A group of tools a connection may load or leave out (`X-MCP-Toolsets`).
 #[derive(Debug)]
 pub struct ToolsetSpec {
-    /// What a connection writes to choose it (`charges`).
+    /// What a connection writes to choose it (`todos`).
     pub name: &'static str,
     /// What its tools are for.
     pub description: &'static str,
@@ -213,7 +232,7 @@ pub struct ToolsetSpec {
 /// A resource (fixed URI) or resource template (URI with `{variables}`) served by a tool.
 #[derive(Debug)]
 pub struct ResourceSpec {
-    /// A URI (`kobana://dunning/me`) or RFC 6570 level-1 template (`kobana://dunning/charges/{id}`).
+    /// A URI (`todo://me`) or RFC 6570 level-1 template (`todo://items/{id}`).
     pub uri: &'static str,
     /// Its `name`.
     pub name: &'static str,
@@ -238,7 +257,7 @@ pub struct PromptArgSpec {
     pub description: &'static str,
     /// `prompts/get` needs it.
     pub required: bool,
-    /// Where completion values come from (`customers`, `charges`, ...), if anywhere.
+    /// Where completion values come from (`projects`, `todos`, ...), if anywhere.
     pub complete: Option<&'static str>,
     /// JSON Schema (as JSON text) the value must fit before it is used; a schema of type
     /// `integer`, `number` or `boolean` means a string that reads as one.

@@ -4,7 +4,7 @@
 //!
 //! ```no_run
 //! // build.rs: `fn main() { ... }` around this line
-//! codegen::Build::new("openapi.yaml").run();
+//! mcpgen::Build::new("openapi.yaml").run();
 //! ```
 //!
 //! Like [`load`](crate::load), this is IO at the edge: it reads files, the environment and
@@ -16,7 +16,7 @@ use crate::{Output, Report, Settings};
 
 /// The environment variable that makes the generator's warnings errors (`1`), read by
 /// [`Build::run`] itself: CI sets it, a developer's build only prints them.
-pub const DENY_WARNINGS: &str = "CODEGEN_DENY_WARNINGS";
+pub const DENY_WARNINGS: &str = "MCPGEN_DENY_WARNINGS";
 
 /// A build script's generation: the document's path, then optional inputs.
 #[derive(Debug, Clone)]

@@ -11,7 +11,7 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Diagnostic {
     /// JSON pointer into the document (`""` is the document itself), e.g.
-    /// `/paths/~1v1~1charges/get/x-mcp/frobnicate`.
+    /// `/paths/~1v1~1todos/get/x-mcp/frobnicate`.
     pub pointer: String,
     /// What is wrong, or what was repaired, in a sentence.
     pub message: String,

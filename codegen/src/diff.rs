@@ -26,7 +26,7 @@ pub enum Impact {
 pub struct Change {
     /// Breaking or compatible.
     pub impact: Impact,
-    /// `tool dunning_x`, `tool dunning_x argument a.b`, `prompt p`, ...
+    /// `tool todos_x`, `tool todos_x argument a.b`, `prompt p`, ...
     pub place: String,
     /// What changed, in words.
     pub what: String,

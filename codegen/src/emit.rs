@@ -174,10 +174,13 @@ fn operation_id(ops: &[Operation]) -> TokenStream {
     });
     quote! {
         /// The operations of the document, one per entry of `TOOLS` and in the same order.
+        // A service that serves the catalog and never names an operation itself is fine.
+        #[allow(dead_code)]
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum OperationId {
             #(#[doc = #docs] #variants),*
         }
+        #[allow(dead_code)]
         impl OperationId {
             /// Every operation, in `TOOLS` order.
             pub const ALL: &'static [OperationId] = &[#(OperationId::#variants),*];

@@ -69,7 +69,7 @@ pub enum ArgLocation {
 }
 
 impl ArgLocation {
-    /// The word used in `x-mcp.rename` keys and in lenient clash renames (`body_customer`).
+    /// The word used in `x-mcp.rename` keys and in lenient clash renames (`body_project`).
     pub fn as_str(self) -> &'static str {
         match self {
             ArgLocation::Path => "path",
@@ -198,7 +198,7 @@ pub struct Operation {
     pub description: String,
     /// HTTP method.
     pub method: Method,
-    /// Path template as in the document (`/v1/charges/{id}`).
+    /// Path template as in the document (`/v1/todos/{id}`).
     pub path: String,
     /// Arguments: path, query, header, then body, each in document order.
     pub args: Vec<Arg>,
@@ -227,7 +227,7 @@ pub struct Operation {
     /// The tool's `outputSchema` (none when the operation answers MCP results itself).
     pub output_schema: Option<Value>,
     /// The operation's identity in Rust: an `UpperCamelCase` variant name, unique, made from
-    /// the tool name without its prefix (`charges_list` → `ChargesList`).
+    /// the tool name without its prefix (`todos_list` → `TodosList`).
     pub variant: String,
     /// The JSON request body's schema as the document states it (self-contained, 2020-12;
     /// `additionalProperties: false` kept), which the REST side validates bodies against.

@@ -30,6 +30,7 @@ mod build_script;
 mod catalog;
 mod diagnostics;
 pub mod diff;
+pub mod document;
 mod emit;
 pub mod ir;
 mod load;
@@ -143,7 +144,7 @@ pub struct Output {
     pub source: String,
     /// The document's types as Rust (the models): helpers and enums at the root, `request`
     /// and `response` modules with the component schemas' forms, and a module per operation
-    /// (`charges_list::Query`, `charges_list::Response200<'a>`, ...), formatted by
+    /// (`todos_list::Query`, `todos_list::Response200<'a>`, ...), formatted by
     /// `prettyplease`, for `include!` inside a module of its own. Needs `serde` (with
     /// `derive`), `serde_json` and the crates the format types name.
     pub models: String,
@@ -312,7 +313,7 @@ fn check_version(doc: &Value) -> Result<()> {
 }
 
 /// Turns the warnings of `output` into errors, for teams that want a document without any
-/// (`codegen --deny-warnings`, `CODEGEN_DENY_WARNINGS=1` in `build.rs`).
+/// (`mcpgen --deny-warnings`, `MCPGEN_DENY_WARNINGS=1` in `build.rs`).
 pub fn deny_warnings(output: Output) -> Result<Output> {
     if output.warnings.is_empty() {
         Ok(output)

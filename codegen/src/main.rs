@@ -1,14 +1,14 @@
-//! `codegen`: prints what the generator makes of an OpenAPI document, for review ("what
+//! `mcpgen`: prints what the generator makes of an OpenAPI document, for review ("what
 //! changes for MCP if I merge this spec change?").
 //!
 //! ```text
-//! codegen catalog <spec> [--stats] [--no-budget]
+//! mcpgen catalog <spec> [--stats] [--no-budget]
 //!                                    the catalog JSON (pretty) on stdout; with --stats,
 //!                                    counts, timings and sizes per tool instead; with
 //!                                    --no-budget, every schema as the document writes it
-//! codegen source <spec>              the generated Rust tables on stdout
-//! codegen models <spec>              the generated models (the document's types) on stdout
-//! codegen diff <old> <new>           what changes for an assistant between two catalogs (or
+//! mcpgen source <spec>              the generated Rust tables on stdout
+//! mcpgen models <spec>              the generated models (the document's types) on stdout
+//! mcpgen diff <old> <new>           what changes for an assistant between two catalogs (or
 //!                                    documents): each change breaking or compatible; exit
 //!                                    status 1 when one is breaking
 //! ```
@@ -21,9 +21,9 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use codegen::{Settings, count_operations, deny_warnings, generate, load};
+use mcpgen::{Settings, count_operations, deny_warnings, generate, load};
 
-const USAGE: &str = "usage: codegen catalog <spec> [--stats] [--no-budget] [--deny-warnings]\n       codegen source <spec> [--deny-warnings]\n       codegen models <spec> [--deny-warnings]\n       codegen diff <old> <new>";
+const USAGE: &str = "usage: mcpgen catalog <spec> [--stats] [--no-budget] [--deny-warnings]\n       mcpgen source <spec> [--deny-warnings]\n       mcpgen models <spec> [--deny-warnings]\n       mcpgen diff <old> <new>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -47,7 +47,7 @@ fn main() -> ExitCode {
     if let Some(flag) = rest.iter().find(|a| {
         a.starts_with("--") && !["--stats", "--no-budget", "--deny-warnings"].contains(&a.as_str())
     }) {
-        eprintln!("codegen: unknown option {flag}\n{USAGE}");
+        eprintln!("mcpgen: unknown option {flag}\n{USAGE}");
         return ExitCode::from(2);
     }
     if !["catalog", "source", "models"].contains(&command) {
@@ -62,7 +62,7 @@ fn main() -> ExitCode {
                 eprintln!("warning: {warning}");
             }
             if strict && !d.warnings.is_empty() {
-                eprintln!("codegen: --deny-warnings: the loader warned");
+                eprintln!("mcpgen: --deny-warnings: the loader warned");
                 return ExitCode::FAILURE;
             }
             d.document
@@ -75,7 +75,7 @@ fn main() -> ExitCode {
     let loaded = started.elapsed();
     let started = Instant::now();
     let settings = Settings {
-        budget: unlimited.then(codegen::budget::Budget::unlimited),
+        budget: unlimited.then(mcpgen::budget::Budget::unlimited),
         ..Settings::default()
     };
     let generated = generate(&doc, &settings);
@@ -120,7 +120,7 @@ fn main() -> ExitCode {
         _ => match serde_json::to_string_pretty(&output.catalog) {
             Ok(text) => println!("{text}"),
             Err(e) => {
-                eprintln!("codegen: {e}");
+                eprintln!("mcpgen: {e}");
                 return ExitCode::FAILURE;
             }
         },
@@ -128,17 +128,17 @@ fn main() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// `codegen diff OLD NEW`: each change on a line, breaking ones first; exit 1 when any is
+/// `mcpgen diff OLD NEW`: each change on a line, breaking ones first; exit 1 when any is
 /// breaking, 2 when a file cannot be read.
 fn diff(old: &str, new: &str) -> ExitCode {
     let (old, new) = match (catalog_of(old), catalog_of(new)) {
         (Ok(old), Ok(new)) => (old, new),
         (Err(e), _) | (_, Err(e)) => {
-            eprintln!("codegen: {e}");
+            eprintln!("mcpgen: {e}");
             return ExitCode::from(2);
         }
     };
-    let changes = codegen::diff::diff(&old, &new);
+    let changes = mcpgen::diff::diff(&old, &new);
     let mut out = std::io::stdout().lock();
     // A reader that stops early (`| head`) ends the listing, not the process with a panic.
     for change in &changes {
@@ -149,7 +149,7 @@ fn diff(old: &str, new: &str) -> ExitCode {
     drop(out);
     let breaking = changes
         .iter()
-        .filter(|c| c.impact == codegen::diff::Impact::Breaking)
+        .filter(|c| c.impact == mcpgen::diff::Impact::Breaking)
         .count();
     eprintln!(
         "{} changes for an assistant, {breaking} breaking",

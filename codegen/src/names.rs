@@ -2,7 +2,7 @@
 //!
 //! MCP tool names here are at most 64 characters of `[a-z0-9_]` and unique in a catalog. They
 //! come from `x-mcp.name`, else `operationId` in snake_case, else the method and path
-//! (`GET /v1/charges/{id}` → `get_v1_charges_id`), with the document's `tool_prefix` in front.
+//! (`GET /v1/todos/{id}` → `get_v1_todos_id`), with the document's `tool_prefix` in front.
 //! Keeping all of it here means one place decides case conversion, sanitising, length limits
 //! and uniqueness, and one test table covers it.
 //!
@@ -86,7 +86,7 @@ pub fn snake_case(text: &str) -> String {
 }
 
 /// A Rust `UpperCamelCase` enum variant for the tool `name` (without its prefix), unique
-/// among `taken`: `charges_list` → `ChargesList`; one that starts with a digit gets `Op`
+/// among `taken`: `todos_list` → `TodosList`; one that starts with a digit gets `Op`
 /// before it, and a clash (`a_b1` and `a_b_1`) a number after it.
 pub fn variant_name(name: &str, taken: &[String]) -> String {
     let mut base = name.to_upper_camel_case();
@@ -239,7 +239,7 @@ pub fn arg_name(wire: &str) -> String {
 }
 
 /// A human title from a tool name when the operation has no `summary`:
-/// `get_v1_charges_id` → `Get v1 charges id`.
+/// `get_v1_todos_id` → `Get v1 todos id`.
 pub fn title_from_name(name: &str) -> String {
     let words = name.replace('_', " ");
     let mut chars = words.trim().chars();
@@ -290,13 +290,13 @@ pub fn field_ident(wire: &str) -> String {
 }
 
 /// The module of an operation's models, from its tool name without the prefix
-/// (`charges_list`, `json_schema_2020_12_tool`).
+/// (`todos_list`, `json_schema_2020_12_tool`).
 pub fn module_ident(variant: &str) -> String {
     snake_ident(variant, "operation")
 }
 
-/// An `UpperCamelCase` type name made of `parts` (`["charge", "negativation_status"]` →
-/// `ChargeNegativationStatus`), accents folded, never empty nor starting with a digit.
+/// An `UpperCamelCase` type name made of `parts` (`["todo", "review_status"]` →
+/// `TodoReviewStatus`), accents folded, never empty nor starting with a digit.
 pub fn type_ident(parts: &[&str]) -> String {
     let joined: String = parts
         .iter()
@@ -318,7 +318,7 @@ pub fn type_ident(parts: &[&str]) -> String {
 }
 
 /// The enum variant for the wire word `wire` (`in_agreement` → `InAgreement`,
-/// `customers:read` → `CustomersRead`, `2xx` → `V2xx`, `` → `Empty`).
+/// `todos:read` → `TodosRead`, `2xx` → `V2xx`, `` → `Empty`).
 pub fn variant_ident(wire: &str) -> String {
     if wire.is_empty() {
         return "Empty".to_owned();

@@ -30,7 +30,7 @@ pub(crate) struct Document<'a> {
 pub(crate) struct RawOperation {
     pub(crate) path: String,
     pub(crate) method: Method,
-    /// Pointer to the operation object, e.g. `/paths/~1v1~1charges/get`.
+    /// Pointer to the operation object, e.g. `/paths/~1v1~1todos/get`.
     pub(crate) pointer: String,
     pub(crate) op: Operation,
     /// Parameters declared on the path item, each with its pointer; the operation's own

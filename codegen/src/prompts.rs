@@ -4,21 +4,21 @@
 //!
 //! ```text
 //! ---
-//! name: overdue_triage
-//! title: Triage overdue charges
+//! name: stale_triage
+//! title: Triage stale todos
 //! description: ...
 //! arguments:
-//!   - name: min_days_overdue
+//!   - name: min_days_stale
 //!     description: ...
 //!     required: false
-//!     complete: customers        # optional: where completion values come from
-//!     like: dunning_customers_get.id  # optional: the value is what this tool argument takes
+//!     complete: projects        # optional: where completion values come from
+//!     like: projects_get.id     # optional: the value is what this tool argument takes
 //!   - name: week_start
 //!     description: ...
 //!     schema: {type: string, format: date}  # optional: or a JSON Schema of its own
-//! tools: [dunning_charges_list, dunning_customers_get]
+//! tools: [todos_list, projects_get]
 //! ---
-//! The text, with {{min_days_overdue}} placeholders.
+//! The text, with {{min_days_stale}} placeholders.
 //! ```
 
 use std::collections::BTreeSet;
@@ -70,7 +70,7 @@ pub struct PromptArgument {
     /// Whether `prompts/get` needs it.
     #[serde(default)]
     pub required: bool,
-    /// Source of completion values (e.g. `customers`, `charges`), if any.
+    /// Source of completion values (e.g. `projects`, `todos`), if any.
     #[serde(default)]
     pub complete: Option<String>,
     /// JSON Schema the value must fit before it is inserted. Values are strings on the wire;

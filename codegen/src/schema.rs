@@ -34,7 +34,7 @@ use crate::parse::ref_pointer;
 pub(crate) const MAX_REF_DEPTH: usize = 4;
 
 /// How many schema objects one converted schema may hold before a shallower expansion is
-/// tried instead. A detailed dunning charge with its customer is about 150; Stripe's
+/// tried instead. A detailed invoice with its customer is about 150; Stripe's
 /// objects, expanded four levels, run to tens of thousands.
 pub(crate) const MAX_NODES: usize = 500;
 
@@ -161,7 +161,7 @@ pub(crate) fn converter_friendly(mut input_schema: Value) -> Value {
 /// already, declared as also accepting it: `{"anyOf": [<its schema>, {"type": "null"}]}`, its
 /// annotations outside. Strict function-calling modes (OpenAI's, turned on by the OpenAI Agents
 /// SDK, LangChain and pydantic-ai) make every property required, so without a `null` to send
-/// a model must invent a `customer_id` to list charges; the server reads `null` for such an
+/// a model must invent a `project_id` to list todos; the server reads `null` for such an
 /// argument as "not given" (`ArgSpec::admits_null` keeps the document's own nulls apart). It
 /// costs ~30 bytes per optional argument, 4 % of the catalog; `bench/RESULTS.md` has the
 /// measurement. A property mirrored into a header (`x-mcp-header`) keeps its primitive type,

@@ -16,7 +16,7 @@ use crate::xmcp::{OperationExt, RootExt, is_toolset_name};
 /// A toolset as the catalog carries it: its tools in catalog order.
 #[derive(Debug, Clone)]
 pub struct Toolset {
-    /// What a connection writes to choose it (`charges`).
+    /// What a connection writes to choose it (`todos`).
     pub name: String,
     /// What its tools are for.
     pub description: String,

@@ -132,7 +132,7 @@ pub(crate) fn root(doc: &Value, diags: &mut Diagnostics) -> RootExt {
     out
 }
 
-/// A toolset name: what a connection writes in a header or a URL (`charges`, `read_only`...).
+/// A toolset name: what a connection writes in a header or a URL (`todos`, `read_only`...).
 pub(crate) fn is_toolset_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 32

@@ -8,8 +8,8 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use catalog::{ToolSpec, canonical_json};
 use hmac::{Hmac, Mac};
+use mcpgen_catalog::{ToolSpec, canonical_json};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 

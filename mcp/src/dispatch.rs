@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use axum::body::Body;
-use catalog::{ArgLocation, ArgSpec, BodyEncoding, Catalog, QueryStyle, ToolSpec};
 use http::{HeaderMap, HeaderName, HeaderValue, Request, StatusCode, header};
+use mcpgen_catalog::{ArgLocation, ArgSpec, BodyEncoding, Catalog, QueryStyle, ToolSpec};
 use serde_json::{Map, Value, json};
 use tower::ServiceExt;
 use tracing::Instrument;
@@ -28,9 +28,11 @@ pub struct Answer {
     pub written: Option<crate::WrittenJson>,
     /// The concrete request path (for binary descriptors).
     pub path: String,
+    /// Whether what its headers say goes into the result's `meta` ([`Settings::response_meta`]).
+    pub response_meta: bool,
 }
 
-/// A `VALIDATION_ERROR` problem naming each argument at fault.
+/// The problem (`code`: [`Settings::validation_error_code`]) naming each argument at fault.
 pub fn validation_problem(
     settings: &Settings,
     errors: Vec<(String, &'static str, String)>,
@@ -45,7 +47,7 @@ pub fn validation_problem(
         "title": "Bad Request",
         "status": 400,
         "detail": detail,
-        "code": "VALIDATION_ERROR",
+        "code": settings.validation_error_code,
         "errors": errors.into_iter().map(|(field, code, message)| json!({"field": field, "code": code, "message": message})).collect::<Vec<_>>(),
     })
 }
@@ -342,6 +344,7 @@ pub async fn run(
                 body: body.into(),
                 written: None,
                 path: tool.path.into(),
+                response_meta: false,
             };
         }
     };
@@ -351,6 +354,12 @@ pub async fn run(
         request.headers_mut().insert(name, value);
     }
     request.extensions_mut().extend(caller.extensions.clone());
+    if let Some(forwarded) = request
+        .extensions_mut()
+        .remove::<crate::forward::Forwarded>()
+    {
+        forwarded.apply(&mut request);
+    }
     // The in-process request, a child of the message's span: the operation's route template
     // and status, never its path (ids) or body.
     let span = tracing::info_span!(
@@ -387,6 +396,7 @@ pub async fn run(
         body,
         written,
         path,
+        response_meta: endpoint.settings.response_meta,
     }
 }
 

@@ -2,15 +2,37 @@
 //!
 //! This layer knows no application. It serves the [`Catalog`] it is handed (what the
 //! generator produced from an OpenAPI document), authenticates through a [`Host`], and runs
-//! every tool by dispatching an HTTP request in-process to the API router it is handed. The
-//! application passes its generated catalog and its host (`kobana_dunning::app`); the
-//! conformance fixture (`tests/conformance-fixture`) passes a second catalog and host to the
-//! same code.
+//! every tool by dispatching an HTTP request in-process to the API router it is handed: the
+//! same middleware, authentication and handler as a REST call, so the two cannot drift.
 //!
-//! The crate depends on `catalog` (the tables it serves), axum/http (the transport), serde
-//! (the messages) and jsonschema (tool arguments), plus small helpers (HMAC for
-//! confirmations, base64, time); never on a database or on the application: `cargo tree -p
-//! mcp` shows no sqlx and no `kobana-dunning`.
+//! A service mounts it in three steps (the crate's README has the whole guide):
+//!
+//! ```no_run
+//! # mod generated { pub static CATALOG: mcpgen_axum::Catalog = mcpgen_axum::Catalog {
+//! #     tools: &[], toolsets: &[], resources: &[], resource_templates: &[], prompts: &[],
+//! #     instructions: "", openapi_json: "{}", catalog_json: "{}" }; }
+//! use std::sync::Arc;
+//!
+//! // 1. `build.rs`: `mcpgen::Build::new("openapi.json").run();`, then, in the crate:
+//! //    mod generated { use mcpgen_axum::catalog::*; include!(concat!(env!("OUT_DIR"), "/catalog.rs")); }
+//! // 2. A host: every method has a default; this service asks no token of its own (its
+//! //    handlers check their `X-API-Key`, which the layer hands on, see `Forward`).
+//! struct Todos;
+//! impl mcpgen_axum::Host for Todos {}
+//!
+//! // 3. Mount it beside the REST routes.
+//! let api: axum::Router = axum::Router::new(); // the service's own routes
+//! let settings = mcpgen_axum::Settings::new("todos", "1.0.0")
+//!     .authentication(mcpgen_axum::Authentication::None);
+//! let mcp = mcpgen_axum::router(generated::CATALOG, Arc::new(Todos), api.clone(), settings);
+//! let app = api.merge(mcp);
+//! # let _ = app;
+//! ```
+//!
+//! The crate depends on `mcpgen-catalog` (the tables it serves, re-exported as [`catalog`]),
+//! axum/http (the transport), serde (the messages) and jsonschema (tool arguments), plus
+//! small helpers (HMAC for confirmations, base64, time); never on a database or on the
+//! application.
 
 #![deny(missing_docs)]
 
@@ -20,6 +42,7 @@ mod completions;
 mod confirm;
 mod dispatch;
 mod fault;
+mod forward;
 mod guard;
 mod indent;
 mod input;
@@ -45,9 +68,12 @@ use std::sync::Arc;
 
 use axum::Router;
 
-pub use catalog::{Catalog, canonical_json};
 pub use guard::is_loopback_host;
 pub use jsonrpc::ErrorCode;
+/// The catalog's types, for the generated code's module (`use mcpgen_axum::catalog::*;`):
+/// a service depends on this crate alone at run time.
+pub use mcpgen_catalog as catalog;
+pub use mcpgen_catalog::{Catalog, canonical_json};
 pub use protocol::{SUPPORTED_VERSIONS, Version};
 pub use written::WrittenJson;
 
@@ -90,6 +116,55 @@ pub struct Settings {
     pub toolsets: Option<Vec<String>>,
     /// Only read-only tools, for every connection.
     pub read_only: bool,
+    /// Whether the layer asks for a bearer token of its own ([`Authentication`]).
+    pub authentication: Authentication,
+    /// What of the MCP request reaches every in-process request ([`Forward`]).
+    pub forward: Forward,
+    /// The `code` member of the layer's own `400` for arguments that do not fit a tool.
+    pub validation_error_code: &'static str,
+    /// Copy what the operation's response headers say (`RateLimit-*`, `ETag`,
+    /// `Idempotency-Key`, `Idempotent-Replayed`) into the `meta` object of its JSON answer.
+    /// Off by default: it changes the service's answers, which its output schemas must then
+    /// allow.
+    pub response_meta: bool,
+}
+
+/// Whether the MCP layer asks for a credential of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Authentication {
+    /// Every request but the catalog's (with [`Settings::public_catalog`]) carries
+    /// `Authorization: Bearer <token>`, which [`Host::authenticate`] turns into a [`Caller`];
+    /// without one the answer is `401` with the RFC 9728 challenge.
+    #[default]
+    Bearer,
+    /// No token is asked for: every request is served as one anonymous caller holding every
+    /// scope the catalog names, and no protected-resource metadata is published. For a
+    /// service without authentication, or one whose own authentication (a header the
+    /// [`Forward`] policy copies, such as an API key) runs in its handlers as for REST.
+    None,
+}
+
+/// What of the MCP request is copied onto the in-process request of every tool call, so that
+/// the service's own middleware sees what it sees on a REST call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Forward {
+    /// Request headers copied as they are. `None` (the default): the credential headers the
+    /// document's security schemes name (an `apiKey` in a header: its name; `http`, `oauth2`,
+    /// `openIdConnect`: `Authorization`; an `apiKey` in a cookie: `Cookie`), so that a service
+    /// that authenticates by header works unchanged. `Some(vec![])`: none.
+    pub headers: Option<Vec<http::HeaderName>>,
+    /// The `Host` header and axum's `ConnectInfo<SocketAddr>` (the client's address) of the
+    /// MCP request.
+    pub connection: bool,
+}
+
+impl Default for Forward {
+    fn default() -> Forward {
+        Forward {
+            headers: None,
+            connection: true,
+        }
+    }
 }
 
 impl Settings {
@@ -101,7 +176,7 @@ impl Settings {
     /// must share one ([`Settings::confirmation_secret`]).
     ///
     /// ```
-    /// let settings = mcp::Settings::new("todos", "1.0.0")
+    /// let settings = mcpgen_axum::Settings::new("todos", "1.0.0")
     ///     .path("/mcp")
     ///     .allowed_origin("https://app.example.com");
     /// assert_eq!(settings.server_name, "todos");
@@ -126,7 +201,27 @@ impl Settings {
             problem_type_base: String::new(),
             toolsets: None,
             read_only: false,
+            authentication: Authentication::Bearer,
+            forward: Forward::default(),
+            validation_error_code: "validation_error",
+            response_meta: false,
         }
+    }
+
+    /// Whether the layer asks for a bearer token of its own.
+    pub fn authentication(mut self, authentication: Authentication) -> Settings {
+        self.authentication = authentication;
+        self
+    }
+
+    /// Exactly these request headers of the MCP request reach each in-process request (in
+    /// place of the credential headers the document names).
+    pub fn forward_headers<I: IntoIterator<Item = http::HeaderName>>(
+        mut self,
+        names: I,
+    ) -> Settings {
+        self.forward.headers = Some(names.into_iter().collect());
+        self
     }
 
     /// The endpoint's path.
@@ -238,11 +333,16 @@ pub enum AuthFailure {
 
 /// What the application provides to the MCP layer.
 pub trait Host: Send + Sync + 'static {
-    /// Turn a bearer token into a caller.
-    fn authenticate<'a>(
-        &'a self,
-        token: &'a str,
-    ) -> Pin<Box<dyn Future<Output = Result<Caller, AuthFailure>> + Send + 'a>>;
+    /// Turn a bearer token into a caller. The default refuses every token: what a host
+    /// serving [`Authentication::None`] keeps (it is never asked).
+    fn authenticate<'a>(&'a self, token: &'a str) -> HostFuture<'a, Result<Caller, AuthFailure>> {
+        let _ = token;
+        Box::pin(async {
+            Err(AuthFailure::InvalidToken(
+                "This server takes no bearer tokens",
+            ))
+        })
+    }
     /// Every scope the server knows, announced in `WWW-Authenticate` and the RFC 9728
     /// metadata. A service without scopes keeps the default: none (and the challenge names
     /// no `scope`).
@@ -252,10 +352,7 @@ pub trait Host: Send + Sync + 'static {
     /// Count one request of `caller` against its rate limit, before it is served. The host
     /// may add to `caller.extensions` (which every in-process request carries) so that its
     /// API does not count the same request again. Hosts without limits keep the default.
-    fn admit<'a>(
-        &'a self,
-        caller: &'a mut Caller,
-    ) -> Pin<Box<dyn Future<Output = Result<Admission, String>> + Send + 'a>> {
+    fn admit<'a>(&'a self, caller: &'a mut Caller) -> HostFuture<'a, Result<Admission, String>> {
         let _ = caller;
         Box::pin(async { Ok(Admission::Admitted) })
     }
@@ -289,7 +386,7 @@ pub enum Admission {
 /// What is being completed.
 #[derive(Debug, Clone, Copy)]
 pub struct CompletionRequest<'a> {
-    /// The prompt argument's declared source (`customers`, `charges`, ...), if any.
+    /// The prompt argument's declared source (`projects`, `todos`, ...), if any.
     pub source: Option<&'a str>,
     /// The resource template whose variable is completed, if that is what is asked.
     pub template: Option<&'a str>,
@@ -321,6 +418,10 @@ pub(crate) struct Endpoint {
     /// The API router tools are dispatched to, in-process.
     pub api: Router,
     pub settings: Arc<Settings>,
+    /// What of the MCP request reaches each in-process request.
+    pub forward: forward::Policy,
+    /// The caller of every request under [`Authentication::None`].
+    pub anonymous: Arc<Caller>,
 }
 
 /// The router serving `catalog` as an MCP endpoint at `settings.path`: callers authenticated
@@ -333,20 +434,26 @@ pub fn router(catalog: Catalog, host: Arc<dyn Host>, api: Router, settings: Sett
         listings: Arc::default(),
         host,
         api,
+        forward: forward::Policy::resolve(&settings.forward, &catalog),
+        anonymous: Arc::new(forward::anonymous(&catalog)),
         settings: Arc::new(settings),
     };
-    let metadata = axum::routing::get(metadata::protected_resource);
     let endpoint_route = axum::routing::any(transport::handle);
-    Router::new()
+    let mut router = Router::new()
         .route(&path, endpoint_route.clone())
         // The same endpoint with a choice in its URL (see `toolsets`).
         .route(&format!("{path}/readonly"), endpoint_route.clone())
         .route(&format!("{path}/x/{{toolsets}}"), endpoint_route.clone())
-        .route(&format!("{path}/x/{{toolsets}}/readonly"), endpoint_route)
-        .route("/.well-known/oauth-protected-resource", metadata.clone())
-        .route(
-            &format!("/.well-known/oauth-protected-resource{path}"),
-            metadata,
-        )
-        .with_state(endpoint)
+        .route(&format!("{path}/x/{{toolsets}}/readonly"), endpoint_route);
+    // Protected-resource metadata (RFC 9728) only where there is a token to protect with.
+    if endpoint.settings.authentication == Authentication::Bearer {
+        let metadata = axum::routing::get(metadata::protected_resource);
+        router = router
+            .route("/.well-known/oauth-protected-resource", metadata.clone())
+            .route(
+                &format!("/.well-known/oauth-protected-resource{path}"),
+                metadata,
+            );
+    }
+    router.with_state(endpoint)
 }

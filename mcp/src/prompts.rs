@@ -4,7 +4,7 @@
 //! may ask the client for input first (see `input`). Argument values are checked against the
 //! schema each argument declares before they are inserted or sent.
 
-use catalog::{Catalog, PromptSpec, ToolSpec};
+use mcpgen_catalog::{Catalog, PromptSpec, ToolSpec};
 use serde_json::{Map, Value, json};
 
 use super::input::{self, Reply, Round};

@@ -5,7 +5,7 @@
 //! JSON comes back as `text`, files as `blob` (base64) unless they are text (CSV).
 
 use base64::Engine;
-use catalog::{Catalog, ResourceSpec};
+use mcpgen_catalog::{Catalog, ResourceSpec};
 use serde_json::{Map, Value, json};
 
 use super::jsonrpc::{ErrorCode, RpcError};
@@ -171,7 +171,7 @@ fn resolve(catalog: &Catalog, uri: &str) -> Option<(&'static ResourceSpec, Map<S
         .find_map(|spec| match_template(spec.uri, uri).map(|args| (spec, args)))
 }
 
-/// Match a level-1 URI template (`kobana://dunning/charges/{id}`) against a URI; each
+/// Match a level-1 URI template (`todo://items/{id}`) against a URI; each
 /// variable takes one non-empty path segment.
 pub fn match_template(template: &str, uri: &str) -> Option<Map<String, Value>> {
     let mut arguments = Map::new();

@@ -10,8 +10,8 @@
 
 use std::fmt;
 
-use catalog::{ResponseKind, ToolSpec};
 use http::{HeaderName, header};
+use mcpgen_catalog::{ResponseKind, ToolSpec};
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -52,6 +52,13 @@ struct MetaFacts<'a> {
 
 impl<'a> MetaFacts<'a> {
     fn of(answer: &'a Answer) -> MetaFacts<'a> {
+        if !answer.response_meta {
+            return MetaFacts {
+                rate_limit: None,
+                etag: None,
+                idempotency: None,
+            };
+        }
         // One pass over the answer's few headers, each kept at its first value as `get`
         // would give it: five lookups hashed each name again (1.2k instructions a call).
         const NAMES: [HeaderName; 6] = [
@@ -347,20 +354,24 @@ impl<'de> Deserialize<'de> for Members<'de> {
     }
 }
 
-/// The problem document of an error answer, or one made up when the body is not one.
+/// What an error answer says, as the service said it: its JSON body as it is (a problem
+/// document, or the service's own shape such as `{"error": "..."}`), or, when the body is not
+/// JSON, a problem document made of its status and text.
 fn problem_of(answer: &Answer) -> Value {
     match serde_json::from_slice::<Value>(&answer.body) {
-        Ok(Value::Object(map)) if map.contains_key("status") => Value::Object(map),
-        _ => {
+        Ok(value) => value,
+        Err(_) => {
             let status = answer.status;
-            json!({
+            let mut problem = json!({
                 "type": "about:blank",
                 "title": status.canonical_reason().unwrap_or("Error"),
                 "status": status.as_u16(),
-                "detail": String::from_utf8_lossy(&answer.body).chars().take(500).collect::<String>(),
-                "code": format!("http_{}", status.as_u16()),
-                "errors": [],
-            })
+            });
+            let text = String::from_utf8_lossy(&answer.body);
+            if !text.trim().is_empty() {
+                problem["detail"] = json!(text.chars().take(500).collect::<String>());
+            }
+            problem
         }
     }
 }
@@ -456,6 +467,7 @@ mod tests {
             body: body.to_string().into(),
             written: None,
             path: "/v1/things/1".into(),
+            response_meta: true,
         }
     }
 

@@ -1,7 +1,7 @@
 //! A small catalog for the layer's own unit tests, written by hand the way `codegen` writes
 //! one: tools with different scopes, a JSON answer, a destructive write.
 
-use catalog::{
+use mcpgen_catalog::{
     ArgLocation, ArgSpec, BodyEncoding, Catalog, HttpMethod, QueryStyle, ResponseKind, ToolSpec,
     ToolsetSpec,
 };
@@ -127,5 +127,9 @@ pub fn settings() -> Settings {
         problem_type_base: String::new(),
         toolsets: None,
         read_only: false,
+        authentication: crate::Authentication::Bearer,
+        forward: crate::Forward::default(),
+        validation_error_code: "VALIDATION_ERROR",
+        response_meta: true,
     }
 }

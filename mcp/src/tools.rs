@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
-use catalog::{ArgLocation, Catalog, ResponseKind, ToolSpec};
+use mcpgen_catalog::{ArgLocation, Catalog, ResponseKind, ToolSpec};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 

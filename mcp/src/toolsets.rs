@@ -7,7 +7,7 @@
 //! 1. the operator (`Settings::toolsets`, `Settings::read_only`): an upper bound for everyone;
 //! 2. the credential (`Caller::toolsets.bound`): a token, or an OAuth grant, made for some
 //!    toolsets only;
-//! 3. the request: the `X-MCP-Toolsets` header (`charges,customers`, or `all`), the URL
+//! 3. the request: the `X-MCP-Toolsets` header (`todos,projects`, or `all`), the URL
 //!    variant `/mcp/x/{toolsets}`, both intersected when both are given; and `X-MCP-Readonly:
 //!    true` or `/mcp/readonly` (`/mcp/x/{toolsets}/readonly`);
 //! 4. without a choice in the request, the credential's default (`Caller::toolsets.default`,
@@ -19,8 +19,8 @@
 
 use std::collections::BTreeSet;
 
-use catalog::{Catalog, ToolSpec};
 use http::{HeaderMap, HeaderName};
+use mcpgen_catalog::{Catalog, ToolSpec};
 use serde_json::json;
 
 use super::jsonrpc::{ErrorCode, RpcError};
@@ -101,7 +101,7 @@ impl Choice {
     }
 }
 
-/// `charges, customers` or `all`: `None` for all, else the names, each one of the catalog's.
+/// `todos, projects` or `all`: `None` for all, else the names, each one of the catalog's.
 fn parse_list(
     catalog: &Catalog,
     list: &str,

@@ -12,13 +12,14 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tracing::Instrument;
 
+use super::forward::Forwarded;
 use super::jsonrpc::{self, ErrorCode, Incoming, Message, Messages, Outcome, Received, RpcError};
 use super::observe::{self, Exchange, Exchanges};
 use super::protocol::{self, Context};
 use super::toolsets::{Choice, Selection};
 use super::{
-    AuthFailure, Caller, Endpoint, admission, completions, fault, guard, lifecycle, prompts,
-    resources, tools,
+    AuthFailure, Authentication, Caller, Endpoint, admission, completions, fault, guard, lifecycle,
+    prompts, resources, tools,
 };
 
 /// Largest request body accepted (the same ceiling as the REST API).
@@ -35,6 +36,7 @@ pub async fn handle(State(endpoint): State<Endpoint>, request: Request<Body>) ->
         method,
         uri,
         headers,
+        extensions,
         ..
     } = parts;
     let version = protocol::fallback_version(&headers);
@@ -110,14 +112,19 @@ pub async fn handle(State(endpoint): State<Endpoint>, request: Request<Body>) ->
     };
     // A fault anywhere below (authentication, batching, a method) must cost one request, not
     // the server: it becomes a 500 here, on this task (see `fault`).
+    let forwarded = Forwarded::of(&endpoint.forward, &headers, &extensions);
+    let inbound = Inbound {
+        headers: &headers,
+        forwarded: forwarded.as_ref(),
+    };
     let work = fault::catching(async {
         match messages {
             // Boxed, as `run` boxes each method (see there): this guard holds a pointer.
             Messages::Batch(items) => {
-                Box::pin(handle_batch(&endpoint, &headers, &choice, items)).await
+                Box::pin(handle_batch(&endpoint, inbound, &choice, items)).await
             }
             Messages::Single(single) => {
-                Box::pin(handle_single(&endpoint, &headers, &choice, single, version)).await
+                Box::pin(handle_single(&endpoint, inbound, &choice, single, version)).await
             }
         }
     });
@@ -135,6 +142,14 @@ pub async fn handle(State(endpoint): State<Endpoint>, request: Request<Body>) ->
     }
 }
 
+/// What the handling of one HTTP request needs of it beyond its messages.
+#[derive(Clone, Copy)]
+struct Inbound<'a> {
+    headers: &'a HeaderMap,
+    /// What its tool calls hand on to the in-process request ([`Forwarded`]).
+    forwarded: Option<&'a Forwarded>,
+}
+
 fn is_json(headers: &HeaderMap) -> bool {
     headers
         .get(header::CONTENT_TYPE)
@@ -145,7 +160,7 @@ fn is_json(headers: &HeaderMap) -> bool {
 
 async fn handle_single(
     endpoint: &Endpoint,
-    headers: &HeaderMap,
+    inbound: Inbound<'_>,
     choice: &Choice,
     message: Received,
     fallback: &'static str,
@@ -163,7 +178,7 @@ async fn handle_single(
     };
     let seen = exchange(endpoint, &incoming, fallback);
     let span = observe::span(&seen, &incoming.id);
-    serve_single(endpoint, headers, choice, incoming, seen)
+    serve_single(endpoint, inbound, choice, incoming, seen)
         .instrument(span)
         .await
 }
@@ -171,11 +186,12 @@ async fn handle_single(
 /// One request message, in its span (see `observe::span`).
 async fn serve_single(
     endpoint: &Endpoint,
-    headers: &HeaderMap,
+    inbound: Inbound<'_>,
     choice: &Choice,
     incoming: Incoming,
     mut seen: Exchange,
 ) -> Response {
+    let headers = inbound.headers;
     let fallback = seen.version;
     let context = match protocol::context_for(&incoming, headers) {
         Ok(context) => context,
@@ -187,7 +203,7 @@ async fn serve_single(
     };
     let version = context.version.0;
     seen.version = version;
-    let mut caller = match authenticate(endpoint, headers, &incoming.method).await {
+    let mut caller = match authenticate(endpoint, inbound, &incoming.method).await {
         Ok(caller) => caller,
         Err(response) => {
             seen.outcome = observe::Outcome::Unauthorized;
@@ -278,10 +294,11 @@ fn observed(mut response: Response, seen: Exchange) -> Response {
 /// treated as that revision): executed in order, one array of responses back.
 async fn handle_batch(
     endpoint: &Endpoint,
-    headers: &HeaderMap,
+    inbound: Inbound<'_>,
     choice: &Choice,
     items: Vec<Received>,
 ) -> Response {
+    let headers = inbound.headers;
     let asked = protocol::header_version(headers).unwrap_or(protocol::UNVERSIONED);
     let version = protocol::UNVERSIONED;
     let refuse = |message: &str| {
@@ -338,7 +355,7 @@ async fn handle_batch(
         // One authentication for the whole batch: the credential is the same for all.
         let auth = match caller.take() {
             Some(done) => done,
-            None => authenticate(endpoint, headers, &incoming.method).await,
+            None => authenticate(endpoint, inbound, &incoming.method).await,
         };
         let who = match &auth {
             Ok(who) => who.clone(),
@@ -419,9 +436,21 @@ fn is_catalog_method(method: &str) -> bool {
 /// `Ok(None)` = anonymous, allowed for this method. `Err` = the 401 to send.
 async fn authenticate(
     endpoint: &Endpoint,
-    headers: &HeaderMap,
+    inbound: Inbound<'_>,
     method: &str,
 ) -> Result<Option<Caller>, Response> {
+    let headers = inbound.headers;
+    // What the tool calls of this request hand on (see `forward`), in the caller's
+    // extensions as the host's own are.
+    let with_forwarded = |mut caller: Caller| {
+        if let Some(forwarded) = inbound.forwarded {
+            caller.extensions.insert(forwarded.clone());
+        }
+        caller
+    };
+    if endpoint.settings.authentication == Authentication::None {
+        return Ok(Some(with_forwarded(Caller::clone(&endpoint.anonymous))));
+    }
     let header = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok());
@@ -441,7 +470,7 @@ async fn authenticate(
             false,
         )),
         Some(token) => match endpoint.host.authenticate(token).await {
-            Ok(caller) => Ok(Some(caller)),
+            Ok(caller) => Ok(Some(with_forwarded(caller))),
             Err(AuthFailure::InvalidToken(why)) => Err(unauthorized(endpoint, headers, why, true)),
             Err(AuthFailure::Internal(story)) => {
                 tracing::error!("authentication failed: {story}");
@@ -702,6 +731,8 @@ mod tests {
             listings: Arc::default(),
             host: Arc::new(NoHost),
             api: axum::Router::new(),
+            forward: crate::forward::Policy::resolve(&Default::default(), &test_catalog::CATALOG),
+            anonymous: Arc::new(crate::forward::anonymous(&test_catalog::CATALOG)),
             settings: Arc::new(test_catalog::settings()),
         };
         let mut headers = HeaderMap::new();
@@ -728,6 +759,8 @@ mod tests {
             listings: Arc::default(),
             host: Arc::new(NoHost),
             api: axum::Router::new(),
+            forward: crate::forward::Policy::resolve(&Default::default(), &test_catalog::CATALOG),
+            anonymous: Arc::new(crate::forward::anonymous(&test_catalog::CATALOG)),
             settings: Arc::new(test_catalog::settings()),
         };
         let mut post = Request::new(Body::empty());

@@ -16,8 +16,8 @@ use std::time::Duration;
 use axum::body::{Body, Bytes};
 use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
-use catalog::canonical_json;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
+use mcpgen_catalog::canonical_json;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 

@@ -45,7 +45,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 use axum::routing::{MethodFilter, MethodRouter, get, on};
 
-use catalog::{HttpMethod, ToolSpec};
+use mcpgen_catalog::{HttpMethod, ToolSpec};
 
 use self::authenticate::{authenticate_v1, require_operation_scopes};
 use crate::generated::{self, OperationId};

@@ -30,11 +30,11 @@ pub fn answer(status: StatusCode, body: &impl Serialize, version: Option<i64>) -
     let mut response =
         (status, [(header::CONTENT_TYPE, content_type)], body.clone()).into_response();
     // The body says where its serializer wrote its members, so that a tool call reading it
-    // (`mcp::WrittenJson`) takes them from there instead of proving it JSON again.
+    // (`mcpgen_axum::WrittenJson`) takes them from there instead of proving it JSON again.
     if let Some(members) = written.members {
         response
             .extensions_mut()
-            .insert(mcp::WrittenJson { body, members });
+            .insert(mcpgen_axum::WrittenJson { body, members });
     }
     if let Some(version) = version {
         response

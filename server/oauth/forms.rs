@@ -19,7 +19,7 @@ pub const LARGEST_BODY: usize = 16 * 1024;
 
 /// Middleware of every OAuth route: a server bound to loopback answers only loopback host
 /// names (a DNS-rebinding page cannot reach it under its own name), and with a canonical URL
-/// other hosts are sent there, as `/mcp` does (`mcp::guard`).
+/// other hosts are sent there, as `/mcp` does (`mcpgen_axum::guard`).
 pub async fn host_guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let settings = state.config.mcp_settings();
     let host = request
@@ -27,7 +27,7 @@ pub async fn host_guard(State(state): State<AppState>, request: Request, next: N
         .get(header::HOST)
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default();
-    let loopback = mcp::is_loopback_host(host);
+    let loopback = mcpgen_axum::is_loopback_host(host);
     if let Some(canonical) = &settings.canonical_url
         && !loopback
         && Url::parse(canonical)

@@ -1,7 +1,7 @@
 //! One log line per request: request id (taken from `X-Request-Id` or `Request-Id` when the
 //! client sends one, else made here, and returned in both headers), method, path without
 //! its query (queries may carry a CPF), status, duration, the organization when a token
-//! named one, and for `/mcp` the MCP method and tool (from `mcp::observe`: names the server
+//! named one, and for `/mcp` the MCP method and tool (from `mcpgen_axum::observe`: names the server
 //! knows, never the client's text). Never a token, a secret, arguments or a body.
 //!
 //! Except for requests refused because their client address spent its budget
@@ -17,7 +17,7 @@ use axum::extract::Request;
 use axum::middleware::Next;
 use axum::response::Response;
 use http::{HeaderName, HeaderValue};
-use mcp::observe::Exchanges;
+use mcpgen_axum::observe::Exchanges;
 
 use dunning_store::ids;
 
@@ -121,7 +121,7 @@ fn mcp_names(exchanges: Option<&Exchanges>) -> (String, String) {
     let Some(Exchanges(exchanges)) = exchanges.filter(|e| !e.0.is_empty()) else {
         return ("-".to_string(), "-".to_string());
     };
-    let join = |part: &dyn Fn(&mcp::observe::Exchange) -> &'static str| {
+    let join = |part: &dyn Fn(&mcpgen_axum::observe::Exchange) -> &'static str| {
         exchanges.iter().map(part).collect::<Vec<_>>().join(",")
     };
     let tools = join(&|e| e.tool.unwrap_or("-"));

@@ -202,7 +202,7 @@ mod tests {
     static SQLX_WARN: Metadata<'static> = site("sqlx::query", Level::WARN, Kind::EVENT);
     static OWN_INFO: Metadata<'static> =
         site("kobana_dunning::http::serve", Level::INFO, Kind::EVENT);
-    static OWN_SPAN: Metadata<'static> = site("mcp::transport", Level::INFO, Kind::SPAN);
+    static OWN_SPAN: Metadata<'static> = site("mcpgen_axum::transport", Level::INFO, Kind::SPAN);
     static H2_SPAN: Metadata<'static> = site("h2::proto", Level::TRACE, Kind::SPAN);
 
     fn lines() -> EnvFilter {

@@ -17,7 +17,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use http::{HeaderValue, StatusCode, header};
-use mcp::observe::Exchanges;
+use mcpgen_axum::observe::Exchanges;
 use prometheus::{
     Encoder, GaugeVec, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGaugeVec, Opts,
     Registry, TextEncoder,
@@ -303,7 +303,7 @@ impl Metrics {
             self.mcp_requests
                 .with_label_values(&[exchange.method, tool, exchange.era(), outcome, class])
                 .inc();
-            if exchange.outcome == mcp::observe::Outcome::RateLimited {
+            if exchange.outcome == mcpgen_axum::observe::Outcome::RateLimited {
                 self.rate_limit_refusals.with_label_values(&["mcp"]).inc();
             }
             if let Some(confirmation) = exchange.confirmation {

@@ -4,13 +4,13 @@
 //! dunning server.
 
 fn main() {
-    codegen::Build::new("fixture.yaml")
+    mcpgen::Build::new("fixture.yaml")
         .instructions("instructions.md")
         .prompts("prompts")
-        .settings(codegen::Settings {
+        .settings(mcpgen::Settings {
             // The conformance suite's fixtures are served exactly as written.
-            budget: Some(codegen::budget::Budget::unlimited()),
-            ..codegen::Settings::default()
+            budget: Some(mcpgen::budget::Budget::unlimited()),
+            ..mcpgen::Settings::default()
         })
         .run();
 }

@@ -15,7 +15,7 @@ fn the_v1_catalog_matches_the_reviewed_snapshot() {
     if let Ok(reviewed) = std::fs::read_to_string("openapi/v1.catalog.json")
         && let Ok(reviewed) = serde_json::from_str::<Value>(&reviewed)
     {
-        let changes = codegen::diff::diff(&reviewed, &catalog);
+        let changes = mcpgen::diff::diff(&reviewed, &catalog);
         if !changes.is_empty() {
             eprintln!("The catalog changed for assistants (codegen diff):");
             for change in &changes {

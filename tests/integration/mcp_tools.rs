@@ -534,7 +534,7 @@ async fn null_where_the_schema_accepts_it_clears_the_field() {
 
 /// The router a tool call is sent through (`/v1` with its layers) hands the body of a JSON
 /// answer on with the marker naming it and its members, so `tools/call` takes them from there
-/// without proving it JSON again (`mcp::WrittenJson`); a body the marker does not name would
+/// without proving it JSON again (`mcpgen_axum::WrittenJson`); a body the marker does not name would
 /// be read the long way.
 #[tokio::test]
 async fn a_v1_answer_reaches_a_tool_call_vouched_for_by_its_writer() {
@@ -568,7 +568,7 @@ async fn a_v1_answer_reaches_a_tool_call_vouched_for_by_its_writer() {
         let body = axum::body::to_bytes(body, usize::MAX).await.expect("body");
         let marker = parts
             .extensions
-            .get::<mcp::WrittenJson>()
+            .get::<mcpgen_axum::WrittenJson>()
             .expect("the answer is vouched for");
         assert!(
             marker.names(&body),

@@ -738,7 +738,7 @@ pub(crate) fn borrows(models: &Models, ty: &Ty) -> bool {
     }
 }
 
-/// The type name of a component schema (`/components/schemas/ChargeList` → `ChargeList`, a
+/// The type name of a component schema (`/components/schemas/TodoList` → `TodoList`, a
 /// `$defs` entry → its component and its key).
 fn component_name(pointer: &str) -> String {
     let tokens: Vec<String> = pointer

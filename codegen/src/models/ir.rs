@@ -108,7 +108,7 @@ pub(crate) struct Item {
 /// One operation's module.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct OperationModule {
-    /// The module's name (`charges_list`).
+    /// The module's name (`todos_list`).
     pub(crate) ident: String,
     /// What the module's documentation says: the tool, the method and the path.
     pub(crate) doc: String,

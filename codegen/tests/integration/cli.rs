@@ -4,7 +4,7 @@
 use std::process::{Command, Output};
 
 fn codegen(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_codegen"))
+    Command::new(env!("CARGO_BIN_EXE_mcpgen"))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
@@ -61,7 +61,7 @@ fn a_multi_file_document_is_bundled_from_its_folder() {
 #[test]
 fn loading_lists_every_file_read_for_rerun_if_changed() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi");
-    let loaded = codegen::load(&dir.join("openapi.yaml")).expect("loads");
+    let loaded = mcpgen::load(&dir.join("openapi.yaml")).expect("loads");
     let mut files: Vec<String> = loaded
         .files
         .iter()

@@ -1,6 +1,6 @@
 //! Helpers shared by the test modules.
 
-use codegen::{Output, Report, Settings, generate, load};
+use mcpgen::{Output, Report, Settings, generate, load};
 use serde_json::Value;
 
 /// The instructions text the fixtures are generated with.
@@ -18,7 +18,7 @@ pub fn generate_fixture(name: &str, strict_clashes: Option<bool>) -> Result<Outp
     let settings = Settings {
         instructions: INSTRUCTIONS.to_owned(),
         strict_clashes,
-        budget: Some(codegen::budget::Budget::unlimited()),
+        budget: Some(mcpgen::budget::Budget::unlimited()),
         ..Settings::default()
     };
     let loaded = load(&fixture_path(name))?;

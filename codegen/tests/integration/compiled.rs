@@ -7,7 +7,7 @@ macro_rules! generated {
         $(
             #[allow(dead_code)]
             mod $module {
-                use catalog::*;
+                use mcpgen_catalog::*;
                 include!($file);
             }
         )*
@@ -56,10 +56,10 @@ fn generated_tables_agree_with_the_catalog_json() {
         .find(|t| t.name == "demo_charges_notify")
         .expect("notify");
     assert!(notify.destructive && notify.server_idempotency_key);
-    assert_eq!(notify.method, catalog::HttpMethod::Post);
+    assert_eq!(notify.method, mcpgen_catalog::HttpMethod::Post);
     assert_eq!(
         binary::TOOLS[0].response,
-        catalog::ResponseKind::Binary {
+        mcpgen_catalog::ResponseKind::Binary {
             content_type: "application/pdf"
         }
     );
@@ -71,7 +71,7 @@ fn generated_tables_agree_with_the_catalog_json() {
 
 #[test]
 fn mcp_results_prompts_and_verbatim_body_schemas_reach_the_tables() {
-    use catalog::ResponseKind;
+    use mcpgen_catalog::ResponseKind;
 
     let picture = &result_mcp::CATALOG.tools[0];
     assert_eq!(picture.response, ResponseKind::McpResult);

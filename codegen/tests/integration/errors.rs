@@ -1,6 +1,6 @@
 //! Every error of a document is reported in one run, each with its JSON pointer.
 
-use codegen::{Settings, generate};
+use mcpgen::{Settings, generate};
 use serde_json::json;
 
 #[test]
@@ -75,8 +75,8 @@ fn one_tool() -> serde_json::Value {
     })
 }
 
-fn prompt(arguments: &str) -> codegen::PromptSource {
-    codegen::PromptSource {
+fn prompt(arguments: &str) -> mcpgen::PromptSource {
+    mcpgen::PromptSource {
         file: "p.md".into(),
         text: format!(
             "---\nname: p\ntitle: P\ndescription: d\narguments:\n{arguments}\ntools: [things_get]\n---\nLook at {{{{thing}}}}.\n"

@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use codegen::{Settings, count_operations, generate, load_document, names};
+use mcpgen::{Settings, count_operations, generate, load_document, names};
 use serde_json::Value;
 
 use crate::common::has_ref;

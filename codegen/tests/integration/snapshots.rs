@@ -1,5 +1,5 @@
 //! Snapshots of the catalog, the generated Rust and the warnings (or the error report) for
-//! one small fixture per feature. `EXPECTORATE=overwrite cargo test -p codegen` updates them.
+//! one small fixture per feature. `EXPECTORATE=overwrite cargo test -p mcpgen` updates them.
 
 use expectorate::assert_contents;
 
@@ -121,14 +121,14 @@ fn misused_result_prompt_arguments_and_param_headers_keys_are_errors() {
 
 #[test]
 fn the_default_budget_keeps_output_shapes_and_drops_what_models_do_not_need() {
-    let settings = codegen::Settings {
+    let settings = mcpgen::Settings {
         instructions: crate::common::INSTRUCTIONS.to_owned(),
-        ..codegen::Settings::default()
+        ..mcpgen::Settings::default()
     };
-    let document = codegen::load(&crate::common::fixture_path("bodies.yaml"))
+    let document = mcpgen::load(&crate::common::fixture_path("bodies.yaml"))
         .unwrap_or_else(|r| panic!("{r}"))
         .document;
-    let output = codegen::generate(&document, &settings).unwrap_or_else(|r| panic!("{r}"));
+    let output = mcpgen::generate(&document, &settings).unwrap_or_else(|r| panic!("{r}"));
     let catalog = serde_json::to_string_pretty(&output.catalog).expect("JSON");
     assert_contents(
         "tests/snapshots/budget_defaults.catalog.json",

@@ -182,6 +182,7 @@ pub static CATALOG: Catalog = Catalog {
     catalog_json: CATALOG_JSON,
 };
 /// The operations of the document, one per entry of `TOOLS` and in the same order.
+#[allow(dead_code)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OperationId {
     ///`post_customers`: POST /v1/customers
@@ -193,6 +194,7 @@ pub enum OperationId {
     ///`replace_file_content`: PUT /v1/files/{id}/content
     ReplaceFileContent,
 }
+#[allow(dead_code)]
 impl OperationId {
     /// Every operation, in `TOOLS` order.
     pub const ALL: &'static [OperationId] = &[

@@ -1,22 +1,22 @@
-/// Money in centavos (`x-format: money`): on the wire, a number of reais with at most
-/// two decimals.
+/// Money in hundredths of its currency's unit (`x-format: money`): on the wire, a
+/// number of units with at most two decimals (`12.34` is `Cents(1234)`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Cents(pub i64);
 impl Cents {
-    /// An amount in reais, refusing a third decimal and absurd values.
-    pub fn from_reais(reais: f64) -> ::std::option::Option<Cents> {
-        if !reais.is_finite() || reais.abs() > 1e12 {
+    /// An amount in units of the currency, refusing a third decimal and absurd values.
+    pub fn from_units(units: f64) -> ::std::option::Option<Cents> {
+        if !units.is_finite() || units.abs() > 1e12 {
             return ::std::option::Option::None;
         }
-        let scaled = reais * 100.0;
+        let scaled = units * 100.0;
         let rounded = scaled.round();
         if (scaled - rounded).abs() > 1e-6 {
             return ::std::option::Option::None;
         }
         ::std::option::Option::Some(Cents(rounded as i64))
     }
-    /// The amount in reais.
-    pub fn to_reais(self) -> f64 {
+    /// The amount in units of the currency.
+    pub fn to_units(self) -> f64 {
         self.0 as f64 / 100.0
     }
 }
@@ -25,18 +25,18 @@ impl ::serde::Serialize for Cents {
         &self,
         serializer: S,
     ) -> ::std::result::Result<S::Ok, S::Error> {
-        serializer.serialize_f64(self.to_reais())
+        serializer.serialize_f64(self.to_units())
     }
 }
 impl<'de> ::serde::Deserialize<'de> for Cents {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let reais: f64 = ::serde::Deserialize::deserialize(deserializer)?;
-        Cents::from_reais(reais)
+        let units: f64 = ::serde::Deserialize::deserialize(deserializer)?;
+        Cents::from_units(units)
             .ok_or_else(|| {
                 <D::Error as ::serde::de::Error>::custom(
-                    "an amount in reais with at most two decimals",
+                    "an amount with at most two decimals",
                 )
             })
     }

@@ -170,6 +170,7 @@ pub static CATALOG: Catalog = Catalog {
     catalog_json: CATALOG_JSON,
 };
 /// The operations of the document, one per entry of `TOOLS` and in the same order.
+#[allow(dead_code)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OperationId {
     ///`get_v2_charge_automatic_pix_recurrences_recurrence_uid_requests`: GET /v2/charge/automatic_pix/recurrences/{recurrence_uid}/requests
@@ -181,6 +182,7 @@ pub enum OperationId {
     ///`get_charge_full_2`: GET /v2/charges/{uid}/full
     GetChargeFull2,
 }
+#[allow(dead_code)]
 impl OperationId {
     /// Every operation, in `TOOLS` order.
     pub const ALL: &'static [OperationId] = &[

@@ -129,11 +129,13 @@ pub static CATALOG: Catalog = Catalog {
     catalog_json: CATALOG_JSON,
 };
 /// The operations of the document, one per entry of `TOOLS` and in the same order.
+#[allow(dead_code)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OperationId {
     ///`create_thing`: POST /things
     CreateThing,
 }
+#[allow(dead_code)]
 impl OperationId {
     /// Every operation, in `TOOLS` order.
     pub const ALL: &'static [OperationId] = &[OperationId::CreateThing];

@@ -113,6 +113,7 @@ pub static CATALOG: Catalog = Catalog {
     catalog_json: CATALOG_JSON,
 };
 /// The operations of the document, one per entry of `TOOLS` and in the same order.
+#[allow(dead_code)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OperationId {
     ///`summary_prompt`: GET /prompts/summary/{topic}
@@ -120,6 +121,7 @@ pub enum OperationId {
     ///`things_list`: GET /things
     ThingsList,
 }
+#[allow(dead_code)]
 impl OperationId {
     /// Every operation, in `TOOLS` order.
     pub const ALL: &'static [OperationId] = &[

@@ -94,6 +94,7 @@ pub static CATALOG: Catalog = Catalog {
     catalog_json: CATALOG_JSON,
 };
 /// The operations of the document, one per entry of `TOOLS` and in the same order.
+#[allow(dead_code)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OperationId {
     ///`create_thing`: POST /things
@@ -101,6 +102,7 @@ pub enum OperationId {
     ///`create_part`: POST /parts
     CreatePart,
 }
+#[allow(dead_code)]
 impl OperationId {
     /// Every operation, in `TOOLS` order.
     pub const ALL: &'static [OperationId] = &[

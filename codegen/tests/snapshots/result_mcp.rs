@@ -73,6 +73,7 @@ pub static CATALOG: Catalog = Catalog {
     catalog_json: CATALOG_JSON,
 };
 /// The operations of the document, one per entry of `TOOLS` and in the same order.
+#[allow(dead_code)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OperationId {
     ///`picture`: GET /picture
@@ -80,6 +81,7 @@ pub enum OperationId {
     ///`greet`: POST /greet
     Greet,
 }
+#[allow(dead_code)]
 impl OperationId {
     /// Every operation, in `TOOLS` order.
     pub const ALL: &'static [OperationId] = &[OperationId::Picture, OperationId::Greet];

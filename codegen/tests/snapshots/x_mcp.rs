@@ -216,6 +216,7 @@ pub static CATALOG: Catalog = Catalog {
     catalog_json: CATALOG_JSON,
 };
 /// The operations of the document, one per entry of `TOOLS` and in the same order.
+#[allow(dead_code)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OperationId {
     ///`demo_me`: GET /v1/me
@@ -229,6 +230,7 @@ pub enum OperationId {
     ///`demo_charge_preview`: POST /v1/charges/{id}/preview
     ChargePreview,
 }
+#[allow(dead_code)]
 impl OperationId {
     /// Every operation, in `TOOLS` order.
     pub const ALL: &'static [OperationId] = &[

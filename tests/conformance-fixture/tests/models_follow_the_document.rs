@@ -35,12 +35,12 @@ fn fixture_dir() -> PathBuf {
 
 /// The models of `document`, as the fixture's build script makes them.
 fn models(document: &str) -> String {
-    let document = codegen::load_document(document).unwrap_or_else(|r| panic!("{r}"));
-    let settings = codegen::Settings {
-        budget: Some(codegen::budget::Budget::unlimited()),
-        ..codegen::Settings::default()
+    let document = mcpgen::load_document(document).unwrap_or_else(|r| panic!("{r}"));
+    let settings = mcpgen::Settings {
+        budget: Some(mcpgen::budget::Budget::unlimited()),
+        ..mcpgen::Settings::default()
     };
-    codegen::generate(&document, &settings)
+    mcpgen::generate(&document, &settings)
         .unwrap_or_else(|r| panic!("{r}"))
         .models
 }
