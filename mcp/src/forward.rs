@@ -52,6 +52,30 @@ impl Forwarded {
         })
     }
 
+    /// Who the caller is when the layer asks no token: `anonymous`, followed by a digest of
+    /// the credential headers handed on when there are any, so that what is bound to the
+    /// caller (a confirmation's `requestState`, an input round, a derived idempotency key)
+    /// is bound to the service's own credential, not shared by every client.
+    pub fn subject(&self, policy: &Policy) -> String {
+        use sha2::{Digest, Sha256};
+        let mut digest = Sha256::new();
+        let mut any = false;
+        for name in policy.headers.iter() {
+            for value in self.headers.get_all(name) {
+                digest.update(name.as_str().as_bytes());
+                digest.update([0]);
+                digest.update(value.as_bytes());
+                digest.update([0]);
+                any = true;
+            }
+        }
+        if !any {
+            return "anonymous".to_string();
+        }
+        let digest = digest.finalize();
+        format!("anonymous:{}", hex::encode(&digest[..16]))
+    }
+
     /// Put them on `request`: headers the tool's arguments set (its own header parameters)
     /// win over forwarded ones of the same name.
     pub fn apply<B>(self, request: &mut Request<B>) {
@@ -155,6 +179,28 @@ mod tests {
         let names: Vec<&str> = names.iter().map(HeaderName::as_str).collect();
         assert_eq!(names, ["x-api-key", "cookie", "authorization"]);
         assert!(credential_headers(r#"{"openapi":"3.1.0"}"#).is_empty());
+    }
+
+    #[test]
+    fn an_anonymous_caller_is_told_apart_by_the_credential_it_hands_on() {
+        let policy = Policy {
+            headers: vec![HeaderName::from_static("x-api-key")].into(),
+            connection: true,
+        };
+        let subject = |key: Option<&'static str>| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::HOST, HeaderValue::from_static("h"));
+            if let Some(key) = key {
+                headers.insert("x-api-key", HeaderValue::from_static(key));
+            }
+            Forwarded::of(&policy, &headers, &http::Extensions::new())
+                .unwrap()
+                .subject(&policy)
+        };
+        assert_eq!(subject(None), "anonymous");
+        assert_eq!(subject(Some("k1")), subject(Some("k1")));
+        assert_ne!(subject(Some("k1")), subject(Some("k2")));
+        assert!(subject(Some("k1")).starts_with("anonymous:"));
     }
 
     #[test]

@@ -449,7 +449,11 @@ async fn authenticate(
         caller
     };
     if endpoint.settings.authentication == Authentication::None {
-        return Ok(Some(with_forwarded(Caller::clone(&endpoint.anonymous))));
+        let mut caller = Caller::clone(&endpoint.anonymous);
+        if let Some(forwarded) = inbound.forwarded {
+            caller.subject = forwarded.subject(&endpoint.forward);
+        }
+        return Ok(Some(with_forwarded(caller)));
     }
     let header = headers
         .get(header::AUTHORIZATION)
