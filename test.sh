@@ -57,6 +57,9 @@ fi
 if cargo nextest --version >/dev/null 2>&1; then
   # Two test processes per core: most tests wait on a database or a socket, not the CPU.
   cargo nextest run --workspace --locked --no-fail-fast --test-threads "$(($(nproc) * 2))" "${nextest_filter[@]}"
+  # nextest runs no doctests: the publishable crates' documented examples (their READMEs' and
+  # crate docs' code) are compiled and run here.
+  cargo test --doc --locked -q -p mcpgen-catalog -p mcpgen -p mcpgen-axum
 else
   cargo test --workspace --locked --no-fail-fast -- "${test_skip[@]}"
   # `cargo test` builds the workspace's binaries with the tests' feature set; nothing rebuilds.

@@ -21,6 +21,28 @@
 //!    IR's operations, into a file of their own ([`Output::models`]).
 //!
 //! Every problem in a document is collected and reported at once, each with its JSON pointer.
+//!
+//! A `build.rs` uses [`Build`] (one line); a test or a tool can call the pure part:
+//!
+//! ```
+//! let document = mcpgen::load_document(r#"
+//! openapi: 3.1.0
+//! info: {title: todos, version: "1"}
+//! paths:
+//!   /todos/{id}:
+//!     delete:
+//!       operationId: delete_todo
+//!       summary: Delete a todo
+//!       parameters: [{name: id, in: path, required: true, schema: {type: integer}}]
+//!       responses: {"204": {description: Deleted}}
+//! "#)?;
+//! let output = mcpgen::generate(&document, &mcpgen::Settings::default())?;
+//! let tool = &output.catalog["tools"][0];
+//! assert_eq!(tool["name"], "delete_todo");
+//! assert_eq!(tool["annotations"]["destructiveHint"], true);
+//! assert!(output.source.contains("pub static CATALOG: Catalog"));
+//! # Ok::<(), mcpgen::Report>(())
+//! ```
 
 #![deny(missing_docs)]
 
