@@ -229,7 +229,8 @@ pub struct ToolsetSpec {
     pub always: bool,
 }
 
-/// A resource (fixed URI) or resource template (URI with `{variables}`) served by a tool.
+/// A resource (fixed URI) or resource template (URI with `{variables}`) served by a tool, or
+/// a fixed resource whose contents were embedded at build time (an MCP Apps view).
 #[derive(Debug)]
 pub struct ResourceSpec {
     /// A URI (`todo://me`) or RFC 6570 level-1 template (`todo://items/{id}`).
@@ -243,9 +244,23 @@ pub struct ResourceSpec {
     /// Its `mimeType`.
     pub mime_type: &'static str,
     /// Name of the tool whose call produces the contents; template variables are its arguments.
+    /// Empty when the contents are [`text`](ResourceSpec::text).
     pub tool: &'static str,
+    /// The contents, when they were fixed at build time: an MCP Apps view's HTML
+    /// (`ui://todos/board`, `text/html;profile=mcp-app`), served as they are, with the
+    /// `_meta` of [`json`](ResourceSpec::json). `None`: a tool's call produces them.
+    pub text: Option<&'static str>,
     /// The object exactly as `resources/list` or `resources/templates/list` returns it, as JSON text.
     pub json: &'static str,
+}
+
+impl ResourceSpec {
+    /// Whether this is an MCP Apps view (SEP-1865): a `ui://` resource whose HTML was embedded
+    /// at build time, which a host renders beside the results of the tools naming it in
+    /// their `_meta.ui.resourceUri`.
+    pub fn is_view(&self) -> bool {
+        self.text.is_some() && self.uri.starts_with("ui://")
+    }
 }
 
 /// An argument of a prompt.

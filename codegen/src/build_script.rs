@@ -1,5 +1,5 @@
 //! The one step a service's `build.rs` takes: the document (and every file its `$ref`s reach),
-//! the optional instructions and prompts, generated into `$OUT_DIR/catalog.rs` and
+//! the optional instructions, prompts and views, generated into `$OUT_DIR/catalog.rs` and
 //! `$OUT_DIR/models.rs`, with cargo told what to watch and what the generator warned about.
 //!
 //! ```no_run
@@ -24,6 +24,7 @@ pub struct Build {
     document: PathBuf,
     instructions: Option<PathBuf>,
     prompts: Option<PathBuf>,
+    views: Option<PathBuf>,
     settings: Settings,
     deny_warnings: Option<bool>,
 }
@@ -36,6 +37,7 @@ impl Build {
             document: document.as_ref().to_owned(),
             instructions: None,
             prompts: None,
+            views: None,
             settings: Settings::default(),
             deny_warnings: None,
         }
@@ -53,8 +55,15 @@ impl Build {
         self
     }
 
-    /// Everything else [`Settings`] says (the budget, the models' format types, ...); the
-    /// instructions and prompts given here replace its own.
+    /// MCP Apps views from the `.html` files of this folder (none when it does not exist):
+    /// an operation's `x-mcp.ui.template` names one of them, which is embedded whole.
+    pub fn views(mut self, folder: impl AsRef<Path>) -> Build {
+        self.views = Some(folder.as_ref().to_owned());
+        self
+    }
+
+    /// Everything else [`Settings`] says (the budget, the models' format types, the views'
+    /// URI prefix, ...); the instructions, prompts and views given here replace its own.
     pub fn settings(mut self, settings: Settings) -> Build {
         self.settings = settings;
         self
@@ -111,6 +120,14 @@ impl Build {
                 Report::single("", format!("cannot read {}: {e}", folder.display()))
             })?;
         }
+        if let Some(folder) = &self.views {
+            if folder.exists() {
+                cargo(format!("cargo::rerun-if-changed={}", folder.display()));
+            }
+            settings.views = crate::read_views(folder).map_err(|e| {
+                Report::single("", format!("cannot read {}: {e}", folder.display()))
+            })?;
+        }
         let deny = self
             .deny_warnings
             .unwrap_or_else(|| std::env::var(DENY_WARNINGS).as_deref() == Ok("1"));
@@ -159,6 +176,42 @@ mod tests {
         );
         assert!(!lines.iter().any(|l| l.contains("prompts")), "{lines:?}");
         assert!(lines.contains(&format!("cargo::rerun-if-env-changed={DENY_WARNINGS}")));
+    }
+
+    #[test]
+    fn a_views_folder_is_read_embedded_and_watched() {
+        let dir = folder();
+        std::fs::write(
+            dir.path().join("api.yaml"),
+            "openapi: 3.0.3\ninfo: {title: T, version: '1'}\npaths:\n  /items:\n    get:\n      operationId: items_list\n      x-mcp: {ui: {template: items.html}}\n      responses: {'200': {description: ok}}\n",
+        )
+        .unwrap();
+        let views = dir.path().join("views");
+        std::fs::create_dir(&views).unwrap();
+        std::fs::write(
+            views.join("items.html"),
+            "<!doctype html><title>Items</title>",
+        )
+        .unwrap();
+        // Not a view: only `.html` files are read.
+        std::fs::write(views.join("notes.txt"), "not a view").unwrap();
+        let mut lines = Vec::new();
+        let output = Build::new(dir.path().join("api.yaml"))
+            .views(&views)
+            .deny_warnings(true)
+            .generate(&mut |line| lines.push(line))
+            .unwrap();
+        assert_eq!(output.views.len(), 1);
+        assert_eq!(output.views[0].html, "<!doctype html><title>Items</title>");
+        assert!(lines.contains(&format!("cargo::rerun-if-changed={}", views.display())));
+        let missing = Build::new(dir.path().join("api.yaml"))
+            .views(dir.path().join("nowhere"))
+            .generate(&mut |_| {})
+            .unwrap_err();
+        assert!(
+            missing.to_string().contains("x-mcp/ui/template"),
+            "{missing}"
+        );
     }
 
     #[test]

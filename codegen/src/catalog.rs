@@ -8,9 +8,11 @@
 use serde_json::{Map, Value, json};
 
 use crate::ir::{Operation, Resource};
+use crate::views::{self, View};
 
-/// `{"tools": [...], "resourceTemplates": [...], "resources": [...]}`.
-pub(crate) fn catalog(ops: &[Operation]) -> Value {
+/// `{"tools": [...], "resourceTemplates": [...], "resources": [...]}`; the views are fixed
+/// resources, after those the operations serve.
+pub(crate) fn catalog(ops: &[Operation], views: &[View]) -> Value {
     // Operations that serve prompts are listed with the prompts, not here.
     let tools: Vec<Value> = ops
         .iter()
@@ -20,10 +22,14 @@ pub(crate) fn catalog(ops: &[Operation]) -> Value {
     let resources = ops.iter().filter_map(|op| op.resource.as_ref());
     let (templates, fixed): (Vec<&Resource>, Vec<&Resource>) =
         resources.partition(|r| r.is_template);
+    let fixed = fixed
+        .into_iter()
+        .map(resource)
+        .chain(views.iter().map(views::json));
     json!({
         "tools": tools,
         "resourceTemplates": templates.into_iter().map(resource).collect::<Vec<_>>(),
-        "resources": fixed.into_iter().map(resource).collect::<Vec<_>>(),
+        "resources": fixed.collect::<Vec<_>>(),
     })
 }
 

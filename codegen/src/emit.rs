@@ -16,6 +16,7 @@ use crate::ir::{
 };
 use crate::prompts::Prompt;
 use crate::toolsets::Toolset;
+use crate::views::View;
 
 /// Everything `source` writes out besides the operations.
 pub(crate) struct Texts<'a> {
@@ -33,6 +34,7 @@ pub(crate) fn source(
     toolsets: &[Toolset],
     tools: &[Value],
     prompts: &[Prompt],
+    views: &[View],
     texts: &Texts<'_>,
 ) -> String {
     let tool_specs = ops.iter().zip(tools).map(|(op, json)| tool_spec(op, json));
@@ -44,6 +46,7 @@ pub(crate) fn source(
             .filter(|r| !r.is_template)
             .map(|r| resource_spec(r, op))
     });
+    let resources = resources.chain(views.iter().map(view_spec));
     let templates = ops.iter().filter_map(|op| {
         op.resource
             .as_ref()
@@ -329,6 +332,30 @@ fn resource_spec(r: &Resource, op: &Operation) -> TokenStream {
             description: #description,
             mime_type: #mime_type,
             tool: #tool,
+            text: None,
+            json: #json,
+        }
+    }
+}
+
+/// A view: a fixed resource with its HTML embedded and no tool behind it.
+fn view_spec(view: &View) -> TokenStream {
+    let uri = &view.uri;
+    let name = &view.name;
+    let title = &view.title;
+    let description = &view.description;
+    let mime_type = crate::views::MIME_TYPE;
+    let html = lit(&view.html);
+    let json = lit(&compact(&crate::views::json(view)));
+    quote! {
+        ResourceSpec {
+            uri: #uri,
+            name: #name,
+            title: #title,
+            description: #description,
+            mime_type: #mime_type,
+            tool: "",
+            text: Some(#html),
             json: #json,
         }
     }

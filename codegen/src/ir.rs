@@ -183,6 +183,19 @@ pub struct Resource {
     pub mime_type: String,
 }
 
+/// `x-mcp.ui`: the MCP Apps view (SEP-1865) a host renders with this tool's results.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewRef {
+    /// The view's file in the views folder (`board.html`).
+    pub template: String,
+    /// Who may call the tool, as `_meta.ui.visibility` says it: `model`, `app` or both.
+    pub visibility: Vec<String>,
+    /// `_meta.ui.prefersBorder` of the view, when the document says.
+    pub prefers_border: Option<bool>,
+    /// JSON pointer of the `x-mcp.ui` object.
+    pub pointer: String,
+}
+
 /// One tool, bound to one HTTP operation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Operation {
@@ -218,8 +231,11 @@ pub struct Operation {
     pub resource: Option<Resource>,
     /// `x-mcp.max_result_chars`.
     pub max_result_chars: Option<u64>,
-    /// The tool's complete `_meta` (empty: no `_meta`).
+    /// The tool's complete `_meta` (empty: no `_meta`), `ui` included once the views are
+    /// settled.
     pub meta: Map<String, Value>,
+    /// `x-mcp.ui`: the view that shows this tool's results, if any.
+    pub ui: Option<ViewRef>,
     /// The server derives an idempotency key when the caller sends none.
     pub server_idempotency_key: bool,
     /// The tool's `inputSchema`.

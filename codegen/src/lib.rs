@@ -64,6 +64,7 @@ mod parse;
 mod prompts;
 mod schema;
 pub mod toolsets;
+pub mod views;
 mod xmcp;
 mod yaml;
 
@@ -72,11 +73,12 @@ use serde_json::Value;
 pub use annotations::{MAX_RESULT_SIZE_CHARS, REQUIRES_USER_INTERACTION};
 pub use build_script::{Build, DENY_WARNINGS};
 pub use diagnostics::{Diagnostic, Report};
-pub use load::{LoadedDocument, load, read_prompts};
+pub use load::{LoadedDocument, load, read_prompts, read_views};
 pub use prompts::{Prompt, PromptArgument, PromptSource, placeholders};
+pub use views::{View, ViewSource};
 
 /// What the caller decides beyond the document.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Settings {
     /// The server's `instructions`, embedded as `INSTRUCTIONS`.
     pub instructions: String,
@@ -93,6 +95,27 @@ pub struct Settings {
     pub budget: Option<budget::Budget>,
     /// How the models spell values ([`Output::models`]).
     pub models: ModelSettings,
+    /// The MCP Apps view files (`x-mcp.ui.template` names one), embedded as `ui://`
+    /// resources.
+    pub views: Vec<ViewSource>,
+    /// What every view's URI starts with, the view's name following: default
+    /// [`views::DEFAULT_URI_PREFIX`] (`ui://app/`); a server names itself here
+    /// (`ui://todos/`) so that a host holding several servers' views tells them apart.
+    pub ui_uri_prefix: String,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            instructions: String::new(),
+            strict_clashes: None,
+            prompts: Vec::new(),
+            budget: None,
+            models: ModelSettings::default(),
+            views: Vec::new(),
+            ui_uri_prefix: views::DEFAULT_URI_PREFIX.to_owned(),
+        }
+    }
 }
 
 /// What the models need beyond the document: the Rust type of each format that matters.
@@ -152,6 +175,8 @@ pub struct Output {
     pub toolsets: Vec<toolsets::Toolset>,
     /// The checked prompts, in the order given.
     pub prompts: Vec<Prompt>,
+    /// The MCP Apps views operations name, in the order first named.
+    pub views: Vec<View>,
     /// `{"tools": [...], "resourceTemplates": [...], "resources": [...]}` (and `"prompts"`
     /// when there are any), each entry exactly as the MCP list methods return it; and
     /// `"toolsets"` (name, description, tools), what a connection chooses from.
@@ -260,6 +285,12 @@ pub fn generate(doc: &Value, settings: &Settings) -> Result<Output> {
     );
     budget::apply(&mut operations, &budget, &mut diags);
     let toolsets = toolsets::collect(&normalised, &root, &operations, &mut diags);
+    let views = views::build(
+        &mut operations,
+        &settings.views,
+        &settings.ui_uri_prefix,
+        &mut diags,
+    );
     let mut prompts = prompts::build(&settings.prompts, &operations, &mut diags);
     let served = prompts::from_operations(&operations);
     prompts::check_unique(&prompts, &served, &mut diags);
@@ -271,7 +302,7 @@ pub fn generate(doc: &Value, settings: &Settings) -> Result<Output> {
     let (_, warnings) = diags.into_parts();
 
     let tools: Vec<Value> = operations.iter().map(catalog::tool).collect();
-    let mut catalog = catalog::catalog(&operations);
+    let mut catalog = catalog::catalog(&operations, &views);
     if !prompts.is_empty() {
         catalog["prompts"] = Value::Array(prompts.iter().map(prompts::json).collect());
     }
@@ -283,11 +314,12 @@ pub fn generate(doc: &Value, settings: &Settings) -> Result<Output> {
         openapi_json: &emit::compact(doc),
         catalog_json: &emit::compact(&catalog),
     };
-    let source = emit::source(&operations, &toolsets, &tools, &prompts, &texts);
+    let source = emit::source(&operations, &toolsets, &tools, &prompts, &views, &texts);
     Ok(Output {
         operations,
         toolsets,
         prompts,
+        views,
         catalog,
         warnings,
         source,

@@ -625,6 +625,36 @@ pub fn read_prompts(dir: &Path) -> std::io::Result<Vec<crate::PromptSource>> {
         .collect()
 }
 
+/// The `.html` files of a views folder (see `x-mcp.ui`), sorted by name; none when the folder
+/// does not exist.
+pub fn read_views(dir: &Path) -> std::io::Result<Vec<crate::ViewSource>> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let mut files = Vec::new();
+    for entry in entries {
+        let path = entry?.path();
+        if path.is_file() && path.extension().is_some_and(|e| e == "html") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    files
+        .into_iter()
+        .map(|path| {
+            Ok(crate::ViewSource {
+                file: path
+                    .file_name()
+                    .map(|name| name.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                text: std::fs::read_to_string(&path)?,
+            })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

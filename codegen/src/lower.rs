@@ -167,6 +167,7 @@ impl Builder<'_, '_> {
                 resource: None,
                 max_result_chars: ext.max_result_chars,
                 meta: Map::new(),
+                ui: ext.ui.clone(),
                 server_idempotency_key: ext.server_idempotency_key,
                 input_schema,
                 output_schema,
@@ -1103,6 +1104,14 @@ fn finish(drafts: Vec<Draft>, prefix: &str, diags: &mut Diagnostics) -> Vec<Oper
             diags.error(
                 join(&x_ptr, "resource_name"),
                 "`resource_name` without `resource`",
+            );
+        }
+        if let Some(view) = &op.ui
+            && ext.prompt
+        {
+            diags.error(
+                view.pointer.clone(),
+                "a view shows a tool's results; this operation serves a prompt",
             );
         }
         op.meta = annotations::meta(&op.annotations, &ext);

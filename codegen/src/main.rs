@@ -2,10 +2,11 @@
 //! changes for MCP if I merge this spec change?").
 //!
 //! ```text
-//! mcpgen catalog <spec> [--stats] [--no-budget]
+//! mcpgen catalog <spec> [--stats] [--no-budget] [--views <dir>]
 //!                                    the catalog JSON (pretty) on stdout; with --stats,
 //!                                    counts, timings and sizes per tool instead; with
-//!                                    --no-budget, every schema as the document writes it
+//!                                    --no-budget, every schema as the document writes it;
+//!                                    --views: the MCP Apps views' folder (`x-mcp.ui`)
 //! mcpgen source <spec>              the generated Rust tables on stdout
 //! mcpgen models <spec>              the generated models (the document's types) on stdout
 //! mcpgen diff <old> <new>           what changes for an assistant between two catalogs (or
@@ -23,7 +24,7 @@ use std::time::Instant;
 
 use mcpgen::{Settings, count_operations, deny_warnings, generate, load};
 
-const USAGE: &str = "usage: mcpgen catalog <spec> [--stats] [--no-budget] [--deny-warnings]\n       mcpgen source <spec> [--deny-warnings]\n       mcpgen models <spec> [--deny-warnings]\n       mcpgen diff <old> <new>";
+const USAGE: &str = "usage: mcpgen catalog <spec> [--stats] [--no-budget] [--deny-warnings] [--views <dir>]\n       mcpgen source <spec> [--deny-warnings] [--views <dir>]\n       mcpgen models <spec> [--deny-warnings]\n       mcpgen diff <old> <new>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -35,6 +36,26 @@ fn main() -> ExitCode {
     let [command, rest @ ..] = args.as_slice() else {
         eprintln!("{USAGE}");
         return ExitCode::from(2);
+    };
+    // `--views <dir>` takes a value: taken out before the flags and the spec are told apart.
+    let mut rest = rest.to_vec();
+    let views = match rest.iter().position(|a| a == "--views") {
+        Some(at) if at + 1 < rest.len() => {
+            let dir = rest.remove(at + 1);
+            rest.remove(at);
+            match mcpgen::read_views(std::path::Path::new(&dir)) {
+                Ok(views) => views,
+                Err(e) => {
+                    eprintln!("mcpgen: cannot read {dir}: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+        }
+        Some(_) => {
+            eprintln!("mcpgen: --views needs a folder\n{USAGE}");
+            return ExitCode::from(2);
+        }
+        None => Vec::new(),
     };
     let stats = rest.iter().any(|a| a == "--stats");
     let unlimited = rest.iter().any(|a| a == "--no-budget");
@@ -76,6 +97,7 @@ fn main() -> ExitCode {
     let started = Instant::now();
     let settings = Settings {
         budget: unlimited.then(mcpgen::budget::Budget::unlimited),
+        views,
         ..Settings::default()
     };
     let generated = generate(&doc, &settings);

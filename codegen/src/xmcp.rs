@@ -58,6 +58,8 @@ pub(crate) struct OperationExt {
     pub(crate) body_arguments: bool,
     /// `param_headers`: arguments mirrored into `Mcp-Param-<Name>` headers.
     pub(crate) param_headers: Vec<ParamHeader>,
+    /// `ui`: the MCP Apps view that shows this tool's results.
+    pub(crate) ui: Option<crate::ir::ViewRef>,
 }
 
 /// One `x-mcp.param_headers` entry: the argument, the `<Name>` of `Mcp-Param-<Name>`, and
@@ -206,7 +208,14 @@ const OPERATION_KEYS: &[&str] = &[
     "prompt",
     "arguments",
     "param_headers",
+    "ui",
 ];
+
+/// The keys of `x-mcp.ui`.
+const UI_KEYS: &[&str] = &["template", "visibility", "prefers_border"];
+
+/// The audiences of `x-mcp.ui.visibility`, as SEP-1865 spells them.
+const VISIBILITY: &[&str] = &["model", "app"];
 
 /// Reads the `x-mcp` value of the operation at `op_ptr`, if it has one.
 pub(crate) fn operation(
@@ -262,10 +271,80 @@ pub(crate) fn operation(
                     out.param_headers = param_headers(map, &kp, diags);
                 }
             }
+            "ui" => {
+                if let Some(map) = as_object(value, &kp, diags) {
+                    out.ui = ui(map, &kp, diags);
+                }
+            }
             _ => unknown(key, &kp, OPERATION_KEYS, diags),
         }
     }
+    if out.ui.is_some() && out.meta.contains_key("ui") {
+        diags.error(
+            join(&join(&ptr, "meta"), "ui"),
+            "`meta.ui` and `ui` both set the tool's `_meta.ui`: keep `ui`",
+        );
+    }
     out
+}
+
+/// `x-mcp.ui`: `template` (required), `visibility` and `prefers_border`.
+fn ui(map: &Map<String, Value>, ptr: &str, diags: &mut Diagnostics) -> Option<crate::ir::ViewRef> {
+    let mut template = None;
+    let mut visibility = VISIBILITY.iter().map(|v| (*v).to_owned()).collect();
+    let mut prefers_border = None;
+    for (key, value) in map {
+        let kp = join(ptr, key);
+        match key.as_str() {
+            "template" => template = string(value, &kp, diags),
+            "visibility" => {
+                if let Some(list) = visibility_list(value, &kp, diags) {
+                    visibility = list;
+                }
+            }
+            "prefers_border" => prefers_border = boolean(value, &kp, diags),
+            _ => unknown(key, &kp, UI_KEYS, diags),
+        }
+    }
+    let Some(template) = template else {
+        if !map.contains_key("template") {
+            diags.error(ptr, "`ui` needs a `template`: the view's file name");
+        }
+        return None;
+    };
+    Some(crate::ir::ViewRef {
+        template,
+        visibility,
+        prefers_border,
+        pointer: ptr.to_owned(),
+    })
+}
+
+/// A non-empty list of distinct [`VISIBILITY`] words.
+fn visibility_list(value: &Value, ptr: &str, diags: &mut Diagnostics) -> Option<Vec<String>> {
+    let Some(items) = value.as_array() else {
+        diags.error(
+            ptr,
+            "`visibility` must be a list: [model], [app] or [model, app]",
+        );
+        return None;
+    };
+    if items.is_empty() {
+        diags.error(ptr, "`visibility` must name `model`, `app` or both");
+        return None;
+    }
+    let mut out: Vec<String> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let ip = join(ptr, &i.to_string());
+        let index = choice(item, &ip, VISIBILITY, diags)?;
+        let word = VISIBILITY[index].to_owned();
+        if out.contains(&word) {
+            diags.error(ip, format!("`{word}` is listed twice"));
+            return None;
+        }
+        out.push(word);
+    }
+    Some(out)
 }
 
 fn renames(map: &Map<String, Value>, ptr: &str, diags: &mut Diagnostics) -> Vec<Rename> {

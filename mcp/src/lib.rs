@@ -59,6 +59,7 @@ mod test_catalog;
 mod tools;
 pub mod toolsets;
 mod transport;
+mod views;
 mod written;
 
 use std::collections::BTreeSet;

@@ -4,26 +4,32 @@ use serde_json::{Value, json};
 
 use super::jsonrpc::RpcError;
 use super::protocol::{self, SERVER_INFO_META, SUPPORTED_VERSIONS};
-use super::{Endpoint, Settings};
+use super::{Endpoint, Settings, views};
 
 fn server_info(s: &Settings) -> Value {
     json!({ "name": s.server_name, "title": s.server_title, "version": s.server_version })
 }
 
-fn capabilities() -> Value {
-    json!({
+/// What the server can do; the MCP Apps extension only when the catalog has views (its
+/// settings object is empty: the extension defines none for servers).
+fn capabilities(endpoint: &Endpoint) -> Value {
+    let mut capabilities = json!({
         "tools": { "listChanged": false },
         "resources": { "subscribe": false, "listChanged": false },
         "prompts": { "listChanged": false },
         "completions": {},
-    })
+    });
+    if views::any(&endpoint.catalog) {
+        capabilities["extensions"] = json!({ views::EXTENSION: {} });
+    }
+    capabilities
 }
 
 /// Handshake era: negotiate the revision and describe the server.
 pub fn initialize(endpoint: &Endpoint, params: &Value) -> Result<Value, RpcError> {
     Ok(json!({
         "protocolVersion": protocol::negotiate(params),
-        "capabilities": capabilities(),
+        "capabilities": capabilities(endpoint),
         "serverInfo": server_info(&endpoint.settings),
         "instructions": endpoint.catalog.instructions,
     }))
@@ -33,7 +39,7 @@ pub fn initialize(endpoint: &Endpoint, params: &Value) -> Result<Value, RpcError
 pub fn discover(endpoint: &Endpoint) -> Result<Value, RpcError> {
     Ok(json!({
         "supportedVersions": SUPPORTED_VERSIONS,
-        "capabilities": capabilities(),
+        "capabilities": capabilities(endpoint),
         "instructions": endpoint.catalog.instructions,
     }))
 }

@@ -3,6 +3,10 @@
 //! Resources are declared on GET operations (`x-mcp.resource`) and read through the same
 //! in-process dispatch as tools, so permissions and organization isolation are the API's.
 //! JSON comes back as `text`, files as `blob` (base64) unless they are text (CSV).
+//!
+//! MCP Apps views (`ui://`, see `views`) are the exception: their HTML was embedded at build
+//! time and holds no data (a view gets its data from the host, as a tool's result), so they
+//! are read from the catalog, by whoever may read resources and is offered views.
 
 use base64::Engine;
 use mcpgen_catalog::{Catalog, ResourceSpec};
@@ -12,7 +16,7 @@ use super::jsonrpc::{ErrorCode, RpcError};
 use super::protocol::Context;
 use super::tools::{find, reject_cursor};
 use super::toolsets::Selection;
-use super::{Caller, Endpoint, bounds, dispatch};
+use super::{Caller, Endpoint, bounds, dispatch, views};
 
 /// Whether the caller may read what `spec` serves on this request: the tool serving it is
 /// selected and its scopes held (anonymous listings see every selected one).
@@ -48,11 +52,13 @@ fn parse(json: &str) -> Result<Value, RpcError> {
     })
 }
 
-/// Fixed resources this caller can read, plus the OpenAPI document.
+/// Fixed resources this caller can read, plus the OpenAPI document, plus the views when
+/// `views` (see [`views::offered`]).
 pub fn list(
     endpoint: &Endpoint,
     caller: Option<&Caller>,
     selection: &Selection,
+    views: bool,
     params: &Value,
 ) -> Result<Value, RpcError> {
     reject_cursor(params)?;
@@ -66,6 +72,11 @@ pub fn list(
     let catalog = &endpoint.catalog;
     for spec in visible(catalog, catalog.resources, caller, selection) {
         resources.push(parse(spec.json)?);
+    }
+    if views {
+        for spec in catalog.resources.iter().filter(|s| s.is_view()) {
+            resources.push(parse(spec.json)?);
+        }
     }
     Ok(json!({ "resources": resources }))
 }
@@ -118,6 +129,12 @@ pub async fn read(
     }
     let catalog = &endpoint.catalog;
     let (spec, mut arguments) = resolve(catalog, uri).ok_or_else(|| not_found(context, uri))?;
+    if let Some(text) = spec.text {
+        if !spec.is_view() || !views::offered(context) {
+            return Err(not_found(context, uri));
+        }
+        return view_contents(spec, text);
+    }
     let tool = find(catalog, spec.tool).ok_or_else(|| not_found(context, uri))?;
     if !caller.may_use(tool.scopes)
         || !selection.admits(catalog, tool)
@@ -157,6 +174,17 @@ pub async fn read(
     } else {
         json!({ "uri": uri, "mimeType": mime, "blob": base64::engine::general_purpose::STANDARD.encode(&answer.body) })
     };
+    Ok(json!({ "contents": [content] }))
+}
+
+/// A view's `resources/read` result: its HTML with the `_meta` of its listing (the content
+/// security policy and border preference, which hosts read from the contents).
+fn view_contents(spec: &ResourceSpec, text: &str) -> Result<Value, RpcError> {
+    let listing = parse(spec.json)?;
+    let mut content = json!({ "uri": spec.uri, "mimeType": spec.mime_type, "text": text });
+    if let Some(meta) = listing.get("_meta") {
+        content["_meta"] = meta.clone();
+    }
     Ok(json!({ "contents": [content] }))
 }
 

@@ -1,9 +1,10 @@
 //! A small catalog for the layer's own unit tests, written by hand the way `codegen` writes
-//! one: tools with different scopes, a JSON answer, a destructive write.
+//! one: tools with different scopes, a JSON answer, a destructive write, and an MCP Apps
+//! view that the read tool names in its `_meta.ui`.
 
 use mcpgen_catalog::{
-    ArgLocation, ArgSpec, BodyEncoding, Catalog, HttpMethod, QueryStyle, ResponseKind, ToolSpec,
-    ToolsetSpec,
+    ArgLocation, ArgSpec, BodyEncoding, Catalog, HttpMethod, QueryStyle, ResourceSpec,
+    ResponseKind, ToolSpec, ToolsetSpec,
 };
 
 use super::Settings;
@@ -64,7 +65,7 @@ static TOOLS: &[ToolSpec] = &[
         "/v1/things/{id}",
         &["things:read"],
         "things",
-        r#"{"name":"things_get","description":"Read a thing.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]},"annotations":{"readOnlyHint":true}}"#,
+        r#"{"name":"things_get","description":"Read a thing.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]},"annotations":{"readOnlyHint":true},"_meta":{"ui":{"resourceUri":"ui://test/thing","visibility":["model","app"]}}}"#,
     ),
     tool(
         "others_get",
@@ -97,11 +98,25 @@ static TOOLSETS: &[ToolsetSpec] = &[
     },
 ];
 
-/// The catalog: three tools in two toolsets, nothing else.
+/// The HTML of the view.
+pub const VIEW_HTML: &str = "<!doctype html><title>Thing</title><p id=thing></p>";
+
+static RESOURCES: &[ResourceSpec] = &[ResourceSpec {
+    uri: "ui://test/thing",
+    name: "thing",
+    title: "Thing",
+    description: "Interactive view (MCP Apps) of the results of `things_get`.",
+    mime_type: "text/html;profile=mcp-app",
+    tool: "",
+    text: Some(VIEW_HTML),
+    json: r#"{"uri":"ui://test/thing","name":"thing","title":"Thing","description":"Interactive view (MCP Apps) of the results of `things_get`.","mimeType":"text/html;profile=mcp-app","_meta":{"ui":{"csp":{"connectDomains":[],"resourceDomains":[],"frameDomains":[],"baseUriDomains":[]},"prefersBorder":true}}}"#,
+}];
+
+/// The catalog: three tools in two toolsets and one view.
 pub const CATALOG: Catalog = Catalog {
     tools: TOOLS,
     toolsets: TOOLSETS,
-    resources: &[],
+    resources: RESOURCES,
     resource_templates: &[],
     prompts: &[],
     instructions: "Test catalog.",

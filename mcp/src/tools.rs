@@ -14,23 +14,27 @@ use super::protocol::{self, Context};
 #[cfg(test)]
 use super::toolsets::Choice;
 use super::toolsets::Selection;
-use super::{Caller, Endpoint, Settings, bounds, dispatch, lifecycle, results};
+use super::{Caller, Endpoint, Settings, bounds, dispatch, lifecycle, results, views};
 
 /// The `tools/list` result for this caller, stateless-era fields included when `stateless`:
 /// the tools it can use (all of them for an anonymous public-catalog listing), in the
-/// generator's order, as text prepared on the first request of its kind (see [`Listings`]).
+/// generator's order, with their `_meta.ui` when `views` (see [`views::offered`]), as text
+/// prepared on the first request of its kind (see [`Listings`]).
 pub fn list(
     endpoint: &Endpoint,
     caller: Option<&Caller>,
     selection: &Selection,
     stateless: bool,
+    views: bool,
     params: &Value,
 ) -> Result<Arc<RawValue>, RpcError> {
     reject_cursor(params)?;
     let (catalog, settings) = (&endpoint.catalog, &endpoint.settings);
+    // Without views in the catalog there is nothing to take out: one listing serves both.
+    let views = views || !views::any(catalog);
     endpoint
         .listings
-        .get(catalog, settings, caller, selection, stateless)
+        .get(catalog, settings, caller, selection, stateless, views)
 }
 
 /// The `tools/list` result built from the catalog, as every call once did: the reference the
@@ -41,6 +45,7 @@ fn fresh_list(
     caller: Option<&Caller>,
     selection: &Selection,
     stateless: bool,
+    views: bool,
 ) -> Result<Value, RpcError> {
     let mut tools = Vec::new();
     for tool in catalog
@@ -48,7 +53,11 @@ fn fresh_list(
         .iter()
         .filter(|t| listed(catalog, t, caller, selection))
     {
-        let json: Value = serde_json::from_str(tool.tool_json).map_err(|e| internal(tool, e))?;
+        let mut json: Value =
+            serde_json::from_str(tool.tool_json).map_err(|e| internal(tool, e))?;
+        if !views {
+            views::without_ui(&mut json);
+        }
         tools.push(json);
     }
     let result = json!({ "tools": tools });
@@ -86,8 +95,9 @@ fn visible(catalog: &Catalog, caller: Option<&Caller>, selection: &Selection) ->
 /// any subset of scopes, so the number of distinct sets has no bound of its own.
 const MAX_LISTINGS: usize = 64;
 
-/// A set of visible tools (one bit per catalog index) and whether the era is stateless.
-type ListingKey = (Box<[u64]>, bool);
+/// A set of visible tools (one bit per catalog index), whether the era is stateless and
+/// whether the views are offered.
+type ListingKey = (Box<[u64]>, bool, bool);
 
 /// `tools/list` results serialised once per set of visible tools and era. The admin's listing
 /// is some 200 KB of JSON: parsing and writing it again on every call cost more than the
@@ -107,12 +117,13 @@ impl Listings {
         caller: Option<&Caller>,
         selection: &Selection,
         stateless: bool,
+        views: bool,
     ) -> Result<Arc<RawValue>, RpcError> {
-        let key = (visible(catalog, caller, selection), stateless);
+        let key = (visible(catalog, caller, selection), stateless, views);
         if let Some(found) = self.find(&key) {
             return Ok(found);
         }
-        let value = fresh_list(catalog, settings, caller, selection, stateless)?;
+        let value = fresh_list(catalog, settings, caller, selection, stateless, views)?;
         let text = serde_json::value::to_raw_value(&value).map_err(|e| {
             tracing::error!("cannot serialise the tools/list result: {e}");
             RpcError::new(ErrorCode::INTERNAL_ERROR, "Internal error").with_status(500)
@@ -442,17 +453,30 @@ mod tests {
         let ids = ["1", r#""a \"quoted\" id""#, "99999999999999999999", "-7"];
         // Twice: the first round fills the cache, the second answers from it.
         for round in 0..2 {
-            for stateless in [false, true] {
+            for (stateless, views) in [(false, true), (true, true), (true, false)] {
                 for (caller, selection) in callers()
                     .into_iter()
                     .flat_map(|c| selections().into_iter().map(move |s| (c.clone(), s)))
                 {
                     let prepared = listings
-                        .get(&catalog, &settings, caller.as_ref(), &selection, stateless)
+                        .get(
+                            &catalog,
+                            &settings,
+                            caller.as_ref(),
+                            &selection,
+                            stateless,
+                            views,
+                        )
                         .unwrap();
-                    let fresh =
-                        fresh_list(&catalog, &settings, caller.as_ref(), &selection, stateless)
-                            .unwrap();
+                    let fresh = fresh_list(
+                        &catalog,
+                        &settings,
+                        caller.as_ref(),
+                        &selection,
+                        stateless,
+                        views,
+                    )
+                    .unwrap();
                     for text in ids {
                         let id = id(text);
                         let expected: Box<str> = jsonrpc::success(&id, &fresh).into();
@@ -461,7 +485,7 @@ mod tests {
                         assert_eq!(
                             answered,
                             &*expected,
-                            "round {round}, stateless {stateless}, id {text}, scopes {:?}",
+                            "round {round}, stateless {stateless}, views {views}, id {text}, scopes {:?}",
                             caller.as_ref().map(|c| &c.scopes)
                         );
                         // What is sent shares the kept listing: it is not copied per answer.
@@ -474,10 +498,10 @@ mod tests {
                 }
             }
         }
-        // One entry per distinct set of tools and era, however it came about: the admin's
-        // and the anonymous listing are one; read-only and the reader's are one; `others`
-        // alone adds one; `things:read` and nobody the other two.
-        assert_eq!(listings.len(), 2 * 5);
+        // One entry per distinct set of tools, era and views, however it came about: the
+        // admin's and the anonymous listing are one; read-only and the reader's are one;
+        // `others` alone adds one; `things:read` and nobody the other two.
+        assert_eq!(listings.len(), 3 * 5);
     }
 
     #[test]
@@ -485,7 +509,7 @@ mod tests {
         let listings = Listings::default();
         let text: Arc<RawValue> = Arc::from(RawValue::from_string("{}".into()).unwrap());
         for n in 0..(3 * MAX_LISTINGS as u64) {
-            listings.keep((vec![n].into_boxed_slice(), false), text.clone());
+            listings.keep((vec![n].into_boxed_slice(), false, true), text.clone());
             assert!(listings.len() <= MAX_LISTINGS);
         }
         assert_eq!(listings.len(), MAX_LISTINGS);

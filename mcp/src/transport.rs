@@ -19,7 +19,7 @@ use super::protocol::{self, Context};
 use super::toolsets::{Choice, Selection};
 use super::{
     AuthFailure, Authentication, Caller, Endpoint, admission, completions, fault, guard, lifecycle,
-    prompts, resources, tools,
+    prompts, resources, tools, views,
 };
 
 /// Largest request body accepted (the same ceiling as the REST API).
@@ -580,7 +580,8 @@ async fn dispatch(
         "server/discover" if stateless => lifecycle::discover(endpoint),
         // Prepared once per set of visible tools and era, stateless fields included.
         "tools/list" => {
-            return tools::list(endpoint, caller, selection, stateless, &params)
+            let views = views::offered(context);
+            return tools::list(endpoint, caller, selection, stateless, views, &params)
                 .map(Outcome::Prepared);
         }
         // A JSON answer comes back prepared, the stateless era's fields included.
@@ -588,7 +589,10 @@ async fn dispatch(
             Outcome::Value(value) => Ok(value),
             prepared => return Ok(prepared),
         },
-        "resources/list" => resources::list(endpoint, caller, selection, &params),
+        "resources/list" => {
+            let views = views::offered(context);
+            resources::list(endpoint, caller, selection, views, &params)
+        }
         "resources/templates/list" => {
             resources::templates(&endpoint.catalog, caller, selection, &params)
         }

@@ -1,5 +1,6 @@
 //! The `codegen` command: loud failures exit 1 with the report on stderr, `--deny-warnings`
-//! makes warnings failures, and a multi-file document is read from its folder.
+//! makes warnings failures, a multi-file document is read from its folder, and views from
+//! the folder `--views` names.
 
 use std::process::{Command, Output};
 
@@ -94,4 +95,29 @@ fn loading_lists_every_file_read_for_rerun_if_changed() {
         !text.contains(".json") && !text.contains(".yaml#"),
         "{text}"
     );
+}
+
+#[test]
+fn views_come_from_the_folder_given_with_views() {
+    let out = codegen(&[
+        "catalog",
+        "tests/fixtures/ui_views.yaml",
+        "--views",
+        "tests/fixtures/views",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let catalog: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(catalog["resources"][0]["uri"], "ui://app/board");
+
+    let without = codegen(&["catalog", "tests/fixtures/ui_views.yaml"]);
+    assert_eq!(without.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&without.stderr);
+    assert!(stderr.contains("x-mcp/ui/template"), "{stderr}");
+
+    let no_folder = codegen(&["catalog", "tests/fixtures/ui_views.yaml", "--views"]);
+    assert_eq!(no_folder.status.code(), Some(2));
 }

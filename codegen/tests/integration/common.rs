@@ -15,10 +15,25 @@ pub fn fixture_path(name: &str) -> std::path::PathBuf {
 /// Loads and generates a fixture with the given clash mode, every schema kept as written
 /// (the size budget has its own snapshot): the errors of either step.
 pub fn generate_fixture(name: &str, strict_clashes: Option<bool>) -> Result<Output, Report> {
+    generate_fixture_with_views(name, strict_clashes, Vec::new())
+}
+
+/// The view files of `tests/fixtures/views/`, as `Build::views` reads a folder.
+pub fn fixture_views() -> Vec<mcpgen::ViewSource> {
+    mcpgen::read_views(&fixture_path("views")).expect("tests/fixtures/views is readable")
+}
+
+/// [`generate_fixture`] with these view files.
+pub fn generate_fixture_with_views(
+    name: &str,
+    strict_clashes: Option<bool>,
+    views: Vec<mcpgen::ViewSource>,
+) -> Result<Output, Report> {
     let settings = Settings {
         instructions: INSTRUCTIONS.to_owned(),
         strict_clashes,
         budget: Some(mcpgen::budget::Budget::unlimited()),
+        views,
         ..Settings::default()
     };
     let loaded = load(&fixture_path(name))?;

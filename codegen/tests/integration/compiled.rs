@@ -32,6 +32,26 @@ generated! {
     allof_cut => "../snapshots/allof_cut.rs",
     required_undeclared => "../snapshots/required_undeclared.rs",
     oneof_cut => "../snapshots/oneof_cut.rs",
+    ui_views => "../snapshots/ui_views.rs",
+}
+
+#[test]
+fn views_are_fixed_resources_with_their_html_and_no_tool() {
+    let views: Vec<_> = ui_views::RESOURCES.iter().filter(|r| r.is_view()).collect();
+    let uris: Vec<&str> = views.iter().map(|r| r.uri).collect();
+    assert_eq!(uris, ["ui://app/board", "ui://app/todo"]);
+    let board = std::fs::read_to_string("tests/fixtures/views/board.html").expect("board.html");
+    assert_eq!(views[0].text, Some(board.as_str()));
+    assert!(
+        views
+            .iter()
+            .all(|v| v.tool.is_empty() && v.mime_type == "text/html;profile=mcp-app")
+    );
+    let listing: serde_json::Value = serde_json::from_str(views[0].json).expect("json");
+    assert_eq!(
+        listing["_meta"]["ui"]["csp"]["connectDomains"],
+        serde_json::json!([])
+    );
 }
 
 #[test]

@@ -3,11 +3,16 @@
 
 use expectorate::assert_contents;
 
-use crate::common::generate_fixture;
+use crate::common::{fixture_views, generate_fixture, generate_fixture_with_views};
 
 /// Generates `fixture` and compares catalog, source and warnings with `snapshots/<tag>.*`.
 fn snapshot(fixture: &str, strict: Option<bool>, tag: &str) {
     let output = generate_fixture(fixture, strict).unwrap_or_else(|r| panic!("{r}"));
+    snapshot_output(&output, tag);
+}
+
+/// Compares catalog, source and warnings of `output` with `snapshots/<tag>.*`.
+fn snapshot_output(output: &mcpgen::Output, tag: &str) {
     let catalog = serde_json::to_string_pretty(&output.catalog).expect("JSON");
     assert_contents(
         format!("tests/snapshots/{tag}.catalog.json"),
@@ -24,6 +29,11 @@ fn snapshot_errors(fixture: &str, strict: Option<bool>, tag: &str) {
         Ok(_) => panic!("{fixture} generated without errors"),
         Err(report) => report,
     };
+    snapshot_report(&report, tag);
+}
+
+/// Compares `report` with `snapshots/<tag>.errors.txt`.
+fn snapshot_report(report: &mcpgen::Report, tag: &str) {
     assert_contents(
         format!("tests/snapshots/{tag}.errors.txt"),
         &format!("{report}\n"),
@@ -224,4 +234,57 @@ fn a_document_without_toolsets_gets_one_per_first_tag() {
 #[test]
 fn references_where_openapi_allows_none_are_read_as_json_references_with_a_warning() {
     snapshot("refs_anywhere/openapi.yaml", None, "refs_anywhere");
+}
+
+#[test]
+fn x_mcp_ui_gives_tools_meta_ui_and_one_ui_resource_per_view() {
+    let output = generate_fixture_with_views("ui_views.yaml", None, fixture_views())
+        .unwrap_or_else(|r| panic!("{r}"));
+    snapshot_output(&output, "ui_views");
+    // The HTML is embedded as it is in the file.
+    let board = std::fs::read_to_string("tests/fixtures/views/board.html").expect("board.html");
+    assert_eq!(output.views[0].html, board);
+}
+
+#[test]
+fn a_missing_view_template_unknown_ui_keys_and_contradictions_are_errors_with_pointers() {
+    let report = generate_fixture_with_views("ui_views_misuse.yaml", None, fixture_views())
+        .expect_err("ui_views_misuse.yaml generated without errors");
+    snapshot_report(&report, "ui_views_misuse");
+}
+
+#[test]
+fn a_view_without_a_views_folder_is_an_error_naming_the_template() {
+    let report = generate_fixture("ui_views.yaml", None).expect_err("no views were given");
+    let text = report.to_string();
+    assert!(
+        text.contains("#/paths/~1todos/get/x-mcp/ui/template: template `board.html` is not in the views folder: the views folder is empty or was not given"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_views_uri_prefix_is_a_setting_and_must_be_a_ui_uri() {
+    let document = mcpgen::load(&crate::common::fixture_path("ui_views.yaml"))
+        .unwrap_or_else(|r| panic!("{r}"))
+        .document;
+    let settings = mcpgen::Settings {
+        views: fixture_views(),
+        ui_uri_prefix: "ui://todos/".to_owned(),
+        ..mcpgen::Settings::default()
+    };
+    let output = mcpgen::generate(&document, &settings).unwrap_or_else(|r| panic!("{r}"));
+    assert_eq!(
+        output.catalog["tools"][0]["_meta"]["ui"]["resourceUri"],
+        "ui://todos/board"
+    );
+    let settings = mcpgen::Settings {
+        ui_uri_prefix: "https://todos.example/".to_owned(),
+        ..settings
+    };
+    let report = mcpgen::generate(&document, &settings).expect_err("not a ui:// prefix");
+    assert!(
+        report.to_string().contains("must start with `ui://`"),
+        "{report}"
+    );
 }

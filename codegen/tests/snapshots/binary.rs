@@ -77,6 +77,7 @@ pub static RESOURCE_TEMPLATES: &[ResourceSpec] = &[
         description: "Debtor statement",
         mime_type: "application/pdf",
         tool: "files_statement",
+        text: None,
         json: r#"{"uriTemplate":"demo://statements/{id}.pdf","name":"files_statement","title":"Debtor statement","description":"Debtor statement","mimeType":"application/pdf"}"#,
     },
 ];

@@ -181,6 +181,7 @@ pub static RESOURCES: &[ResourceSpec] = &[
         description: "Who is this token",
         mime_type: "application/json",
         tool: "demo_me",
+        text: None,
         json: r#"{"uri":"demo://me","name":"demo_me","title":"Who is this token","description":"Who is this token","mimeType":"application/json"}"#,
     },
 ];
@@ -193,6 +194,7 @@ pub static RESOURCE_TEMPLATES: &[ResourceSpec] = &[
         description: "Get a charge",
         mime_type: "application/json",
         tool: "demo_charges_get",
+        text: None,
         json: r#"{"uriTemplate":"demo://charges/{id}","name":"charge","title":"Get a charge","description":"Get a charge","mimeType":"application/json"}"#,
     },
 ];
