@@ -32,6 +32,7 @@ pub mod rate_limit;
 
 mod refused;
 pub mod reply;
+mod reports;
 pub mod schemas;
 mod webhooks;
 mod wire;
@@ -151,6 +152,7 @@ fn handler_for(operation: OperationId) -> Option<MethodRouter<AppState>> {
         Op::ChargesDischargeLetter => on(f, files::charge_discharge_letter),
         Op::ChargesEvents => on(f, collection::events),
         Op::ChargesPix => on(f, pix::charge_pix),
+        Op::ReportsAging => on(f, reports::aging),
         Op::PixSettingsGet => on(f, pix::settings_get),
         Op::PixSettingsUpdate => on(f, pix::settings_update),
         Op::CalendarGet => on(f, calendar::get),

@@ -31,9 +31,9 @@ VENVS = HERE / ".venvs"
 
 # Tools each demo role sees in tools/list when the connection chooses no toolsets: the catalog
 # filtered by the role's permissions and its default toolsets (a viewer loads customers,
-# charges, agreements, disputes and deliveries: 17 of the 26 tools it may use; README,
+# charges, agreements, disputes and deliveries: 18 of the 27 tools it may use; README,
 # "Choosing what an assistant loads").
-EXPECTED_TOOL_COUNTS = {"admin": 65, "viewer": 17}
+EXPECTED_TOOL_COUNTS = {"admin": 66, "viewer": 18}
 
 # The cases, in the order of the issue. confirm_* only for clients that speak 2026-07-28.
 CASES = [

@@ -179,6 +179,7 @@ fn body_for(operation: OperationId) -> Option<Value> {
         | Op::ChargesDischargeLetter
         | Op::ChargesEvents
         | Op::ChargesPix
+        | Op::ReportsAging
         | Op::PixSettingsGet
         | Op::CalendarGet
         | Op::CollectionPlansList

@@ -45,6 +45,7 @@ mod plans;
 mod postgres;
 mod postgres_reads;
 mod query_plans;
+mod reports;
 mod rest_limits;
 mod startup;
 mod tidy;

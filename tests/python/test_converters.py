@@ -47,7 +47,7 @@ def listed_tools(server) -> list[dict]:
 @pytest.fixture(scope="module")
 def tools(server) -> list[dict]:
     tools = listed_tools(server)
-    assert len(tools) == 65
+    assert len(tools) == 66
     return tools
 
 

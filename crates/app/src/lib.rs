@@ -16,6 +16,7 @@ pub mod payments;
 pub mod pix;
 pub mod pix_received;
 pub mod pix_refunds;
+pub mod reports;
 
 use dunning_domain::collection::Refusal;
 use dunning_store::retry::Failure;

@@ -530,3 +530,23 @@ pub async fn for_customer(
         .map(|row| row.on(&calendar, today))
         .collect())
 }
+
+/// The open charges of an organization (pending and overdue) as seen on `today`, in no order:
+/// what a report of what is owed reads. One statement on `charges_org_state_due`
+/// (`organization_id`, `state`): the rows of other states and organizations are never read.
+pub async fn open_on(db: &Db, organization_id: &str, today: Date) -> Result<Vec<Charge>> {
+    let rows: Vec<ChargeRow> = sqlx::query_as(AssertSqlSafe(open_sql()))
+        .bind(organization_id)
+        .fetch_all(&db.pool)
+        .await?;
+    Calendars::charges(organization_id, rows, today)
+}
+
+/// The statement of [`open_on`], the organization bound as `$1` (its plan is checked by the
+/// tests).
+pub fn open_sql() -> String {
+    format!(
+        "SELECT {} FROM charges WHERE organization_id = $1 AND state = 'open'",
+        ChargeRow::COLUMNS
+    )
+}

@@ -239,3 +239,31 @@ pub async fn open_charge_count(
     .fetch_one(conn)
     .await?)
 }
+
+crate::row! {
+    /// A customer's id and name: what a report names a debtor by.
+    #[derive(Debug, Clone)]
+    pub struct CustomerName {
+        pub id: String,
+        pub name: String,
+    }
+}
+
+/// The names of the customers `ids` names in the organization (those it has), in no order.
+/// Meant for a handful of ids (a report's top debtors): one statement by the primary key.
+pub async fn names(db: &Db, organization_id: &str, ids: &[&str]) -> Result<Vec<CustomerName>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let places: Vec<String> = (2..ids.len() + 2).map(|n| format!("${n}")).collect();
+    let sql = format!(
+        "SELECT id, name FROM customers WHERE organization_id = $1 AND id IN ({})",
+        places.join(", ")
+    );
+    let mut query =
+        sqlx::query_as::<_, CustomerName>(sqlx::AssertSqlSafe(sql)).bind(organization_id);
+    for id in ids {
+        query = query.bind(*id);
+    }
+    Ok(query.fetch_all(&db.pool).await?)
+}
