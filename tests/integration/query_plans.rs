@@ -742,6 +742,37 @@ async fn every_list_query_reads_through_an_index_on_postgres() {
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
 
+/// The aging report reads every open charge of an organization (`charges::open_sql`): on
+/// PostgreSQL too, through an index on the organization and state, never a scan of the table.
+#[tokio::test]
+async fn the_aging_reports_read_of_open_charges_uses_an_index_on_postgres() {
+    let Some(url) = fresh_postgres_url().await else {
+        return;
+    };
+    let settings = DbSettings {
+        pool_size: Some(1),
+        ..DbSettings::default()
+    };
+    let (db, _) = Db::open_with(&url, &settings).await.expect("open");
+    seed(&db).await;
+    sqlx::query("SET enable_seqscan = off")
+        .execute(&db.pool)
+        .await
+        .expect("set");
+    let sql = format!("EXPLAIN {}", charges::open_sql());
+    let rows: Vec<(String,)> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(ORG)
+        .fetch_all(&db.pool)
+        .await
+        .expect("explain");
+    let plan: Vec<String> = rows.into_iter().map(|(line,)| line).collect();
+    assert!(
+        !plan.iter().any(|line| line.contains("Seq Scan"))
+            && plan.iter().any(|line| line.contains("charges_org_state_")),
+        "{plan:#?}"
+    );
+}
+
 #[tokio::test]
 async fn a_list_counts_up_to_its_cap_and_says_when_the_total_is_a_lower_bound() {
     let dir = tempfile::tempdir().expect("temp dir");
