@@ -597,37 +597,26 @@ fn percent_decode(s: &str) -> String {
 /// the prompt sources of [`crate::Settings::prompts`]. Build scripts of every catalog read
 /// their prompts with this. A folder that does not exist has none.
 pub fn read_prompts(dir: &Path) -> std::io::Result<Vec<crate::PromptSource>> {
-    let mut files = Vec::new();
-    // A service without prompts has no folder for them: none, not an error.
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e),
-    };
-    for entry in entries {
-        let path = entry?.path();
-        if path.extension().is_some_and(|e| e == "md") {
-            files.push(path);
-        }
-    }
-    files.sort();
-    files
+    let files = read_folder(dir, "md")?;
+    Ok(files
         .into_iter()
-        .map(|path| {
-            Ok(crate::PromptSource {
-                file: path
-                    .file_name()
-                    .map(|name| name.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-                text: std::fs::read_to_string(&path)?,
-            })
-        })
-        .collect()
+        .map(|(file, text)| crate::PromptSource { file, text })
+        .collect())
 }
 
 /// The `.html` files of a views folder (see `x-mcp.ui`), sorted by name; none when the folder
 /// does not exist.
 pub fn read_views(dir: &Path) -> std::io::Result<Vec<crate::ViewSource>> {
+    let files = read_folder(dir, "html")?;
+    Ok(files
+        .into_iter()
+        .map(|(file, text)| crate::ViewSource { file, text })
+        .collect())
+}
+
+/// The files directly in `dir` whose extension is `extension`, as (file name, text), sorted
+/// by name. A service without prompts or views has no folder for them: none, not an error.
+fn read_folder(dir: &Path, extension: &str) -> std::io::Result<Vec<(String, String)>> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -636,7 +625,7 @@ pub fn read_views(dir: &Path) -> std::io::Result<Vec<crate::ViewSource>> {
     let mut files = Vec::new();
     for entry in entries {
         let path = entry?.path();
-        if path.is_file() && path.extension().is_some_and(|e| e == "html") {
+        if path.is_file() && path.extension().is_some_and(|e| e == extension) {
             files.push(path);
         }
     }
@@ -644,13 +633,11 @@ pub fn read_views(dir: &Path) -> std::io::Result<Vec<crate::ViewSource>> {
     files
         .into_iter()
         .map(|path| {
-            Ok(crate::ViewSource {
-                file: path
-                    .file_name()
-                    .map(|name| name.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-                text: std::fs::read_to_string(&path)?,
-            })
+            let name = path
+                .file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            Ok((name, std::fs::read_to_string(&path)?))
         })
         .collect()
 }

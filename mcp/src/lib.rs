@@ -425,20 +425,28 @@ pub(crate) struct Endpoint {
     pub anonymous: Arc<Caller>,
 }
 
+impl Endpoint {
+    /// What the handlers share, prepared once: the argument checks and the forwarding
+    /// policy resolved against `catalog`, the anonymous caller.
+    fn new(catalog: Catalog, host: Arc<dyn Host>, api: Router, settings: Settings) -> Endpoint {
+        Endpoint {
+            catalog,
+            checks: dispatch::checks(&catalog),
+            listings: Arc::default(),
+            host,
+            api,
+            forward: forward::Policy::resolve(&settings.forward, &catalog),
+            anonymous: Arc::new(forward::anonymous(&catalog)),
+            settings: Arc::new(settings),
+        }
+    }
+}
+
 /// The router serving `catalog` as an MCP endpoint at `settings.path`: callers authenticated
 /// by `host`, operations dispatched in-process to `api`.
 pub fn router(catalog: Catalog, host: Arc<dyn Host>, api: Router, settings: Settings) -> Router {
     let path = settings.path.clone();
-    let endpoint = Endpoint {
-        catalog,
-        checks: dispatch::checks(&catalog),
-        listings: Arc::default(),
-        host,
-        api,
-        forward: forward::Policy::resolve(&settings.forward, &catalog),
-        anonymous: Arc::new(forward::anonymous(&catalog)),
-        settings: Arc::new(settings),
-    };
+    let endpoint = Endpoint::new(catalog, host, api, settings);
     let endpoint_route = axum::routing::any(transport::handle);
     let mut router = Router::new()
         .route(&path, endpoint_route.clone())

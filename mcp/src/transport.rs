@@ -712,37 +712,29 @@ fn with_mcp_headers(mut response: Response, version: &'static str) -> Response {
 
 #[cfg(test)]
 mod tests {
-    use std::future::Future;
-    use std::pin::Pin;
     use std::sync::Arc;
 
     use super::*;
-    use crate::{Host, dispatch, test_catalog};
-
-    type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+    use crate::{Host, test_catalog};
 
     /// A host nobody authenticates with: the test only builds futures, never polls them.
     struct NoHost;
 
-    /// Only what a host must say: how a token becomes a caller (no scopes, no completions).
-    impl Host for NoHost {
-        fn authenticate<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<Caller, AuthFailure>> {
-            Box::pin(async { Err(AuthFailure::InvalidToken("no host")) })
-        }
+    /// A host with nothing to say: every method's default (no token taken, no scopes).
+    impl Host for NoHost {}
+
+    fn test_endpoint() -> Endpoint {
+        Endpoint::new(
+            test_catalog::CATALOG,
+            Arc::new(NoHost),
+            axum::Router::new(),
+            test_catalog::settings(),
+        )
     }
 
     #[test]
     fn a_service_without_scopes_is_challenged_without_a_scope() {
-        let endpoint = Endpoint {
-            catalog: test_catalog::CATALOG,
-            checks: dispatch::checks(&test_catalog::CATALOG),
-            listings: Arc::default(),
-            host: Arc::new(NoHost),
-            api: axum::Router::new(),
-            forward: crate::forward::Policy::resolve(&Default::default(), &test_catalog::CATALOG),
-            anonymous: Arc::new(crate::forward::anonymous(&test_catalog::CATALOG)),
-            settings: Arc::new(test_catalog::settings()),
-        };
+        let endpoint = test_endpoint();
         let mut headers = HeaderMap::new();
         headers.insert(header::HOST, HeaderValue::from_static("127.0.0.1:8080"));
         let response = unauthorized(&endpoint, &headers, "no token", false);
@@ -760,17 +752,7 @@ mod tests {
     /// 46 848 bytes and `memcpy` a third of an MCP `ping`'s instructions (bench/RESULTS.md).
     #[test]
     fn a_request_future_stays_small_because_the_work_below_it_is_boxed() {
-        let catalog = test_catalog::CATALOG;
-        let endpoint = Endpoint {
-            catalog,
-            checks: dispatch::checks(&catalog),
-            listings: Arc::default(),
-            host: Arc::new(NoHost),
-            api: axum::Router::new(),
-            forward: crate::forward::Policy::resolve(&Default::default(), &test_catalog::CATALOG),
-            anonymous: Arc::new(crate::forward::anonymous(&test_catalog::CATALOG)),
-            settings: Arc::new(test_catalog::settings()),
-        };
+        let endpoint = test_endpoint();
         let mut post = Request::new(Body::empty());
         *post.method_mut() = Method::POST;
         *post.uri_mut() = http::Uri::from_static("/mcp");

@@ -719,14 +719,12 @@ async fn every_list_query_reads_through_an_index_on_sqlite() {
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
 
-#[tokio::test]
-async fn every_list_query_reads_through_an_index_on_postgres() {
-    let Some(url) = fresh_postgres_url().await else {
-        return;
-    };
-    // One connection, so that the setting below holds for every EXPLAIN: on tables this
-    // small a sequential scan is cheapest, and pricing it out shows which index PostgreSQL
-    // would use once they are not.
+/// A new PostgreSQL database, seeded, on one connection with sequential scans priced out
+/// (`None` without PostgreSQL): one connection, so that the setting holds for every EXPLAIN;
+/// on tables this small a sequential scan is cheapest, and pricing it out shows which index
+/// PostgreSQL would use once they are not.
+async fn seeded_postgres_for_plans() -> Option<Db> {
+    let url = fresh_postgres_url().await?;
     let settings = DbSettings {
         pool_size: Some(1),
         ..DbSettings::default()
@@ -737,6 +735,14 @@ async fn every_list_query_reads_through_an_index_on_postgres() {
         .execute(&db.pool)
         .await
         .expect("set");
+    Some(db)
+}
+
+#[tokio::test]
+async fn every_list_query_reads_through_an_index_on_postgres() {
+    let Some(db) = seeded_postgres_for_plans().await else {
+        return;
+    };
     let shapes = all_shapes();
     let found = problems(&db, &shapes).await;
     assert!(found.is_empty(), "{}", found.join("\n"));
@@ -746,19 +752,9 @@ async fn every_list_query_reads_through_an_index_on_postgres() {
 /// PostgreSQL too, through an index on the organization and state, never a scan of the table.
 #[tokio::test]
 async fn the_aging_reports_read_of_open_charges_uses_an_index_on_postgres() {
-    let Some(url) = fresh_postgres_url().await else {
+    let Some(db) = seeded_postgres_for_plans().await else {
         return;
     };
-    let settings = DbSettings {
-        pool_size: Some(1),
-        ..DbSettings::default()
-    };
-    let (db, _) = Db::open_with(&url, &settings).await.expect("open");
-    seed(&db).await;
-    sqlx::query("SET enable_seqscan = off")
-        .execute(&db.pool)
-        .await
-        .expect("set");
     let sql = format!("EXPLAIN {}", charges::open_sql());
     let rows: Vec<(String,)> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(ORG)
