@@ -317,13 +317,55 @@ fn response(r: &ResponseKind) -> TokenStream {
 }
 
 fn resource_spec(r: &Resource, op: &Operation) -> TokenStream {
-    let uri = &r.uri;
-    let name = &r.name;
-    let title = &r.title;
-    let description = &r.description;
-    let mime_type = &r.mime_type;
-    let tool = op.name.as_str();
-    let json = lit(&compact(&crate::catalog::resource(r)));
+    let json = compact(&crate::catalog::resource(r));
+    let fields = ResourceFields {
+        uri: &r.uri,
+        name: &r.name,
+        title: &r.title,
+        description: &r.description,
+        mime_type: &r.mime_type,
+        tool: op.name.as_str(),
+    };
+    resource_tokens(fields, quote!(None), &json)
+}
+
+/// A view: a fixed resource with its HTML embedded and no tool behind it.
+fn view_spec(view: &View) -> TokenStream {
+    let html = lit(&view.html);
+    let json = compact(&crate::views::json(view));
+    let fields = ResourceFields {
+        uri: &view.uri,
+        name: &view.name,
+        title: &view.title,
+        description: &view.description,
+        mime_type: crate::views::MIME_TYPE,
+        tool: "",
+    };
+    resource_tokens(fields, quote!(Some(#html)), &json)
+}
+
+/// The text fields of a `ResourceSpec`.
+struct ResourceFields<'a> {
+    uri: &'a str,
+    name: &'a str,
+    title: &'a str,
+    description: &'a str,
+    mime_type: &'a str,
+    tool: &'a str,
+}
+
+/// A `ResourceSpec` literal: the fields, its embedded `text` (`None` or `Some(..)`) and its
+/// catalog entry as compact JSON.
+fn resource_tokens(f: ResourceFields<'_>, text: TokenStream, json: &str) -> TokenStream {
+    let ResourceFields {
+        uri,
+        name,
+        title,
+        description,
+        mime_type,
+        tool,
+    } = f;
+    let json = lit(json);
     quote! {
         ResourceSpec {
             uri: #uri,
@@ -332,30 +374,7 @@ fn resource_spec(r: &Resource, op: &Operation) -> TokenStream {
             description: #description,
             mime_type: #mime_type,
             tool: #tool,
-            text: None,
-            json: #json,
-        }
-    }
-}
-
-/// A view: a fixed resource with its HTML embedded and no tool behind it.
-fn view_spec(view: &View) -> TokenStream {
-    let uri = &view.uri;
-    let name = &view.name;
-    let title = &view.title;
-    let description = &view.description;
-    let mime_type = crate::views::MIME_TYPE;
-    let html = lit(&view.html);
-    let json = lit(&compact(&crate::views::json(view)));
-    quote! {
-        ResourceSpec {
-            uri: #uri,
-            name: #name,
-            title: #title,
-            description: #description,
-            mime_type: #mime_type,
-            tool: "",
-            text: Some(#html),
+            text: #text,
             json: #json,
         }
     }

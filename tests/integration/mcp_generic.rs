@@ -42,6 +42,19 @@ impl Host for FragileHost {
     }
 }
 
+/// `request` through `app`: the status and the JSON body (`null` when it is none).
+async fn send(
+    app: &Router,
+    request: http::Request<axum::body::Body>,
+) -> (StatusCode, serde_json::Value) {
+    let response = app.clone().oneshot(request).await.unwrap();
+    let status = response.status();
+    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    (status, serde_json::from_slice(&bytes).unwrap_or_default())
+}
+
 async fn post(app: &Router, token: &str) -> (StatusCode, serde_json::Value) {
     let request = http::Request::builder()
         .method("POST")
@@ -52,12 +65,7 @@ async fn post(app: &Router, token: &str) -> (StatusCode, serde_json::Value) {
             json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string(),
         ))
         .unwrap();
-    let response = app.clone().oneshot(request).await.unwrap();
-    let status = response.status();
-    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
-        .await
-        .unwrap();
-    (status, serde_json::from_slice(&bytes).unwrap_or_default())
+    send(app, request).await
 }
 
 #[tokio::test]
@@ -123,12 +131,7 @@ async fn call_me(app: &Router, headers: &[(&str, &str)]) -> (StatusCode, serde_j
     request
         .extensions_mut()
         .insert(axum::extract::ConnectInfo(client));
-    let response = app.clone().oneshot(request).await.unwrap();
-    let status = response.status();
-    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
-        .await
-        .unwrap();
-    (status, serde_json::from_slice(&bytes).unwrap_or_default())
+    send(app, request).await
 }
 
 fn own_service() -> Router {
