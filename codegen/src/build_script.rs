@@ -190,7 +190,7 @@ mod tests {
         std::fs::create_dir(&views).unwrap();
         std::fs::write(
             views.join("items.html"),
-            "<!doctype html><title>Items</title>",
+            "<!doctype html><head><title>Items</title></head>",
         )
         .unwrap();
         // Not a view: only `.html` files are read.
@@ -202,7 +202,13 @@ mod tests {
             .generate(&mut |line| lines.push(line))
             .unwrap();
         assert_eq!(output.views.len(), 1);
-        assert_eq!(output.views[0].html, "<!doctype html><title>Items</title>");
+        // Embedded as written, sealed with its own policy first in <head>.
+        let html = &output.views[0].html;
+        assert!(
+            html.starts_with("<!doctype html><head>\n<meta http-equiv=\"Content-Security-Policy\"")
+                && html.ends_with("\"><title>Items</title></head>"),
+            "{html}"
+        );
         assert!(lines.contains(&format!("cargo::rerun-if-changed={}", views.display())));
         let missing = Build::new(dir.path().join("api.yaml"))
             .views(dir.path().join("nowhere"))

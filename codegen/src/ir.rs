@@ -192,6 +192,8 @@ pub struct ViewRef {
     pub visibility: Vec<String>,
     /// `_meta.ui.prefersBorder` of the view, when the document says.
     pub prefers_border: Option<bool>,
+    /// The browser permissions the view asks the host for (`clipboard_write`, ...).
+    pub permissions: Vec<String>,
     /// JSON pointer of the `x-mcp.ui` object.
     pub pointer: String,
 }

@@ -6,10 +6,20 @@
 //! no file is read at run time. Its resource declares the tightest content security policy
 //! the extension has: no outside origin for anything, so a view gets its data only from the
 //! host (the tool's result) and reaches no network.
+//!
+//! A host builds its policy from those lists and, to run the view's inline code at all, allows
+//! inline scripts, which would allow inline event handlers too (`onerror=` in a debtor's name
+//! that reached the page as markup). So the generator also **seals** each view: it puts a
+//! `<meta http-equiv="Content-Security-Policy">` first in `<head>` naming the view's own
+//! inline `<script>` and `<style>` elements by their SHA-256. A browser enforces both
+//! policies, so in any host only those exact elements run: no handler attribute, no `eval`, no
+//! injected element, no network.
 
 use std::collections::BTreeMap;
 
-use serde_json::{Value, json};
+use base64::Engine as _;
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
 
 use crate::diagnostics::{Diagnostics, join};
 use crate::ir::Operation;
@@ -20,6 +30,16 @@ pub const MIME_TYPE: &str = "text/html;profile=mcp-app";
 /// Where view URIs start unless [`Settings::ui_uri_prefix`](crate::Settings::ui_uri_prefix)
 /// says otherwise: `ui://app/board` for `board.html`.
 pub const DEFAULT_URI_PREFIX: &str = "ui://app/";
+
+/// The browser permissions a view may ask for (`x-mcp.ui.permissions`), with their names in
+/// `_meta.ui.permissions` (SEP-1865's `McpUiResourcePermissions`; a host maps them to the
+/// iframe's `allow`).
+pub const PERMISSIONS: [(&str, &str); 4] = [
+    ("camera", "camera"),
+    ("microphone", "microphone"),
+    ("geolocation", "geolocation"),
+    ("clipboard_write", "clipboardWrite"),
+];
 
 /// One view file as the caller read it.
 #[derive(Debug, Clone)]
@@ -41,10 +61,13 @@ pub struct View {
     pub title: String,
     /// Its `description`: which tools it shows.
     pub description: String,
-    /// The HTML, embedded as the resource's text.
+    /// The HTML, sealed (see the module's documentation), embedded as the resource's text.
     pub html: String,
     /// `_meta.ui.prefersBorder` (`true` unless an operation naming the view says otherwise).
     pub prefers_border: bool,
+    /// The permissions any operation naming the view asks for (`x-mcp.ui.permissions` words),
+    /// in [`PERMISSIONS`] order.
+    pub permissions: Vec<String>,
     /// The tools that name it, in catalog order.
     pub tools: Vec<String>,
 }
@@ -103,19 +126,41 @@ pub(crate) fn build(
         let index = match views.iter().position(|v| v.uri == uri) {
             Some(index) => index,
             None => {
+                let html = match seal(&source.text) {
+                    Ok(html) => html,
+                    Err(problem) => {
+                        diags.error(
+                            template_ptr,
+                            format!("view `{}`: {problem}", decl.template),
+                        );
+                        continue;
+                    }
+                };
                 views.push(View {
                     uri: uri.clone(),
                     name: name.to_owned(),
                     title: html_title(&source.text).unwrap_or_else(|| name.to_owned()),
                     description: String::new(),
-                    html: source.text.clone(),
+                    html,
                     prefers_border: true,
+                    permissions: Vec::new(),
                     tools: Vec::new(),
                 });
                 views.len() - 1
             }
         };
         let view = &mut views[index];
+        for word in &decl.permissions {
+            if !view.permissions.contains(word) {
+                view.permissions.push(word.clone());
+            }
+        }
+        view.permissions.sort_by_key(|word| {
+            PERMISSIONS
+                .iter()
+                .position(|(w, _)| w == word)
+                .unwrap_or(usize::MAX)
+        });
         if let Some(border) = decl.prefers_border {
             let at = join(&decl.pointer, "prefers_border");
             match borders.get(&uri) {
@@ -180,19 +225,112 @@ fn html_title(html: &str) -> Option<String> {
 }
 
 /// The view's `_meta`: the content security policy (no outside origin at all: the lists are
-/// empty, and written out so a reviewer sees the choice) and the border preference.
+/// empty, and written out so a reviewer sees the choice), the permissions it asks for (when
+/// it asks for any) and the border preference.
 fn meta(view: &View) -> Value {
-    json!({
-        "ui": {
-            "csp": {
-                "connectDomains": [],
-                "resourceDomains": [],
-                "frameDomains": [],
-                "baseUriDomains": [],
-            },
-            "prefersBorder": view.prefers_border,
+    let mut ui = json!({
+        "csp": {
+            "connectDomains": [],
+            "resourceDomains": [],
+            "frameDomains": [],
+            "baseUriDomains": [],
+        },
+    });
+    if !view.permissions.is_empty() {
+        let permissions: Map<String, Value> = view
+            .permissions
+            .iter()
+            .filter_map(|word| PERMISSIONS.iter().find(|(w, _)| w == word))
+            .map(|(_, key)| ((*key).to_owned(), json!({})))
+            .collect();
+        ui["permissions"] = Value::Object(permissions);
+    }
+    ui["prefersBorder"] = json!(view.prefers_border);
+    json!({ "ui": ui })
+}
+
+/// The view's HTML with its own content security policy first in `<head>`: nothing from
+/// anywhere (`default-src 'none'`), images and fonts only as `data:` URLs, and scripts and
+/// styles only the inline `<script>` and `<style>` elements the file has, named by their
+/// SHA-256. Refused: a file without `<head>`, and `<script>` or `<style>` with attributes
+/// (`src=`, `type=`: a view is one self-contained document whose code is what it shows).
+fn seal(html: &str) -> Result<String, String> {
+    let scripts = inline_elements(html, "script")?;
+    let styles = inline_elements(html, "style")?;
+    let sources = |texts: &[&str]| -> String {
+        if texts.is_empty() {
+            return "'none'".to_owned();
         }
-    })
+        let hashes: Vec<String> = texts
+            .iter()
+            .map(|text| {
+                let digest = Sha256::digest(text.as_bytes());
+                format!(
+                    "'sha256-{}'",
+                    base64::engine::general_purpose::STANDARD.encode(digest)
+                )
+            })
+            .collect();
+        hashes.join(" ")
+    };
+    let policy = format!(
+        "default-src 'none'; script-src {}; style-src {}; img-src data:; font-src data:; \
+         form-action 'none'; base-uri 'none'",
+        sources(&scripts),
+        sources(&styles)
+    );
+    let lower = html.to_ascii_lowercase();
+    let head = find_tag(&lower, "head", 0).ok_or("it has no `<head>` to put its policy in")?;
+    let after_head = head + lower[head..].find('>').ok_or("its `<head>` is not closed")? + 1;
+    Ok(format!(
+        "{}\n<meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">{}",
+        &html[..after_head],
+        &html[after_head..]
+    ))
+}
+
+/// The text of every `<name>` element, which must have no attributes.
+fn inline_elements<'a>(html: &'a str, name: &str) -> Result<Vec<&'a str>, String> {
+    let lower = html.to_ascii_lowercase();
+    let close = format!("</{name}");
+    let mut texts = Vec::new();
+    let mut at = 0;
+    while let Some(open) = find_tag(&lower, name, at) {
+        let tag_end = open
+            + lower[open..]
+                .find('>')
+                .ok_or_else(|| format!("a `<{name}` tag is not closed"))?;
+        if lower[open + 1 + name.len()..tag_end].trim() != "" {
+            return Err(format!(
+                "`{}`: a view's `<{name}>` has no attributes (everything inline, nothing loaded)",
+                &html[open..=tag_end]
+            ));
+        }
+        let start = tag_end + 1;
+        let end = start
+            + lower[start..]
+                .find(&close)
+                .ok_or_else(|| format!("a `<{name}>` element has no `</{name}>`"))?;
+        texts.push(&html[start..end]);
+        at = end + close.len();
+    }
+    Ok(texts)
+}
+
+/// Where the next `<name` tag starts at or after `from` in lowercased HTML (`<head` and not
+/// `<header`).
+fn find_tag(lower: &str, name: &str, from: usize) -> Option<usize> {
+    let open = format!("<{name}");
+    let mut at = from;
+    while let Some(found) = lower[at..].find(&open) {
+        let start = at + found;
+        let next = lower[start + open.len()..].bytes().next();
+        if matches!(next, Some(b'>' | b' ' | b'\t' | b'\n' | b'\r' | b'/')) {
+            return Some(start);
+        }
+        at = start + open.len();
+    }
+    None
 }
 
 /// The MCP `Resource` object of a view, as `resources/list` returns it.
@@ -224,6 +362,48 @@ mod tests {
         ];
         for (file, expected) in table {
             assert_eq!(view_name(file), expected, "{file}");
+        }
+    }
+
+    #[test]
+    fn a_sealed_view_names_its_own_script_and_style_by_hash() {
+        let html = "<!doctype html><html><head><title>T</title><style>p{color:red}</style></head>\
+                    <body><header>h</header><script>go()</script></body></html>";
+        let sealed = seal(html).unwrap();
+        // The policy comes first in <head>, and the document is otherwise untouched.
+        let policy = "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; \
+                      script-src 'sha256-5KYv+PUboo5h+0+YAtGRPbwv5d/QxzHslP4YGnUaxRw='; \
+                      style-src 'sha256-p0bF+un5yUb9MBO6xRb8kPHlY2BdpHVtLiFkDrZPF64='; \
+                      img-src data:; font-src data:; form-action 'none'; base-uri 'none'\">";
+        assert_eq!(
+            sealed,
+            html.replace("<head>", &format!("<head>\n{policy}")),
+            "{sealed}"
+        );
+        // No script at all: none may run.
+        let sealed = seal("<html><head></head><body>x</body></html>").unwrap();
+        assert!(
+            sealed.contains("script-src 'none'; style-src 'none';"),
+            "{sealed}"
+        );
+    }
+
+    #[test]
+    fn a_view_that_loads_code_or_has_no_head_is_refused() {
+        for (html, expected) in [
+            (
+                "<html><head><script src=\"https://cdn.example/x.js\"></script></head></html>",
+                "has no attributes",
+            ),
+            (
+                "<html><head><style media=print>p{}</style></head></html>",
+                "has no attributes",
+            ),
+            ("<html><body><script>x()</script></body></html>", "no `<head>`"),
+            ("<html><head><script>x()</head></html>", "no `</script>`"),
+        ] {
+            let problem = seal(html).unwrap_err();
+            assert!(problem.contains(expected), "{html}: {problem}");
         }
     }
 

@@ -212,7 +212,7 @@ const OPERATION_KEYS: &[&str] = &[
 ];
 
 /// The keys of `x-mcp.ui`.
-const UI_KEYS: &[&str] = &["template", "visibility", "prefers_border"];
+const UI_KEYS: &[&str] = &["template", "visibility", "prefers_border", "permissions"];
 
 /// The audiences of `x-mcp.ui.visibility`, as SEP-1865 spells them.
 const VISIBILITY: &[&str] = &["model", "app"];
@@ -288,11 +288,12 @@ pub(crate) fn operation(
     out
 }
 
-/// `x-mcp.ui`: `template` (required), `visibility` and `prefers_border`.
+/// `x-mcp.ui`: `template` (required), `visibility`, `prefers_border` and `permissions`.
 fn ui(map: &Map<String, Value>, ptr: &str, diags: &mut Diagnostics) -> Option<crate::ir::ViewRef> {
     let mut template = None;
     let mut visibility = VISIBILITY.iter().map(|v| (*v).to_owned()).collect();
     let mut prefers_border = None;
+    let mut permissions = Vec::new();
     for (key, value) in map {
         let kp = join(ptr, key);
         match key.as_str() {
@@ -303,6 +304,7 @@ fn ui(map: &Map<String, Value>, ptr: &str, diags: &mut Diagnostics) -> Option<cr
                 }
             }
             "prefers_border" => prefers_border = boolean(value, &kp, diags),
+            "permissions" => permissions = permission_list(value, &kp, diags),
             _ => unknown(key, &kp, UI_KEYS, diags),
         }
     }
@@ -316,8 +318,33 @@ fn ui(map: &Map<String, Value>, ptr: &str, diags: &mut Diagnostics) -> Option<cr
         template,
         visibility,
         prefers_border,
+        permissions,
         pointer: ptr.to_owned(),
     })
+}
+
+/// `x-mcp.ui.permissions`: distinct words of [`crate::views::PERMISSIONS`].
+fn permission_list(value: &Value, ptr: &str, diags: &mut Diagnostics) -> Vec<String> {
+    let known = crate::views::PERMISSIONS.map(|(word, _)| word).join(", ");
+    let Some(items) = value.as_array() else {
+        diags.error(ptr, format!("`permissions` must be a list of: {known}"));
+        return Vec::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let ip = join(ptr, &i.to_string());
+        match item.as_str() {
+            Some(word) if crate::views::PERMISSIONS.iter().any(|(w, _)| *w == word) => {
+                if out.iter().any(|o| o == word) {
+                    diags.error(ip, format!("`{word}` is listed twice"));
+                } else {
+                    out.push(word.to_owned());
+                }
+            }
+            _ => diags.error(ip, format!("unknown permission {item}: one of {known}")),
+        }
+    }
+    out
 }
 
 /// A non-empty list of distinct [`VISIBILITY`] words.

@@ -241,9 +241,15 @@ fn x_mcp_ui_gives_tools_meta_ui_and_one_ui_resource_per_view() {
     let output = generate_fixture_with_views("ui_views.yaml", None, fixture_views())
         .unwrap_or_else(|r| panic!("{r}"));
     snapshot_output(&output, "ui_views");
-    // The HTML is embedded as it is in the file.
+    // The HTML is embedded as it is in the file, its own policy put first in <head>.
     let board = std::fs::read_to_string("tests/fixtures/views/board.html").expect("board.html");
-    assert_eq!(output.views[0].html, board);
+    let (head, rest) = board.split_once("<head>").expect("board.html has <head>");
+    let sealed = &output.views[0].html;
+    assert!(
+        sealed.starts_with(&format!("{head}<head>\n<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'sha256-"))
+            && sealed.ends_with(&format!("\">{rest}")),
+        "{sealed}"
+    );
 }
 
 #[test]
