@@ -1,6 +1,7 @@
 //! What a change of catalog means **for an assistant**: tools added, removed or renamed,
 //! arguments added, removed, renamed or newly required, types narrowed, enums shrunk,
-//! annotations changed, output fields removed — each classified breaking or compatible.
+//! annotations changed, output fields removed, MCP Apps views given, moved or hidden from the
+//! model — each classified breaking or compatible.
 //!
 //! A change is *breaking* when an assistant (or a host) that learned the old catalog can now
 //! fail or be surprised: a call it used to make is refused, an answer lacks a field it read,
@@ -166,6 +167,12 @@ fn diff_tool(
             "description changed".into(),
         );
     }
+    diff_view(
+        place,
+        old.get("_meta").and_then(|m| m.get("ui")),
+        new.get("_meta").and_then(|m| m.get("ui")),
+        changes,
+    );
     let empty = Value::Null;
     diff_input(
         &format!("{place} argument"),
@@ -207,6 +214,60 @@ fn diff_annotations(place: &str, old: &Value, new: &Value, changes: &mut Vec<Cha
                 format!("annotation {key} {} → {}", show(before), show(after)),
             );
         }
+    }
+}
+
+/// The tool's MCP Apps view (`_meta.ui`): a view given, moved or taken away changes what a
+/// host shows beside the result, not what a call does (compatible); a tool the model could call
+/// that becomes `visibility: [app]` disappears from the model's hands in hosts that honour it
+/// (breaking).
+fn diff_view(place: &str, old: Option<&Value>, new: Option<&Value>, changes: &mut Vec<Change>) {
+    let uri = |ui: Option<&Value>| {
+        ui.and_then(|ui| ui.get("resourceUri"))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    // Without `visibility`, both the model and the view may call the tool.
+    let for_model = |ui: Option<&Value>| {
+        ui.and_then(|ui| ui.get("visibility"))
+            .and_then(Value::as_array)
+            .is_none_or(|v| v.iter().any(|a| a.as_str() == Some("model")))
+    };
+    match (uri(old), uri(new)) {
+        (None, Some(new)) => push(
+            changes,
+            Impact::Compatible,
+            place,
+            format!("view {new} added (MCP Apps hosts show it beside the result)"),
+        ),
+        (Some(old), None) => push(
+            changes,
+            Impact::Compatible,
+            place,
+            format!("view {old} removed"),
+        ),
+        (Some(old), Some(new)) if old != new => push(
+            changes,
+            Impact::Compatible,
+            place,
+            format!("view {old} → {new}"),
+        ),
+        _ => {}
+    }
+    match (for_model(old), for_model(new)) {
+        (true, false) => push(
+            changes,
+            Impact::Breaking,
+            place,
+            "visibility no longer includes `model`: hosts keep the tool from the model".into(),
+        ),
+        (false, true) => push(
+            changes,
+            Impact::Compatible,
+            place,
+            "visibility now includes `model`".into(),
+        ),
+        _ => {}
     }
 }
 
@@ -721,6 +782,42 @@ mod tests {
             changes[0].impact,
             Impact::Breaking,
             "breaking changes come first"
+        );
+    }
+
+    #[test]
+    fn a_view_given_or_moved_is_compatible_and_hiding_a_tool_from_the_model_is_breaking() {
+        let with_ui = |ui: Value| {
+            let mut t = tool("t_a", object(json!({}), &[]), json!({}), false);
+            t["_meta"] = json!({ "ui": ui });
+            t
+        };
+        let plain = catalog(json!([tool("t_a", object(json!({}), &[]), json!({}), false)]));
+        let board = catalog(json!([with_ui(json!({"resourceUri": "ui://a/board"}))]));
+        let moved = catalog(json!([with_ui(
+            json!({"resourceUri": "ui://a/list", "visibility": ["model", "app"]})
+        )]));
+        let app_only = catalog(json!([with_ui(
+            json!({"resourceUri": "ui://a/list", "visibility": ["app"]})
+        )]));
+        assert_eq!(
+            lines(&diff(&plain, &board)),
+            ["compatible tool t_a: view ui://a/board added (MCP Apps hosts show it beside the result)"]
+        );
+        assert_eq!(
+            lines(&diff(&board, &moved)),
+            ["compatible tool t_a: view ui://a/board → ui://a/list"]
+        );
+        assert_eq!(
+            lines(&diff(&moved, &app_only)),
+            ["BREAKING   tool t_a: visibility no longer includes `model`: hosts keep the tool from the model"]
+        );
+        assert_eq!(
+            lines(&diff(&app_only, &plain)),
+            [
+                "compatible tool t_a: view ui://a/list removed",
+                "compatible tool t_a: visibility now includes `model`"
+            ]
         );
     }
 
