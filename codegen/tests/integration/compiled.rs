@@ -40,8 +40,16 @@ fn views_are_fixed_resources_with_their_html_and_no_tool() {
     let views: Vec<_> = ui_views::RESOURCES.iter().filter(|r| r.is_view()).collect();
     let uris: Vec<&str> = views.iter().map(|r| r.uri).collect();
     assert_eq!(uris, ["ui://app/board", "ui://app/todo"]);
+    // The file's HTML, sealed: its own policy first in <head>, the rest as written.
     let board = std::fs::read_to_string("tests/fixtures/views/board.html").expect("board.html");
-    assert_eq!(views[0].text, Some(board.as_str()));
+    let (head, rest) = board.split_once("<head>").expect("<head>");
+    let text = views[0].text.expect("embedded HTML");
+    assert!(
+        text.starts_with(&format!(
+            "{head}<head>\n<meta http-equiv=\"Content-Security-Policy\""
+        )) && text.ends_with(&format!("\">{rest}")),
+        "{text}"
+    );
     assert!(
         views
             .iter()
