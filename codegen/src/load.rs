@@ -604,14 +604,24 @@ pub fn read_prompts(dir: &Path) -> std::io::Result<Vec<crate::PromptSource>> {
         .collect())
 }
 
-/// The `.html` files of a views folder (see `x-mcp.ui`), sorted by name; none when the folder
-/// does not exist.
+/// The `.html` files of a views folder (see `x-mcp.ui`), sorted by name, with the folder's
+/// `.js` and `.css` files they include put in place (`// @include _bridge.js`, see
+/// [`crate::views::include`]); none when the folder does not exist.
 pub fn read_views(dir: &Path) -> std::io::Result<Vec<crate::ViewSource>> {
-    let files = read_folder(dir, "html")?;
-    Ok(files
+    let mut scripts = read_folder(dir, "js")?;
+    scripts.extend(read_folder(dir, "css")?);
+    read_folder(dir, "html")?
         .into_iter()
-        .map(|(file, text)| crate::ViewSource { file, text })
-        .collect())
+        .map(|(file, text)| {
+            let text = crate::views::include(&text, &scripts).map_err(|problem| {
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("{}: {problem}", dir.join(&file).display()),
+                )
+            })?;
+            Ok(crate::ViewSource { file, text })
+        })
+        .collect()
 }
 
 /// The files directly in `dir` whose extension is `extension`, as (file name, text), sorted

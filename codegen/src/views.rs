@@ -204,6 +204,57 @@ pub(crate) fn build(
     views
 }
 
+/// The markers of a line the generator replaces by a `.js` or `.css` file of the views folder:
+/// `// @include _bridge.js` in a script, `/* @include _theme.css */` in a style. Views are
+/// single self-contained documents, and what several views share (how they speak to the host,
+/// their palette) is written once and put in each.
+const INCLUDE: &str = "@include ";
+
+/// The file a line includes, if the line is only an include marker.
+fn included(line: &str) -> Option<&str> {
+    let line = line.trim();
+    let name = match line.strip_prefix("//") {
+        Some(rest) => rest,
+        None => line.strip_prefix("/*")?.strip_suffix("*/")?,
+    };
+    Some(name.trim().strip_prefix(INCLUDE)?.trim())
+}
+
+/// `html` with each line that is only an include marker replaced by the text of the views
+/// folder's file it names (from `files`, as (file name, text)). A name not in the folder, and
+/// an included file that includes again, are errors.
+pub fn include(html: &str, files: &[(String, String)]) -> Result<String, String> {
+    if !html.contains(INCLUDE) {
+        return Ok(html.to_owned());
+    }
+    let mut out = String::with_capacity(html.len());
+    for line in html.split_inclusive('\n') {
+        let Some(name) = included(line) else {
+            out.push_str(line);
+            continue;
+        };
+        let Some((_, text)) = files.iter().find(|(file, _)| file == name) else {
+            let known: Vec<&str> = files.iter().map(|(file, _)| file.as_str()).collect();
+            return Err(format!(
+                "`@include {name}`: no such file in the views folder (it has {})",
+                if known.is_empty() {
+                    "no .js or .css file".to_owned()
+                } else {
+                    known.join(", ")
+                }
+            ));
+        };
+        if text.lines().any(|l| included(l).is_some()) {
+            return Err(format!("`{name}` includes another file: one level only"));
+        }
+        out.push_str(text);
+        if !text.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    Ok(out)
+}
+
 /// The view's name from its file name: `board.html` → `board`.
 fn view_name(file: &str) -> Option<&str> {
     let name = file.strip_suffix(".html")?;
@@ -405,6 +456,31 @@ mod tests {
             let problem = seal(html).unwrap_err();
             assert!(problem.contains(expected), "{html}: {problem}");
         }
+    }
+
+    #[test]
+    fn an_include_line_is_replaced_by_the_named_script_of_the_folder() {
+        let scripts = vec![
+            ("_bridge.js".to_owned(), "function post() {}\n".to_owned()),
+            ("_loop.js".to_owned(), "// @include _bridge.js\n".to_owned()),
+        ];
+        let html = "<script>\n  // @include _bridge.js\npost();\n</script>";
+        assert_eq!(
+            include(html, &scripts).unwrap(),
+            "<script>\nfunction post() {}\npost();\n</script>"
+        );
+        let styles = vec![("_theme.css".to_owned(), ":root { --bg: #fff; }".to_owned())];
+        assert_eq!(
+            include("<style>\n/* @include _theme.css */\np {}\n</style>", &styles).unwrap(),
+            "<style>\n:root { --bg: #fff; }\np {}\n</style>"
+        );
+        // Only a whole line is a marker.
+        let quoted = "<script>const s = 'x // @include _bridge.js';</script>";
+        assert_eq!(include(quoted, &scripts).unwrap(), quoted);
+        let missing = include("// @include _nothing.js\n", &scripts).unwrap_err();
+        assert!(missing.contains("_bridge.js, _loop.js"), "{missing}");
+        let nested = include("// @include _loop.js\n", &scripts).unwrap_err();
+        assert!(nested.contains("one level only"), "{nested}");
     }
 
     #[test]

@@ -270,15 +270,22 @@ def test_the_agreement_view_previews_and_proposes_through_the_tool(server, host,
     assert "399,90" in view_text(browser)
     follows_the_theme(browser, "agreement")
 
-    # Six instalments instead of three: the preview follows before anything is proposed.
+    # New terms typed in (R$ 50,00 down, 7 instalments, 12,5 % off): the preview follows before
+    # anything is proposed, and is checked below against what the server then computes.
     browser.frame_eval("""(() => {
-        const field = document.querySelector('input[name=installments], #installments');
-        field.value = '6';
-        field.dispatchEvent(new Event('input', {bubbles: true}));
-        field.dispatchEvent(new Event('change', {bubbles: true}));
+        const set = (name, value) => {
+            const field = document.querySelector(`input[name=${name}]`);
+            field.value = value;
+            field.dispatchEvent(new Event('input', {bubbles: true}));
+            field.dispatchEvent(new Event('change', {bubbles: true}));
+        };
+        set('down_payment', '50,00');
+        set('installments', '7');
+        set('discount_percent', '12,5');
     })()""")
-    browser.frame_wait_for("document.querySelectorAll('[data-testid=agreement-preview] tbody tr').length >= 6",
-                           "a preview of six instalments")
+    preview_rows = "[...document.querySelectorAll('[data-testid=agreement-preview] tbody tr')]"
+    browser.frame_wait_for(f"{preview_rows}.length === 8", "a preview of a down payment and seven instalments")
+    preview = browser.frame_eval(f"{preview_rows}.map(r => r.innerText.replace(/\\s+/g, ' ').trim())")
     assert len(server.rest(f"/v1/agreements?customer_id={customer}")["data"]) == 1
 
     # Proposing replaces the proposal: the cancel is destructive and confirmed, then the tool runs.
@@ -292,12 +299,19 @@ def test_the_agreement_view_previews_and_proposes_through_the_tool(server, host,
         time.sleep(0.2)
     by_status = {a["status"]: a for a in server.rest(f"/v1/agreements?customer_id={customer}")["data"]}
     assert set(by_status) == {"canceled", "proposed"}, by_status
-    assert by_status["proposed"]["installments"] == 6
+    proposed = by_status["proposed"]
+    assert proposed["installments"] == 7 and proposed["down_payment"] == 50.0
+    # The preview said what the server computed: each row's date and amount.
+    schedule = proposed["installments_schedule"]
+    assert len(schedule) == 8
+    for row, part in zip(preview, schedule):
+        day = date.fromisoformat(part["due_date"]).strftime("%d/%m/%Y")
+        assert day in row and brl(part["amount"]) in row.replace("\xa0", " "), (row, part)
     questions = [e for e in host.log() if e["kind"] == "elicitation"]
     assert questions and questions[-1]["answer"] == "accept"
     calls = [e["name"] for e in host.log() if e["kind"] == "tools/call"][-2:]
     assert calls == ["dunning_agreements_cancel", "dunning_agreements_create"], calls
-    browser.frame_wait_for(rows.replace("length", "length >= 6"), "the server's new schedule")
+    browser.frame_wait_for(rows.replace("length", "length >= 8"), "the server's new schedule")
 
 
 HOSTILE_CHECK = """(() => {
