@@ -792,7 +792,12 @@ mod tests {
             t["_meta"] = json!({ "ui": ui });
             t
         };
-        let plain = catalog(json!([tool("t_a", object(json!({}), &[]), json!({}), false)]));
+        let plain = catalog(json!([tool(
+            "t_a",
+            object(json!({}), &[]),
+            json!({}),
+            false
+        )]));
         let board = catalog(json!([with_ui(json!({"resourceUri": "ui://a/board"}))]));
         let moved = catalog(json!([with_ui(
             json!({"resourceUri": "ui://a/list", "visibility": ["model", "app"]})
@@ -802,7 +807,9 @@ mod tests {
         )]));
         assert_eq!(
             lines(&diff(&plain, &board)),
-            ["compatible tool t_a: view ui://a/board added (MCP Apps hosts show it beside the result)"]
+            [
+                "compatible tool t_a: view ui://a/board added (MCP Apps hosts show it beside the result)"
+            ]
         );
         assert_eq!(
             lines(&diff(&board, &moved)),
@@ -810,7 +817,9 @@ mod tests {
         );
         assert_eq!(
             lines(&diff(&moved, &app_only)),
-            ["BREAKING   tool t_a: visibility no longer includes `model`: hosts keep the tool from the model"]
+            [
+                "BREAKING   tool t_a: visibility no longer includes `model`: hosts keep the tool from the model"
+            ]
         );
         assert_eq!(
             lines(&diff(&app_only, &plain)),

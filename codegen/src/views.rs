@@ -129,10 +129,7 @@ pub(crate) fn build(
                 let html = match seal(&source.text) {
                     Ok(html) => html,
                     Err(problem) => {
-                        diags.error(
-                            template_ptr,
-                            format!("view `{}`: {problem}", decl.template),
-                        );
+                        diags.error(template_ptr, format!("view `{}`: {problem}", decl.template));
                         continue;
                     }
                 };
@@ -332,7 +329,11 @@ fn seal(html: &str) -> Result<String, String> {
     );
     let lower = html.to_ascii_lowercase();
     let head = find_tag(&lower, "head", 0).ok_or("it has no `<head>` to put its policy in")?;
-    let after_head = head + lower[head..].find('>').ok_or("its `<head>` is not closed")? + 1;
+    let after_head = head
+        + lower[head..]
+            .find('>')
+            .ok_or("its `<head>` is not closed")?
+        + 1;
     Ok(format!(
         "{}\n<meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">{}",
         &html[..after_head],
@@ -450,7 +451,10 @@ mod tests {
                 "<html><head><style media=print>p{}</style></head></html>",
                 "has no attributes",
             ),
-            ("<html><body><script>x()</script></body></html>", "no `<head>`"),
+            (
+                "<html><body><script>x()</script></body></html>",
+                "no `<head>`",
+            ),
             ("<html><head><script>x()</head></html>", "no `</script>`"),
         ] {
             let problem = seal(html).unwrap_err();
@@ -471,7 +475,11 @@ mod tests {
         );
         let styles = vec![("_theme.css".to_owned(), ":root { --bg: #fff; }".to_owned())];
         assert_eq!(
-            include("<style>\n/* @include _theme.css */\np {}\n</style>", &styles).unwrap(),
+            include(
+                "<style>\n/* @include _theme.css */\np {}\n</style>",
+                &styles
+            )
+            .unwrap(),
             "<style>\n:root { --bg: #fff; }\np {}\n</style>"
         );
         // Only a whole line is a marker.

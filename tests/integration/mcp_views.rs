@@ -139,10 +139,28 @@ async fn each_view_is_one_sealed_file_under_its_budget_that_loads_nothing() {
             .to_ascii_lowercase()
             .replace("\"http://www.w3.org/2000/svg\"", "svg_ns");
         for banned in [
-            "src=", "href=", "http://", "https://", "innerhtml", "outerhtml",
-            "insertadjacenthtml", "document.write", "eval(", "new function", "fetch(",
-            "xmlhttprequest", "websocket", "eventsource", "style=\"", " onclick", " onerror",
-            " onload", " oninput", " onchange", " onsubmit", " onkeydown",
+            "src=",
+            "href=",
+            "http://",
+            "https://",
+            "innerhtml",
+            "outerhtml",
+            "insertadjacenthtml",
+            "document.write",
+            "eval(",
+            "new function",
+            "fetch(",
+            "xmlhttprequest",
+            "websocket",
+            "eventsource",
+            "style=\"",
+            " onclick",
+            " onerror",
+            " onload",
+            " oninput",
+            " onchange",
+            " onsubmit",
+            " onkeydown",
         ] {
             assert!(!lower.contains(banned), "{uri} contains `{banned}`");
         }
@@ -199,7 +217,11 @@ async fn only_a_client_that_renders_views_is_offered_them_in_the_2026_era() {
         assert_eq!(t["_meta"]["ui"]["resourceUri"], uri);
     }
     let read = server
-        .mcp(&token, "resources/read", json!({"uri": "ui://dunning/charge"}))
+        .mcp(
+            &token,
+            "resources/read",
+            json!({"uri": "ui://dunning/charge"}),
+        )
         .await;
     assert_eq!(
         read.body["result"]["contents"][0]["mimeType"],
@@ -212,7 +234,12 @@ async fn tool_results_are_the_same_bytes_whether_the_client_renders_views_or_not
     let server = TestServer::start().await;
     let token = server.token(0, "admin", "mcp");
     let charges = server
-        .rest("GET", "/v1/charges?status=overdue&per_page=1", &token_api(&server), None)
+        .rest(
+            "GET",
+            "/v1/charges?status=overdue&per_page=1",
+            &token_api(&server),
+            None,
+        )
         .await;
     let charge = charges.body["data"][0]["id"].as_str().unwrap().to_owned();
     for (name, arguments) in [
