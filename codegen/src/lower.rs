@@ -293,7 +293,21 @@ impl Builder<'_, '_> {
         };
         let mut schema = self.schema_at(&schema_ptr, Direction::Input);
         if let Some(obj) = schema.as_object_mut() {
-            if let Some(d) = data.description.as_ref().filter(|d| !d.trim().is_empty()) {
+            // `x-mcp-description`: what the argument says to a model, when the REST
+            // description is longer than a tool needs (the server's instructions say the rest
+            // once, instead of every tool repeating it).
+            let for_tools = data.extensions.get("x-mcp-description");
+            if let Some(d) = for_tools
+                .and_then(Value::as_str)
+                .filter(|d| !d.trim().is_empty())
+            {
+                obj.insert("description".into(), json!(d.trim()));
+            } else if for_tools.is_some() {
+                self.diags.error(
+                    join(at, "x-mcp-description"),
+                    "`x-mcp-description` must be a non-empty string",
+                );
+            } else if let Some(d) = data.description.as_ref().filter(|d| !d.trim().is_empty()) {
                 obj.insert("description".into(), json!(d));
             }
             if data.deprecated == Some(true) {
@@ -874,7 +888,7 @@ fn query_schema(args: &[Arg]) -> Option<Value> {
 /// fields (`true`: they go to the endpoint, which judges them); every other tool refuses
 /// them (`false`: an unknown argument is a mistake worth reporting).
 /// What the root of a write's input schema says about fields it does not list.
-const EXTRA_FIELDS: &str = "Fields besides these are passed on to the endpoint, which judges them.";
+const EXTRA_FIELDS: &str = "Other fields go to the endpoint, which judges them.";
 
 fn input_schema(args: &[Arg], takes_extra: bool) -> Value {
     let mut properties = Map::new();

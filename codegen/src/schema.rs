@@ -94,12 +94,15 @@ pub(crate) fn without_text_patterns(doc: &Value, mut input_schema: Value) -> Val
 }
 
 /// The tool input schema in forms every large framework's converter takes, each equivalent to
-/// the one it replaces: a nullable enumeration (`{"type": ["string", "null"], "enum": [..,
-/// null]}`, what OpenAPI 3.0's `nullable` becomes) is written `{"anyOf": [{"type": "string",
-/// "enum": [..]}, {"type": "null"}]}`, its annotations outside. LangChain's Gemini converter
-/// refuses the first form (a `null` in `enum`); OpenAI's strict mode, pydantic-ai and
-/// LangChain take the second (`tests/python/test_converters.py`); and `additionalProperties:
-/// true`, which OpenAI's strict mode refuses, is left out (the same to a validator).
+/// the one it replaces (`tests/python/test_converters.py` runs them all):
+/// - a nullable type (`{"type": ["string", "null"]}`, what OpenAPI 3.0's `nullable` becomes,
+///   with `null` in its `enum` when it has one) is written `{"anyOf": [{"type": "string"},
+///   {"type": "null"}]}`, its annotations outside: LangChain's Gemini converter refuses a `null`
+///   in `enum`, and pydantic-ai's Gemini Live path (the OpenAPI subset) a list of types;
+/// - `additionalProperties: true`, which OpenAI's strict mode refuses, is left out (the same
+///   to a validator);
+/// - `writeOnly`, which Google's `Schema.from_json_schema` refuses, is said in the
+///   description instead (every input is written, never read back, so nothing is lost).
 pub(crate) fn converter_friendly(mut input_schema: Value) -> Value {
     fn rewrite(schema: &mut Value) {
         match schema {
@@ -109,14 +112,19 @@ pub(crate) fn converter_friendly(mut input_schema: Value) -> Value {
                 if obj.get("additionalProperties") == Some(&Value::Bool(true)) {
                     obj.remove("additionalProperties");
                 }
-                let nullable_enum = obj
-                    .get("enum")
-                    .and_then(Value::as_array)
-                    .is_some_and(|values| values.iter().any(Value::is_null));
+                // Said in words: Google's `Schema.from_json_schema` refuses the keyword.
+                if obj.remove("writeOnly") == Some(Value::Bool(true)) {
+                    let said = "Write-only: stored, never shown back.";
+                    let description = match obj.get("description").and_then(Value::as_str) {
+                        Some(text) => format!("{text} {said}"),
+                        None => said.to_owned(),
+                    };
+                    obj.insert("description".into(), Value::String(description));
+                }
                 let Some(Value::Array(types)) = obj.get("type") else {
                     return;
                 };
-                if !nullable_enum || !types.iter().any(|t| t == "null") {
+                if !types.iter().any(|t| t == "null") {
                     return;
                 }
                 let others: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();

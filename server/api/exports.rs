@@ -14,7 +14,7 @@ use super::input::Rules;
 use super::reply::{Reply, answer};
 use super::{charges, customers, deliveries};
 use crate::generated::OperationId;
-use crate::generated::models::{ExportCreateKind, ExportKind, exports_create, response};
+use crate::generated::models::{ExportCreateKind, ExportKind, exports_create, request, response};
 use crate::http::problem::{ApiError, ApiResult, FieldError};
 use dunning_store::exports::{self as store, Export, ExportFilter, ExportStatus};
 use dunning_store::{events, ids, now_text};
@@ -68,6 +68,41 @@ fn read_filters(kind: ExportCreateKind, filters: &Map<String, Value>) -> ApiResu
         })),
     }
     Err(ApiError::validation(errors))
+}
+
+/// The filters the body gave, by name, in the document's order: the object an export keeps.
+fn given(filters: request::ExportCreateFilters) -> Map<String, Value> {
+    let request::ExportCreateFilters {
+        status,
+        customer_id,
+        due_date_from,
+        due_date_to,
+        amount_min,
+        amount_max,
+        tag,
+        q,
+        document,
+        email,
+        charge_id,
+        channel,
+    } = filters;
+    [
+        ("status", status),
+        ("customer_id", customer_id),
+        ("due_date_from", due_date_from),
+        ("due_date_to", due_date_to),
+        ("amount_min", amount_min),
+        ("amount_max", amount_max),
+        ("tag", tag),
+        ("q", q),
+        ("document", document),
+        ("email", email),
+        ("charge_id", charge_id),
+        ("channel", channel),
+    ]
+    .into_iter()
+    .filter_map(|(name, value)| Some((name.to_owned(), value?)))
+    .collect()
 }
 
 /// Filter `pairs` as the query of `list` (its model `Q`), read by the list's own `read`: the
@@ -132,7 +167,7 @@ pub async fn create(
     Body(body): Body<exports_create::Body>,
 ) -> ApiResult<Reply> {
     let kind = body.kind;
-    let filters = body.filters.unwrap_or_default();
+    let filters = body.filters.map(given).unwrap_or_default();
     // The document has judged the body; the filters' own reader adds what it alone knows
     // (the list's rules, and a filter that is not one of the kind's list).
     let filter = read_filters(kind, &filters)?;

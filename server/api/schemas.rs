@@ -284,6 +284,11 @@ fn fault(error: &ValidationError<'_>) -> Vec<FieldError> {
         ValidationErrorKind::MultipleOf { .. } => at("multiple_of", error.masked().to_string()),
         ValidationErrorKind::Format { format } => at("format", format!("Must be a {format}")),
         ValidationErrorKind::Pattern { pattern } => pattern_fault(error, &field, pattern),
+        // `anyOf` of types (a string or a number): one fault naming them all, as a type.
+        ValidationErrorKind::AnyOf { context } => match alternative_types(context) {
+            Some(types) => at("type", format!("Must be {}", types.join(" or "))),
+            None => at("invalid", error.masked().to_string()),
+        },
         _ => at("invalid", error.masked().to_string()),
     }
 }
@@ -371,6 +376,20 @@ fn length_note(error: &ValidationError<'_>) -> String {
         Some(text) => format!(" (has {})", text.chars().count()),
         None => String::new(),
     }
+}
+
+/// The types an `anyOf` offered, when each of its branches failed on its type alone.
+fn alternative_types(branches: &[Vec<ValidationError<'static>>]) -> Option<Vec<String>> {
+    branches
+        .iter()
+        .map(|errors| match errors.as_slice() {
+            [only] => match only.kind() {
+                ValidationErrorKind::Type { kind } => Some(type_words(kind)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
 }
 
 fn type_words(kind: &TypeKind) -> String {

@@ -1,8 +1,10 @@
 """Every tool schema the live server lists, through the schema converters of the largest agent
 frameworks, as they run before a model sees a tool: OpenAI's strict function calling (the
 OpenAI Agents SDK's `ensure_strict_json_schema`, pydantic-ai's OpenAI transformer in strict
-mode, LangChain's `convert_to_openai_tool(strict=True)`) and Google's Gemini (LangChain's
-`convert_to_genai_function_declarations`, pydantic-ai's `GoogleJsonSchemaTransformer`).
+mode, LangChain's `convert_to_openai_tool(strict=True)`, and the Agents SDK's MCP path, which
+also refuses open objects) and Google's Gemini (LangChain's `convert_to_genai_function_declarations`,
+pydantic-ai's `GoogleJsonSchemaTransformer` and its Gemini Live path, `google-genai`'s
+`Schema.from_json_schema`).
 
 Valid JSON Schema is not enough: before the generator wrote nullable enumerations as `anyOf`,
 LangChain's Gemini converter refused the three collection-plan tools, and OpenAI's strict mode
@@ -84,8 +86,32 @@ def pydantic_ai_gemini(tool: dict) -> None:
     GoogleJsonSchemaTransformer(copy.deepcopy(tool["inputSchema"])).walk()
 
 
+def openai_agents_mcp_path(tool: dict) -> None:
+    """The Agents SDK's own MCP path (`agents.mcp.util`): strict, refusing open objects, as it
+    converts a server's tools; a refusal there falls back to non-strict for that tool."""
+    from agents.strict_schema import ensure_strict_json_schema
+    schema = copy.deepcopy(tool["inputSchema"])
+    empty = schema == {}
+    schema.setdefault("properties", {})
+    ensure_strict_json_schema(schema, _reject_open_objects=not empty)
+
+
+def google_genai_schema(tool: dict) -> None:
+    """Google's own converter (`google-genai`), refusing what it cannot carry."""
+    from google.genai import types
+    types.Schema.from_json_schema(json_schema=types.JSONSchema.model_validate(copy.deepcopy(tool["inputSchema"])),
+                                  raise_error_on_unsupported_field=True)
+
+
+def pydantic_ai_gemini_live(tool: dict) -> None:
+    """pydantic-ai's Gemini Live path: the OpenAPI subset Live's function declarations take."""
+    from pydantic_ai.realtime.google import _schema_from_json_schema
+    _schema_from_json_schema(copy.deepcopy(tool["inputSchema"]))
+
+
 CONVERTERS = [openai_agents_strict, pydantic_ai_openai_strict, langchain_openai_strict,
-              langchain_gemini, pydantic_ai_gemini]
+              langchain_gemini, pydantic_ai_gemini, openai_agents_mcp_path, google_genai_schema,
+              pydantic_ai_gemini_live]
 
 
 @pytest.mark.parametrize("convert", CONVERTERS, ids=[c.__name__ for c in CONVERTERS])
