@@ -19,6 +19,7 @@ mod disputes;
 mod events;
 mod exports;
 mod faults;
+mod fields;
 mod files;
 mod idempotency;
 pub mod input;
@@ -102,7 +103,7 @@ async fn steps<F: Future<Output = Response>>(
                 require_operation_scopes(request, |request| {
                     input::well_formed(request, |request| {
                         idempotency::idempotency(state, request, |request| {
-                            schemas::checked(request, handler)
+                            schemas::checked(request, |request| fields::select(request, handler))
                         })
                     })
                 })

@@ -19,6 +19,7 @@ mod disputes;
 mod exports;
 mod external_issuer;
 mod faults;
+mod fields;
 mod http_server;
 mod idempotency_and_limits;
 mod inbound_doors;
