@@ -45,37 +45,28 @@ fn every_operation_of_the_document_is_a_tool() {
     assert_eq!(kobana_dunning::generated::TOOLS.len(), operations);
 }
 
-/// What each role's assistant reads in `tools/list`, against the budget: the admin's whole
-/// catalog is at most half of what it was before the size budget (197 219 bytes of tools),
-/// plus what saying each tool's rule for other fields costs (converters and models are not left
-/// to guess whether extra fields are welcome) and the converter-friendly forms (see below),
-/// plus the three Pix tools and the Pix words of `me` and `charges_notify` (≤ 3 800 bytes).
-/// What the five tools of the PSP connection and the Pix received (issue 24) add, lean as
-/// they are (descriptions of two lines).
-const PIX_PSP_TOOLS: usize = 6_700;
-
-/// What declaring every optional argument nullable costs the admin catalog (110 980 bytes
-/// before, 114 837 after): `{"anyOf": [.., {"type": "null"}]}` around each of them, so that a
-/// model in a strict function-calling mode can leave one out.
-const NULLABLE_OPTIONALS: usize = 4_000;
-
-/// What the money of a day (issue 45) adds to the admin catalog (114 944 bytes before, 122 498
-/// after): the calendar's two tools and `pix_received_refund`, a charge's breakdown
-/// (`principal_due`, `fine_due`, `interest_due`, `effective_due_date`) in every output schema
-/// that shows a charge, the devoluções of each Pix received, and a step's `day_count`.
-const MONEY_OF_A_DAY: usize = 7_600;
-
-/// What the aging report (issue 47) adds to the admin catalog (123 926 bytes after): one
-/// read-only tool whose output schema names its five ranges of days overdue, the two open
-/// statuses and the top debtors, each with its count and amount, so that an assistant reads
-/// the report without a second call.
-const AGING_REPORT: usize = 1_500;
+/// What each role's assistant reads in `tools/list` (the `tools` array, compact JSON), at most.
+/// The history: half of the 197 219 bytes of the admin catalog before the size budget, then what
+/// was added on purpose, each time measured in `bench/RESULTS.md` (the rule for other fields in
+/// words and the converter-friendly forms, the Pix and PSP tools, every optional argument
+/// nullable for strict function calling, the money of a day, the aging report, the views'
+/// `_meta.ui`, the export filters declared one by one, `fields` on the twelve lists) and taken
+/// away (the idempotency key's and `If-Match`'s rules said once, in the instructions). Set on
+/// 2026-12-06 at each role's size then (admin 121 962, manager 101 286, collector 70 880,
+/// viewer 29 750) plus 2 %: a change that grows a role past its line raises it here, saying
+/// why; issue 48 aims the admin's at 75 000.
+const BUDGETS: [(&str, usize); 4] = [
+    ("admin", 124_400),
+    ("manager", 103_300),
+    ("collector", 72_300),
+    ("viewer", 30_400),
+];
 
 #[tokio::test]
 async fn tools_list_per_role_fits_the_size_budget() {
     let server = crate::common::TestServer::start().await;
-    let mut admin_bytes = 0;
-    for role in ["admin", "manager", "collector", "viewer"] {
+    let mut over = Vec::new();
+    for (role, budget) in BUDGETS {
         let answer = server
             .mcp(
                 &server.token(0, role, "mcp"),
@@ -88,35 +79,14 @@ async fn tools_list_per_role_fits_the_size_budget() {
             .expect("tools")
             .clone();
         let bytes: usize = tools.iter().map(|t| t.to_string().len()).sum();
-        let tokens: usize = tools
-            .iter()
-            .map(|t| {
-                let text = |k: &str| t[k].as_str().map_or(0, str::len);
-                (text("name") + text("description") + t["inputSchema"].to_string().len())
-                    .div_ceil(4)
-            })
-            .sum();
         eprintln!(
-            "{role:<10} {:>3} tools {bytes:>7} bytes ~{tokens:>6} tokens",
-            tools.len()
+            "{role:<10} {:>3} tools {bytes:>7} bytes ~{:>6} tokens (budget {budget})",
+            tools.len(),
+            bytes / 4
         );
-        if role == "admin" {
-            admin_bytes = bytes;
+        if bytes > budget {
+            over.push(format!("{role}: {bytes} bytes, budget {budget}"));
         }
     }
-    // Half the 197 219 bytes of the catalog before the budget, plus what saying each write's
-    // rule for other fields in words (OpenAI's strict mode refuses `additionalProperties:
-    // true`) and the nullable enumerations as `anyOf` (Gemini converters) cost: 1.1 KB; and
-    // the optional arguments declared nullable for strict function calling (3.9 KB).
-    assert!(
-        admin_bytes
-            <= 197_219 / 2
-                + 2_000
-                + 3_800
-                + PIX_PSP_TOOLS
-                + NULLABLE_OPTIONALS
-                + MONEY_OF_A_DAY
-                + AGING_REPORT,
-        "admin catalog is {admin_bytes} bytes"
-    );
+    assert!(over.is_empty(), "over the budget: {over:?}");
 }
