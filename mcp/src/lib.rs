@@ -9,7 +9,7 @@
 //!
 //! ```no_run
 //! # mod generated { pub static CATALOG: mcpgen_axum::Catalog = mcpgen_axum::Catalog {
-//! #     tools: &[], toolsets: &[], resources: &[], resource_templates: &[], prompts: &[],
+//! #     tool_prefix: "", tools: &[], toolsets: &[], resources: &[], resource_templates: &[], prompts: &[],
 //! #     instructions: "", openapi_json: "{}", catalog_json: "{}" }; }
 //! use std::sync::Arc;
 //!
