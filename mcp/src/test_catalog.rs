@@ -85,7 +85,7 @@ static TOOLS: &[ToolSpec] = &[
         "/v1/things/{id}",
         &["things:write", "things:read"],
         "things",
-        &["apagar", "excluir", "remover"],
+        &["apagar", "excluir", "remoção"],
         r#"{"name":"things_delete","description":"Delete a thing.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]},"annotations":{"destructiveHint":true}}"#,
     ),
 ];
@@ -148,6 +148,7 @@ pub fn settings() -> Settings {
         problem_type_base: String::new(),
         toolsets: None,
         read_only: false,
+        discovery: false,
         authentication: crate::Authentication::Bearer,
         forward: crate::Forward::default(),
         validation_error_code: "VALIDATION_ERROR",
