@@ -334,7 +334,10 @@ fn keywords(value: &Value, ptr: &str, diags: &mut Diagnostics) -> Vec<String> {
     let Some(items) = value.as_array() else {
         diags.error(
             ptr,
-            format!("`keywords` must be a list of strings, found {}", kind(value)),
+            format!(
+                "`keywords` must be a list of strings, found {}",
+                kind(value)
+            ),
         );
         return Vec::new();
     };
@@ -584,7 +587,11 @@ mod tests {
         ];
         for (keywords, pointer) in table {
             let mut diags = Diagnostics::default();
-            operation(Some(&json!({ "keywords": keywords })), "/paths/~1x/get", &mut diags);
+            operation(
+                Some(&json!({ "keywords": keywords })),
+                "/paths/~1x/get",
+                &mut diags,
+            );
             let (errors, _) = diags.into_parts();
             let pointers: Vec<_> = errors.iter().map(|e| e.pointer.as_str()).collect();
             assert_eq!(pointers, [pointer], "{keywords}");
