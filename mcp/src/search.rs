@@ -210,7 +210,7 @@ pub fn terms(text: &str) -> Vec<String> {
     let folded = fold(text);
     folded
         .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty() && !STOP_WORDS.contains(w))
+        .filter(|w| !w.is_empty() && !is_stop_word(w))
         .map(singular)
         .collect()
 }
@@ -260,23 +260,30 @@ fn singular(word: &str) -> String {
     }
 }
 
-/// Words that say nothing of a task, in Portuguese and English, folded.
-const STOP_WORDS: &[&str] = &[
-    // Portuguese
-    "a", "o", "as", "os", "um", "uma", "uns", "umas", "de", "do", "da", "dos", "das", "e", "ou",
-    "em", "no", "na", "nos", "nas", "ao", "aos", "para", "pra", "pro", "por", "pelo", "pela",
-    "pelos", "pelas", "com", "sem", "que", "se", "ha", "mais", "menos", "muito", "meu", "minha",
-    "meus", "minhas", "seu", "sua", "seus", "suas", "esse", "essa", "este", "esta", "isso", "isto",
-    "aquele", "aquela", "qual", "quais", "quem", "como", "onde", "quando", "ja", "nao", "sim",
-    "eu", "ele", "ela", "eles", "elas", "voce", "nos", "me", "te", "lhe", "todo", "toda", "todos",
-    "todas", "tem", "ter", "foi", "ser", "sao", "estao", "esta", "quero", "preciso", "favor",
-    "agora", "hoje", // English
-    "the", "an", "of", "to", "for", "from", "by", "in", "on", "at", "and", "or", "is", "are", "was",
-    "were", "be", "been", "this", "that", "these", "those", "it", "its", "with", "my", "our",
-    "your", "i", "we", "you", "they", "do", "does", "did", "can", "could", "would", "should",
-    "please", "how", "what", "which", "who", "whom", "all", "any", "some", "want", "need", "about",
-    "into", "than", "then", "there", "here", "now", "today",
+/// Words that say nothing of a task, folded: Portuguese, then English.
+const STOP_WORDS: [&[&str]; 2] = [
+    &[
+        "a", "o", "as", "os", "um", "uma", "uns", "umas", "de", "do", "da", "dos", "das", "e",
+        "ou", "em", "no", "na", "nos", "nas", "ao", "aos", "para", "pra", "pro", "por", "pelo",
+        "pela", "pelos", "pelas", "com", "sem", "que", "se", "ha", "mais", "menos", "muito", "meu",
+        "minha", "meus", "minhas", "seu", "sua", "seus", "suas", "esse", "essa", "este", "esta",
+        "isso", "isto", "aquele", "aquela", "qual", "quais", "quem", "como", "onde", "quando",
+        "ja", "nao", "sim", "eu", "ele", "ela", "eles", "elas", "voce", "me", "te", "lhe", "todo",
+        "toda", "todos", "todas", "tem", "ter", "foi", "ser", "sao", "estao", "quero", "preciso",
+        "favor", "agora", "hoje",
+    ],
+    &[
+        "the", "an", "of", "to", "for", "from", "by", "in", "on", "at", "and", "or", "is", "are",
+        "was", "were", "be", "been", "this", "that", "these", "those", "it", "its", "with", "my",
+        "our", "your", "i", "we", "you", "they", "do", "does", "did", "can", "could", "would",
+        "should", "please", "how", "what", "which", "who", "whom", "all", "any", "some", "want",
+        "need", "about", "into", "than", "then", "there", "here", "now", "today",
+    ],
 ];
+
+fn is_stop_word(word: &str) -> bool {
+    STOP_WORDS.iter().any(|words| words.contains(&word))
+}
 
 #[cfg(test)]
 mod tests {
