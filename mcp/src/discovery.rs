@@ -881,8 +881,17 @@ mod served {
     #[tokio::test]
     async fn call_answers_what_tools_call_answers() {
         let app = endpoint(settings());
-        let direct = Client::new(&app, "/mcp", "admin");
-        let discovered = Client::new(&app, "/mcp/discover", "admin");
+        // The handshake era, and the stateless one (whose results carry more of their own).
+        for capabilities in [None, Some(json!({}))] {
+            let mut direct = Client::new(&app, "/mcp", "admin");
+            let mut discovered = Client::new(&app, "/mcp/discover", "admin");
+            direct.capabilities = capabilities.clone();
+            discovered.capabilities = capabilities;
+            answers_alike(&direct, &discovered).await;
+        }
+    }
+
+    async fn answers_alike(direct: &Client<'_>, discovered: &Client<'_>) {
         for (name, arguments) in [
             ("things_get", json!({"id": "t-1"})),
             ("others_get", json!({"id": "o-1"})),
@@ -890,6 +899,7 @@ mod served {
             ("things_get", json!({})),
         ] {
             let expected = direct.call(name, arguments.clone()).await;
+            assert!(expected["content"].is_array(), "{name}: {expected}");
             let got = discovered
                 .call("call", json!({"name": name, "arguments": arguments}))
                 .await;

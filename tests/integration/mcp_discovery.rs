@@ -626,3 +626,83 @@ fn every_tool_of_our_document_has_keywords() {
         );
     }
 }
+
+#[tokio::test]
+async fn call_of_a_write_keeps_idempotency_and_the_key_the_server_derives() {
+    let server = TestServer::start().await;
+    let token = server.token(0, "collector", "mcp");
+    let through = |name: &str, arguments: Value| {
+        let token = token.clone();
+        let params = json!({"name": name, "arguments": arguments});
+        let server = &server;
+        async move { call_at(server, "/mcp/discover", &token, "dunning_call", params).await }
+    };
+    // A key sent: the write made by tools/call is replayed through dunning_call.
+    let args =
+        json!({"name": "Via Descoberta", "document": "12312312387", "idempotency_key": "disc-1"});
+    let first = server
+        .call_tool(&token, "dunning_customers_create", args.clone())
+        .await;
+    assert_eq!(
+        first["structuredContent"]["meta"]["idempotent_replay"], false,
+        "{first}"
+    );
+    let again = through("dunning_customers_create", args).await;
+    assert_eq!(
+        again["structuredContent"]["meta"]["idempotent_replay"], true,
+        "{again}"
+    );
+    assert_eq!(
+        again["structuredContent"]["data"]["id"],
+        first["structuredContent"]["data"]["id"]
+    );
+
+    // No key sent to a tool that must not repeat (notify): the key the server derives from the
+    // caller, the inner tool and its arguments is the same whichever way it was called.
+    let customers = server
+        .call_tool(&token, "dunning_customers_list", json!({"per_page": 100}))
+        .await;
+    let with_email: Vec<&str> = customers["structuredContent"]["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["email"].is_string())
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    let charges = server
+        .call_tool(
+            &token,
+            "dunning_charges_list",
+            json!({"status": "pending", "per_page": 100}),
+        )
+        .await;
+    let charge = charges["structuredContent"]["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| with_email.contains(&c["customer_id"].as_str().unwrap()))
+        .expect("a pending charge of a customer with an e-mail");
+    let args = json!({"id": charge["id"], "channel": "email"});
+    let sent = through("dunning_charges_notify", args.clone()).await;
+    let key = sent["structuredContent"]["meta"]["idempotency_key"].clone();
+    assert!(
+        key.as_str().is_some_and(|k| k.starts_with("auto-")),
+        "{sent}"
+    );
+    assert_eq!(
+        sent["structuredContent"]["meta"]["idempotent_replay"],
+        false
+    );
+    let direct = server
+        .call_tool(&token, "dunning_charges_notify", args)
+        .await;
+    assert_eq!(direct["structuredContent"]["meta"]["idempotency_key"], key);
+    assert_eq!(
+        direct["structuredContent"]["meta"]["idempotent_replay"], true,
+        "{direct}"
+    );
+    assert_eq!(
+        direct["structuredContent"]["data"]["id"],
+        sent["structuredContent"]["data"]["id"]
+    );
+}
