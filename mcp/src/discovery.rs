@@ -209,9 +209,9 @@ fn definitions(names: &[String; 3]) -> Vec<Value> {
     ]
 }
 
-/// The name of discovery mode's call tool (`<prefix>call`).
-pub fn call_name(endpoint: &Endpoint) -> &str {
-    &prepared(endpoint).names[2]
+/// Whether `name` is discovery mode's call tool (`<prefix>call`), without preparing anything.
+pub fn is_call_name(catalog: &mcpgen_catalog::Catalog, name: &str) -> bool {
+    name.strip_prefix(catalog.tool_prefix) == Some("call")
 }
 
 /// A note for the server's `instructions` in discovery mode.

@@ -254,7 +254,7 @@ fn exchange(endpoint: &Endpoint, incoming: &Incoming, version: &'static str) -> 
         let name = params.get("name").and_then(serde_json::Value::as_str);
         // Discovery mode's call names its tool among its arguments.
         let name = match name {
-            Some(name) if name == discovery::call_name(endpoint) => params
+            Some(name) if discovery::is_call_name(&endpoint.catalog, name) => params
                 .get("arguments")
                 .and_then(|a| a.get("name"))
                 .and_then(serde_json::Value::as_str),
