@@ -5,8 +5,8 @@
 
 Starts the debug server (`target/` as cargo reports it, like the test harness) with demo data
 and asks, for each demo role, the real endpoint's `tools/list` with no choice (the role's
-default toolsets), with `X-MCP-Toolsets: all`, read-only (`/mcp/readonly`), and each toolset
-alone (`/mcp/x/<toolset>`). Bytes are the JSON of the `tools` array as served; tokens are
+default toolsets), with `X-MCP-Toolsets: all`, read-only (`/mcp/readonly`), each toolset
+alone (`/mcp/x/<toolset>`), and discovery mode (`/mcp/discover`). Bytes are the JSON of the `tools` array as served; tokens are
 estimated as bytes / 4 (what the generator's `--stats` also uses), so compare ratios, not the
 absolute figure, with a model's own tokenizer."""
 
@@ -51,6 +51,8 @@ def main() -> None:
         choices = [("default (no choice)", "/mcp", {}), ("all", "/mcp", {"X-MCP-Toolsets": "all"}),
                    ("read-only, default", "/mcp/readonly", {})]
         choices += [(f"`{n}` (+ context)", f"/mcp/x/{n}", {}) for n in names]
+        # Discovery mode: three tools whatever the role (bench/discovery.py compares its search).
+        choices += [("discovery mode (`/mcp/discover`)", "/mcp/discover", {})]
         rows = []
         for label, path, headers in choices:
             cells = []

@@ -38,6 +38,9 @@ pub struct Config {
     pub mcp_toolsets: Option<Vec<String>>,
     /// Only read-only MCP tools, for every connection.
     pub mcp_read_only: bool,
+    /// MCP connections get discovery mode's three tools (search, describe, call) instead of
+    /// the catalog unless they ask otherwise (`X-MCP-Discovery: false`).
+    pub mcp_discovery: bool,
     /// OAuth authorization servers announced in the protected resource metadata; empty:
     /// this server's own (`server/oauth`).
     pub authorization_servers: Vec<String>,
@@ -154,6 +157,7 @@ impl Config {
             reject_unconfirmed_in_handshake_era: false,
             mcp_toolsets: None,
             mcp_read_only: false,
+            mcp_discovery: false,
             authorization_servers: Vec::new(),
             oauth_access_token_ttl: std::time::Duration::from_secs(600),
             run_engine: true,
@@ -204,6 +208,7 @@ impl Config {
             problem_type_base: "https://docs.kobana.com.br/dunning/problems/".to_string(),
             toolsets: self.mcp_toolsets.clone(),
             read_only: self.mcp_read_only,
+            discovery: self.mcp_discovery,
             authentication: mcpgen_axum::Authentication::Bearer,
             // The in-process request carries the caller's identity in its extensions (see
             // `mcp_host`); `/v1` refuses MCP tokens, so the MCP request's `Authorization` is

@@ -11,6 +11,7 @@
 //! use mcpgen_catalog::{Catalog, canonical_json};
 //!
 //! static EMPTY: Catalog = Catalog {
+//!     tool_prefix: "",
 //!     tools: &[],
 //!     toolsets: &[],
 //!     resources: &[],
@@ -35,6 +36,9 @@ use serde_json::Value;
 /// Everything the generator produced from one OpenAPI document: what an MCP endpoint serves.
 #[derive(Debug, Clone, Copy)]
 pub struct Catalog {
+    /// What the document puts before every tool name (`x-mcp.tool_prefix`: `todos_`; empty
+    /// when it sets none); the MCP layer's own tools take it too (`todos_search`).
+    pub tool_prefix: &'static str,
     /// Every operation, in `tools/list` order (those serving prompts are not listed).
     pub tools: &'static [ToolSpec],
     /// The toolsets a connection chooses tools by (empty: every tool is always loaded).
@@ -208,6 +212,12 @@ pub struct ToolSpec {
     pub scopes: &'static [&'static str],
     /// The toolset the tool belongs to (a [`ToolsetSpec::name`]; empty: none).
     pub toolset: &'static str,
+    /// Words people use for what the tool does (`x-mcp.keywords`, in any language): a catalog
+    /// search matches them besides the name, title and description. Not in [`tool_json`]:
+    /// they cost the model nothing in `tools/list`.
+    ///
+    /// [`tool_json`]: ToolSpec::tool_json
+    pub keywords: &'static [&'static str],
     /// URI template of the resource that serves this operation's result, if any.
     pub resource_uri: Option<&'static str>,
     /// The tool's `inputSchema` as JSON text.

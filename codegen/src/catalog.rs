@@ -60,6 +60,19 @@ pub(crate) fn tool(op: &Operation) -> Value {
     Value::Object(tool)
 }
 
+/// `{"<tool>": ["<keyword>", ...]}` for the tools that have `x-mcp.keywords`, in catalog
+/// order; `None` when none has. Beside the tools, not in them: a `Tool` object is sent to the
+/// model on every turn, the keywords only serve a search (`mcpgen-axum`'s discovery mode), and
+/// the reviewed catalog shows them so that a change of them is seen.
+pub(crate) fn keywords(ops: &[Operation]) -> Option<Value> {
+    let map: Map<String, Value> = ops
+        .iter()
+        .filter(|op| op.response.is_tool() && !op.keywords.is_empty())
+        .map(|op| (op.name.as_str().to_owned(), json!(op.keywords)))
+        .collect();
+    (!map.is_empty()).then_some(Value::Object(map))
+}
+
 /// One MCP `Resource` (`uri`) or `ResourceTemplate` (`uriTemplate`).
 pub(crate) fn resource(r: &Resource) -> Value {
     let uri_key = if r.is_template { "uriTemplate" } else { "uri" };

@@ -1,7 +1,7 @@
 //! What a change of catalog means **for an assistant**: tools added, removed or renamed,
 //! arguments added, removed, renamed or newly required, types narrowed, enums shrunk,
 //! annotations changed, output fields removed, MCP Apps views given, moved or hidden from the
-//! model — each classified breaking or compatible.
+//! model, search keywords changed — each classified breaking or compatible.
 //!
 //! A change is *breaking* when an assistant (or a host) that learned the old catalog can now
 //! fail or be surprised: a call it used to make is refused, an answer lacks a field it read,
@@ -57,6 +57,7 @@ pub fn diff(old: &Value, new: &Value) -> Vec<Change> {
         &mut changes,
     );
     diff_named(old, new, "resources", "uri", "resource", &mut changes);
+    diff_keywords(old, new, &mut changes);
     changes.sort_by_key(|c| c.impact);
     changes
 }
@@ -97,6 +98,44 @@ fn names(items: &[&Map<String, Value>], key: &str) -> BTreeSet<String> {
         .iter()
         .filter_map(|m| m.get(key).and_then(Value::as_str).map(str::to_string))
         .collect()
+}
+
+/// `x-mcp.keywords` of a tool found in both catalogs, changed: what a discovery search finds it
+/// by, never what a call takes (compatible).
+fn diff_keywords(old: &Value, new: &Value, changes: &mut Vec<Change>) {
+    let words = |catalog: &Value, tool: &str| -> BTreeSet<String> {
+        catalog["keywords"][tool]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (old_tools, new_tools) = (entries(old, "tools"), entries(new, "tools"));
+    let kept = names(&old_tools, "name");
+    for name in names(&new_tools, "name").intersection(&kept) {
+        let (before, after) = (words(old, name), words(new, name));
+        if before == after {
+            continue;
+        }
+        let list = |set: BTreeSet<&String>| {
+            set.into_iter()
+                .map(|w| format!("`{w}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let added = list(after.difference(&before).collect());
+        let removed = list(before.difference(&after).collect());
+        let what = match (added.is_empty(), removed.is_empty()) {
+            (false, true) => format!("keywords added: {added}"),
+            (true, false) => format!("keywords removed: {removed}"),
+            _ => format!("keywords added: {added}; removed: {removed}"),
+        };
+        push(changes, Impact::Compatible, &format!("tool {name}"), what);
+    }
 }
 
 fn diff_tools(old: &Value, new: &Value, changes: &mut Vec<Change>) {
@@ -713,6 +752,24 @@ mod tests {
 
     fn lines(changes: &[Change]) -> Vec<String> {
         changes.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn changed_keywords_are_compatible_and_named() {
+        let tools = json!([tool("t_a", object(json!({}), &[]), json!({}), false)]);
+        let mut old = catalog(tools.clone());
+        old["keywords"] = json!({"t_a": ["boleto", "fatura"]});
+        let mut new = catalog(tools);
+        new["keywords"] = json!({"t_a": ["boleto", "segunda via"]});
+        assert_eq!(
+            lines(&diff(&old, &new)),
+            ["compatible tool t_a: keywords added: `segunda via`; removed: `fatura`"]
+        );
+        new.as_object_mut().unwrap().remove("keywords");
+        assert_eq!(
+            lines(&diff(&old, &new)),
+            ["compatible tool t_a: keywords removed: `boleto`, `fatura`"]
+        );
     }
 
     #[test]

@@ -20,6 +20,8 @@ use crate::views::View;
 
 /// Everything `source` writes out besides the operations.
 pub(crate) struct Texts<'a> {
+    /// `x-mcp.tool_prefix` (empty when the document sets none).
+    pub(crate) tool_prefix: &'a str,
     pub(crate) instructions: &'a str,
     /// The original document as compact JSON.
     pub(crate) openapi_json: &'a str,
@@ -53,6 +55,7 @@ pub(crate) fn source(
             .filter(|r| r.is_template)
             .map(|r| resource_spec(r, op))
     });
+    let tool_prefix = lit(texts.tool_prefix);
     let instructions = lit(texts.instructions);
     let openapi_json = lit(texts.openapi_json);
     let catalog_json = lit(texts.catalog_json);
@@ -77,6 +80,7 @@ pub(crate) fn source(
         pub static CATALOG_JSON: &str = #catalog_json;
         /// All of the above, as the MCP layer takes it.
         pub static CATALOG: Catalog = Catalog {
+            tool_prefix: #tool_prefix,
             tools: TOOLS,
             toolsets: TOOLSETS,
             resources: RESOURCES,
@@ -105,6 +109,7 @@ fn tool_spec(op: &Operation, json: &Value) -> TokenStream {
     let confirm = option_str(op.confirm.as_deref());
     let scopes = &op.scopes;
     let toolset = &op.toolset;
+    let keywords = &op.keywords;
     let resource_uri = option_str(op.resource.as_ref().map(|r| r.uri.as_str()));
     let input_schema = lit(&compact(&op.input_schema));
     let output_schema = match &op.output_schema {
@@ -129,6 +134,7 @@ fn tool_spec(op: &Operation, json: &Value) -> TokenStream {
             confirm: #confirm,
             scopes: &[#(#scopes),*],
             toolset: #toolset,
+            keywords: &[#(#keywords),*],
             resource_uri: #resource_uri,
             input_schema: #input_schema,
             output_schema: #output_schema,

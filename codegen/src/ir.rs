@@ -233,6 +233,10 @@ pub struct Operation {
     pub resource: Option<Resource>,
     /// `x-mcp.max_result_chars`.
     pub max_result_chars: Option<u64>,
+    /// `x-mcp.keywords`: words people use for what the tool does (any language), which a
+    /// catalog search matches besides the name, title and description. Not part of the
+    /// `Tool` object.
+    pub keywords: Vec<String>,
     /// The tool's complete `_meta` (empty: no `_meta`), `ui` included once the views are
     /// settled.
     pub meta: Map<String, Value>,

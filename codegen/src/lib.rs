@@ -309,7 +309,11 @@ pub fn generate(doc: &Value, settings: &Settings) -> Result<Output> {
     if !toolsets.is_empty() {
         catalog["toolsets"] = toolsets::json(&toolsets);
     }
+    if let Some(keywords) = catalog::keywords(&operations) {
+        catalog["keywords"] = keywords;
+    }
     let texts = emit::Texts {
+        tool_prefix: &root.tool_prefix,
         instructions: &settings.instructions,
         openapi_json: &emit::compact(doc),
         catalog_json: &emit::compact(&catalog),

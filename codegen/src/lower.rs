@@ -166,6 +166,7 @@ impl Builder<'_, '_> {
                 confirm: None,
                 resource: None,
                 max_result_chars: ext.max_result_chars,
+                keywords: ext.keywords.clone(),
                 meta: Map::new(),
                 ui: ext.ui.clone(),
                 server_idempotency_key: ext.server_idempotency_key,

@@ -60,6 +60,8 @@ pub(crate) struct OperationExt {
     pub(crate) param_headers: Vec<ParamHeader>,
     /// `ui`: the MCP Apps view that shows this tool's results.
     pub(crate) ui: Option<crate::ir::ViewRef>,
+    /// `keywords`: words people use for what the tool does, for a catalog search.
+    pub(crate) keywords: Vec<String>,
 }
 
 /// One `x-mcp.param_headers` entry: the argument, the `<Name>` of `Mcp-Param-<Name>`, and
@@ -209,6 +211,7 @@ const OPERATION_KEYS: &[&str] = &[
     "arguments",
     "param_headers",
     "ui",
+    "keywords",
 ];
 
 /// The keys of `x-mcp.ui`.
@@ -276,6 +279,7 @@ pub(crate) fn operation(
                     out.ui = ui(map, &kp, diags);
                 }
             }
+            "keywords" => out.keywords = keywords(value, &kp, diags),
             _ => unknown(key, &kp, OPERATION_KEYS, diags),
         }
     }
@@ -321,6 +325,40 @@ fn ui(map: &Map<String, Value>, ptr: &str, diags: &mut Diagnostics) -> Option<cr
         permissions,
         pointer: ptr.to_owned(),
     })
+}
+
+/// `x-mcp.keywords`: a list of distinct, non-blank strings (a word or a phrase each), kept as
+/// written but trimmed. Twice the same keyword (ignoring case) is an error: it would only
+/// weigh the tool up in a search.
+fn keywords(value: &Value, ptr: &str, diags: &mut Diagnostics) -> Vec<String> {
+    let Some(items) = value.as_array() else {
+        diags.error(
+            ptr,
+            format!(
+                "`keywords` must be a list of strings, found {}",
+                kind(value)
+            ),
+        );
+        return Vec::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let ip = join(ptr, &i.to_string());
+        let Some(word) = string(item, &ip, diags) else {
+            continue;
+        };
+        let word = word.trim();
+        if word.is_empty() {
+            diags.error(ip, "a keyword must not be empty");
+        } else if word.chars().any(char::is_control) {
+            diags.error(ip, "a keyword must be one line without control characters");
+        } else if out.iter().any(|o| o.to_lowercase() == word.to_lowercase()) {
+            diags.error(ip, format!("keyword `{word}` is listed twice"));
+        } else {
+            out.push(word.to_owned());
+        }
+    }
+    out
 }
 
 /// `x-mcp.ui.permissions`: distinct words of [`crate::views::PERMISSIONS`].
@@ -531,6 +569,34 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn keywords_are_a_list_of_distinct_non_blank_strings() {
+        let mut diags = Diagnostics::default();
+        let ext = json!({"keywords": [" boleto ", "Pix", "segunda via"]});
+        let read = operation(Some(&ext), "/paths/~1x/get", &mut diags);
+        assert!(!diags.has_errors());
+        assert_eq!(read.keywords, ["boleto", "Pix", "segunda via"]);
+
+        let table = [
+            (json!("boleto"), "/paths/~1x/get/x-mcp/keywords"),
+            (json!(["ok", 3]), "/paths/~1x/get/x-mcp/keywords/1"),
+            (json!(["ok", "  "]), "/paths/~1x/get/x-mcp/keywords/1"),
+            (json!(["Pix", "pix"]), "/paths/~1x/get/x-mcp/keywords/1"),
+            (json!(["a\nb"]), "/paths/~1x/get/x-mcp/keywords/0"),
+        ];
+        for (keywords, pointer) in table {
+            let mut diags = Diagnostics::default();
+            operation(
+                Some(&json!({ "keywords": keywords })),
+                "/paths/~1x/get",
+                &mut diags,
+            );
+            let (errors, _) = diags.into_parts();
+            let pointers: Vec<_> = errors.iter().map(|e| e.pointer.as_str()).collect();
+            assert_eq!(pointers, [pointer], "{keywords}");
+        }
+    }
 
     #[test]
     fn unknown_keys_and_wrong_types_are_errors_with_pointers() {

@@ -284,6 +284,7 @@ mod tests {
             problem_type_base: String::new(),
             toolsets: None,
             read_only: false,
+            discovery: false,
             authentication: crate::Authentication::Bearer,
             forward: crate::Forward::default(),
             validation_error_code: "VALIDATION_ERROR",

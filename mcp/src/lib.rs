@@ -9,7 +9,7 @@
 //!
 //! ```no_run
 //! # mod generated { pub static CATALOG: mcpgen_axum::Catalog = mcpgen_axum::Catalog {
-//! #     tools: &[], toolsets: &[], resources: &[], resource_templates: &[], prompts: &[],
+//! #     tool_prefix: "", tools: &[], toolsets: &[], resources: &[], resource_templates: &[], prompts: &[],
 //! #     instructions: "", openapi_json: "{}", catalog_json: "{}" }; }
 //! use std::sync::Arc;
 //!
@@ -40,6 +40,7 @@ mod admission;
 mod bounds;
 mod completions;
 mod confirm;
+mod discovery;
 mod dispatch;
 mod fault;
 mod forward;
@@ -54,6 +55,7 @@ mod prompts;
 mod protocol;
 mod resources;
 mod results;
+mod search;
 #[cfg(test)]
 mod test_catalog;
 mod tools;
@@ -117,6 +119,10 @@ pub struct Settings {
     pub toolsets: Option<Vec<String>>,
     /// Only read-only tools, for every connection.
     pub read_only: bool,
+    /// Offer the tools through discovery mode's three (`<prefix>search`, `<prefix>describe`,
+    /// `<prefix>call`) unless a request says otherwise (`X-MCP-Discovery: false`); see
+    /// [`toolsets`].
+    pub discovery: bool,
     /// Whether the layer asks for a bearer token of its own ([`Authentication`]).
     pub authentication: Authentication,
     /// What of the MCP request reaches every in-process request ([`Forward`]).
@@ -202,6 +208,7 @@ impl Settings {
             problem_type_base: String::new(),
             toolsets: None,
             read_only: false,
+            discovery: false,
             authentication: Authentication::Bearer,
             forward: Forward::default(),
             validation_error_code: "validation_error",
@@ -284,6 +291,12 @@ impl Settings {
     /// Only read-only tools, for every connection.
     pub fn read_only(mut self, read_only: bool) -> Settings {
         self.read_only = read_only;
+        self
+    }
+
+    /// Discovery mode for every connection that does not say otherwise.
+    pub fn discovery(mut self, discovery: bool) -> Settings {
+        self.discovery = discovery;
         self
     }
 
@@ -415,6 +428,8 @@ pub(crate) struct Endpoint {
     pub checks: Arc<dispatch::Checks>,
     /// `tools/list` results, prepared once per set of visible tools and era.
     pub listings: Arc<tools::Listings>,
+    /// Discovery mode's search index and tools, prepared on first use.
+    pub discovery: discovery::Slot,
     pub host: Arc<dyn Host>,
     /// The API router tools are dispatched to, in-process.
     pub api: Router,
@@ -433,6 +448,7 @@ impl Endpoint {
             catalog,
             checks: dispatch::checks(&catalog),
             listings: Arc::default(),
+            discovery: Arc::default(),
             host,
             api,
             forward: forward::Policy::resolve(&settings.forward, &catalog),
@@ -448,12 +464,19 @@ pub fn router(catalog: Catalog, host: Arc<dyn Host>, api: Router, settings: Sett
     let path = settings.path.clone();
     let endpoint = Endpoint::new(catalog, host, api, settings);
     let endpoint_route = axum::routing::any(transport::handle);
-    let mut router = Router::new()
-        .route(&path, endpoint_route.clone())
-        // The same endpoint with a choice in its URL (see `toolsets`).
-        .route(&format!("{path}/readonly"), endpoint_route.clone())
-        .route(&format!("{path}/x/{{toolsets}}"), endpoint_route.clone())
-        .route(&format!("{path}/x/{{toolsets}}/readonly"), endpoint_route);
+    let mut router = Router::new().route(&path, endpoint_route.clone());
+    // The same endpoint with a choice in its URL (see `toolsets`): toolsets, read-only mode,
+    // discovery mode.
+    for variant in ["/readonly", "/x/{toolsets}", "/x/{toolsets}/readonly"] {
+        router = router.route(&format!("{path}{variant}"), endpoint_route.clone());
+    }
+    for variant in ["", "/readonly", "/x/{toolsets}", "/x/{toolsets}/readonly"] {
+        let discover = toolsets::DISCOVERY_SEGMENT;
+        router = router.route(
+            &format!("{path}{variant}{discover}"),
+            endpoint_route.clone(),
+        );
+    }
     // Protected-resource metadata (RFC 9728) only where there is a token to protect with.
     if endpoint.settings.authentication == Authentication::Bearer {
         let metadata = axum::routing::get(metadata::protected_resource);

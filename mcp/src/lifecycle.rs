@@ -4,7 +4,8 @@ use serde_json::{Value, json};
 
 use super::jsonrpc::RpcError;
 use super::protocol::{self, SERVER_INFO_META, SUPPORTED_VERSIONS};
-use super::{Endpoint, Settings, views};
+use super::toolsets::Selection;
+use super::{Endpoint, Settings, discovery, views};
 
 fn server_info(s: &Settings) -> Value {
     json!({ "name": s.server_name, "title": s.server_title, "version": s.server_version })
@@ -25,22 +26,39 @@ fn capabilities(endpoint: &Endpoint) -> Value {
     capabilities
 }
 
+/// The catalog's instructions, and in discovery mode how its tools are reached.
+fn instructions(endpoint: &Endpoint, selection: &Selection) -> Value {
+    if selection.discovery() {
+        let note = discovery::instructions(endpoint);
+        json!(format!(
+            "{}\n\n{note}",
+            endpoint.catalog.instructions.trim_end()
+        ))
+    } else {
+        json!(endpoint.catalog.instructions)
+    }
+}
+
 /// Handshake era: negotiate the revision and describe the server.
-pub fn initialize(endpoint: &Endpoint, params: &Value) -> Result<Value, RpcError> {
+pub fn initialize(
+    endpoint: &Endpoint,
+    selection: &Selection,
+    params: &Value,
+) -> Result<Value, RpcError> {
     Ok(json!({
         "protocolVersion": protocol::negotiate(params),
         "capabilities": capabilities(endpoint),
         "serverInfo": server_info(&endpoint.settings),
-        "instructions": endpoint.catalog.instructions,
+        "instructions": instructions(endpoint, selection),
     }))
 }
 
 /// Stateless era: what `initialize` would have said, plus every revision we speak.
-pub fn discover(endpoint: &Endpoint) -> Result<Value, RpcError> {
+pub fn discover(endpoint: &Endpoint, selection: &Selection) -> Result<Value, RpcError> {
     Ok(json!({
         "supportedVersions": SUPPORTED_VERSIONS,
         "capabilities": capabilities(endpoint),
-        "instructions": endpoint.catalog.instructions,
+        "instructions": instructions(endpoint, selection),
     }))
 }
 

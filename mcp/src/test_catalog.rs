@@ -27,6 +27,7 @@ const fn tool(
     path: &'static str,
     scopes: &'static [&'static str],
     toolset: &'static str,
+    keywords: &'static [&'static str],
     tool_json: &'static str,
 ) -> ToolSpec {
     let read_only = matches!(method, HttpMethod::Get);
@@ -51,6 +52,7 @@ const fn tool(
         },
         scopes,
         toolset,
+        keywords,
         resource_uri: None,
         input_schema: INPUT,
         output_schema: None,
@@ -65,6 +67,7 @@ static TOOLS: &[ToolSpec] = &[
         "/v1/things/{id}",
         &["things:read"],
         "things",
+        &["coisa", "objeto"],
         r#"{"name":"things_get","description":"Read a thing.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]},"annotations":{"readOnlyHint":true},"_meta":{"ui":{"resourceUri":"ui://test/thing","visibility":["model","app"]}}}"#,
     ),
     tool(
@@ -73,6 +76,7 @@ static TOOLS: &[ToolSpec] = &[
         "/v1/others/{id}",
         &["others:read"],
         "others",
+        &["outra coisa"],
         r#"{"name":"others_get","description":"Read another thing.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]},"annotations":{"readOnlyHint":true}}"#,
     ),
     tool(
@@ -81,6 +85,7 @@ static TOOLS: &[ToolSpec] = &[
         "/v1/things/{id}",
         &["things:write", "things:read"],
         "things",
+        &["apagar", "excluir", "remoção"],
         r#"{"name":"things_delete","description":"Delete a thing.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]},"annotations":{"destructiveHint":true}}"#,
     ),
 ];
@@ -114,6 +119,7 @@ static RESOURCES: &[ResourceSpec] = &[ResourceSpec {
 
 /// The catalog: three tools in two toolsets and one view.
 pub const CATALOG: Catalog = Catalog {
+    tool_prefix: "",
     tools: TOOLS,
     toolsets: TOOLSETS,
     resources: RESOURCES,
@@ -142,6 +148,7 @@ pub fn settings() -> Settings {
         problem_type_base: String::new(),
         toolsets: None,
         read_only: false,
+        discovery: false,
         authentication: crate::Authentication::Bearer,
         forward: crate::Forward::default(),
         validation_error_code: "VALIDATION_ERROR",

@@ -68,7 +68,9 @@ fn fresh_list(
     })
 }
 
-fn listed(
+/// Whether `tool` is on this request's menu: a tool (not a prompt's operation), in the
+/// toolsets chosen, and within the caller's scopes (anyone's, for an anonymous listing).
+pub(crate) fn listed(
     catalog: &Catalog,
     tool: &ToolSpec,
     caller: Option<&Caller>,
@@ -184,14 +186,36 @@ fn internal(tool: &ToolSpec, e: impl std::fmt::Display) -> RpcError {
     RpcError::new(ErrorCode::INTERNAL_ERROR, "Internal error").with_status(500)
 }
 
-/// Find the tool, check that the caller may run it, check the arguments, ask for
-/// confirmation when it is destructive, run the operation in-process, shape the result.
+/// How a tool call reached [`call_through`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// `tools/call` naming the tool.
+    Direct,
+    /// Discovery mode's `<prefix>call` naming it (see `discovery`): the request's
+    /// `Mcp-Param-*` headers mirror that tool's arguments, not this one's, and are not checked.
+    Discovery,
+}
+
+/// `tools/call`: see [`call_through`].
 pub async fn call(
     endpoint: &Endpoint,
     context: &Context,
     caller: Option<&Caller>,
     selection: &Selection,
+    params: Value,
+) -> Result<Outcome, RpcError> {
+    call_through(endpoint, context, caller, selection, params, Route::Direct).await
+}
+
+/// Find the tool, check that the caller may run it, check the arguments, ask for
+/// confirmation when it is destructive, run the operation in-process, shape the result.
+pub async fn call_through(
+    endpoint: &Endpoint,
+    context: &Context,
+    caller: Option<&Caller>,
+    selection: &Selection,
     mut params: Value,
+    route: Route,
 ) -> Result<Outcome, RpcError> {
     let name = params
         .get("name")
@@ -226,7 +250,9 @@ pub async fn call(
         ))));
     }
     endpoint.checks.unset_nulls(tool, &mut arguments);
-    check_param_headers(endpoint, context, tool, &arguments)?;
+    if route == Route::Direct {
+        check_param_headers(endpoint, context, tool, &arguments)?;
+    }
     if let Err(problem) = dispatch::check_arguments(endpoint, tool, &mut arguments) {
         return Ok(Outcome::Value(results::error(&problem)));
     }

@@ -16,6 +16,14 @@
 //! Scopes still decide on top of this. A toolset marked `always` (`context`) stays, and so do
 //! tools of no toolset. What is hidden is refused when called, and resources, templates and
 //! prompts served by hidden tools are hidden too.
+//!
+//! A request also chooses how the tools are offered: the catalog, or discovery mode's three
+//! tools (see `discovery`), by the `X-MCP-Discovery` header (`true`/`false`), the URL variants
+//! `/mcp/discover`, `/mcp/readonly/discover`, `/mcp/x/{toolsets}/discover` and
+//! `/mcp/x/{toolsets}/readonly/discover`, or else the operator's default
+//! (`Settings::discovery`). It is a way of presenting what the bounds above leave, not a
+//! bound: it neither widens nor narrows what may be called, so a request may turn the
+//! operator's default off.
 
 use std::collections::BTreeSet;
 
@@ -30,6 +38,10 @@ use super::{Caller, Settings};
 pub const TOOLSETS_HEADER: HeaderName = HeaderName::from_static("x-mcp-toolsets");
 /// The request header asking for read-only tools only.
 pub const READ_ONLY_HEADER: HeaderName = HeaderName::from_static("x-mcp-readonly");
+/// The request header asking for discovery mode (`true`) or the catalog (`false`).
+pub const DISCOVERY_HEADER: HeaderName = HeaderName::from_static("x-mcp-discovery");
+/// The last segment of the URL variants that ask for discovery mode.
+pub const DISCOVERY_SEGMENT: &str = "/discover";
 /// The word that asks for every toolset.
 pub const ALL: &str = "all";
 
@@ -49,6 +61,10 @@ pub struct Choice {
     /// `None`: no choice made; `Some(None)`: `all`; `Some(Some(set))`: these.
     toolsets: Option<Option<BTreeSet<String>>>,
     read_only: bool,
+    /// Discovery mode asked for by the URL.
+    discovery_url: bool,
+    /// `X-MCP-Discovery`, when sent.
+    discovery_header: Option<bool>,
 }
 
 impl Choice {
@@ -63,6 +79,10 @@ impl Choice {
     ) -> Result<Choice, RpcError> {
         let mut choice = Choice::default();
         let mut variant = path.strip_prefix(endpoint_path).unwrap_or_default();
+        if let Some(rest) = variant.strip_suffix(DISCOVERY_SEGMENT) {
+            choice.discovery_url = true;
+            variant = rest;
+        }
         if let Some(rest) = variant.strip_suffix("/readonly") {
             choice.read_only = true;
             variant = rest;
@@ -89,6 +109,17 @@ impl Choice {
                     )));
                 }
             }
+        }
+        if let Some(value) = headers.get(DISCOVERY_HEADER) {
+            choice.discovery_header = match value.to_str().unwrap_or_default().trim() {
+                "true" | "1" => Some(true),
+                "false" | "0" => Some(false),
+                other => {
+                    return Err(refused(format!(
+                        "X-MCP-Discovery must be true or false, not `{other}`"
+                    )));
+                }
+            };
         }
         Ok(choice)
     }
@@ -156,6 +187,8 @@ pub struct Selection {
     /// `None`: every toolset.
     toolsets: Option<BTreeSet<String>>,
     read_only: bool,
+    /// The tools are offered through discovery mode's three (see `discovery`).
+    discovery: bool,
 }
 
 impl Selection {
@@ -165,7 +198,8 @@ impl Selection {
     }
 
     /// The operator's bound ∩ the credential's bound ∩ (the request's choice, or else the
-    /// credential's default); read-only when the operator or the request says so.
+    /// credential's default); read-only when the operator or the request says so; discovery
+    /// mode when the URL asks for it, else as the header says, else as the operator does.
     pub fn resolve(settings: &Settings, caller: Option<&Caller>, choice: &Choice) -> Selection {
         let mut toolsets: Option<BTreeSet<String>> = None;
         let mut narrow = |by: Option<&BTreeSet<String>>| {
@@ -190,7 +224,14 @@ impl Selection {
         Selection {
             toolsets,
             read_only: settings.read_only || choice.read_only,
+            discovery: choice.discovery_url
+                || choice.discovery_header.unwrap_or(settings.discovery),
         }
+    }
+
+    /// Whether the tools are offered through discovery mode's three.
+    pub fn discovery(&self) -> bool {
+        self.discovery
     }
 
     /// Whether `tool` is on this request's menu (its scopes are checked elsewhere).
@@ -356,6 +397,35 @@ mod tests {
         assert!(choice("/mcp/x/nope", &[]).is_err());
         assert!(choice("/mcp", &[("x-mcp-toolsets", " , ")]).is_err());
         assert!(choice("/mcp", &[("x-mcp-readonly", "yes")]).is_err());
+    }
+
+    #[test]
+    fn discovery_mode_comes_from_the_url_else_the_header_else_the_operator() {
+        let mut settings = test_catalog::settings();
+        let on = |path: &str, headers: &[(&'static str, &'static str)], settings: &Settings| {
+            Selection::resolve(settings, None, &choice(path, headers).unwrap()).discovery()
+        };
+        assert!(!on("/mcp", &[], &settings));
+        assert!(on("/mcp/discover", &[], &settings));
+        assert!(on("/mcp/readonly/discover", &[], &settings));
+        assert!(on("/mcp/x/things/discover", &[], &settings));
+        assert!(on("/mcp/x/things/readonly/discover", &[], &settings));
+        assert!(on("/mcp", &[("x-mcp-discovery", "true")], &settings));
+        assert!(!on("/mcp", &[("x-mcp-discovery", "false")], &settings));
+        settings.discovery = true;
+        assert!(on("/mcp", &[], &settings));
+        assert!(!on("/mcp", &[("x-mcp-discovery", "0")], &settings));
+        // The URL is the stronger word: the header cannot undo it.
+        assert!(on(
+            "/mcp/discover",
+            &[("x-mcp-discovery", "false")],
+            &settings
+        ));
+        assert!(choice("/mcp", &[("x-mcp-discovery", "yes")]).is_err());
+        // The URL's other choices still apply.
+        let c = choice("/mcp/x/others/readonly/discover", &[]).unwrap();
+        let s = Selection::resolve(&settings, None, &c);
+        assert_eq!(names(&s), ["others_get"]);
     }
 
     #[test]

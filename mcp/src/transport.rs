@@ -18,8 +18,8 @@ use super::observe::{self, Exchange, Exchanges};
 use super::protocol::{self, Context};
 use super::toolsets::{Choice, Selection};
 use super::{
-    AuthFailure, Authentication, Caller, Endpoint, admission, completions, fault, guard, lifecycle,
-    prompts, resources, tools, views,
+    AuthFailure, Authentication, Caller, Endpoint, admission, completions, discovery, fault, guard,
+    lifecycle, prompts, resources, tools, views,
 };
 
 /// Largest request body accepted (the same ceiling as the REST API).
@@ -250,11 +250,17 @@ async fn serve_single(
 fn exchange(endpoint: &Endpoint, incoming: &Incoming, version: &'static str) -> Exchange {
     let method = observe::method_label(&incoming.method);
     let tool = if method == "tools/call" {
-        incoming
-            .params
-            .get("name")
-            .and_then(serde_json::Value::as_str)
-            .and_then(|name| tools::find(&endpoint.catalog, name))
+        let params = &incoming.params;
+        let name = params.get("name").and_then(serde_json::Value::as_str);
+        // Discovery mode's call names its tool among its arguments.
+        let name = match name {
+            Some(name) if discovery::is_call_name(&endpoint.catalog, name) => params
+                .get("arguments")
+                .and_then(|a| a.get("name"))
+                .and_then(serde_json::Value::as_str),
+            other => other,
+        };
+        name.and_then(|name| tools::find(&endpoint.catalog, name))
             .map(|tool| tool.name)
     } else {
         None
@@ -575,9 +581,17 @@ async fn dispatch(
 ) -> Result<Outcome, RpcError> {
     let stateless = context.version.is_stateless();
     let result = match method {
-        "initialize" if !stateless => lifecycle::initialize(endpoint, &params),
+        "initialize" if !stateless => lifecycle::initialize(endpoint, selection, &params),
         "ping" if !stateless => Ok(json!({})),
-        "server/discover" if stateless => lifecycle::discover(endpoint),
+        "server/discover" if stateless => lifecycle::discover(endpoint, selection),
+        // Discovery mode: three tools in place of the catalog.
+        "tools/list" if selection.discovery() => discovery::list(endpoint, &params),
+        "tools/call" if selection.discovery() => {
+            match discovery::call(endpoint, context, caller, selection, params).await? {
+                Outcome::Value(value) => Ok(value),
+                prepared => return Ok(prepared),
+            }
+        }
         // Prepared once per set of visible tools and era, stateless fields included.
         "tools/list" => {
             let views = views::offered(context);

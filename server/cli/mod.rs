@@ -241,6 +241,11 @@ pub struct ServeArgs {
     /// Serve only read-only MCP tools (`readOnlyHint`), to every connection.
     #[arg(long = "mcp-read-only", env = "DUNNING_MCP_READ_ONLY")]
     pub mcp_read_only: bool,
+    /// Offer MCP connections discovery mode by default: three tools (`dunning_search`,
+    /// `dunning_describe`, `dunning_call`) instead of the catalog; a connection may still ask
+    /// for the catalog (`X-MCP-Discovery: false`).
+    #[arg(long = "mcp-discovery", env = "DUNNING_MCP_DISCOVERY")]
+    pub mcp_discovery: bool,
     /// Refuse destructive tools to handshake-era MCP clients, which cannot be asked to confirm.
     #[arg(long = "reject-unconfirmed", env = "DUNNING_REJECT_UNCONFIRMED")]
     pub reject_unconfirmed: bool,

@@ -26,6 +26,7 @@ mod inbound_doors;
 mod isolation;
 mod mcp_authorization;
 mod mcp_confirmation;
+mod mcp_discovery;
 mod mcp_generic;
 mod mcp_guard;
 mod mcp_handshake;

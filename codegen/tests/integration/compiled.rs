@@ -33,6 +33,31 @@ generated! {
     required_undeclared => "../snapshots/required_undeclared.rs",
     oneof_cut => "../snapshots/oneof_cut.rs",
     ui_views => "../snapshots/ui_views.rs",
+    keywords => "../snapshots/keywords.rs",
+}
+
+#[test]
+fn keywords_and_the_prefix_reach_the_tables_and_stay_out_of_the_tool_objects() {
+    assert_eq!(keywords::CATALOG.tool_prefix, "library_");
+    let search = &keywords::TOOLS[0];
+    assert_eq!(search.name, "library_books_search");
+    assert_eq!(
+        search.keywords,
+        ["find a book", "livro", "acervo", "título", "autor", "ISBN"]
+    );
+    assert!(!search.tool_json.contains("acervo"), "{}", search.tool_json);
+    let give_back = keywords::TOOLS
+        .iter()
+        .find(|t| t.name == "library_loans_return")
+        .expect("loans_return");
+    assert!(give_back.keywords.is_empty());
+    let catalog: serde_json::Value =
+        serde_json::from_str(keywords::CATALOG_JSON).expect("CATALOG_JSON is JSON");
+    for spec in keywords::TOOLS {
+        let listed = catalog["keywords"].get(spec.name).cloned();
+        let expected = (!spec.keywords.is_empty()).then(|| serde_json::json!(spec.keywords));
+        assert_eq!(listed, expected, "{}", spec.name);
+    }
 }
 
 #[test]

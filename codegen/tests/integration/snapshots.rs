@@ -105,6 +105,11 @@ fn unknown_x_mcp_keys_are_errors() {
 }
 
 #[test]
+fn keywords_reach_the_tables_and_the_catalog_s_keywords_map_but_not_the_tools() {
+    snapshot("keywords.yaml", None, "keywords");
+}
+
+#[test]
 fn operations_answering_mcp_results_pass_them_through_without_an_output_schema() {
     snapshot("result_mcp.yaml", None, "result_mcp");
 }

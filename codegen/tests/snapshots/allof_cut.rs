@@ -14,6 +14,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
         output_schema: Some(
@@ -38,6 +39,7 @@ pub static OPENAPI_JSON: &str = r##"{"openapi":"3.0.3","info":{"title":"allOf at
 pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"get_a","title":"Get a","description":"Get a","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"b":{"type":"object","properties":{"c":{"type":"object","properties":{"d":{"type":"object","required":["id","own"],"properties":{"id":{"type":"string"},"name":{"type":"string"},"own":{"type":"string"}}}}}}}}},"annotations":{"title":"Get a","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
+    tool_prefix: r#""#,
     tools: TOOLS,
     toolsets: TOOLSETS,
     resources: RESOURCES,

@@ -55,6 +55,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r##"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"anyOf":[{"$ref":"#/$defs/address"},{"type":"null"}]},"contactMethod":{"anyOf":[{"type":"string","enum":["phone","email"]},{"type":"null"}]},"phone":{"anyOf":[{"type":"string"},{"type":"null"}]},"email":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["name"],"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false}"##,
         output_schema: Some(
@@ -79,6 +80,7 @@ pub static OPENAPI_JSON: &str = r##"{"openapi":"3.1.0","info":{"title":"Argument
 pub static CATALOG_JSON: &str = r##"{"tools":[{"name":"contacts_create","title":"Create a contact","description":"Create a contact","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"anyOf":[{"$ref":"#/$defs/address"},{"type":"null"}]},"contactMethod":{"anyOf":[{"type":"string","enum":["phone","email"]},{"type":"null"}]},"phone":{"anyOf":[{"type":"string"},{"type":"null"}]},"email":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["name"],"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"id":{"type":"string"}}},"annotations":{"title":"Create a contact","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"##;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
+    tool_prefix: r#""#,
     tools: TOOLS,
     toolsets: TOOLSETS,
     resources: RESOURCES,

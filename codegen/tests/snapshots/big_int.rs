@@ -31,6 +31,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"value":{"anyOf":[{"type":"integer","minimum":0,"maximum":1.8446744073709552e+19},{"type":"null"}]},"huge":{"anyOf":[{"type":"number","maximum":3.402823669209385e+38},{"type":"null"}]}},"description":"Other fields go to the endpoint, which judges them."}"#,
         output_schema: Some(
@@ -55,6 +56,7 @@ pub static OPENAPI_JSON: &str = r#"{"openapi":"3.0.3","info":{"title":"big integ
 pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"set_counter","title":"Set counter","description":"Set counter","inputSchema":{"type":"object","properties":{"value":{"anyOf":[{"type":"integer","minimum":0,"maximum":1.8446744073709552e+19},{"type":"null"}]},"huge":{"anyOf":[{"type":"number","maximum":3.402823669209385e+38},{"type":"null"}]}},"description":"Other fields go to the endpoint, which judges them."},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Set counter","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
+    tool_prefix: r#""#,
     tools: TOOLS,
     toolsets: TOOLSETS,
     resources: RESOURCES,

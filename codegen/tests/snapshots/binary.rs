@@ -25,6 +25,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: Some("demo://statements/{id}.pdf"),
         input_schema: r#"{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false}"#,
         output_schema: Some(
@@ -56,6 +57,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false}"#,
         output_schema: Some(
@@ -91,6 +93,7 @@ pub static OPENAPI_JSON: &str = r#"{"openapi":"3.0.3","info":{"title":"Binary re
 pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"files_statement","title":"Debtor statement","description":"Debtor statement","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"content_type":{"type":"string","description":"Media type of the file."},"byte_size":{"type":"integer","minimum":0,"description":"Size of the file in bytes."},"download_path":{"type":"string","description":"Path of the file on the REST API."},"resource_uri":{"type":"string","description":"URI of the MCP resource that serves the file, when there is one."},"note":{"type":"string","description":"What the file is and how to get it."}},"required":["content_type","byte_size","download_path","note"]},"annotations":{"title":"Debtor statement","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},{"name":"files_export_download","title":"Export download","description":"Export download","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"content_type":{"type":"string","description":"Media type of the file."},"byte_size":{"type":"integer","minimum":0,"description":"Size of the file in bytes."},"download_path":{"type":"string","description":"Path of the file on the REST API."},"resource_uri":{"type":"string","description":"URI of the MCP resource that serves the file, when there is one."},"note":{"type":"string","description":"What the file is and how to get it."}},"required":["content_type","byte_size","download_path","note"]},"annotations":{"title":"Export download","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}],"resourceTemplates":[{"uriTemplate":"demo://statements/{id}.pdf","name":"files_statement","title":"Debtor statement","description":"Debtor statement","mimeType":"application/pdf"}],"resources":[]}"#;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
+    tool_prefix: r#"files_"#,
     tools: TOOLS,
     toolsets: TOOLSETS,
     resources: RESOURCES,

@@ -47,6 +47,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"idempotency_key":{"anyOf":[{"type":"string"},{"type":"null"}]},"email":{"anyOf":[{"type":"string"},{"type":"null"}]},"metadata":{"anyOf":[{"type":"object","additionalProperties":{"type":"string"}},{"type":"null"}]},"status_callback":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]}},"additionalProperties":false}"#,
         output_schema: Some(
@@ -76,6 +77,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"body":{"type":"array","items":{"type":"object","properties":{"op":{"type":"string"},"path":{"type":"string"}}}}},"required":["body"],"description":"Other fields go to the endpoint, which judges them."}"#,
         output_schema: Some(r#"{"type":"object"}"#),
@@ -111,6 +113,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"file":{"anyOf":[{"type":"string","format":"binary"},{"type":"null"}]},"purpose":{"anyOf":[{"type":"string"},{"type":"null"}]}},"additionalProperties":false}"#,
         output_schema: Some(r#"{"type":"object"}"#),
@@ -148,6 +151,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"id":{"type":"string"},"body":{"type":"string","description":"The request body, sent as `application/octet-stream`."}},"required":["id","body"],"additionalProperties":false}"#,
         output_schema: Some(
@@ -172,6 +176,7 @@ pub static OPENAPI_JSON: &str = r#"{"openapi":"3.0.3","info":{"title":"Request b
 pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"post_customers","title":"Post customers","description":"Post customers","inputSchema":{"type":"object","properties":{"idempotency_key":{"anyOf":[{"type":"string"},{"type":"null"}]},"email":{"anyOf":[{"type":"string"},{"type":"null"}]},"metadata":{"anyOf":[{"type":"object","additionalProperties":{"type":"string"}},{"type":"null"}]},"status_callback":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]}},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]},"annotations":{"title":"Post customers","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}},{"name":"batch","title":"Batch","description":"Batch","inputSchema":{"type":"object","properties":{"body":{"type":"array","items":{"type":"object","properties":{"op":{"type":"string"},"path":{"type":"string"}}}}},"required":["body"],"description":"Other fields go to the endpoint, which judges them."},"outputSchema":{"type":"object"},"annotations":{"title":"Batch","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}},{"name":"upload_file","title":"Upload file","description":"Upload file","inputSchema":{"type":"object","properties":{"file":{"anyOf":[{"type":"string","format":"binary"},{"type":"null"}]},"purpose":{"anyOf":[{"type":"string"},{"type":"null"}]}},"additionalProperties":false},"outputSchema":{"type":"object"},"annotations":{"title":"Upload file","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}},{"name":"replace_file_content","title":"Replace file content","description":"Replace file content","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"body":{"type":"string","description":"The request body, sent as `application/octet-stream`."}},"required":["id","body"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Replace file content","readOnlyHint":false,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
+    tool_prefix: r#""#,
     tools: TOOLS,
     toolsets: TOOLSETS,
     resources: RESOURCES,

@@ -47,6 +47,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"customer":{"type":"string"},"dry_run":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"body_customer":{"type":"string","description":"The customer to merge into."},"body_dry_run":{"anyOf":[{"type":"boolean"},{"type":"null"}]}},"required":["customer","body_customer"],"description":"Other fields go to the endpoint, which judges them."}"#,
         output_schema: Some(
@@ -71,6 +72,7 @@ pub static OPENAPI_JSON: &str = r#"{"openapi":"3.0.3","info":{"title":"Argument 
 pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"move_customer","title":"Move customer","description":"Move customer","inputSchema":{"type":"object","properties":{"customer":{"type":"string"},"dry_run":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"body_customer":{"type":"string","description":"The customer to merge into."},"body_dry_run":{"anyOf":[{"type":"boolean"},{"type":"null"}]}},"required":["customer","body_customer"],"description":"Other fields go to the endpoint, which judges them."},"outputSchema":{"type":"object","properties":{"ok":{"type":"boolean"}}},"annotations":{"title":"Move customer","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
+    tool_prefix: r#""#,
     tools: TOOLS,
     toolsets: TOOLSETS,
     resources: RESOURCES,

@@ -23,6 +23,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"limit":{"anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]}},"additionalProperties":false}"#,
         output_schema: Some(
@@ -60,6 +61,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"name":{"type":"string"},"owner_id":{"anyOf":[{"type":"string","pattern":"^pet_[a-z0-9]+$"},{"type":"null"}]}},"required":["name"],"description":"Other fields go to the endpoint, which judges them."}"#,
         output_schema: Some(
@@ -89,6 +91,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"pet_id":{"type":"string","pattern":"^pet_[a-z0-9]+$"}},"required":["pet_id"],"additionalProperties":false}"#,
         output_schema: Some(
@@ -109,6 +112,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
         output_schema: Some(
@@ -133,6 +137,7 @@ pub static OPENAPI_JSON: &str = r##"{"openapi":"3.0.3","info":{"title":"multi-fi
 pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"list_pets","title":"List pets","description":"List pets","inputSchema":{"type":"object","properties":{"limit":{"anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]}},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"result":{"type":"array","items":{"type":"object","required":["id","name"],"properties":{"id":{"type":"string","pattern":"^pet_[a-z0-9]+$"},"name":{"type":"string"},"owner":{"type":"object","properties":{"name":{"type":"string"},"pets":{"type":"array","items":{"type":"object","description":"A `Pet`, the same schema as an enclosing value: not expanded again (recursive schema)."}}}},"tags":{"type":"array","items":{"type":"object","properties":{"label":{"type":"string"}}}}}}}},"required":["result"]},"annotations":{"title":"List pets","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},{"name":"create_pet","title":"Create pet","description":"Create pet","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"owner_id":{"anyOf":[{"type":"string","pattern":"^pet_[a-z0-9]+$"},{"type":"null"}]}},"required":["name"],"description":"Other fields go to the endpoint, which judges them."},"outputSchema":{"type":"object","required":["id","name"],"properties":{"id":{"type":"string","pattern":"^pet_[a-z0-9]+$"},"name":{"type":"string"},"owner":{"type":"object","properties":{"name":{"type":"string"},"pets":{"type":"array","items":{"type":"object","description":"A `Pet`, the same schema as an enclosing value: not expanded again (recursive schema)."}}}},"tags":{"type":"array","items":{"type":"object","properties":{"label":{"type":"string"}}}}}},"annotations":{"title":"Create pet","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}},{"name":"get_pet","title":"Get pet","description":"Get pet","inputSchema":{"type":"object","properties":{"pet_id":{"type":"string","pattern":"^pet_[a-z0-9]+$"}},"required":["pet_id"],"additionalProperties":false},"outputSchema":{"type":"object","required":["id","name"],"properties":{"id":{"type":"string","pattern":"^pet_[a-z0-9]+$"},"name":{"type":"string"},"owner":{"type":"object","properties":{"name":{"type":"string"},"pets":{"type":"array","items":{"type":"object","description":"A `Pet`, the same schema as an enclosing value: not expanded again (recursive schema)."}}}},"tags":{"type":"array","items":{"type":"object","properties":{"label":{"type":"string"}}}}}},"annotations":{"title":"Get pet","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},{"name":"health","title":"Health","description":"Health","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]},"annotations":{"title":"Health","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
+    tool_prefix: r#""#,
     tools: TOOLS,
     toolsets: TOOLSETS,
     resources: RESOURCES,

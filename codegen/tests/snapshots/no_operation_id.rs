@@ -47,6 +47,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"recurrence_uid":{"type":"string"},"page":{"default":1,"anyOf":[{"type":"integer"},{"type":"null"}]},"status":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]},"created":{"anyOf":[{"type":"object","properties":{"gte":{"type":"string"},"lte":{"type":"string"}}},{"type":"null"}]}},"required":["recurrence_uid"],"additionalProperties":false}"#,
         output_schema: Some(
@@ -84,6 +85,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"account_uid":{"type":"string"},"transaction_uid":{"type":"string"}},"required":["account_uid","transaction_uid"],"additionalProperties":false}"#,
         output_schema: Some(r#"{"type":"object"}"#),
@@ -111,6 +113,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"uid":{"type":"string"}},"required":["uid"],"additionalProperties":false}"#,
         output_schema: Some(r#"{"type":"object"}"#),
@@ -138,6 +141,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"uid":{"type":"string"}},"required":["uid"],"additionalProperties":false}"#,
         output_schema: Some(r#"{"type":"object"}"#),
@@ -160,6 +164,7 @@ pub static OPENAPI_JSON: &str = r#"{"openapi":"3.0.3","info":{"title":"No operat
 pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"get_v2_charge_automatic_pix_recurrences_recurrence_uid_requests","title":"Get v2 charge automatic pix recurrences recurrence uid requests","description":"Get v2 charge automatic pix recurrences recurrence uid requests","inputSchema":{"type":"object","properties":{"recurrence_uid":{"type":"string"},"page":{"default":1,"anyOf":[{"type":"integer"},{"type":"null"}]},"status":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]},"created":{"anyOf":[{"type":"object","properties":{"gte":{"type":"string"},"lte":{"type":"string"}}},{"type":"null"}]}},"required":["recurrence_uid"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"result":{"type":"array","items":{"type":"object","properties":{"uid":{"type":"string"}}}}},"required":["result"]},"annotations":{"title":"Get v2 charge automatic pix recurrences recurrence uid requests","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},{"name":"put_v2_financial_accounts_account_uid_statements_transact_d69957","title":"Put v2 financial accounts account uid statements transact d69957","description":"Put v2 financial accounts account uid statements transact d69957","inputSchema":{"type":"object","properties":{"account_uid":{"type":"string"},"transaction_uid":{"type":"string"}},"required":["account_uid","transaction_uid"],"additionalProperties":false},"outputSchema":{"type":"object"},"annotations":{"title":"Put v2 financial accounts account uid statements transact d69957","readOnlyHint":false,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},{"name":"get_charge_full","title":"Get charge full","description":"Get charge full","inputSchema":{"type":"object","properties":{"uid":{"type":"string"}},"required":["uid"],"additionalProperties":false},"outputSchema":{"type":"object"},"annotations":{"title":"Get charge full","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},{"name":"get_charge_full_2","title":"Get charge full 2","description":"Get charge full 2","inputSchema":{"type":"object","properties":{"uid":{"type":"string"}},"required":["uid"],"additionalProperties":false},"outputSchema":{"type":"object"},"annotations":{"title":"Get charge full 2","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
+    tool_prefix: r#""#,
     tools: TOOLS,
     toolsets: TOOLSETS,
     resources: RESOURCES,

@@ -95,6 +95,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"name":{"examples":["Lamp"],"anyOf":[{"type":"string"},{"type":"null"}]},"kind":{"anyOf":[{"enum":["gadget"]},{"type":"null"}]},"weight":{"anyOf":[{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1000},{"type":"null"}]},"count":{"anyOf":[{"anyOf":[{"type":"integer"},{"type":"string"}]},{"type":"null"}]},"anything":{"anyOf":[{},{"type":"null"}]},"nothing":{"anyOf":[{"not":{}},{"type":"null"}]},"code":{"type":"string"},"level":{"anyOf":[{"type":"integer","enum":[1,2]},{"type":"null"}]},"errors":{"anyOf":[{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}},{"type":"null"}]},"sneaky":{"anyOf":[{"type":"object","properties":{"x":{"type":"string"}}},{"type":"null"}]}},"required":["name","code"],"description":"Other fields go to the endpoint, which judges them."}"#,
         output_schema: Some(
@@ -119,6 +120,7 @@ pub static OPENAPI_JSON: &str = r##"{"openapi":"3.1.0","info":{"title":"OpenAPI 
 pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"create_thing","title":"Create a thing","description":"Create a thing","inputSchema":{"type":"object","properties":{"name":{"examples":["Lamp"],"anyOf":[{"type":"string"},{"type":"null"}]},"kind":{"anyOf":[{"enum":["gadget"]},{"type":"null"}]},"weight":{"anyOf":[{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1000},{"type":"null"}]},"count":{"anyOf":[{"anyOf":[{"type":"integer"},{"type":"string"}]},{"type":"null"}]},"anything":{"anyOf":[{},{"type":"null"}]},"nothing":{"anyOf":[{"not":{}},{"type":"null"}]},"code":{"type":"string"},"level":{"anyOf":[{"type":"integer","enum":[1,2]},{"type":"null"}]},"errors":{"anyOf":[{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}},{"type":"null"}]},"sneaky":{"anyOf":[{"type":"object","properties":{"x":{"type":"string"}}},{"type":"null"}]}},"required":["name","code"],"description":"Other fields go to the endpoint, which judges them."},"outputSchema":{"type":"object","properties":{"data":{"description":"The thing, as stored.","type":"object","required":["name","code"],"properties":{"id":{"type":"string","readOnly":true},"name":{"type":["string","null"],"examples":["Lamp"]},"kind":{"enum":["gadget"]},"weight":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1000},"count":{"anyOf":[{"type":"integer"},{"type":"string"}]},"anything":{},"nothing":{"not":{}},"code":{"type":"string"},"level":{"type":["integer","null"],"enum":[null,1,2]},"errors":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}},"sneaky":{"type":"object","properties":{"x":{"type":"string"}}}}}}},"annotations":{"title":"Create a thing","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
+    tool_prefix: r#""#,
     tools: TOOLS,
     toolsets: TOOLSETS,
     resources: RESOURCES,

@@ -47,6 +47,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"query":{"type":"string"},"priority":{"type":"integer","x-mcp-header":"Priority"},"dry_run":{"type":"boolean","x-mcp-header":"Dry-Run"}},"required":["region","query"],"description":"Other fields go to the endpoint, which judges them."}"#,
         output_schema: Some(r#"{"type":"object"}"#),
@@ -69,6 +70,7 @@ pub static OPENAPI_JSON: &str = r#"{"openapi":"3.0.3","info":{"title":"Parameter
 pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"run_query","title":"Run a query in a region","description":"Run a query in a region","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"query":{"type":"string"},"priority":{"type":"integer","x-mcp-header":"Priority"},"dry_run":{"type":"boolean","x-mcp-header":"Dry-Run"}},"required":["region","query"],"description":"Other fields go to the endpoint, which judges them."},"outputSchema":{"type":"object"},"annotations":{"title":"Run a query in a region","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
+    tool_prefix: r#""#,
     tools: TOOLS,
     toolsets: TOOLSETS,
     resources: RESOURCES,

@@ -31,6 +31,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"topic":{"type":"string","description":"What to summarise."},"resource_uri":{"description":"A resource to embed.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["topic"],"additionalProperties":false}"#,
         output_schema: None,
@@ -49,6 +50,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
         output_schema: Some(
@@ -103,6 +105,7 @@ pub static OPENAPI_JSON: &str = r#"{"openapi":"3.1.0","info":{"title":"Prompts s
 pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"things_list","title":"List things","description":"List things","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"data":{"type":"array","items":{"type":"string"}}}},"annotations":{"title":"List things","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}],"resourceTemplates":[],"resources":[],"prompts":[{"name":"summary_prompt","title":"Summarise a topic","description":"Asks the model to summarise a topic, with a resource embedded.","arguments":[{"name":"topic","description":"What to summarise.","required":true},{"name":"resourceUri","description":"A resource to embed.","required":false}]}]}"#;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
+    tool_prefix: r#""#,
     tools: TOOLS,
     toolsets: TOOLSETS,
     resources: RESOURCES,

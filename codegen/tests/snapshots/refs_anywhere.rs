@@ -39,6 +39,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"name":{"type":"string","description":"The droplet's name."},"region":{"type":"string","description":"The slug of the region, e.g. nyc3."},"tags":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]}},"required":["name","region"],"description":"Other fields go to the endpoint, which judges them."}"#,
         output_schema: Some(
@@ -63,6 +64,7 @@ pub static OPENAPI_JSON: &str = r##"{"openapi":"3.0.0","info":{"title":"Referenc
 pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"droplets_create","title":"Create a droplet","description":"Create a droplet from an image.","inputSchema":{"type":"object","properties":{"name":{"type":"string","description":"The droplet's name."},"region":{"type":"string","description":"The slug of the region, e.g. nyc3."},"tags":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]}},"required":["name","region"],"description":"Other fields go to the endpoint, which judges them."},"outputSchema":{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]},"annotations":{"title":"Create a droplet","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
+    tool_prefix: r#""#,
     tools: TOOLS,
     toolsets: TOOLSETS,
     resources: RESOURCES,

@@ -31,6 +31,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"name":{"type":"string"},"ghost":{"description":"Required by the API; its schema does not describe it."}},"required":["name","ghost"],"description":"Other fields go to the endpoint, which judges them."}"#,
         output_schema: Some(
@@ -60,6 +61,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"size":{"type":"integer"}},"required":["size"],"description":"Other fields go to the endpoint, which judges them."}"#,
         output_schema: Some(
@@ -84,6 +86,7 @@ pub static OPENAPI_JSON: &str = r#"{"openapi":"3.0.3","info":{"title":"required 
 pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"create_thing","title":"Create thing","description":"Create thing","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"ghost":{"description":"Required by the API; its schema does not describe it."}},"required":["name","ghost"],"description":"Other fields go to the endpoint, which judges them."},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Create thing","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}},{"name":"create_part","title":"Create part","description":"Create part","inputSchema":{"type":"object","properties":{"size":{"type":"integer"}},"required":["size"],"description":"Other fields go to the endpoint, which judges them."},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Create part","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
+    tool_prefix: r#""#,
     tools: TOOLS,
     toolsets: TOOLSETS,
     resources: RESOURCES,

@@ -14,6 +14,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
         output_schema: None,
@@ -41,6 +42,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"name":{"anyOf":[{"type":"string"},{"type":"null"}]}},"description":"Other fields go to the endpoint, which judges them."}"#,
         output_schema: None,
@@ -63,6 +65,7 @@ pub static OPENAPI_JSON: &str = r##"{"openapi":"3.1.0","info":{"title":"MCP resu
 pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"picture","title":"A picture as image content","description":"A picture as image content","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"annotations":{"title":"A picture as image content","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},{"name":"greet","title":"Greet someone, asking their name first when it is not given","description":"Greet someone, asking their name first when it is not given","inputSchema":{"type":"object","properties":{"name":{"anyOf":[{"type":"string"},{"type":"null"}]}},"description":"Other fields go to the endpoint, which judges them."},"annotations":{"title":"Greet someone, asking their name first when it is not given","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
+    tool_prefix: r#""#,
     tools: TOOLS,
     toolsets: TOOLSETS,
     resources: RESOURCES,

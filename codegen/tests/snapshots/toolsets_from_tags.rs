@@ -14,6 +14,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "pet_store",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
         output_schema: Some(
@@ -34,6 +35,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "users",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
         output_schema: Some(
@@ -54,6 +56,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
         output_schema: Some(
@@ -89,6 +92,7 @@ pub static OPENAPI_JSON: &str = r#"{"openapi":"3.0.3","info":{"title":"Pet store
 pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"list_pets","title":"List pets","description":"List pets","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]},"annotations":{"title":"List pets","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},{"name":"list_users","title":"List users","description":"List users","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]},"annotations":{"title":"List users","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},{"name":"health","title":"Health","description":"Health","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]},"annotations":{"title":"Health","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}],"resourceTemplates":[],"resources":[],"toolsets":[{"name":"pet_store","description":"Everything about pets.","tools":["list_pets"]},{"name":"users","description":"The operations tagged `users`.","tools":["list_users"]}]}"#;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
+    tool_prefix: r#""#,
     tools: TOOLS,
     toolsets: TOOLSETS,
     resources: RESOURCES,

@@ -14,6 +14,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
         output_schema: Some(
@@ -43,6 +44,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false}"#,
         output_schema: Some(
@@ -72,6 +74,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: Some("Delete a todo: this may not be reversible. Proceed?"),
         scopes: &[],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false}"#,
         output_schema: Some(
@@ -141,6 +144,7 @@ pub static OPENAPI_JSON: &str = r##"{"openapi":"3.0.3","info":{"title":"Todo lis
 pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"todo_list","title":"List the todos","description":"List the todos","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"data":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"done":{"type":"boolean"}}}}}},"annotations":{"title":"List the todos","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false},"_meta":{"ui":{"resourceUri":"ui://app/board","visibility":["model","app"]}}},{"name":"todo_get","title":"Get a todo","description":"Get a todo","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"done":{"type":"boolean"}}},"annotations":{"title":"Get a todo","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false},"_meta":{"ui":{"resourceUri":"ui://app/todo","visibility":["model","app"]}}},{"name":"todo_delete","title":"Delete a todo","description":"Delete a todo","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Delete a todo","readOnlyHint":false,"destructiveHint":true,"idempotentHint":true,"openWorldHint":false},"_meta":{"anthropic/requiresUserInteraction":true,"ui":{"resourceUri":"ui://app/board","visibility":["app"]}}}],"resourceTemplates":[],"resources":[{"uri":"ui://app/board","name":"board","title":"Todo board","description":"Interactive view (MCP Apps) of the results of `todo_list`, `todo_delete`.","mimeType":"text/html;profile=mcp-app","_meta":{"ui":{"csp":{"connectDomains":[],"resourceDomains":[],"frameDomains":[],"baseUriDomains":[]},"prefersBorder":true}}},{"uri":"ui://app/todo","name":"todo","title":"todo","description":"Interactive view (MCP Apps) of the results of `todo_get`.","mimeType":"text/html;profile=mcp-app","_meta":{"ui":{"csp":{"connectDomains":[],"resourceDomains":[],"frameDomains":[],"baseUriDomains":[]},"permissions":{"clipboardWrite":{}},"prefersBorder":false}}}]}"#;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
+    tool_prefix: r#"todo_"#,
     tools: TOOLS,
     toolsets: TOOLSETS,
     resources: RESOURCES,

@@ -14,6 +14,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &["me:read", "org:read"],
         toolset: "",
+        keywords: &[],
         resource_uri: Some("demo://me"),
         input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
         output_schema: Some(
@@ -43,6 +44,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &["read"],
         toolset: "",
+        keywords: &[],
         resource_uri: Some("demo://charges/{id}"),
         input_schema: r#"{"type":"object","properties":{"id":{"type":"string","description":"Charge id."}},"required":["id"],"additionalProperties":false}"#,
         output_schema: Some(
@@ -80,6 +82,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: Some("Delete charge {id}? This cannot be undone."),
         scopes: &["read"],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"id":{"type":"string","description":"Charge id."},"if_match":{"type":"string"}},"required":["id","if_match"],"additionalProperties":false}"#,
         output_schema: Some(
@@ -133,6 +136,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: Some("Send a {channel} message about charge {id} to the debtor?"),
         scopes: &["read"],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"id":{"type":"string"},"idempotency_key":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]},"channel":{"type":"string","enum":["email","sms","whatsapp"]},"message_id":{"description":"Client-chosen message id.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["id","channel"],"description":"Other fields go to the endpoint, which judges them."}"#,
         output_schema: Some(
@@ -162,6 +166,7 @@ pub static TOOLS: &[ToolSpec] = &[
         confirm: None,
         scopes: &["read"],
         toolset: "",
+        keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false}"#,
         output_schema: Some(
@@ -208,6 +213,7 @@ pub static OPENAPI_JSON: &str = r##"{"openapi":"3.0.3","info":{"title":"x-mcp ov
 pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"demo_me","title":"Who is this token","description":"Who is this token","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"organization":{"type":"string"},"scopes":{"type":"array","items":{"type":"string"}}}},"annotations":{"title":"Who is this token","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false},"_meta":{"anthropic/maxResultSizeChars":20000}},{"name":"demo_charges_get","title":"Get a charge","description":"Get a charge","inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Charge id."}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"data":{"type":"object","required":["id","amount"],"properties":{"id":{"type":"string","readOnly":true},"amount":{"type":"number","exclusiveMinimum":0,"examples":[10.5]},"status":{"type":"string","enum":["open","paid","canceled"]},"customer_id":{"type":["string","null"]}}}}},"annotations":{"title":"Get a charge","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},{"name":"demo_charges_delete","title":"Delete a charge","description":"Delete a charge","inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Charge id."},"if_match":{"type":"string"}},"required":["id","if_match"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Delete a charge","readOnlyHint":false,"destructiveHint":true,"idempotentHint":true,"openWorldHint":false},"_meta":{"anthropic/requiresUserInteraction":true}},{"name":"demo_charges_notify","title":"Notify the debtor","description":"Notify the debtor","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"idempotency_key":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]},"channel":{"type":"string","enum":["email","sms","whatsapp"]},"message_id":{"description":"Client-chosen message id.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["id","channel"],"description":"Other fields go to the endpoint, which judges them."},"outputSchema":{"type":"object","required":["id","amount"],"properties":{"id":{"type":"string","readOnly":true},"amount":{"type":"number","exclusiveMinimum":0,"examples":[10.5]},"status":{"type":"string","enum":["open","paid","canceled"]},"customer_id":{"type":["string","null"]}}},"annotations":{"title":"Notify the debtor","readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":true},"_meta":{"anthropic/requiresUserInteraction":true,"demo/category":"outbound"}},{"name":"demo_charge_preview","title":"Preview the message","description":"Preview the message","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"result":{"type":"string"}},"required":["result"]},"annotations":{"title":"Preview the message","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}],"resourceTemplates":[{"uriTemplate":"demo://charges/{id}","name":"charge","title":"Get a charge","description":"Get a charge","mimeType":"application/json"}],"resources":[{"uri":"demo://me","name":"demo_me","title":"Who is this token","description":"Who is this token","mimeType":"application/json"}]}"#;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
+    tool_prefix: r#"demo_"#,
     tools: TOOLS,
     toolsets: TOOLSETS,
     resources: RESOURCES,

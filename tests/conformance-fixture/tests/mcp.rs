@@ -57,6 +57,17 @@ async fn legacy(method: &str, params: Value) -> Reply {
 /// (plus `extra` headers).
 async fn stateless(
     method: &str,
+    params: Value,
+    capabilities: Value,
+    extra: &[(&str, &str)],
+) -> Reply {
+    stateless_at("/mcp", method, params, capabilities, extra).await
+}
+
+/// [`stateless`] at another path of the endpoint (a URL variant).
+async fn stateless_at(
+    path: &str,
+    method: &str,
     mut params: Value,
     capabilities: Value,
     extra: &[(&str, &str)],
@@ -71,7 +82,7 @@ async fn stateless(
         .and_then(Value::as_str)
         .map(str::to_string);
     let body = json!({ "jsonrpc": "2.0", "id": 7, "method": method, "params": params });
-    let mut builder = Request::post("/mcp")
+    let mut builder = Request::post(path)
         .header("content-type", "application/json")
         .header("authorization", format!("Bearer {TOKEN}"))
         .header("mcp-protocol-version", "2026-07-28")
@@ -253,6 +264,55 @@ async fn an_argument_marked_x_mcp_header_must_be_repeated_in_its_header() {
         assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{bad}");
         assert_eq!(reply.body["error"]["code"], -32020, "{bad}");
     }
+}
+
+#[tokio::test]
+async fn discovery_mode_serves_the_second_catalog_through_search_describe_and_call() {
+    let discover = |method: &'static str, params: Value| {
+        stateless_at("/mcp/discover", method, params, all_capabilities(), &[])
+    };
+    // No `tool_prefix` in this document: the three tools are named bare.
+    let listed = discover("tools/list", json!({})).await.body;
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(names, ["search", "describe", "call"]);
+    let found = discover(
+        "tools/call",
+        json!({"name": "search", "arguments": {"query": "elicitation input required", "limit": 3}}),
+    )
+    .await
+    .body;
+    let first = &found["result"]["structuredContent"]["tools"][0]["name"];
+    assert_eq!(first, "test_input_required_result_elicitation", "{found}");
+
+    // An operation that asks for input asks through `call`, and its sealed state (bound to the
+    // inner tool) brings the answer back to it.
+    let inner = json!({"name": "test_input_required_result_elicitation", "arguments": {}});
+    let asked = discover("tools/call", json!({"name": "call", "arguments": inner})).await;
+    let asked = &asked.body["result"];
+    assert_eq!(asked["resultType"], "input_required", "{asked}");
+    let retry = json!({
+        "name": "call",
+        "arguments": inner,
+        "requestState": asked["requestState"],
+        "inputResponses": {"user_name": accept(json!({"name": "Alice"}))},
+    });
+    let done = discover("tools/call", retry).await.body;
+    assert_eq!(
+        done["result"]["content"][0]["text"], "Hello, Alice!",
+        "{done}"
+    );
+
+    // `Mcp-Param-*` headers mirror the arguments of the tool in `Mcp-Name` (here `call`,
+    // which marks none): the inner tool's are not asked for.
+    let echo = json!({"name": "call", "arguments": {"name": "test_header_echo", "arguments": {"region": "Hello"}}});
+    let reply = discover("tools/call", echo).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    assert_eq!(reply.body["result"]["content"][0]["text"], "Region: Hello");
 }
 
 #[tokio::test]
