@@ -65,9 +65,20 @@ pub async fn select<F: Future<Output = Response>>(
     let chosen = operations::of(request.extensions())
         .and_then(|op| known().get(&op))
         .zip(request.uri().query().and_then(asked));
-    let Some((names, mut wanted)) = chosen else {
+    let Some((names, wanted)) = chosen else {
         return next(request).await;
     };
+    // Boxed: every request's future holds this step's, and most lists are asked whole.
+    Box::pin(selected(names, wanted, request, next)).await
+}
+
+/// [`select`] for a request that asks for `wanted` of the item fields `names`.
+async fn selected<F: Future<Output = Response>>(
+    names: &[String],
+    mut wanted: Vec<String>,
+    request: Request,
+    next: impl FnOnce(Request) -> F,
+) -> Response {
     let unknown: Vec<FieldError> = wanted
         .iter()
         .filter(|w| !names.contains(w))
