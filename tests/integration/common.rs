@@ -497,3 +497,55 @@ pub async fn room_in_the_rate_window(period: i64) {
         tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
     }
 }
+
+/// A handshake-era request to `path` (`/mcp` or one of its variants) with extra headers; an
+/// answered exchange (200) is checked against the MCP schema. (A request its headers refuse is
+/// answered before its body is read, so with `id: null`, which that schema does not have.)
+pub async fn at(
+    server: &TestServer,
+    path: &str,
+    token: &str,
+    headers: &[(&str, &str)],
+    method: &str,
+    params: Value,
+) -> Answer {
+    let mut builder = Request::builder()
+        .method("POST")
+        .uri(path)
+        .header("content-type", "application/json")
+        .header("authorization", format!("Bearer {token}"))
+        .header("mcp-protocol-version", "2025-06-18");
+    for (name, value) in headers {
+        builder = builder.header(*name, *value);
+    }
+    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
+    let answer = server
+        .send(builder.body(Body::from(body.to_string())).expect("request"))
+        .await;
+    if answer.status == StatusCode::OK {
+        check_exchange(method, &answer);
+    }
+    answer
+}
+
+/// The names `tools/list` gives at `path` with these headers.
+pub async fn listed(
+    server: &TestServer,
+    path: &str,
+    token: &str,
+    headers: &[(&str, &str)],
+) -> Vec<String> {
+    let answer = at(server, path, token, headers, "tools/list", json!({})).await;
+    assert_eq!(
+        answer.status,
+        StatusCode::OK,
+        "{path} {headers:?}: {}",
+        answer.text
+    );
+    answer.body["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{}", answer.text))
+        .iter()
+        .map(|t| t["name"].as_str().expect("name").to_string())
+        .collect()
+}

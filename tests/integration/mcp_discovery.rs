@@ -13,52 +13,10 @@ use kobana_dunning::config::Config;
 use kobana_dunning::generated::CATALOG;
 use serde_json::{Value, json};
 
-use crate::common::{Answer, TestServer, check_exchange, tool_problem};
+use crate::common::{Answer, TestServer, at, check_exchange, listed, tool_problem};
 use crate::mcp_authorization::mcp_token;
 
 const TRIO: [&str; 3] = ["dunning_search", "dunning_describe", "dunning_call"];
-
-/// A handshake-era request to `path` with extra headers.
-async fn at(
-    server: &TestServer,
-    path: &str,
-    token: &str,
-    headers: &[(&str, &str)],
-    method: &str,
-    params: Value,
-) -> Answer {
-    let mut builder = Request::builder()
-        .method("POST")
-        .uri(path)
-        .header("content-type", "application/json")
-        .header("authorization", format!("Bearer {token}"))
-        .header("mcp-protocol-version", "2025-06-18");
-    for (name, value) in headers {
-        builder = builder.header(*name, *value);
-    }
-    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
-    let answer = server
-        .send(builder.body(Body::from(body.to_string())).expect("request"))
-        .await;
-    check_exchange(method, &answer);
-    answer
-}
-
-async fn listed(
-    server: &TestServer,
-    path: &str,
-    token: &str,
-    headers: &[(&str, &str)],
-) -> Vec<String> {
-    let answer = at(server, path, token, headers, "tools/list", json!({})).await;
-    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text);
-    answer.body["result"]["tools"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{}", answer.text))
-        .iter()
-        .map(|t| t["name"].as_str().expect("name").to_string())
-        .collect()
-}
 
 /// `tools/call` of `name` at `path`: the JSON-RPC result.
 async fn call_at(

@@ -5,58 +5,12 @@
 
 use std::collections::BTreeSet;
 
-use axum::body::Body;
-use http::{Request, StatusCode};
+use http::StatusCode;
 use kobana_dunning::config::Config;
 use kobana_dunning::generated::CATALOG;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::common::{Answer, TestServer};
-
-/// A handshake-era request to `path` with extra headers.
-async fn at(
-    server: &TestServer,
-    path: &str,
-    token: &str,
-    headers: &[(&str, &str)],
-    method: &str,
-    params: Value,
-) -> Answer {
-    let mut builder = Request::builder()
-        .method("POST")
-        .uri(path)
-        .header("content-type", "application/json")
-        .header("authorization", format!("Bearer {token}"))
-        .header("mcp-protocol-version", "2025-06-18");
-    for (name, value) in headers {
-        builder = builder.header(*name, *value);
-    }
-    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
-    server
-        .send(builder.body(Body::from(body.to_string())).expect("request"))
-        .await
-}
-
-async fn listed(
-    server: &TestServer,
-    path: &str,
-    token: &str,
-    headers: &[(&str, &str)],
-) -> Vec<String> {
-    let answer = at(server, path, token, headers, "tools/list", json!({})).await;
-    assert_eq!(
-        answer.status,
-        StatusCode::OK,
-        "{path} {headers:?}: {}",
-        answer.text
-    );
-    answer.body["result"]["tools"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{}", answer.text))
-        .iter()
-        .map(|t| t["name"].as_str().expect("name").to_string())
-        .collect()
-}
+use crate::common::{TestServer, at, listed};
 
 fn toolset_of(name: &str) -> &'static str {
     CATALOG
