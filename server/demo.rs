@@ -223,6 +223,7 @@ pub async fn seed(db: &Db, base_url: &str) -> Result<Credentials> {
                         audience: audience.as_str(),
                         scopes: &scopes,
                         toolsets: None,
+                        discovery: None,
                         token_hash: &tokens::hash(&token),
                         label: Some("demo"),
                         rate_limit: None,

@@ -167,6 +167,7 @@ fn caller(principal: Principal) -> Caller {
             .map(|names| names.iter().cloned().collect()),
         default: roles::default_toolsets(&principal.role)
             .map(|names| names.iter().map(|n| n.to_string()).collect()),
+        discovery: principal.discovery,
     };
     extensions.insert(principal);
     Caller {

@@ -53,6 +53,8 @@ pub struct Toolsets {
     pub bound: Option<BTreeSet<String>>,
     /// What a request without a choice sees (within the bound).
     pub default: Option<BTreeSet<String>>,
+    /// Discovery mode when the request does not say (`None`: as the operator says).
+    pub discovery: Option<bool>,
 }
 
 /// What a request asks for: its header and URL, before bounds apply.
@@ -199,7 +201,8 @@ impl Selection {
 
     /// The operator's bound ∩ the credential's bound ∩ (the request's choice, or else the
     /// credential's default); read-only when the operator or the request says so; discovery
-    /// mode when the URL asks for it, else as the header says, else as the operator does.
+    /// mode when the URL asks for it, else as the header says, else as the credential does,
+    /// else as the operator does.
     pub fn resolve(settings: &Settings, caller: Option<&Caller>, choice: &Choice) -> Selection {
         let mut toolsets: Option<BTreeSet<String>> = None;
         let mut narrow = |by: Option<&BTreeSet<String>>| {
@@ -225,7 +228,10 @@ impl Selection {
             toolsets,
             read_only: settings.read_only || choice.read_only,
             discovery: choice.discovery_url
-                || choice.discovery_header.unwrap_or(settings.discovery),
+                || choice
+                    .discovery_header
+                    .or(credential.and_then(|t| t.discovery))
+                    .unwrap_or(settings.discovery),
         }
     }
 
@@ -294,7 +300,11 @@ mod tests {
         Caller {
             subject: "t".into(),
             scopes: Default::default(),
-            toolsets: Toolsets { bound, default },
+            toolsets: Toolsets {
+                bound,
+                default,
+                discovery: None,
+            },
             extensions: http::Extensions::new(),
         }
     }
@@ -426,6 +436,66 @@ mod tests {
         let c = choice("/mcp/x/others/readonly/discover", &[]).unwrap();
         let s = Selection::resolve(&settings, None, &c);
         assert_eq!(names(&s), ["others_get"]);
+    }
+
+    #[test]
+    fn a_credential_s_discovery_choice_sits_between_the_request_and_the_operator() {
+        let with = |discovery: Option<bool>| {
+            let mut c = caller(None, None);
+            c.toolsets.discovery = discovery;
+            c
+        };
+        let off = test_catalog::settings();
+        let mut on = test_catalog::settings();
+        on.discovery = true;
+        // (operator, credential, path, headers, expected)
+        type Case<'a> = (
+            &'a Settings,
+            Option<bool>,
+            &'a str,
+            &'a [(&'static str, &'static str)],
+            bool,
+        );
+        let table: [Case<'_>; 8] = [
+            (&off, Some(true), "/mcp", &[], true),
+            (&on, Some(false), "/mcp", &[], false),
+            (&off, None, "/mcp", &[], false),
+            (&on, None, "/mcp", &[], true),
+            // The request's header wins over the credential's choice, both ways.
+            (
+                &off,
+                Some(true),
+                "/mcp",
+                &[("x-mcp-discovery", "false")],
+                false,
+            ),
+            (
+                &on,
+                Some(false),
+                "/mcp",
+                &[("x-mcp-discovery", "true")],
+                true,
+            ),
+            // The URL variant asks for it whatever else says.
+            (&off, Some(false), "/mcp/discover", &[], true),
+            (
+                &on,
+                Some(false),
+                "/mcp/discover",
+                &[("x-mcp-discovery", "false")],
+                true,
+            ),
+        ];
+        for (settings, credential, path, headers, expected) in table {
+            let caller = with(credential);
+            let chosen = choice(path, headers).unwrap();
+            assert_eq!(
+                Selection::resolve(settings, Some(&caller), &chosen).discovery(),
+                expected,
+                "{path} {headers:?} credential={credential:?} operator={}",
+                settings.discovery
+            );
+        }
     }
 
     #[test]

@@ -149,6 +149,7 @@ pub async fn authenticate(db: &Db, policy: Policy, token: &str) -> Result<TokenR
         audience: "mcp".into(),
         scopes,
         toolsets: None,
+        discovery: None,
         rate_limit: None,
         person,
         organization,

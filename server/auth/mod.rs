@@ -75,6 +75,8 @@ pub struct Identity {
     pub scopes: Arc<BTreeSet<String>>,
     /// The MCP toolsets the token is limited to (`None`: none beyond its scopes).
     pub toolsets: Option<Vec<String>>,
+    /// Discovery mode when a request does not say (`None`: as the operator's setting says).
+    pub discovery: Option<bool>,
     pub rate_limit: Option<(i64, i64)>,
 }
 
@@ -108,6 +110,7 @@ impl Principal {
             token_scopes: record.scopes,
             scopes: Arc::new(scopes),
             toolsets: record.toolsets,
+            discovery: record.discovery,
             rate_limit: record.rate_limit,
         }))
     }

@@ -86,6 +86,10 @@ pub async fn create_token(args: TokenCreateArgs) -> Result<(), String> {
         .map(parse_rate_limit)
         .transpose()?;
     let toolsets = crate::mcp_host::checked_toolsets(&args.toolsets, "--toolsets")?;
+    let discovery = args.discovery.as_deref().map(|word| word == "on");
+    if discovery.is_some() && audience != Audience::Mcp {
+        return Err("--discovery is for MCP tokens (--audience mcp)".into());
+    }
     let (db, _) = args.database.open().await?;
     let (org, person) = find_person(&db, &args.organization, &args.person).await?;
     let permitted = roles::permissions(&person.role);
@@ -117,6 +121,7 @@ pub async fn create_token(args: TokenCreateArgs) -> Result<(), String> {
             audience: audience.as_str(),
             scopes: &scopes,
             toolsets: toolsets.as_deref(),
+            discovery,
             token_hash: &tokens::hash(&token),
             label: args.label.as_deref(),
             rate_limit,
@@ -125,13 +130,17 @@ pub async fn create_token(args: TokenCreateArgs) -> Result<(), String> {
     .await
     .map_err(|e| e.to_string())?;
     eprintln!(
-        "Issued {id} for {} ({}) in {}, audience {}, scopes: {}{}",
+        "Issued {id} for {} ({}) in {}, audience {}, scopes: {}{}{}",
         person.name,
         person.role,
         org.name,
         audience.as_str(),
         scopes.join(" "),
-        toolsets.map_or(String::new(), |t| format!(", toolsets: {}", t.join(",")))
+        toolsets.map_or(String::new(), |t| format!(", toolsets: {}", t.join(","))),
+        discovery.map_or(String::new(), |on| format!(
+            ", discovery mode {}",
+            if on { "on" } else { "off" }
+        ))
     );
     println!("{token}");
     Ok(())

@@ -419,6 +419,11 @@ pub struct TokenCreateArgs {
     /// default: no limit beyond its scopes. A connection can narrow further, never widen.
     #[arg(long, value_delimiter = ',')]
     pub toolsets: Vec<String>,
+    /// How MCP connections with this token are offered the tools when a request does not say
+    /// (`X-MCP-Discovery`, the `/discover` URLs): `on`, discovery mode's three tools (search,
+    /// describe, call); `off`, the catalog; default: as the server's `--mcp-discovery` says.
+    #[arg(long, value_parser = ["on", "off"])]
+    pub discovery: Option<String>,
     #[command(flatten)]
     pub database: DatabaseArgs,
 }

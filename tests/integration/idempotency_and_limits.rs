@@ -232,6 +232,7 @@ async fn a_spent_window_is_429_with_retry_after_and_counts_per_token() {
             audience: "mcp",
             scopes: &scopes,
             toolsets: None,
+            discovery: None,
             token_hash: &kobana_dunning::auth::tokens::hash(&token),
             label: None,
             rate_limit: Some((2, 3600)),

@@ -16,6 +16,17 @@ pub async fn mcp_token(
     scopes: Option<&[&str]>,
     rate_limit: Option<(i64, i64)>,
 ) -> String {
+    mcp_token_with(server, role, scopes, rate_limit, None).await
+}
+
+/// [`mcp_token`], with the token's discovery-mode choice (`token create --discovery`).
+pub async fn mcp_token_with(
+    server: &TestServer,
+    role: &str,
+    scopes: Option<&[&str]>,
+    rate_limit: Option<(i64, i64)>,
+    discovery: Option<bool>,
+) -> String {
     use dunning_store::orgs;
     use kobana_dunning::auth::{Audience, roles, tokens};
     let org = server.org_id(0).to_string();
@@ -45,6 +56,7 @@ pub async fn mcp_token(
             audience: "mcp",
             scopes: &scopes,
             toolsets: None,
+            discovery,
             token_hash: &tokens::hash(&token),
             label: None,
             rate_limit,

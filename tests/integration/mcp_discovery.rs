@@ -14,7 +14,7 @@ use kobana_dunning::generated::CATALOG;
 use serde_json::{Value, json};
 
 use crate::common::{Answer, TestServer, at, check_exchange, listed, tool_problem};
-use crate::mcp_authorization::mcp_token;
+use crate::mcp_authorization::{mcp_token, mcp_token_with};
 
 const TRIO: [&str; 3] = ["dunning_search", "dunning_describe", "dunning_call"];
 
@@ -164,6 +164,43 @@ async fn a_connection_opts_in_by_header_by_url_or_by_the_operator_s_setting() {
         let discovering = at(&operator, "/mcp", &admin, &[], method, json!({})).await;
         assert_eq!(plain.body["result"], discovering.body["result"], "{method}");
     }
+}
+
+/// An admin's MCP token that asks for discovery mode or declines it (`token create
+/// --discovery on|off`).
+async fn token_asking(server: &TestServer, discovery: bool) -> String {
+    mcp_token_with(server, "admin", None, None, Some(discovery)).await
+}
+
+#[tokio::test]
+async fn a_token_may_ask_for_discovery_mode_and_a_request_still_decides() {
+    let server = server_with({
+        let mut config = TestServer::config(false);
+        config.mcp_discovery = true;
+        config
+    })
+    .await;
+    let asks = token_asking(&server, true).await;
+    let declines = token_asking(&server, false).await;
+    let plain = server.token(0, "admin", "mcp");
+    // The operator's default is discovery: a token that declines it gets the catalog.
+    assert_eq!(listed(&server, "/mcp", &asks, &[]).await, TRIO);
+    assert!(listed(&server, "/mcp", &declines, &[]).await.len() > 60);
+    assert_eq!(listed(&server, "/mcp", &plain, &[]).await, TRIO);
+    // The request's header and URL still decide.
+    assert!(
+        listed(&server, "/mcp", &asks, &[("x-mcp-discovery", "false")])
+            .await
+            .len()
+            > 60
+    );
+    assert_eq!(listed(&server, "/mcp/discover", &declines, &[]).await, TRIO);
+    // Without the operator's default, the token's own choice is the default.
+    let server = TestServer::start().await;
+    let asks = token_asking(&server, true).await;
+    assert_eq!(listed(&server, "/mcp", &asks, &[]).await, TRIO);
+    let plain = server.token(0, "admin", "mcp");
+    assert!(listed(&server, "/mcp", &plain, &[]).await.len() > 60);
 }
 
 #[tokio::test]

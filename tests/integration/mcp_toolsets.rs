@@ -335,6 +335,7 @@ async fn a_token_made_for_some_toolsets_never_loads_more_whatever_the_request_as
             audience: "mcp",
             scopes: &scopes,
             toolsets: Some(&["customers".to_string()]),
+            discovery: None,
             token_hash: &tokens::hash(&token),
             label: None,
             rate_limit: None,

@@ -339,6 +339,7 @@ async fn aging_report_needs_a_token_with_the_charges_read_scope() {
             audience: "api",
             scopes: &["customers:read".to_string()],
             toolsets: None,
+            discovery: None,
             token_hash: &kobana_dunning::auth::tokens::hash(&token),
             label: None,
             rate_limit: None,

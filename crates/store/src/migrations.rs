@@ -85,6 +85,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
         18,
         include_str!("../migrations/0018_calendars_payment_days_refunds_business_day_steps.sql"),
     ),
+    (
+        19,
+        include_str!("../migrations/0019_tokens_may_ask_for_discovery_mode.sql"),
+    ),
 ];
 
 /// Whether every migration this build knows has been applied (a replica of an older build

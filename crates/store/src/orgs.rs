@@ -31,6 +31,7 @@ crate::row! {
         audience: String,
         scopes: String,
         toolsets: Option<String>,
+        discovery: Option<i64>,
         rate_limit: Option<i64>,
         rate_period_secs: Option<i64>,
         expires_at_epoch: Option<i64>,
@@ -54,6 +55,10 @@ pub struct TokenRecord {
     pub scopes: Vec<String>,
     /// The MCP toolsets the token is limited to (`None`: no limit beyond its scopes).
     pub toolsets: Option<Vec<String>>,
+    /// How MCP connections with it are offered the tools when a request does not say: through
+    /// discovery mode (`Some(true)`), as the catalog (`Some(false)`), or as the operator's
+    /// setting says (`None`).
+    pub discovery: Option<bool>,
     /// Requests per period in seconds: the token's limit, else its organization's.
     pub rate_limit: Option<(i64, i64)>,
     pub person: Person,
@@ -72,6 +77,8 @@ pub struct NewToken<'a> {
     pub scopes: &'a [String],
     /// The MCP toolsets it is limited to, each checked by the caller (`None`: no limit).
     pub toolsets: Option<&'a [String]>,
+    /// Discovery mode by default (see [`TokenRecord::discovery`]).
+    pub discovery: Option<bool>,
     pub token_hash: &'a str,
     pub label: Option<&'a str>,
     pub rate_limit: Option<(i64, i64)>,
@@ -129,8 +136,8 @@ pub async fn create_person(
 pub async fn create_token(db: &Db, new: NewToken<'_>) -> Result<String> {
     let id = ids::new_id("tok");
     sqlx::query(
-        "INSERT INTO tokens (id, organization_id, person_id, audience, scopes, token_hash, label, rate_limit, rate_period_secs, created_at, toolsets)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+        "INSERT INTO tokens (id, organization_id, person_id, audience, scopes, token_hash, label, rate_limit, rate_period_secs, created_at, toolsets, discovery)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
     )
     .bind(&id)
     .bind(new.organization_id)
@@ -143,6 +150,7 @@ pub async fn create_token(db: &Db, new: NewToken<'_>) -> Result<String> {
     .bind(new.rate_limit.map(|r| r.1))
     .bind(now_text())
     .bind(new.toolsets.map(|t| t.join(",")))
+    .bind(new.discovery.map(i64::from))
     .execute(&db.pool)
     .await?;
     Ok(id)
@@ -151,7 +159,7 @@ pub async fn create_token(db: &Db, new: NewToken<'_>) -> Result<String> {
 /// Look a live token up by the hash of its secret.
 pub async fn find_token(db: &Db, token_hash: &str) -> Result<Option<TokenRecord>> {
     let row: Option<TokenRow> = sqlx::query_as(
-        "SELECT t.id, t.audience, t.scopes, t.toolsets, t.rate_limit, t.rate_period_secs, t.expires_at_epoch,
+        "SELECT t.id, t.audience, t.scopes, t.toolsets, t.discovery, t.rate_limit, t.rate_period_secs, t.expires_at_epoch,
                 p.id AS person_id, p.name AS person_name, p.email, p.role,
                 o.id AS org_id, o.name AS org_name, o.legal_document,
                 o.rate_limit AS org_rate_limit, o.rate_period_secs AS org_rate_period_secs
@@ -170,6 +178,7 @@ pub async fn find_token(db: &Db, token_hash: &str) -> Result<Option<TokenRecord>
         toolsets: row
             .toolsets
             .map(|t| t.split(',').map(str::to_string).collect()),
+        discovery: row.discovery.map(|d| d != 0),
         // The token's own limit wins over its organization's.
         rate_limit: (row.rate_limit.zip(row.rate_period_secs))
             .or(row.org_rate_limit.zip(row.org_rate_period_secs)),
