@@ -432,6 +432,11 @@ pub async fn consent(
         return deny("no scope was granted");
     }
     let toolsets = chosen_toolsets(&fields);
+    // Ticked: the application's connections get discovery mode unless they say otherwise;
+    // unticked: as the operator's setting says.
+    let discovery = form_first(&fields, "discovery")
+        .filter(|value| *value == "on")
+        .map(|_| true);
     let code = new_secret(32);
     let stored = store::create_authorization(
         &state.db,
@@ -441,6 +446,7 @@ pub async fn consent(
             client_id: &checked.client.id,
             scopes: &granted,
             toolsets: toolsets.as_deref(),
+            discovery,
             resource: &checked.resource,
             code_hash: &tokens::hash(&code),
             redirect_uri: &checked.redirect_uri,

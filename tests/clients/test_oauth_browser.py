@@ -73,6 +73,11 @@ def test_chromium_signs_in_and_consents_on_the_rendered_pages(server):
         assert "Ver seus clientes" in text
         assert "Cobrar devedores: enviar avisos, negativar e protestar" in text
         assert "altera dados" in text  # destructive scopes are marked in words
+        # Discovery mode is offered, unticked.
+        assert "modo descoberta" in text
+        assert browser.eval("document.querySelector('#discovery').checked") is False
+        browser.eval("document.querySelector('#discovery').scrollIntoView({block: 'center'})")
+        browser.screenshot("02b-consentimento-descoberta.png")
 
         # The person grants fewer: no collecting.
         browser.click("input[value='charges:collect']")

@@ -608,6 +608,57 @@ async fn the_toolsets_ticked_on_the_consent_page_bound_every_token_of_the_grant(
 }
 
 #[tokio::test]
+async fn discovery_mode_ticked_on_the_consent_page_is_every_token_of_the_grant_s_default() {
+    let (server, base) = start().await;
+    let client_id = register(&base, REDIRECT).await;
+    let (verifier, challenge) = pkce();
+    let (email, password) = person(&server, "admin");
+    let mut browser = Browser::new();
+    let url = authorize_url(&base, &client_id, &challenge, &[]);
+    let page = sign_in(&mut browser, &base, &url, &email, &password).await;
+    // Offered, and not ticked unless the person ticks it.
+    assert!(
+        page.text.contains(r#"name="discovery" value="on">"#),
+        "{}",
+        page.text
+    );
+    let csrf = hidden(&page.text, "csrf");
+    let request = hidden(&page.text, "request");
+    let mut fields = vec![
+        ("csrf", csrf.as_str()),
+        ("request", request.as_str()),
+        ("decision", "allow"),
+        ("discovery", "on"),
+    ];
+    for scope in kobana_dunning::auth::roles::ALL_SCOPES {
+        fields.push(("scope", scope));
+    }
+    let answer = browser
+        .post(&format!("{base}/oauth/consent"), &fields)
+        .await;
+    assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.text);
+    let code = query(&answer.location.unwrap())["code"].clone();
+    let (status, tokens) = exchange(&base, &client_id, &code, &verifier).await;
+    assert_eq!(status, StatusCode::OK, "{tokens}");
+    let trio = ["dunning_search", "dunning_describe", "dunning_call"];
+    let access = tokens["access_token"].as_str().unwrap();
+    assert_eq!(
+        crate::common::listed(&server, "/mcp", access, &[]).await,
+        trio
+    );
+    // The request still decides; a refreshed token carries the grant's choice too.
+    let catalog =
+        crate::common::listed(&server, "/mcp", access, &[("x-mcp-discovery", "false")]).await;
+    assert!(catalog.len() > 60, "{catalog:?}");
+    let (_, renewed) = refresh(&base, &client_id, tokens["refresh_token"].as_str().unwrap()).await;
+    let renewed = renewed["access_token"].as_str().unwrap();
+    assert_eq!(
+        crate::common::listed(&server, "/mcp", renewed, &[]).await,
+        trio
+    );
+}
+
+#[tokio::test]
 async fn a_wrong_password_is_refused_and_repeated_failures_lock_the_account() {
     let (server, base) = start().await;
     let client_id = register(&base, REDIRECT).await;

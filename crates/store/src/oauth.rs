@@ -237,6 +237,8 @@ pub struct NewAuthorization<'a> {
     pub scopes: &'a [String],
     /// The MCP toolsets the person let the application load (`None`: all its scopes allow).
     pub toolsets: Option<&'a [String]>,
+    /// Discovery mode for the application's connections (`None`: as the operator says).
+    pub discovery: Option<bool>,
     pub resource: &'a str,
     pub code_hash: &'a str,
     pub redirect_uri: &'a str,
@@ -252,8 +254,8 @@ pub async fn create_authorization(db: &Db, new: NewAuthorization<'_>) -> Result<
     let id = ids::new_id("grt");
     let mut tx = db.begin().await?;
     sqlx::query(
-        "INSERT INTO oauth_grants (id, organization_id, person_id, client_id, scopes, resource, created_at, last_used_epoch, toolsets)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        "INSERT INTO oauth_grants (id, organization_id, person_id, client_id, scopes, resource, created_at, last_used_epoch, toolsets, discovery)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
     )
     .bind(&id)
     .bind(new.organization_id)
@@ -264,6 +266,7 @@ pub async fn create_authorization(db: &Db, new: NewAuthorization<'_>) -> Result<
     .bind(now_text())
     .bind(now_epoch())
     .bind(new.toolsets.map(|t| t.join(",")))
+    .bind(new.discovery.map(i64::from))
     .execute(&mut *tx)
     .await?;
     sqlx::query(
@@ -390,8 +393,10 @@ pub async fn issue_tokens(db: &Db, new: NewTokens<'_>) -> Result<Issued> {
         return Ok(Issued::GrantEnded);
     }
     sqlx::query(
-        "INSERT INTO tokens (id, organization_id, person_id, audience, scopes, token_hash, label, created_at, expires_at_epoch, grant_id, toolsets)
-         VALUES ($1, $2, $3, 'mcp', $4, $5, $6, $7, $8, $9, (SELECT toolsets FROM oauth_grants WHERE id = $9))",
+        "INSERT INTO tokens (id, organization_id, person_id, audience, scopes, token_hash, label, created_at, expires_at_epoch, grant_id, toolsets, discovery)
+         VALUES ($1, $2, $3, 'mcp', $4, $5, $6, $7, $8, $9,
+                 (SELECT toolsets FROM oauth_grants WHERE id = $9),
+                 (SELECT discovery FROM oauth_grants WHERE id = $9))",
     )
     .bind(ids::new_id("tok"))
     .bind(&new.grant.organization_id)
