@@ -531,6 +531,37 @@ async fn the_role_still_limits_what_a_consented_token_can_do() {
     assert_eq!(tool_problem(&write)["code"], "insufficient_scope");
 }
 
+/// Allows every scope on the consent `page` with `extra` fields (toolsets, discovery mode), and
+/// exchanges the code: the token answer.
+async fn allow_all_scopes(
+    browser: &mut Browser,
+    base: &str,
+    page: &str,
+    extra: &[(&str, &str)],
+    client_id: &str,
+    verifier: &str,
+) -> Value {
+    let csrf = hidden(page, "csrf");
+    let request = hidden(page, "request");
+    let mut fields = vec![
+        ("csrf", csrf.as_str()),
+        ("request", request.as_str()),
+        ("decision", "allow"),
+    ];
+    fields.extend_from_slice(extra);
+    for scope in kobana_dunning::auth::roles::ALL_SCOPES {
+        fields.push(("scope", scope));
+    }
+    let answer = browser
+        .post(&format!("{base}/oauth/consent"), &fields)
+        .await;
+    assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.text);
+    let code = query(&answer.location.unwrap())["code"].clone();
+    let (status, tokens) = exchange(base, client_id, &code, verifier).await;
+    assert_eq!(status, StatusCode::OK, "{tokens}");
+    tokens
+}
+
 #[tokio::test]
 async fn the_toolsets_ticked_on_the_consent_page_bound_every_token_of_the_grant() {
     let (server, base) = start().await;
@@ -558,25 +589,15 @@ async fn the_toolsets_ticked_on_the_consent_page_bound_every_token_of_the_grant(
     let (email, password) = person(&server, "admin");
     let mut browser = Browser::new();
     let page = sign_in(&mut browser, &base, &url, &email, &password).await;
-    let csrf = hidden(&page.text, "csrf");
-    let request = hidden(&page.text, "request");
-    let mut fields = vec![
-        ("csrf", csrf.as_str()),
-        ("request", request.as_str()),
-        ("decision", "allow"),
-        ("toolsets_offered", "1"),
-        ("toolset", "customers"),
-    ];
-    for scope in kobana_dunning::auth::roles::ALL_SCOPES {
-        fields.push(("scope", scope));
-    }
-    let answer = browser
-        .post(&format!("{base}/oauth/consent"), &fields)
-        .await;
-    assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.text);
-    let code = query(&answer.location.unwrap())["code"].clone();
-    let (status, tokens) = exchange(&base, &client_id, &code, &verifier).await;
-    assert_eq!(status, StatusCode::OK, "{tokens}");
+    let tokens = allow_all_scopes(
+        &mut browser,
+        &base,
+        &page.text,
+        &[("toolsets_offered", "1"), ("toolset", "customers")],
+        &client_id,
+        &verifier,
+    )
+    .await;
 
     let listed = |answer: crate::common::Answer| -> Vec<String> {
         answer.body["result"]["tools"]
@@ -622,24 +643,15 @@ async fn discovery_mode_ticked_on_the_consent_page_is_every_token_of_the_grant_s
         "{}",
         page.text
     );
-    let csrf = hidden(&page.text, "csrf");
-    let request = hidden(&page.text, "request");
-    let mut fields = vec![
-        ("csrf", csrf.as_str()),
-        ("request", request.as_str()),
-        ("decision", "allow"),
-        ("discovery", "on"),
-    ];
-    for scope in kobana_dunning::auth::roles::ALL_SCOPES {
-        fields.push(("scope", scope));
-    }
-    let answer = browser
-        .post(&format!("{base}/oauth/consent"), &fields)
-        .await;
-    assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.text);
-    let code = query(&answer.location.unwrap())["code"].clone();
-    let (status, tokens) = exchange(&base, &client_id, &code, &verifier).await;
-    assert_eq!(status, StatusCode::OK, "{tokens}");
+    let tokens = allow_all_scopes(
+        &mut browser,
+        &base,
+        &page.text,
+        &[("discovery", "on")],
+        &client_id,
+        &verifier,
+    )
+    .await;
     let trio = ["dunning_search", "dunning_describe", "dunning_call"];
     let access = tokens["access_token"].as_str().unwrap();
     assert_eq!(
