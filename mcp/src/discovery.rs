@@ -676,21 +676,12 @@ mod served {
             for (name, value) in &self.headers {
                 request = request.header(*name, *value);
             }
-            match &self.capabilities {
-                Some(capabilities) => {
-                    params["_meta"] = json!({
-                        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                        "io.modelcontextprotocol/clientCapabilities": capabilities,
-                    });
-                    request = request
-                        .header("mcp-protocol-version", "2026-07-28")
-                        .header("mcp-method", method);
-                    if let Some(name) = params.get("name").and_then(Value::as_str) {
-                        request = request.header("mcp-name", name);
-                    }
-                }
-                None => request = request.header("mcp-protocol-version", "2025-06-18"),
-            }
+            let request = crate::test_catalog::in_era(
+                request,
+                method,
+                &mut params,
+                self.capabilities.as_ref(),
+            );
             let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
             let response = self
                 .app

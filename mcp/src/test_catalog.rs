@@ -155,3 +155,33 @@ pub fn settings() -> Settings {
         response_meta: true,
     }
 }
+
+/// `request` and `params` in the era `capabilities` says: the stateless era (2026-07-28) with
+/// those client capabilities in the envelope and the headers that repeat it, or the handshake
+/// era (2025-06-18) when `None`.
+pub fn in_era(
+    request: http::request::Builder,
+    method: &str,
+    params: &mut serde_json::Value,
+    capabilities: Option<&serde_json::Value>,
+) -> http::request::Builder {
+    let Some(capabilities) = capabilities else {
+        return request.header("mcp-protocol-version", "2025-06-18");
+    };
+    params["_meta"] = serde_json::json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+    });
+    let request = request
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method);
+    let name = params
+        .get("name")
+        .or_else(|| params.get("uri"))
+        .and_then(serde_json::Value::as_str)
+        .filter(|_| matches!(method, "tools/call" | "prompts/get" | "resources/read"));
+    match name {
+        Some(name) => request.header("mcp-name", name),
+        None => request,
+    }
+}

@@ -160,25 +160,12 @@ mod served {
     /// Sends one request: in the stateless era with these client capabilities, or in the
     /// handshake era (2025-06-18) when `capabilities` is `None`.
     async fn send(method: &str, mut params: Value, capabilities: Option<Value>) -> Value {
-        let mut request = Request::post("/mcp")
+        let request = Request::post("/mcp")
             .header(header::HOST, "127.0.0.1")
             .header(header::CONTENT_TYPE, "application/json")
             .header(header::ACCEPT, "application/json, text/event-stream");
-        match capabilities {
-            Some(capabilities) => {
-                params["_meta"] = json!({
-                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                    "io.modelcontextprotocol/clientCapabilities": capabilities,
-                });
-                request = request
-                    .header("mcp-protocol-version", "2026-07-28")
-                    .header("mcp-method", method);
-                if let Some(uri) = params.get("uri").and_then(Value::as_str) {
-                    request = request.header("mcp-name", uri);
-                }
-            }
-            None => request = request.header("mcp-protocol-version", "2025-06-18"),
-        }
+        let request =
+            crate::test_catalog::in_era(request, method, &mut params, capabilities.as_ref());
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
         let response = endpoint()
             .oneshot(request.body(Body::from(body.to_string())).unwrap())
