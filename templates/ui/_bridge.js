@@ -111,6 +111,20 @@ function callTool(name, args) {
   }));
 }
 
+/** A problem as a view shows it: the detail (after `lead`), then the field messages the detail
+ * does not already say. */
+function problemNode(problem, lead) {
+  const box = el('div');
+  box.append(el('p', 'text', lead ? lead + ' ' + problem.detail : problem.detail));
+  const extra = problem.errors.filter((e) => !problem.detail.includes(e.message));
+  if (extra.length) {
+    const list = el('ul', 'problem-list');
+    for (const e of extra) list.append(el('li', 'text', (e.field ? e.field + ': ' : '') + e.message));
+    box.append(list);
+  }
+  return box;
+}
+
 /** The host sizes the iframe to what we report: every change of our size, once. */
 function reportSizes() {
   let last = '';
