@@ -141,6 +141,18 @@ pub enum Message {
 #[derive(Debug)]
 pub struct Received(Option<Members>);
 
+impl Received {
+    /// Its id when it has a valid one (given once, a string or an integer): for an answer to a
+    /// request refused before it is read as a whole (its headers at fault), which still names
+    /// the request.
+    pub fn valid_id(&self) -> Option<Id> {
+        match self.0.as_ref()?.id.as_ref()? {
+            RawId::Once(raw) => Id::parse(raw.clone()).ok(),
+            RawId::Repeated => None,
+        }
+    }
+}
+
 /// The members of a message that is a JSON object. A repeated member counts as its last
 /// value, as a `Value` would read it, except `id`, which must appear once.
 #[derive(Debug, Default)]
@@ -427,6 +439,27 @@ pub fn failure(id: Option<&Id>, error: &RpcError) -> Box<RawValue> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_received_message_names_its_id_only_when_it_has_a_valid_one() {
+        let id = |body: &str| match parse(body.as_bytes()).unwrap() {
+            Messages::Single(single) => single.valid_id().map(|id| id.text()),
+            Messages::Batch(_) => unreachable!(),
+        };
+        assert_eq!(
+            id(r#"{"jsonrpc":"2.0","id":7,"method":"x"}"#).as_deref(),
+            Some("7")
+        );
+        assert_eq!(
+            id(r#"{"jsonrpc":"2.0","id":"a","method":"x"}"#).as_deref(),
+            Some("a")
+        );
+        assert_eq!(id(r#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#), None);
+        assert_eq!(id(r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"x"}"#), None);
+        assert_eq!(id(r#"{"jsonrpc":"2.0","method":"x"}"#), None);
+        // Not an object at all.
+        assert_eq!(id("7"), None);
+    }
 
     /// What `body`, one message, classifies as: the method and params of a request, or the
     /// word for another kind, or the refusal's message and the id it names.

@@ -70,23 +70,6 @@ pub async fn handle(State(endpoint): State<Endpoint>, request: Request<Body>) ->
             jsonrpc::failure(None, &error),
         );
     }
-    // What the request asks to load (header, URL variant), refused before any work when it
-    // names a toolset the catalog does not have.
-    let choice = match Choice::of_request(
-        &endpoint.catalog,
-        &endpoint.settings.path,
-        uri.path(),
-        &headers,
-    ) {
-        Ok(choice) => choice,
-        Err(error) => {
-            return rpc_response(
-                StatusCode::BAD_REQUEST,
-                version,
-                jsonrpc::failure(None, &error),
-            );
-        }
-    };
     let bytes = match axum::body::to_bytes(body, MAX_BODY_BYTES).await {
         Ok(bytes) => bytes,
         Err(_) => {
@@ -107,6 +90,28 @@ pub async fn handle(State(endpoint): State<Endpoint>, request: Request<Body>) ->
                 StatusCode::BAD_REQUEST,
                 version,
                 jsonrpc::failure(None, &error),
+            );
+        }
+    };
+    // What the request asks to load (header, URL variant), refused before any work when it
+    // names a toolset the catalog does not have; the answer names the request's id when it
+    // has a valid one (a batch's answer has none to name).
+    let choice = match Choice::of_request(
+        &endpoint.catalog,
+        &endpoint.settings.path,
+        uri.path(),
+        &headers,
+    ) {
+        Ok(choice) => choice,
+        Err(error) => {
+            let id = match &messages {
+                Messages::Single(single) => single.valid_id(),
+                Messages::Batch(_) => None,
+            };
+            return rpc_response(
+                StatusCode::BAD_REQUEST,
+                version,
+                jsonrpc::failure(id.as_ref(), &error),
             );
         }
     };

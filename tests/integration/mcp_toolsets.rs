@@ -213,6 +213,8 @@ async fn an_unknown_toolset_is_a_400_naming_the_toolsets() {
         let answer = at(&server, path, &token, &headers, "tools/list", json!({})).await;
         assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{path} {headers:?}");
         assert_eq!(answer.body["error"]["code"], -32602, "{}", answer.text);
+        // Refused by its headers, the request is still named (`id` is not null).
+        assert_eq!(answer.body["id"], 1, "{}", answer.text);
         if path == "/mcp/x/nope" {
             assert!(
                 answer.text.contains("customers, charges, collection"),
