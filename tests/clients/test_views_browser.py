@@ -184,12 +184,15 @@ def test_the_charge_view_shows_what_is_owed_and_its_actions_go_through_the_host(
         assert brl(amount) in text, (amount, text[:1000])
     assert "vencida" in text.lower()
     # The view fetched the rest through the host: the name, the timeline, the Pix code.
-    called = {e["name"] for e in browser.eval("window.hostLog") if e["kind"] == "view-called"}
-    assert {"dunning_customers_get", "dunning_charges_events", "dunning_charges_pix"} <= called, called
+    browser.wait_for("['dunning_customers_get', 'dunning_charges_events', 'dunning_charges_pix'].every("
+                     "n => window.hostLog.some(e => e.kind === 'view-called' && e.name === n))",
+                     "the view's calls for the name, the timeline and the Pix code")
     pix = server.rest(f"/v1/charges/{overdue['id']}/pix")["data"]
-    browser.frame_wait_for("document.querySelector('[data-testid=charge-qr]') !== null", "the QR code")
-    shown = browser.frame_eval("(() => { const f = document.querySelector('[data-testid=charge-pix-code]');"
-                               " return f.value !== undefined && f.value !== '' ? f.value : f.textContent; })()")
+    # The view asks for the code through the host and draws it when the answer comes.
+    code = ("(() => { const f = document.querySelector('[data-testid=charge-pix-code]');"
+            " return f ? (f.value !== undefined && f.value !== '' ? f.value : f.textContent) : ''; })()")
+    browser.frame_wait_for(f"{code}.length > 0", "the Pix code")
+    shown = browser.frame_eval(code)
     assert pix["payload"] in shown.replace("\n", ""), (pix, shown)
     scans_to(browser, pix["payload"])
     follows_the_theme(browser, "charge")
