@@ -13,6 +13,7 @@ absolute figure, with a model's own tokenizer."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 import urllib.request
 from pathlib import Path
@@ -37,6 +38,14 @@ def tools(server: Server, token: str, path: str, headers: dict[str, str]) -> lis
         return json.loads(answer.read())["result"]["tools"]
 
 
+def budgets() -> dict[str, int]:
+    """The per-role byte budgets CI holds the default listing to."""
+    text = (HERE.parent / "tests" / "integration" / "catalog.rs").read_text()
+    block = text[text.index("const BUDGETS"):]
+    block = block[: block.index("];")]
+    return {role: int(n.replace("_", "")) for role, n in re.findall(r'\("(\w+)", ([0-9_]+)\)', block)}
+
+
 def size(listed: list[dict]) -> tuple[int, int, int]:
     text = json.dumps(listed, separators=(",", ":"), ensure_ascii=False)
     nbytes = len(text.encode())
@@ -49,6 +58,8 @@ def main() -> None:
         catalog = json.loads((HERE.parent / "openapi" / "v1.catalog.json").read_text())
         names = [t["name"] for t in catalog["toolsets"] if not t.get("always")]
         choices = [("default (no choice)", "/mcp", {}), ("all", "/mcp", {"X-MCP-Toolsets": "all"}),
+                   ("all, strict-mode schemas", "/mcp",
+                    {"X-MCP-Toolsets": "all", "X-MCP-Strict-Schemas": "true"}),
                    ("read-only, default", "/mcp/readonly", {})]
         choices += [(f"`{n}` (+ context)", f"/mcp/x/{n}", {}) for n in names]
         # Discovery mode: three tools whatever the role (bench/discovery.py compares its search).
@@ -60,6 +71,8 @@ def main() -> None:
                 count, nbytes, tokens = size(tools(server, server.person(role)["mcp_token"], path, headers))
                 cells.append(f"{count} / {nbytes:,} / ~{tokens:,}")
             rows.append(f"| {label} | " + " | ".join(cells) + " |")
+        rows.append("| CI budget, default (`tests/integration/catalog.rs`) | "
+                    + " | ".join(f"{budgets()[role]:,} bytes" for role in ROLES) + " |")
     finally:
         server.stop()
         server.cleanup()

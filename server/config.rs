@@ -41,6 +41,9 @@ pub struct Config {
     /// MCP connections get discovery mode's three tools (search, describe, call) instead of
     /// the catalog unless they ask otherwise (`X-MCP-Discovery: false`).
     pub mcp_discovery: bool,
+    /// MCP tool schemas write optional arguments as admitting `null` unless a connection asks
+    /// otherwise (`X-MCP-Strict-Schemas: false`).
+    pub mcp_strict_schemas: bool,
     /// OAuth authorization servers announced in the protected resource metadata; empty:
     /// this server's own (`server/oauth`).
     pub authorization_servers: Vec<String>,
@@ -158,6 +161,7 @@ impl Config {
             mcp_toolsets: None,
             mcp_read_only: false,
             mcp_discovery: false,
+            mcp_strict_schemas: false,
             authorization_servers: Vec::new(),
             oauth_access_token_ttl: std::time::Duration::from_secs(600),
             run_engine: true,
@@ -209,6 +213,7 @@ impl Config {
             toolsets: self.mcp_toolsets.clone(),
             read_only: self.mcp_read_only,
             discovery: self.mcp_discovery,
+            strict_schemas: self.mcp_strict_schemas,
             authentication: mcpgen_axum::Authentication::Bearer,
             // The in-process request carries the caller's identity in its extensions (see
             // `mcp_host`); `/v1` refuses MCP tokens, so the MCP request's `Authorization` is

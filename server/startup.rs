@@ -187,6 +187,7 @@ fn config(
         mcp_toolsets: crate::mcp_host::checked_toolsets(&args.mcp_toolsets, "--mcp-toolsets")?,
         mcp_read_only: args.mcp_read_only,
         mcp_discovery: args.mcp_discovery,
+        mcp_strict_schemas: args.mcp_strict_schemas,
         authorization_servers: args.authorization_servers.clone(),
         oauth_access_token_ttl: args.oauth_access_token_ttl,
         idempotency_lease: Duration::from_secs(args.idempotency_lease),

@@ -139,9 +139,9 @@ pub struct ArgSpec {
     /// The tool's `inputSchema` lists it as required.
     pub required: bool,
     /// The document gives `null` a meaning here (a body field `null` clears). A `null` for any
-    /// other argument that is not required means "not given": the tool schemas declare such
-    /// arguments nullable so that strict function-calling modes, which make every property
-    /// required, can say so.
+    /// other argument that is not required means "not given": strict-mode schemas (see
+    /// `mcpgen-axum`'s `Settings::strict_schemas`) declare such arguments nullable so that
+    /// strict function-calling modes, which make every property required, can say so.
     pub admits_null: bool,
     /// How an array or object value is written in a query string.
     pub style: QueryStyle,
@@ -222,10 +222,31 @@ pub struct ToolSpec {
     pub resource_uri: Option<&'static str>,
     /// The tool's `inputSchema` as JSON text.
     pub input_schema: &'static str,
+    /// The `inputSchema` strict function-calling modes need, as JSON text, when it differs:
+    /// every optional argument to which `null` means nothing ([`ArgSpec::admits_null`]) also
+    /// admitting it, so a model there, which must give every property, can leave one out. The
+    /// MCP layer serves it to a connection that asks (`X-MCP-Strict-Schemas: true`).
+    pub strict_input_schema: Option<&'static str>,
     /// The tool's `outputSchema` as JSON text, when it has one.
     pub output_schema: Option<&'static str>,
+    /// The tool's `outputSchema` with an object another tool's says in full named instead of
+    /// repeated, served when that tool is listed beside it (see [`SharedOutput`]).
+    pub shared_output: Option<SharedOutput>,
     /// The whole `Tool` object exactly as `tools/list` returns it, as JSON text.
     pub tool_json: &'static str,
+}
+
+/// An `outputSchema` said once: writes answer the object a read returns (recording a payment
+/// answers the charge), and lists return it per item, so the generator names the read tool
+/// whose `outputSchema` has the object in full instead of repeating its fields. A listing
+/// serves this form only when [`like`](SharedOutput::like) is listed too; otherwise the tool
+/// carries its full `outputSchema`, so what a model can read is never lost.
+#[derive(Debug)]
+pub struct SharedOutput {
+    /// The tool whose `outputSchema` has the object in full.
+    pub like: &'static str,
+    /// This tool's `outputSchema` with the object named instead, as JSON text.
+    pub output_schema: &'static str,
 }
 
 /// A group of tools a connection may load or leave out (`X-MCP-Toolsets`).

@@ -73,6 +73,21 @@ pub(crate) fn keywords(ops: &[Operation]) -> Option<Value> {
     (!map.is_empty()).then_some(Value::Object(map))
 }
 
+/// `{"<tool>": "<read tool>"}` for the tools whose `outputSchema` names a read tool's object
+/// instead of repeating it when both are listed (see `shared`), in catalog order; `None` when
+/// none does. The tools above keep their full `outputSchema`: it is what they carry when the
+/// read tool is not listed, and what a reviewer compares.
+pub(crate) fn shared_outputs(ops: &[Operation]) -> Option<Value> {
+    let map: Map<String, Value> = ops
+        .iter()
+        .filter_map(|op| {
+            let shared = op.shared_output.as_ref()?;
+            Some((op.name.as_str().to_owned(), json!(shared.like)))
+        })
+        .collect();
+    (!map.is_empty()).then_some(Value::Object(map))
+}
+
 /// One MCP `Resource` (`uri`) or `ResourceTemplate` (`uriTemplate`).
 pub(crate) fn resource(r: &Resource) -> Value {
     let uri_key = if r.is_template { "uriTemplate" } else { "uri" };

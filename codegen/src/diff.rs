@@ -393,9 +393,24 @@ fn diff_input(place: &str, prefix: &str, old: &Value, new: &Value, changes: &mut
             (true, false) => push(changes, Impact::Compatible, &at, "now optional".into()),
             _ => {}
         }
-        let (before, after) = (&or_null(before), &or_null(after));
-        diff_constraints(&at, before, after, Direction::Input, changes);
-        diff_input(place, &join(prefix, name), before, after, changes);
+        let (mut before, after) = (or_null(before), or_null(after));
+        // The contract reads `null` for an optional argument as "not given", whether or not its
+        // schema says so (strict-mode schemas do, the compact ones leave it to the
+        // instructions): no longer declaring it changes what a model reads, not what it may
+        // send.
+        let optional = !old_required.contains(name) && !new_required.contains(name);
+        if optional && types(&before).contains("null") && !types(&after).contains("null") {
+            before = without_null(&before);
+            push(
+                changes,
+                Impact::Compatible,
+                &at,
+                "null no longer declared (an optional argument's null still means not given)"
+                    .into(),
+            );
+        }
+        diff_constraints(&at, &before, &after, Direction::Input, changes);
+        diff_input(place, &join(prefix, name), &before, &after, changes);
     }
     if old.get("additionalProperties") != Some(&Value::Bool(false))
         && new.get("additionalProperties") == Some(&Value::Bool(false))
@@ -493,6 +508,29 @@ fn or_null(schema: &Value) -> Value {
         values.push(Value::Null);
     }
     Value::Object(folded)
+}
+
+/// `schema` without `null` among its types and enumerated values (the reverse of [`or_null`]).
+fn without_null(schema: &Value) -> Value {
+    let mut out = schema.clone();
+    let Some(object) = out.as_object_mut() else {
+        return out;
+    };
+    if let Some(Value::Array(list)) = object.get("type") {
+        let kept: Vec<Value> = list.iter().filter(|t| *t != "null").cloned().collect();
+        let kept = match kept.as_slice() {
+            [one] => one.clone(),
+            _ => Value::Array(kept),
+        };
+        object.insert("type".into(), kept);
+    }
+    if object.get("nullable") == Some(&Value::Bool(true)) {
+        object.remove("nullable");
+    }
+    if let Some(Value::Array(values)) = object.get_mut("enum") {
+        values.retain(|v| !v.is_null());
+    }
+    out
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -911,6 +949,36 @@ mod tests {
         assert_eq!(
             lines(&changes),
             ["compatible tool t argument q: type string → null|string"]
+        );
+    }
+
+    #[test]
+    fn an_optional_argument_no_longer_declaring_null_is_compatible_and_a_required_one_is_not() {
+        let with_null = json!({"description": "d", "anyOf": [{"type": "string", "maxLength": 9}, {"type": "null"}]});
+        let plain = json!({"type": "string", "maxLength": 9, "description": "d"});
+        let catalog_of = |q: &Value, required: &[&str]| {
+            catalog(json!([tool(
+                "t",
+                object(json!({ "q": q }), required),
+                object(json!({}), &[]),
+                false
+            )]))
+        };
+        assert_eq!(
+            lines(&diff(
+                &catalog_of(&with_null, &[]),
+                &catalog_of(&plain, &[])
+            )),
+            [
+                "compatible tool t argument q: null no longer declared (an optional argument's null still means not given)"
+            ]
+        );
+        assert_eq!(
+            lines(&diff(
+                &catalog_of(&with_null, &["q"]),
+                &catalog_of(&plain, &["q"])
+            )),
+            ["BREAKING   tool t argument q: type null|string → string"]
         );
     }
 

@@ -112,10 +112,25 @@ fn tool_spec(op: &Operation, json: &Value) -> TokenStream {
     let keywords = &op.keywords;
     let resource_uri = option_str(op.resource.as_ref().map(|r| r.uri.as_str()));
     let input_schema = lit(&compact(&op.input_schema));
+    let strict_input_schema = match &op.strict_input_schema {
+        Some(schema) => {
+            let schema = lit(&compact(schema));
+            quote!(Some(#schema))
+        }
+        None => quote!(None),
+    };
     let output_schema = match &op.output_schema {
         Some(schema) => {
             let schema = lit(&compact(schema));
             quote!(Some(#schema))
+        }
+        None => quote!(None),
+    };
+    let shared_output = match &op.shared_output {
+        Some(shared) => {
+            let like = &shared.like;
+            let schema = lit(&compact(&shared.output_schema));
+            quote!(Some(SharedOutput { like: #like, output_schema: #schema }))
         }
         None => quote!(None),
     };
@@ -137,7 +152,9 @@ fn tool_spec(op: &Operation, json: &Value) -> TokenStream {
             keywords: &[#(#keywords),*],
             resource_uri: #resource_uri,
             input_schema: #input_schema,
+            strict_input_schema: #strict_input_schema,
             output_schema: #output_schema,
+            shared_output: #shared_output,
             tool_json: #tool_json,
         }
     }

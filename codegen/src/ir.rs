@@ -246,8 +246,14 @@ pub struct Operation {
     pub server_idempotency_key: bool,
     /// The tool's `inputSchema`.
     pub input_schema: Value,
+    /// The `inputSchema` strict function-calling modes need (every optional argument also
+    /// admitting `null`), when it differs from `input_schema`.
+    pub strict_input_schema: Option<Value>,
     /// The tool's `outputSchema` (none when the operation answers MCP results itself).
     pub output_schema: Option<Value>,
+    /// The `outputSchema` that names another tool's instead of repeating an object it says in
+    /// full (see `shared`), served when that tool is listed too.
+    pub shared_output: Option<SharedOutput>,
     /// The operation's identity in Rust: an `UpperCamelCase` variant name, unique, made from
     /// the tool name without its prefix (`todos_list` → `TodosList`).
     pub variant: String,
@@ -259,4 +265,13 @@ pub struct Operation {
     /// the REST side validates query strings against; none when the operation has no query
     /// parameters.
     pub query_schema: Option<Value>,
+}
+
+/// An `outputSchema` with an object of another tool's named instead of repeated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SharedOutput {
+    /// The read tool whose `outputSchema` has the object in full.
+    pub like: String,
+    /// This tool's `outputSchema`, the object replaced by a line naming `like`.
+    pub output_schema: Value,
 }

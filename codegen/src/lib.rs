@@ -63,6 +63,7 @@ mod normalise;
 mod parse;
 mod prompts;
 mod schema;
+mod shared;
 pub mod toolsets;
 pub mod views;
 mod xmcp;
@@ -284,6 +285,11 @@ pub fn generate(doc: &Value, settings: &Settings) -> Result<Output> {
         &mut diags,
     );
     budget::apply(&mut operations, &budget, &mut diags);
+    for op in &mut operations {
+        let strict = schema::nullable_when_optional(op.input_schema.clone());
+        op.strict_input_schema = Some(strict).filter(|s| *s != op.input_schema);
+    }
+    shared::find(&mut operations);
     let toolsets = toolsets::collect(&normalised, &root, &operations, &mut diags);
     let views = views::build(
         &mut operations,
@@ -311,6 +317,9 @@ pub fn generate(doc: &Value, settings: &Settings) -> Result<Output> {
     }
     if let Some(keywords) = catalog::keywords(&operations) {
         catalog["keywords"] = keywords;
+    }
+    if let Some(shared) = catalog::shared_outputs(&operations) {
+        catalog["sharedOutputs"] = shared;
     }
     let texts = emit::Texts {
         tool_prefix: &root.tool_prefix,

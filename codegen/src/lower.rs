@@ -141,7 +141,6 @@ impl Builder<'_, '_> {
         };
         let input_schema = schema::without_text_patterns(self.doc.json, input_schema);
         let input_schema = schema::converter_friendly(input_schema);
-        let input_schema = schema::nullable_when_optional(input_schema);
         let scopes = scopes(raw.op.security.as_ref().or(self.doc.security.as_ref()));
         let query_schema = query_schema(&args);
         let body_schema = self.body_schema.take();
@@ -171,7 +170,10 @@ impl Builder<'_, '_> {
                 ui: ext.ui.clone(),
                 server_idempotency_key: ext.server_idempotency_key,
                 input_schema,
+                // Written once the budget has trimmed `input_schema` (see `generate`).
+                strict_input_schema: None,
                 output_schema,
+                shared_output: None,
                 // Set by `finish` with the final name.
                 variant: String::new(),
                 body_schema,
@@ -884,13 +886,11 @@ fn query_schema(args: &[Arg]) -> Option<Value> {
     Some(Value::Object(schema))
 }
 
-/// The tool's arguments as one object schema. Whether other keys are allowed is said either
-/// way, so that converters and models need not guess: a write with a JSON body takes extra
-/// fields (`true`: they go to the endpoint, which judges them); every other tool refuses
-/// them (`false`: an unknown argument is a mistake worth reporting).
-/// What the root of a write's input schema says about fields it does not list.
-const EXTRA_FIELDS: &str = "Other fields go to the endpoint, which judges them.";
-
+/// The tool's arguments as one object schema. A tool that refuses other keys says so
+/// (`additionalProperties: false`: an unknown argument is a mistake worth reporting); a write
+/// with a JSON body, which passes other fields to its endpoint to judge, leaves the keyword out
+/// — the same to a validator, and OpenAI's strict mode (the OpenAI Agents SDK's
+/// `ensure_strict_json_schema`) refuses a schema that sets it to `true`.
 fn input_schema(args: &[Arg], takes_extra: bool) -> Value {
     let mut properties = Map::new();
     let mut required = Vec::new();
@@ -906,13 +906,7 @@ fn input_schema(args: &[Arg], takes_extra: bool) -> Value {
     if !required.is_empty() {
         schema.insert("required".into(), Value::Array(required));
     }
-    // A write with a JSON body passes other fields to its endpoint, which judges them. That is
-    // said in words, not as `additionalProperties: true`: OpenAI's strict mode (the OpenAI
-    // Agents SDK's `ensure_strict_json_schema`) refuses a schema that sets it, and leaving the
-    // keyword out means the same to a validator.
-    if takes_extra {
-        schema.insert("description".into(), json!(EXTRA_FIELDS));
-    } else {
+    if !takes_extra {
         schema.insert("additionalProperties".into(), json!(false));
     }
     Value::Object(schema)

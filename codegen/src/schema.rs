@@ -165,15 +165,16 @@ pub(crate) fn converter_friendly(mut input_schema: Value) -> Value {
     input_schema
 }
 
-/// Every property of a tool's input schema that is not required, and does not accept `null`
-/// already, declared as also accepting it: `{"anyOf": [<its schema>, {"type": "null"}]}`, its
-/// annotations outside. Strict function-calling modes (OpenAI's, turned on by the OpenAI Agents
-/// SDK, LangChain and pydantic-ai) make every property required, so without a `null` to send
-/// a model must invent a `project_id` to list todos; the server reads `null` for such an
-/// argument as "not given" (`ArgSpec::admits_null` keeps the document's own nulls apart). It
-/// costs ~30 bytes per optional argument, 4 % of the catalog; `bench/RESULTS.md` has the
-/// measurement. A property mirrored into a header (`x-mcp-header`) keeps its primitive type,
-/// which the MCP specification requires there.
+/// The strict-mode form of a tool's input schema: every property that is not required, and
+/// does not accept `null` already, declared as also accepting it: `{"anyOf": [<its schema>,
+/// {"type": "null"}]}`, its annotations outside. Strict function-calling modes (OpenAI's,
+/// turned on by the OpenAI Agents SDK, LangChain and pydantic-ai) make every property
+/// required, so without a `null` to send a model must invent a `project_id` to list todos; the
+/// server reads `null` for such an argument as "not given" (`ArgSpec::admits_null` keeps the
+/// document's own nulls apart). It costs ~30 bytes per optional argument, 4 % of the catalog,
+/// so the MCP layer serves it to connections that ask (`ToolSpec::strict_input_schema`). A
+/// property mirrored into a header (`x-mcp-header`) keeps its primitive type, which the MCP
+/// specification requires there.
 pub(crate) fn nullable_when_optional(mut input_schema: Value) -> Value {
     let required: Vec<Value> = input_schema
         .get("required")

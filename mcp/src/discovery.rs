@@ -26,6 +26,7 @@ use std::sync::OnceLock;
 use serde_json::{Map, Value, json};
 
 use super::jsonrpc::{Outcome, RpcError};
+use super::offer::{self, Offer};
 use super::protocol::Context;
 use super::search::Index;
 use super::toolsets::Selection;
@@ -267,7 +268,7 @@ pub async fn call(
             visible(&endpoint.catalog.tools[index])
         })
     } else {
-        describe(endpoint, prepared, context, &arguments, &visible)
+        describe(endpoint, prepared, context, selection, &arguments, &visible)
     };
     Ok(Outcome::Value(
         answer.unwrap_or_else(|problem| results::error(&problem)),
@@ -404,6 +405,7 @@ fn describe(
     endpoint: &Endpoint,
     prepared: &Prepared,
     context: &Context,
+    selection: &Selection,
     arguments: &Map<String, Value>,
     visible: &dyn Fn(&mcpgen_catalog::ToolSpec) -> bool,
 ) -> Result<Value, Refusal> {
@@ -444,13 +446,14 @@ fn describe(
             .then(|| tools::find(&endpoint.catalog, name))
             .flatten()
             .filter(|tool| visible(tool));
-        match tool.and_then(|t| serde_json::from_str::<Value>(t.tool_json).ok()) {
-            Some(mut json) => {
-                if !offered {
-                    views::without_ui(&mut json);
-                }
-                found.push(json);
-            }
+        // Each in full: a described tool names no other one, which might not be described.
+        let offer = Offer {
+            views: offered,
+            strict_schemas: selection.strict_schemas(),
+            listed: None,
+        };
+        match tool.and_then(|t| offer::tool(t, offer).ok()) {
+            Some(json) => found.push(json),
             None => missing.push(name),
         }
     }

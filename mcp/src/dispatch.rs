@@ -138,7 +138,7 @@ impl Checks {
     /// Leave out of `arguments` every `null` given for an argument of `tool` that is not
     /// required and to which the document gives no meaning for `null`: several agent
     /// frameworks send `null` for each optional argument the model did not fill in, strict
-    /// function-calling modes make the model send one (the tool schemas declare optional
+    /// function-calling modes make the model send one (strict-mode schemas declare optional
     /// arguments nullable for them), and it means "not given". A `null` the document admits
     /// (clear this field) stays, and so does one for a required argument (refused as missing).
     pub fn unset_nulls(&self, tool: &ToolSpec, arguments: &mut Map<String, Value>) {

@@ -285,6 +285,7 @@ mod tests {
             toolsets: None,
             read_only: false,
             discovery: false,
+            strict_schemas: false,
             authentication: crate::Authentication::Bearer,
             forward: crate::Forward::default(),
             validation_error_code: "VALIDATION_ERROR",

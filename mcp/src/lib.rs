@@ -51,6 +51,7 @@ mod jsonrpc;
 mod lifecycle;
 mod metadata;
 pub mod observe;
+mod offer;
 mod prompts;
 mod protocol;
 mod resources;
@@ -123,6 +124,10 @@ pub struct Settings {
     /// `<prefix>call`) unless a request says otherwise (`X-MCP-Discovery: false`); see
     /// [`toolsets`].
     pub discovery: bool,
+    /// Write every optional argument as also admitting `null` (the form strict
+    /// function-calling modes need) unless a request says otherwise
+    /// (`X-MCP-Strict-Schemas: false`); see [`toolsets`].
+    pub strict_schemas: bool,
     /// Whether the layer asks for a bearer token of its own ([`Authentication`]).
     pub authentication: Authentication,
     /// What of the MCP request reaches every in-process request ([`Forward`]).
@@ -209,6 +214,7 @@ impl Settings {
             toolsets: None,
             read_only: false,
             discovery: false,
+            strict_schemas: false,
             authentication: Authentication::Bearer,
             forward: Forward::default(),
             validation_error_code: "validation_error",
@@ -297,6 +303,13 @@ impl Settings {
     /// Discovery mode for every connection that does not say otherwise.
     pub fn discovery(mut self, discovery: bool) -> Settings {
         self.discovery = discovery;
+        self
+    }
+
+    /// Strict-mode schemas (optional arguments admitting `null`) for every connection that
+    /// does not say otherwise.
+    pub fn strict_schemas(mut self, strict: bool) -> Settings {
+        self.strict_schemas = strict;
         self
     }
 

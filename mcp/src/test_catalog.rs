@@ -21,7 +21,7 @@ const ID: ArgSpec = ArgSpec {
 const INPUT: &str = r#"{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}"#;
 
 /// A tool taking one `id` in its path, answering JSON.
-const fn tool(
+pub(crate) const fn tool(
     name: &'static str,
     method: HttpMethod,
     path: &'static str,
@@ -55,7 +55,9 @@ const fn tool(
         keywords,
         resource_uri: None,
         input_schema: INPUT,
+        strict_input_schema: None,
         output_schema: None,
+        shared_output: None,
         tool_json,
     }
 }
@@ -149,6 +151,7 @@ pub fn settings() -> Settings {
         toolsets: None,
         read_only: false,
         discovery: false,
+        strict_schemas: false,
         authentication: crate::Authentication::Bearer,
         forward: crate::Forward::default(),
         validation_error_code: "VALIDATION_ERROR",

@@ -1,6 +1,6 @@
 //! `tools/list` and `tools/call`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, RwLock};
 
 use mcpgen_catalog::{ArgLocation, Catalog, ResponseKind, ToolSpec};
@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 use super::confirm::{self, Decision};
 use super::input::{self, Reply, Round};
 use super::jsonrpc::{ErrorCode, Outcome, RpcError};
+use super::offer::{self, Offer};
 use super::protocol::{self, Context};
 #[cfg(test)]
 use super::toolsets::Choice;
@@ -47,18 +48,20 @@ fn fresh_list(
     stateless: bool,
     views: bool,
 ) -> Result<Value, RpcError> {
-    let mut tools = Vec::new();
-    for tool in catalog
+    let listed_tools: Vec<&ToolSpec> = catalog
         .tools
         .iter()
         .filter(|t| listed(catalog, t, caller, selection))
-    {
-        let mut json: Value =
-            serde_json::from_str(tool.tool_json).map_err(|e| internal(tool, e))?;
-        if !views {
-            views::without_ui(&mut json);
-        }
-        tools.push(json);
+        .collect();
+    let names: HashSet<&'static str> = listed_tools.iter().map(|t| t.name).collect();
+    let offer = Offer {
+        views,
+        strict_schemas: selection.strict_schemas(),
+        listed: Some(&names),
+    };
+    let mut tools = Vec::with_capacity(listed_tools.len());
+    for tool in listed_tools {
+        tools.push(offer::tool(tool, offer).map_err(|e| internal(tool, e))?);
     }
     let result = json!({ "tools": tools });
     Ok(if stateless {
@@ -97,9 +100,9 @@ fn visible(catalog: &Catalog, caller: Option<&Caller>, selection: &Selection) ->
 /// any subset of scopes, so the number of distinct sets has no bound of its own.
 const MAX_LISTINGS: usize = 64;
 
-/// A set of visible tools (one bit per catalog index), whether the era is stateless and
-/// whether the views are offered.
-type ListingKey = (Box<[u64]>, bool, bool);
+/// A set of visible tools (one bit per catalog index), whether the era is stateless, whether
+/// the views are offered and whether the schemas are strict-mode ones.
+type ListingKey = (Box<[u64]>, bool, bool, bool);
 
 /// `tools/list` results serialised once per set of visible tools and era. The admin's listing
 /// is some 200 KB of JSON: parsing and writing it again on every call cost more than the
@@ -121,7 +124,12 @@ impl Listings {
         stateless: bool,
         views: bool,
     ) -> Result<Arc<RawValue>, RpcError> {
-        let key = (visible(catalog, caller, selection), stateless, views);
+        let key = (
+            visible(catalog, caller, selection),
+            stateless,
+            views,
+            selection.strict_schemas(),
+        );
         if let Some(found) = self.find(&key) {
             return Ok(found);
         }
@@ -462,13 +470,23 @@ mod tests {
         let settings = crate::test_catalog::settings();
         let catalog = crate::test_catalog::CATALOG;
         let none = http::HeaderMap::new();
-        ["/mcp", "/mcp/x/others", "/mcp/readonly"]
-            .into_iter()
-            .map(|path| {
-                let choice = Choice::of_request(&catalog, "/mcp", path, &none).unwrap();
-                Selection::resolve(&settings, None, &choice)
-            })
-            .collect()
+        let mut strict = http::HeaderMap::new();
+        strict.insert(
+            super::super::toolsets::STRICT_SCHEMAS_HEADER,
+            http::HeaderValue::from_static("true"),
+        );
+        [
+            ("/mcp", &none),
+            ("/mcp/x/others", &none),
+            ("/mcp/readonly", &none),
+            ("/mcp", &strict),
+        ]
+        .into_iter()
+        .map(|(path, headers)| {
+            let choice = Choice::of_request(&catalog, "/mcp", path, headers).unwrap();
+            Selection::resolve(&settings, None, &choice)
+        })
+        .collect()
     }
 
     #[test]
@@ -526,8 +544,9 @@ mod tests {
         }
         // One entry per distinct set of tools, era and views, however it came about: the
         // admin's and the anonymous listing are one; read-only and the reader's are one;
-        // `others` alone adds one; `things:read` and nobody the other two.
-        assert_eq!(listings.len(), 3 * 5);
+        // `others` alone adds one; `things:read` and nobody the other two; strict-mode schemas
+        // one more per set the plain endpoint gives (four).
+        assert_eq!(listings.len(), 3 * (5 + 4));
     }
 
     #[test]
@@ -535,7 +554,10 @@ mod tests {
         let listings = Listings::default();
         let text: Arc<RawValue> = Arc::from(RawValue::from_string("{}".into()).unwrap());
         for n in 0..(3 * MAX_LISTINGS as u64) {
-            listings.keep((vec![n].into_boxed_slice(), false, true), text.clone());
+            listings.keep(
+                (vec![n].into_boxed_slice(), false, true, false),
+                text.clone(),
+            );
             assert!(listings.len() <= MAX_LISTINGS);
         }
         assert_eq!(listings.len(), MAX_LISTINGS);

@@ -24,6 +24,14 @@
 //! (`Settings::discovery`). It is a way of presenting what the bounds above leave, not a
 //! bound: it neither widens nor narrows what may be called, so a request may turn the
 //! operator's default off.
+//!
+//! And how the input schemas are written: an optional argument is written as the document
+//! declares it, and the instructions say once that `null` for one means "not given". Strict
+//! function-calling modes (OpenAI's, which the OpenAI Agents SDK, LangChain and pydantic-ai
+//! turn on) make every property required, so a model there needs `null` in each optional
+//! argument's schema to leave it out: `X-MCP-Strict-Schemas: true`, or the operator's default
+//! (`Settings::strict_schemas`), writes them so (see `offer`). Another way of presenting, like
+//! discovery mode.
 
 use std::collections::BTreeSet;
 
@@ -40,6 +48,9 @@ pub const TOOLSETS_HEADER: HeaderName = HeaderName::from_static("x-mcp-toolsets"
 pub const READ_ONLY_HEADER: HeaderName = HeaderName::from_static("x-mcp-readonly");
 /// The request header asking for discovery mode (`true`) or the catalog (`false`).
 pub const DISCOVERY_HEADER: HeaderName = HeaderName::from_static("x-mcp-discovery");
+/// The request header asking for strict-mode input schemas (`true`) or the compact ones
+/// (`false`).
+pub const STRICT_SCHEMAS_HEADER: HeaderName = HeaderName::from_static("x-mcp-strict-schemas");
 /// The last segment of the URL variants that ask for discovery mode.
 pub const DISCOVERY_SEGMENT: &str = "/discover";
 /// The word that asks for every toolset.
@@ -67,6 +78,8 @@ pub struct Choice {
     discovery_url: bool,
     /// `X-MCP-Discovery`, when sent.
     discovery_header: Option<bool>,
+    /// `X-MCP-Strict-Schemas`, when sent.
+    strict_schemas: Option<bool>,
 }
 
 impl Choice {
@@ -112,17 +125,8 @@ impl Choice {
                 }
             }
         }
-        if let Some(value) = headers.get(DISCOVERY_HEADER) {
-            choice.discovery_header = match value.to_str().unwrap_or_default().trim() {
-                "true" | "1" => Some(true),
-                "false" | "0" => Some(false),
-                other => {
-                    return Err(refused(format!(
-                        "X-MCP-Discovery must be true or false, not `{other}`"
-                    )));
-                }
-            };
-        }
+        choice.discovery_header = flag(headers, DISCOVERY_HEADER, "X-MCP-Discovery")?;
+        choice.strict_schemas = flag(headers, STRICT_SCHEMAS_HEADER, "X-MCP-Strict-Schemas")?;
         Ok(choice)
     }
 
@@ -131,6 +135,20 @@ impl Choice {
             (Some(a), Some(b)) => Some(a.intersection(&b).cloned().collect()),
             (a, b) => a.or(b),
         });
+    }
+}
+
+/// A `true`/`false` header (`1`/`0` too), `None` when not sent; anything else is refused.
+fn flag(headers: &HeaderMap, name: HeaderName, shown: &str) -> Result<Option<bool>, RpcError> {
+    let Some(value) = headers.get(name) else {
+        return Ok(None);
+    };
+    match value.to_str().unwrap_or_default().trim() {
+        "true" | "1" => Ok(Some(true)),
+        "false" | "0" => Ok(Some(false)),
+        other => Err(refused(format!(
+            "{shown} must be true or false, not `{other}`"
+        ))),
     }
 }
 
@@ -191,6 +209,8 @@ pub struct Selection {
     read_only: bool,
     /// The tools are offered through discovery mode's three (see `discovery`).
     discovery: bool,
+    /// Optional arguments are written as admitting `null` (see `offer`).
+    strict_schemas: bool,
 }
 
 impl Selection {
@@ -232,12 +252,18 @@ impl Selection {
                     .discovery_header
                     .or(credential.and_then(|t| t.discovery))
                     .unwrap_or(settings.discovery),
+            strict_schemas: choice.strict_schemas.unwrap_or(settings.strict_schemas),
         }
     }
 
     /// Whether the tools are offered through discovery mode's three.
     pub fn discovery(&self) -> bool {
         self.discovery
+    }
+
+    /// Whether optional arguments are written as admitting `null`.
+    pub fn strict_schemas(&self) -> bool {
+        self.strict_schemas
     }
 
     /// Whether `tool` is on this request's menu (its scopes are checked elsewhere).
@@ -407,6 +433,28 @@ mod tests {
         assert!(choice("/mcp/x/nope", &[]).is_err());
         assert!(choice("/mcp", &[("x-mcp-toolsets", " , ")]).is_err());
         assert!(choice("/mcp", &[("x-mcp-readonly", "yes")]).is_err());
+    }
+
+    #[test]
+    fn strict_schemas_come_from_the_header_else_the_operator() {
+        let mut settings = test_catalog::settings();
+        let on = |headers: &[(&'static str, &'static str)], settings: &Settings| {
+            Selection::resolve(settings, None, &choice("/mcp", headers).unwrap()).strict_schemas()
+        };
+        assert!(!on(&[], &settings));
+        assert!(on(&[("x-mcp-strict-schemas", "true")], &settings));
+        assert!(!on(&[("x-mcp-strict-schemas", "false")], &settings));
+        settings.strict_schemas = true;
+        assert!(on(&[], &settings));
+        assert!(!on(&[("x-mcp-strict-schemas", "0")], &settings));
+        let refused = choice("/mcp", &[("x-mcp-strict-schemas", "yes")]).unwrap_err();
+        assert!(
+            refused
+                .message
+                .contains("X-MCP-Strict-Schemas must be true or false"),
+            "{}",
+            refused.message
+        );
     }
 
     #[test]

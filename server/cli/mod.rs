@@ -246,6 +246,11 @@ pub struct ServeArgs {
     /// for the catalog (`X-MCP-Discovery: false`).
     #[arg(long = "mcp-discovery", env = "DUNNING_MCP_DISCOVERY")]
     pub mcp_discovery: bool,
+    /// Write every optional MCP tool argument as also admitting `null`, the form strict
+    /// function-calling modes (OpenAI's) need, for connections that do not say otherwise
+    /// (`X-MCP-Strict-Schemas: true` or `false`).
+    #[arg(long = "mcp-strict-schemas", env = "DUNNING_MCP_STRICT_SCHEMAS")]
+    pub mcp_strict_schemas: bool,
     /// Refuse destructive tools to handshake-era MCP clients, which cannot be asked to confirm.
     #[arg(long = "reject-unconfirmed", env = "DUNNING_REJECT_UNCONFIRMED")]
     pub reject_unconfirmed: bool,

@@ -29,7 +29,10 @@ from harness import cpf
 logging.getLogger("langchain_google_genai").setLevel(logging.ERROR)
 
 
-def mcp(server, method: str, params: dict | None = None) -> dict:
+STRICT = {"X-MCP-Strict-Schemas": "true"}
+
+
+def mcp(server, method: str, params: dict | None = None, headers: dict | None = None) -> dict:
     token = server.person("admin")["mcp_token"]
     message = {"jsonrpc": "2.0", "id": 1, "method": method}
     if params is not None:
@@ -37,18 +40,26 @@ def mcp(server, method: str, params: dict | None = None) -> dict:
     request = urllib.request.Request(
         server.mcp_url, data=json.dumps(message).encode(), method="POST",
         headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}",
-                 "MCP-Protocol-Version": "2025-06-18"})
+                 "MCP-Protocol-Version": "2025-06-18", **(headers or {})})
     with urllib.request.urlopen(request, timeout=30) as answer:
         return json.loads(answer.read())["result"]
 
 
-def listed_tools(server) -> list[dict]:
-    return mcp(server, "tools/list")["tools"]
+def listed_tools(server, headers: dict | None = None) -> list[dict]:
+    return mcp(server, "tools/list", headers=headers)["tools"]
+
+
+@pytest.fixture(scope="module")
+def compact_tools(server) -> list[dict]:
+    tools = listed_tools(server)
+    assert len(tools) == 66
+    return tools
 
 
 @pytest.fixture(scope="module")
 def tools(server) -> list[dict]:
-    tools = listed_tools(server)
+    """The strict-mode form, which a strict-mode framework's connection asks for."""
+    tools = listed_tools(server, STRICT)
     assert len(tools) == 66
     return tools
 
@@ -114,20 +125,51 @@ CONVERTERS = [openai_agents_strict, pydantic_ai_openai_strict, langchain_openai_
               pydantic_ai_gemini_live]
 
 
+@pytest.mark.parametrize("form", ["compact", "strict"])
 @pytest.mark.parametrize("convert", CONVERTERS, ids=[c.__name__ for c in CONVERTERS])
-def test_every_tool_schema_goes_through_the_converter(tools, convert):
+def test_every_tool_schema_goes_through_the_converter(compact_tools, tools, convert, form):
+    listed = compact_tools if form == "compact" else tools
     refused = []
-    for tool in tools:
+    for tool in listed:
         try:
             convert(tool)
         except Exception as error:  # noqa: BLE001 - any refusal is the finding
             refused.append(f"{tool['name']}: {type(error).__name__}: {str(error)[:200]}")
-    assert not refused, f"{len(refused)} of {len(tools)} tools refused:\n" + "\n".join(refused)
+    assert not refused, f"{len(refused)} of {len(listed)} tools refused:\n" + "\n".join(refused)
 
 
 def strict_schema(tool: dict) -> dict:
     from agents.strict_schema import ensure_strict_json_schema
     return ensure_strict_json_schema(copy.deepcopy(tool["inputSchema"]))
+
+
+def unwrapped(schema: dict) -> dict:
+    """An `{"anyOf": [X, {"type": "null"}], ...annotations}` property read back as X with them."""
+    branches = schema.get("anyOf")
+    if not branches or len(branches) != 2 or branches[1] != {"type": "null"}:
+        return schema
+    out = {k: v for k, v in schema.items() if k != "anyOf"}
+    out.update(branches[0])
+    return out
+
+
+def test_the_two_forms_differ_only_in_optional_arguments_declaring_null(compact_tools, tools):
+    assert [t["name"] for t in compact_tools] == [t["name"] for t in tools]
+    declared = 0
+    for compact, strict in zip(compact_tools, tools):
+        name = strict["name"]
+        rest = lambda tool: {k: v for k, v in tool.items() if k != "inputSchema"}  # noqa: E731
+        assert rest(compact) == rest(strict), name
+        required = set(strict["inputSchema"].get("required", []))
+        for argument, schema in strict["inputSchema"]["properties"].items():
+            plain = compact["inputSchema"]["properties"][argument]
+            if schema != plain:
+                assert argument not in required, f"{name}.{argument}"
+                assert unwrapped(schema) == plain, f"{name}.{argument}"
+                declared += 1
+    compact_bytes = len(json.dumps(compact_tools, separators=(",", ":")))
+    strict_bytes = len(json.dumps(tools, separators=(",", ":")))
+    assert declared > 100 and compact_bytes < strict_bytes, (declared, compact_bytes, strict_bytes)
 
 
 def test_in_strict_mode_every_optional_argument_can_be_left_out_with_null(tools):

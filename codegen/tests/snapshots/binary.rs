@@ -28,9 +28,11 @@ pub static TOOLS: &[ToolSpec] = &[
         keywords: &[],
         resource_uri: Some("demo://statements/{id}.pdf"),
         input_schema: r#"{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false}"#,
+        strict_input_schema: None,
         output_schema: Some(
             r#"{"type":"object","properties":{"content_type":{"type":"string","description":"Media type of the file."},"byte_size":{"type":"integer","minimum":0,"description":"Size of the file in bytes."},"download_path":{"type":"string","description":"Path of the file on the REST API."},"resource_uri":{"type":"string","description":"URI of the MCP resource that serves the file, when there is one."},"note":{"type":"string","description":"What the file is and how to get it."}},"required":["content_type","byte_size","download_path","note"]}"#,
         ),
+        shared_output: None,
         tool_json: r#"{"name":"files_statement","title":"Debtor statement","description":"Debtor statement","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"content_type":{"type":"string","description":"Media type of the file."},"byte_size":{"type":"integer","minimum":0,"description":"Size of the file in bytes."},"download_path":{"type":"string","description":"Path of the file on the REST API."},"resource_uri":{"type":"string","description":"URI of the MCP resource that serves the file, when there is one."},"note":{"type":"string","description":"What the file is and how to get it."}},"required":["content_type","byte_size","download_path","note"]},"annotations":{"title":"Debtor statement","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
     },
     ToolSpec {
@@ -60,9 +62,11 @@ pub static TOOLS: &[ToolSpec] = &[
         keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false}"#,
+        strict_input_schema: None,
         output_schema: Some(
             r#"{"type":"object","properties":{"content_type":{"type":"string","description":"Media type of the file."},"byte_size":{"type":"integer","minimum":0,"description":"Size of the file in bytes."},"download_path":{"type":"string","description":"Path of the file on the REST API."},"resource_uri":{"type":"string","description":"URI of the MCP resource that serves the file, when there is one."},"note":{"type":"string","description":"What the file is and how to get it."}},"required":["content_type","byte_size","download_path","note"]}"#,
         ),
+        shared_output: None,
         tool_json: r#"{"name":"files_export_download","title":"Export download","description":"Export download","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"content_type":{"type":"string","description":"Media type of the file."},"byte_size":{"type":"integer","minimum":0,"description":"Size of the file in bytes."},"download_path":{"type":"string","description":"Path of the file on the REST API."},"resource_uri":{"type":"string","description":"URI of the MCP resource that serves the file, when there is one."},"note":{"type":"string","description":"What the file is and how to get it."}},"required":["content_type","byte_size","download_path","note"]},"annotations":{"title":"Export download","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
     },
 ];

@@ -49,11 +49,15 @@ pub static TOOLS: &[ToolSpec] = &[
         toolset: "",
         keywords: &[],
         resource_uri: None,
-        input_schema: r#"{"type":"object","properties":{"idempotency_key":{"anyOf":[{"type":"string"},{"type":"null"}]},"email":{"anyOf":[{"type":"string"},{"type":"null"}]},"metadata":{"anyOf":[{"type":"object","additionalProperties":{"type":"string"}},{"type":"null"}]},"status_callback":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]}},"additionalProperties":false}"#,
+        input_schema: r#"{"type":"object","properties":{"idempotency_key":{"type":"string"},"email":{"type":"string"},"metadata":{"type":"object","additionalProperties":{"type":"string"}},"status_callback":{"type":"string","format":"uri"}},"additionalProperties":false}"#,
+        strict_input_schema: Some(
+            r#"{"type":"object","properties":{"idempotency_key":{"anyOf":[{"type":"string"},{"type":"null"}]},"email":{"anyOf":[{"type":"string"},{"type":"null"}]},"metadata":{"anyOf":[{"type":"object","additionalProperties":{"type":"string"}},{"type":"null"}]},"status_callback":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]}},"additionalProperties":false}"#,
+        ),
         output_schema: Some(
             r#"{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]}"#,
         ),
-        tool_json: r#"{"name":"post_customers","title":"Post customers","description":"Post customers","inputSchema":{"type":"object","properties":{"idempotency_key":{"anyOf":[{"type":"string"},{"type":"null"}]},"email":{"anyOf":[{"type":"string"},{"type":"null"}]},"metadata":{"anyOf":[{"type":"object","additionalProperties":{"type":"string"}},{"type":"null"}]},"status_callback":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]}},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]},"annotations":{"title":"Post customers","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
+        shared_output: None,
+        tool_json: r#"{"name":"post_customers","title":"Post customers","description":"Post customers","inputSchema":{"type":"object","properties":{"idempotency_key":{"type":"string"},"email":{"type":"string"},"metadata":{"type":"object","additionalProperties":{"type":"string"}},"status_callback":{"type":"string","format":"uri"}},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]},"annotations":{"title":"Post customers","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
     },
     ToolSpec {
         name: "batch",
@@ -79,9 +83,11 @@ pub static TOOLS: &[ToolSpec] = &[
         toolset: "",
         keywords: &[],
         resource_uri: None,
-        input_schema: r#"{"type":"object","properties":{"body":{"type":"array","items":{"type":"object","properties":{"op":{"type":"string"},"path":{"type":"string"}}}}},"required":["body"],"description":"Other fields go to the endpoint, which judges them."}"#,
+        input_schema: r#"{"type":"object","properties":{"body":{"type":"array","items":{"type":"object","properties":{"op":{"type":"string"},"path":{"type":"string"}}}}},"required":["body"]}"#,
+        strict_input_schema: None,
         output_schema: Some(r#"{"type":"object"}"#),
-        tool_json: r#"{"name":"batch","title":"Batch","description":"Batch","inputSchema":{"type":"object","properties":{"body":{"type":"array","items":{"type":"object","properties":{"op":{"type":"string"},"path":{"type":"string"}}}}},"required":["body"],"description":"Other fields go to the endpoint, which judges them."},"outputSchema":{"type":"object"},"annotations":{"title":"Batch","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
+        shared_output: None,
+        tool_json: r#"{"name":"batch","title":"Batch","description":"Batch","inputSchema":{"type":"object","properties":{"body":{"type":"array","items":{"type":"object","properties":{"op":{"type":"string"},"path":{"type":"string"}}}}},"required":["body"]},"outputSchema":{"type":"object"},"annotations":{"title":"Batch","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
     },
     ToolSpec {
         name: "upload_file",
@@ -115,9 +121,13 @@ pub static TOOLS: &[ToolSpec] = &[
         toolset: "",
         keywords: &[],
         resource_uri: None,
-        input_schema: r#"{"type":"object","properties":{"file":{"anyOf":[{"type":"string","format":"binary"},{"type":"null"}]},"purpose":{"anyOf":[{"type":"string"},{"type":"null"}]}},"additionalProperties":false}"#,
+        input_schema: r#"{"type":"object","properties":{"file":{"type":"string","format":"binary"},"purpose":{"type":"string"}},"additionalProperties":false}"#,
+        strict_input_schema: Some(
+            r#"{"type":"object","properties":{"file":{"anyOf":[{"type":"string","format":"binary"},{"type":"null"}]},"purpose":{"anyOf":[{"type":"string"},{"type":"null"}]}},"additionalProperties":false}"#,
+        ),
         output_schema: Some(r#"{"type":"object"}"#),
-        tool_json: r#"{"name":"upload_file","title":"Upload file","description":"Upload file","inputSchema":{"type":"object","properties":{"file":{"anyOf":[{"type":"string","format":"binary"},{"type":"null"}]},"purpose":{"anyOf":[{"type":"string"},{"type":"null"}]}},"additionalProperties":false},"outputSchema":{"type":"object"},"annotations":{"title":"Upload file","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
+        shared_output: None,
+        tool_json: r#"{"name":"upload_file","title":"Upload file","description":"Upload file","inputSchema":{"type":"object","properties":{"file":{"type":"string","format":"binary"},"purpose":{"type":"string"}},"additionalProperties":false},"outputSchema":{"type":"object"},"annotations":{"title":"Upload file","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
     },
     ToolSpec {
         name: "replace_file_content",
@@ -154,9 +164,11 @@ pub static TOOLS: &[ToolSpec] = &[
         keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"id":{"type":"string"},"body":{"type":"string","description":"The request body, sent as `application/octet-stream`."}},"required":["id","body"],"additionalProperties":false}"#,
+        strict_input_schema: None,
         output_schema: Some(
             r#"{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]}"#,
         ),
+        shared_output: None,
         tool_json: r#"{"name":"replace_file_content","title":"Replace file content","description":"Replace file content","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"body":{"type":"string","description":"The request body, sent as `application/octet-stream`."}},"required":["id","body"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Replace file content","readOnlyHint":false,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
     },
 ];
@@ -173,7 +185,7 @@ pub static INSTRUCTIONS: &str = r#"Test instructions: the organization comes fro
 /// The OpenAPI document the tables were generated from, as compact JSON.
 pub static OPENAPI_JSON: &str = r#"{"openapi":"3.0.3","info":{"title":"Request bodies","version":"1"},"paths":{"/v1/customers":{"post":{"operationId":"PostCustomers","parameters":[{"name":"Idempotency-Key","in":"header","schema":{"type":"string"}},{"name":"Authorization","in":"header","schema":{"type":"string"}},{"name":"session","in":"cookie","schema":{"type":"string"}}],"requestBody":{"content":{"application/x-www-form-urlencoded":{"schema":{"type":"object","required":["email"],"properties":{"email":{"type":"string"},"metadata":{"type":"object","additionalProperties":{"type":"string"}},"StatusCallback":{"type":"string","format":"uri"}}}}}}}},"/v1/batch":{"post":{"operationId":"batch","requestBody":{"required":true,"content":{"application/json-patch+json":{"schema":{"type":"array","items":{"type":"object","properties":{"op":{"type":"string"},"path":{"type":"string"}}}}}}},"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object"}}}}}}},"/v1/files":{"post":{"operationId":"uploadFile","requestBody":{"required":true,"content":{"multipart/form-data":{"schema":{"type":"object","properties":{"file":{"type":"string","format":"binary"},"purpose":{"type":"string"}}}}}},"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object"}}}}}}},"/v1/files/{id}/content":{"put":{"operationId":"replaceFileContent","parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"string"}}],"requestBody":{"required":true,"description":"The new bytes.","content":{"application/octet-stream":{"schema":{"type":"string","format":"binary"}}}},"responses":{"204":{"description":"Replaced"}}}}}}"#;
 /// The whole catalog (`tools`, `resourceTemplates`, `resources`) as compact JSON.
-pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"post_customers","title":"Post customers","description":"Post customers","inputSchema":{"type":"object","properties":{"idempotency_key":{"anyOf":[{"type":"string"},{"type":"null"}]},"email":{"anyOf":[{"type":"string"},{"type":"null"}]},"metadata":{"anyOf":[{"type":"object","additionalProperties":{"type":"string"}},{"type":"null"}]},"status_callback":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]}},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]},"annotations":{"title":"Post customers","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}},{"name":"batch","title":"Batch","description":"Batch","inputSchema":{"type":"object","properties":{"body":{"type":"array","items":{"type":"object","properties":{"op":{"type":"string"},"path":{"type":"string"}}}}},"required":["body"],"description":"Other fields go to the endpoint, which judges them."},"outputSchema":{"type":"object"},"annotations":{"title":"Batch","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}},{"name":"upload_file","title":"Upload file","description":"Upload file","inputSchema":{"type":"object","properties":{"file":{"anyOf":[{"type":"string","format":"binary"},{"type":"null"}]},"purpose":{"anyOf":[{"type":"string"},{"type":"null"}]}},"additionalProperties":false},"outputSchema":{"type":"object"},"annotations":{"title":"Upload file","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}},{"name":"replace_file_content","title":"Replace file content","description":"Replace file content","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"body":{"type":"string","description":"The request body, sent as `application/octet-stream`."}},"required":["id","body"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Replace file content","readOnlyHint":false,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
+pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"post_customers","title":"Post customers","description":"Post customers","inputSchema":{"type":"object","properties":{"idempotency_key":{"type":"string"},"email":{"type":"string"},"metadata":{"type":"object","additionalProperties":{"type":"string"}},"status_callback":{"type":"string","format":"uri"}},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]},"annotations":{"title":"Post customers","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}},{"name":"batch","title":"Batch","description":"Batch","inputSchema":{"type":"object","properties":{"body":{"type":"array","items":{"type":"object","properties":{"op":{"type":"string"},"path":{"type":"string"}}}}},"required":["body"]},"outputSchema":{"type":"object"},"annotations":{"title":"Batch","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}},{"name":"upload_file","title":"Upload file","description":"Upload file","inputSchema":{"type":"object","properties":{"file":{"type":"string","format":"binary"},"purpose":{"type":"string"}},"additionalProperties":false},"outputSchema":{"type":"object"},"annotations":{"title":"Upload file","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}},{"name":"replace_file_content","title":"Replace file content","description":"Replace file content","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"body":{"type":"string","description":"The request body, sent as `application/octet-stream`."}},"required":["id","body"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Replace file content","readOnlyHint":false,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
     tool_prefix: r#""#,

@@ -49,11 +49,15 @@ pub static TOOLS: &[ToolSpec] = &[
         toolset: "",
         keywords: &[],
         resource_uri: None,
-        input_schema: r#"{"type":"object","properties":{"customer":{"type":"string"},"dry_run":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"body_customer":{"type":"string","description":"The customer to merge into."},"body_dry_run":{"anyOf":[{"type":"boolean"},{"type":"null"}]}},"required":["customer","body_customer"],"description":"Other fields go to the endpoint, which judges them."}"#,
+        input_schema: r#"{"type":"object","properties":{"customer":{"type":"string"},"dry_run":{"type":"boolean"},"body_customer":{"type":"string","description":"The customer to merge into."},"body_dry_run":{"type":"boolean"}},"required":["customer","body_customer"]}"#,
+        strict_input_schema: Some(
+            r#"{"type":"object","properties":{"customer":{"type":"string"},"dry_run":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"body_customer":{"type":"string","description":"The customer to merge into."},"body_dry_run":{"anyOf":[{"type":"boolean"},{"type":"null"}]}},"required":["customer","body_customer"]}"#,
+        ),
         output_schema: Some(
             r#"{"type":"object","properties":{"ok":{"type":"boolean"}}}"#,
         ),
-        tool_json: r#"{"name":"move_customer","title":"Move customer","description":"Move customer","inputSchema":{"type":"object","properties":{"customer":{"type":"string"},"dry_run":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"body_customer":{"type":"string","description":"The customer to merge into."},"body_dry_run":{"anyOf":[{"type":"boolean"},{"type":"null"}]}},"required":["customer","body_customer"],"description":"Other fields go to the endpoint, which judges them."},"outputSchema":{"type":"object","properties":{"ok":{"type":"boolean"}}},"annotations":{"title":"Move customer","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
+        shared_output: None,
+        tool_json: r#"{"name":"move_customer","title":"Move customer","description":"Move customer","inputSchema":{"type":"object","properties":{"customer":{"type":"string"},"dry_run":{"type":"boolean"},"body_customer":{"type":"string","description":"The customer to merge into."},"body_dry_run":{"type":"boolean"}},"required":["customer","body_customer"]},"outputSchema":{"type":"object","properties":{"ok":{"type":"boolean"}}},"annotations":{"title":"Move customer","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
     },
 ];
 /// The toolsets a connection chooses tools by, in the document's order.
@@ -69,7 +73,7 @@ pub static INSTRUCTIONS: &str = r#"Test instructions: the organization comes fro
 /// The OpenAPI document the tables were generated from, as compact JSON.
 pub static OPENAPI_JSON: &str = r#"{"openapi":"3.0.3","info":{"title":"Argument clash","version":"1"},"paths":{"/customers/{customer}/move":{"post":{"operationId":"moveCustomer","parameters":[{"name":"customer","in":"path","required":true,"schema":{"type":"string"}},{"name":"dry_run","in":"query","schema":{"type":"boolean"}}],"requestBody":{"required":true,"content":{"application/json":{"schema":{"type":"object","required":["customer"],"properties":{"customer":{"type":"string","description":"The customer to merge into."},"dryRun":{"type":"boolean"}}}}}},"responses":{"200":{"description":"Moved","content":{"application/json":{"schema":{"type":"object","properties":{"ok":{"type":"boolean"}}}}}}}}}}}"#;
 /// The whole catalog (`tools`, `resourceTemplates`, `resources`) as compact JSON.
-pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"move_customer","title":"Move customer","description":"Move customer","inputSchema":{"type":"object","properties":{"customer":{"type":"string"},"dry_run":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"body_customer":{"type":"string","description":"The customer to merge into."},"body_dry_run":{"anyOf":[{"type":"boolean"},{"type":"null"}]}},"required":["customer","body_customer"],"description":"Other fields go to the endpoint, which judges them."},"outputSchema":{"type":"object","properties":{"ok":{"type":"boolean"}}},"annotations":{"title":"Move customer","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
+pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"move_customer","title":"Move customer","description":"Move customer","inputSchema":{"type":"object","properties":{"customer":{"type":"string"},"dry_run":{"type":"boolean"},"body_customer":{"type":"string","description":"The customer to merge into."},"body_dry_run":{"type":"boolean"}},"required":["customer","body_customer"]},"outputSchema":{"type":"object","properties":{"ok":{"type":"boolean"}}},"annotations":{"title":"Move customer","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
     tool_prefix: r#""#,

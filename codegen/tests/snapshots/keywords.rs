@@ -25,9 +25,13 @@ pub static TOOLS: &[ToolSpec] = &[
         toolset: "books",
         keywords: &["find a book", "livro", "acervo", "título", "autor", "ISBN"],
         resource_uri: None,
-        input_schema: r#"{"type":"object","properties":{"q":{"anyOf":[{"type":"string"},{"type":"null"}]}},"additionalProperties":false}"#,
+        input_schema: r#"{"type":"object","properties":{"q":{"type":"string"}},"additionalProperties":false}"#,
+        strict_input_schema: Some(
+            r#"{"type":"object","properties":{"q":{"anyOf":[{"type":"string"},{"type":"null"}]}},"additionalProperties":false}"#,
+        ),
         output_schema: Some(r#"{"type":"object"}"#),
-        tool_json: r#"{"name":"library_books_search","title":"Search the catalogue","description":"Search the catalogue","inputSchema":{"type":"object","properties":{"q":{"anyOf":[{"type":"string"},{"type":"null"}]}},"additionalProperties":false},"outputSchema":{"type":"object"},"annotations":{"title":"Search the catalogue","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+        shared_output: None,
+        tool_json: r#"{"name":"library_books_search","title":"Search the catalogue","description":"Search the catalogue","inputSchema":{"type":"object","properties":{"q":{"type":"string"}},"additionalProperties":false},"outputSchema":{"type":"object"},"annotations":{"title":"Search the catalogue","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
     },
     ToolSpec {
         name: "library_loans_create",
@@ -53,9 +57,13 @@ pub static TOOLS: &[ToolSpec] = &[
         toolset: "loans",
         keywords: &["borrow", "check out", "empréstimo", "emprestar", "retirar"],
         resource_uri: None,
-        input_schema: r#"{"type":"object","properties":{"book_id":{"anyOf":[{"type":"string"},{"type":"null"}]}},"description":"Other fields go to the endpoint, which judges them."}"#,
+        input_schema: r#"{"type":"object","properties":{"book_id":{"type":"string"}}}"#,
+        strict_input_schema: Some(
+            r#"{"type":"object","properties":{"book_id":{"anyOf":[{"type":"string"},{"type":"null"}]}}}"#,
+        ),
         output_schema: Some(r#"{"type":"object"}"#),
-        tool_json: r#"{"name":"library_loans_create","title":"Lend a book","description":"Lend a book","inputSchema":{"type":"object","properties":{"book_id":{"anyOf":[{"type":"string"},{"type":"null"}]}},"description":"Other fields go to the endpoint, which judges them."},"outputSchema":{"type":"object"},"annotations":{"title":"Lend a book","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
+        shared_output: None,
+        tool_json: r#"{"name":"library_loans_create","title":"Lend a book","description":"Lend a book","inputSchema":{"type":"object","properties":{"book_id":{"type":"string"}}},"outputSchema":{"type":"object"},"annotations":{"title":"Lend a book","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
     },
     ToolSpec {
         name: "library_loans_return",
@@ -82,9 +90,11 @@ pub static TOOLS: &[ToolSpec] = &[
         keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false}"#,
+        strict_input_schema: None,
         output_schema: Some(
             r#"{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]}"#,
         ),
+        shared_output: None,
         tool_json: r#"{"name":"library_loans_return","title":"Take a book back","description":"Take a book back","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Take a book back","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
     },
 ];
@@ -112,7 +122,7 @@ pub static INSTRUCTIONS: &str = r#"Test instructions: the organization comes fro
 /// The OpenAPI document the tables were generated from, as compact JSON.
 pub static OPENAPI_JSON: &str = r#"{"openapi":"3.1.0","info":{"title":"Library","version":"1"},"x-mcp":{"tool_prefix":"library_"},"paths":{"/books":{"get":{"operationId":"books_search","summary":"Search the catalogue","tags":["books"],"parameters":[{"name":"q","in":"query","schema":{"type":"string"}}],"x-mcp":{"keywords":["find a book","livro","acervo","título","autor","ISBN"]},"responses":{"200":{"description":"Books","content":{"application/json":{"schema":{"type":"object"}}}}}}},"/loans":{"post":{"operationId":"loans_create","summary":"Lend a book","tags":["loans"],"x-mcp":{"keywords":["borrow","check out","empréstimo","emprestar","retirar"]},"requestBody":{"content":{"application/json":{"schema":{"type":"object","properties":{"book_id":{"type":"string"}},"required":["book_id"]}}}},"responses":{"201":{"description":"Lent","content":{"application/json":{"schema":{"type":"object"}}}}}}},"/loans/{id}/return":{"post":{"operationId":"loans_return","summary":"Take a book back","tags":["loans"],"parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"string"}}],"responses":{"204":{"description":"Returned"}}}}}}"#;
 /// The whole catalog (`tools`, `resourceTemplates`, `resources`) as compact JSON.
-pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"library_books_search","title":"Search the catalogue","description":"Search the catalogue","inputSchema":{"type":"object","properties":{"q":{"anyOf":[{"type":"string"},{"type":"null"}]}},"additionalProperties":false},"outputSchema":{"type":"object"},"annotations":{"title":"Search the catalogue","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},{"name":"library_loans_create","title":"Lend a book","description":"Lend a book","inputSchema":{"type":"object","properties":{"book_id":{"anyOf":[{"type":"string"},{"type":"null"}]}},"description":"Other fields go to the endpoint, which judges them."},"outputSchema":{"type":"object"},"annotations":{"title":"Lend a book","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}},{"name":"library_loans_return","title":"Take a book back","description":"Take a book back","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Take a book back","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[],"toolsets":[{"name":"books","description":"The operations tagged `books`.","tools":["library_books_search"]},{"name":"loans","description":"The operations tagged `loans`.","tools":["library_loans_create","library_loans_return"]}],"keywords":{"library_books_search":["find a book","livro","acervo","título","autor","ISBN"],"library_loans_create":["borrow","check out","empréstimo","emprestar","retirar"]}}"#;
+pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"library_books_search","title":"Search the catalogue","description":"Search the catalogue","inputSchema":{"type":"object","properties":{"q":{"type":"string"}},"additionalProperties":false},"outputSchema":{"type":"object"},"annotations":{"title":"Search the catalogue","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},{"name":"library_loans_create","title":"Lend a book","description":"Lend a book","inputSchema":{"type":"object","properties":{"book_id":{"type":"string"}}},"outputSchema":{"type":"object"},"annotations":{"title":"Lend a book","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}},{"name":"library_loans_return","title":"Take a book back","description":"Take a book back","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Take a book back","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[],"toolsets":[{"name":"books","description":"The operations tagged `books`.","tools":["library_books_search"]},{"name":"loans","description":"The operations tagged `loans`.","tools":["library_loans_create","library_loans_return"]}],"keywords":{"library_books_search":["find a book","livro","acervo","título","autor","ISBN"],"library_loans_create":["borrow","check out","empréstimo","emprestar","retirar"]}}"#;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
     tool_prefix: r#"library_"#,

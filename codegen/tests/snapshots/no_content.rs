@@ -26,9 +26,11 @@ pub static TOOLS: &[ToolSpec] = &[
         keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"id":{"type":"integer"}},"required":["id"],"additionalProperties":false}"#,
+        strict_input_schema: None,
         output_schema: Some(
             r#"{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]}"#,
         ),
+        shared_output: None,
         tool_json: r#"{"name":"webhook_delete","title":"Webhook delete","description":"Webhook delete","inputSchema":{"type":"object","properties":{"id":{"type":"integer"}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Webhook delete","readOnlyHint":false,"destructiveHint":true,"idempotentHint":true,"openWorldHint":false},"_meta":{"anthropic/requiresUserInteraction":true}}"#,
     },
     ToolSpec {
@@ -56,9 +58,11 @@ pub static TOOLS: &[ToolSpec] = &[
         keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"id":{"type":"integer"}},"required":["id"],"additionalProperties":false}"#,
+        strict_input_schema: None,
         output_schema: Some(
             r#"{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]}"#,
         ),
+        shared_output: None,
         tool_json: r#"{"name":"webhook_test","title":"Webhook test","description":"Webhook test","inputSchema":{"type":"object","properties":{"id":{"type":"integer"}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]},"annotations":{"title":"Webhook test","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
     },
     ToolSpec {
@@ -77,9 +81,11 @@ pub static TOOLS: &[ToolSpec] = &[
         keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
+        strict_input_schema: None,
         output_schema: Some(
             r#"{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]}"#,
         ),
+        shared_output: None,
         tool_json: r#"{"name":"login","title":"Login","description":"Login","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]},"annotations":{"title":"Login","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
     },
 ];

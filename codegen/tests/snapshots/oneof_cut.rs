@@ -17,9 +17,11 @@ pub static TOOLS: &[ToolSpec] = &[
         keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
+        strict_input_schema: None,
         output_schema: Some(
             r#"{"type":"object","properties":{"b":{"type":"object","properties":{"c":{"type":"object","properties":{"d":{"anyOf":[{"type":"object","description":"A `Card`: not expanded here (nesting limit reached)."},{"type":"object","description":"A `Bank`: not expanded here (nesting limit reached)."}]}}}}}}}"#,
         ),
+        shared_output: None,
         tool_json: r#"{"name":"get_a","title":"Get a","description":"Get a","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"b":{"type":"object","properties":{"c":{"type":"object","properties":{"d":{"anyOf":[{"type":"object","description":"A `Card`: not expanded here (nesting limit reached)."},{"type":"object","description":"A `Bank`: not expanded here (nesting limit reached)."}]}}}}}}},"annotations":{"title":"Get a","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
     },
 ];

@@ -49,9 +49,11 @@ pub static TOOLS: &[ToolSpec] = &[
         toolset: "",
         keywords: &[],
         resource_uri: None,
-        input_schema: r#"{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"query":{"type":"string"},"priority":{"type":"integer","x-mcp-header":"Priority"},"dry_run":{"type":"boolean","x-mcp-header":"Dry-Run"}},"required":["region","query"],"description":"Other fields go to the endpoint, which judges them."}"#,
+        input_schema: r#"{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"query":{"type":"string"},"priority":{"type":"integer","x-mcp-header":"Priority"},"dry_run":{"type":"boolean","x-mcp-header":"Dry-Run"}},"required":["region","query"]}"#,
+        strict_input_schema: None,
         output_schema: Some(r#"{"type":"object"}"#),
-        tool_json: r#"{"name":"run_query","title":"Run a query in a region","description":"Run a query in a region","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"query":{"type":"string"},"priority":{"type":"integer","x-mcp-header":"Priority"},"dry_run":{"type":"boolean","x-mcp-header":"Dry-Run"}},"required":["region","query"],"description":"Other fields go to the endpoint, which judges them."},"outputSchema":{"type":"object"},"annotations":{"title":"Run a query in a region","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
+        shared_output: None,
+        tool_json: r#"{"name":"run_query","title":"Run a query in a region","description":"Run a query in a region","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"query":{"type":"string"},"priority":{"type":"integer","x-mcp-header":"Priority"},"dry_run":{"type":"boolean","x-mcp-header":"Dry-Run"}},"required":["region","query"]},"outputSchema":{"type":"object"},"annotations":{"title":"Run a query in a region","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
     },
 ];
 /// The toolsets a connection chooses tools by, in the document's order.
@@ -67,7 +69,7 @@ pub static INSTRUCTIONS: &str = r#"Test instructions: the organization comes fro
 /// The OpenAPI document the tables were generated from, as compact JSON.
 pub static OPENAPI_JSON: &str = r#"{"openapi":"3.0.3","info":{"title":"Parameter headers","version":"1"},"x-mcp":{"tool_prefix":""},"paths":{"/queries":{"post":{"operationId":"run_query","summary":"Run a query in a region","parameters":[{"name":"region","in":"query","required":true,"schema":{"type":"string"}}],"x-mcp":{"param_headers":{"region":"Region","priority":"Priority","dry_run":"Dry-Run"}},"requestBody":{"required":true,"content":{"application/json":{"schema":{"type":"object","required":["query"],"properties":{"query":{"type":"string"},"priority":{"type":"integer"},"dry_run":{"type":"boolean"}}}}}},"responses":{"200":{"description":"Rows","content":{"application/json":{"schema":{"type":"object"}}}}}}}}}"#;
 /// The whole catalog (`tools`, `resourceTemplates`, `resources`) as compact JSON.
-pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"run_query","title":"Run a query in a region","description":"Run a query in a region","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"query":{"type":"string"},"priority":{"type":"integer","x-mcp-header":"Priority"},"dry_run":{"type":"boolean","x-mcp-header":"Dry-Run"}},"required":["region","query"],"description":"Other fields go to the endpoint, which judges them."},"outputSchema":{"type":"object"},"annotations":{"title":"Run a query in a region","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
+pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"run_query","title":"Run a query in a region","description":"Run a query in a region","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"query":{"type":"string"},"priority":{"type":"integer","x-mcp-header":"Priority"},"dry_run":{"type":"boolean","x-mcp-header":"Dry-Run"}},"required":["region","query"]},"outputSchema":{"type":"object"},"annotations":{"title":"Run a query in a region","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
     tool_prefix: r#""#,

@@ -33,9 +33,13 @@ pub static TOOLS: &[ToolSpec] = &[
         toolset: "",
         keywords: &[],
         resource_uri: None,
-        input_schema: r#"{"type":"object","properties":{"topic":{"type":"string","description":"What to summarise."},"resource_uri":{"description":"A resource to embed.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["topic"],"additionalProperties":false}"#,
+        input_schema: r#"{"type":"object","properties":{"topic":{"type":"string","description":"What to summarise."},"resource_uri":{"type":"string","description":"A resource to embed."}},"required":["topic"],"additionalProperties":false}"#,
+        strict_input_schema: Some(
+            r#"{"type":"object","properties":{"topic":{"type":"string","description":"What to summarise."},"resource_uri":{"description":"A resource to embed.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["topic"],"additionalProperties":false}"#,
+        ),
         output_schema: None,
-        tool_json: r#"{"name":"summary_prompt","title":"Summarise a topic","description":"Asks the model to summarise a topic, with a resource embedded.","inputSchema":{"type":"object","properties":{"topic":{"type":"string","description":"What to summarise."},"resource_uri":{"description":"A resource to embed.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["topic"],"additionalProperties":false},"annotations":{"title":"Summarise a topic","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+        shared_output: None,
+        tool_json: r#"{"name":"summary_prompt","title":"Summarise a topic","description":"Asks the model to summarise a topic, with a resource embedded.","inputSchema":{"type":"object","properties":{"topic":{"type":"string","description":"What to summarise."},"resource_uri":{"type":"string","description":"A resource to embed."}},"required":["topic"],"additionalProperties":false},"annotations":{"title":"Summarise a topic","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
     },
     ToolSpec {
         name: "things_list",
@@ -53,9 +57,11 @@ pub static TOOLS: &[ToolSpec] = &[
         keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
+        strict_input_schema: None,
         output_schema: Some(
             r#"{"type":"object","properties":{"data":{"type":"array","items":{"type":"string"}}}}"#,
         ),
+        shared_output: None,
         tool_json: r#"{"name":"things_list","title":"List things","description":"List things","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"data":{"type":"array","items":{"type":"string"}}}},"annotations":{"title":"List things","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
     },
 ];

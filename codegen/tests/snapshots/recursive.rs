@@ -26,9 +26,11 @@ pub static TOOLS: &[ToolSpec] = &[
         keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false}"#,
+        strict_input_schema: None,
         output_schema: Some(
             r#"{"description":"A node of the category tree.","type":"object","required":["name"],"properties":{"name":{"type":"string"},"parent":{"description":"A node of the category tree.\n\nA `Category`, the same schema as an enclosing value: not expanded again (recursive schema)."},"children":{"type":"array","items":{"description":"A node of the category tree.\n\nA `Category`, the same schema as an enclosing value: not expanded again (recursive schema)."}}}}"#,
         ),
+        shared_output: None,
         tool_json: r#"{"name":"get_category","title":"Get category","description":"Get category","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false},"outputSchema":{"description":"A node of the category tree.","type":"object","required":["name"],"properties":{"name":{"type":"string"},"parent":{"description":"A node of the category tree.\n\nA `Category`, the same schema as an enclosing value: not expanded again (recursive schema)."},"children":{"type":"array","items":{"description":"A node of the category tree.\n\nA `Category`, the same schema as an enclosing value: not expanded again (recursive schema)."}}}},"annotations":{"title":"Get category","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
     },
 ];

@@ -41,11 +41,15 @@ pub static TOOLS: &[ToolSpec] = &[
         toolset: "",
         keywords: &[],
         resource_uri: None,
-        input_schema: r#"{"type":"object","properties":{"name":{"type":"string","description":"The droplet's name."},"region":{"type":"string","description":"The slug of the region, e.g. nyc3."},"tags":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]}},"required":["name","region"],"description":"Other fields go to the endpoint, which judges them."}"#,
+        input_schema: r#"{"type":"object","properties":{"name":{"type":"string","description":"The droplet's name."},"region":{"type":"string","description":"The slug of the region, e.g. nyc3."},"tags":{"type":"array","items":{"type":"string"}}},"required":["name","region"]}"#,
+        strict_input_schema: Some(
+            r#"{"type":"object","properties":{"name":{"type":"string","description":"The droplet's name."},"region":{"type":"string","description":"The slug of the region, e.g. nyc3."},"tags":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]}},"required":["name","region"]}"#,
+        ),
         output_schema: Some(
             r#"{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]}"#,
         ),
-        tool_json: r#"{"name":"droplets_create","title":"Create a droplet","description":"Create a droplet from an image.","inputSchema":{"type":"object","properties":{"name":{"type":"string","description":"The droplet's name."},"region":{"type":"string","description":"The slug of the region, e.g. nyc3."},"tags":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]}},"required":["name","region"],"description":"Other fields go to the endpoint, which judges them."},"outputSchema":{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]},"annotations":{"title":"Create a droplet","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
+        shared_output: None,
+        tool_json: r#"{"name":"droplets_create","title":"Create a droplet","description":"Create a droplet from an image.","inputSchema":{"type":"object","properties":{"name":{"type":"string","description":"The droplet's name."},"region":{"type":"string","description":"The slug of the region, e.g. nyc3."},"tags":{"type":"array","items":{"type":"string"}}},"required":["name","region"]},"outputSchema":{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]},"annotations":{"title":"Create a droplet","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
     },
 ];
 /// The toolsets a connection chooses tools by, in the document's order.
@@ -61,7 +65,7 @@ pub static INSTRUCTIONS: &str = r#"Test instructions: the organization comes fro
 /// The OpenAPI document the tables were generated from, as compact JSON.
 pub static OPENAPI_JSON: &str = r##"{"openapi":"3.0.0","info":{"title":"References where OpenAPI allows none","version":"2.0","description":"The API to manage droplets.\n"},"paths":{"/v2/droplets":{"post":{"operationId":"droplets_create","summary":"Create a droplet","description":"Create a droplet from an image.","requestBody":{"required":true,"content":{"application/json":{"schema":{"$ref":"#/components/schemas/droplet_create"}}}},"responses":{"202":{"description":"Accepted"}}}}},"components":{"schemas":{"droplet_create":{"type":"object","required":["name","region"],"allOf":[{"properties":{"name":{"type":"string","description":"The droplet's name."},"region":{"type":"string","description":"The slug of the region, e.g. nyc3."}}},{"properties":{"tags":{"type":"array","items":{"type":"string"}}}}]}}}}"##;
 /// The whole catalog (`tools`, `resourceTemplates`, `resources`) as compact JSON.
-pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"droplets_create","title":"Create a droplet","description":"Create a droplet from an image.","inputSchema":{"type":"object","properties":{"name":{"type":"string","description":"The droplet's name."},"region":{"type":"string","description":"The slug of the region, e.g. nyc3."},"tags":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]}},"required":["name","region"],"description":"Other fields go to the endpoint, which judges them."},"outputSchema":{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]},"annotations":{"title":"Create a droplet","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
+pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"droplets_create","title":"Create a droplet","description":"Create a droplet from an image.","inputSchema":{"type":"object","properties":{"name":{"type":"string","description":"The droplet's name."},"region":{"type":"string","description":"The slug of the region, e.g. nyc3."},"tags":{"type":"array","items":{"type":"string"}}},"required":["name","region"]},"outputSchema":{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]},"annotations":{"title":"Create a droplet","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
     tool_prefix: r#""#,

@@ -17,9 +17,11 @@ pub static TOOLS: &[ToolSpec] = &[
         keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
+        strict_input_schema: None,
         output_schema: Some(
             r#"{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]}"#,
         ),
+        shared_output: None,
         tool_json: r#"{"name":"demo_me","title":"Me","description":"Me","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]},"annotations":{"title":"Me","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
     },
     ToolSpec {
@@ -38,9 +40,11 @@ pub static TOOLS: &[ToolSpec] = &[
         keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
+        strict_input_schema: None,
         output_schema: Some(
             r#"{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]}"#,
         ),
+        shared_output: None,
         tool_json: r#"{"name":"demo_charges_list","title":"Charges list","description":"Charges list","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]},"annotations":{"title":"Charges list","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
     },
     ToolSpec {
@@ -68,9 +72,11 @@ pub static TOOLS: &[ToolSpec] = &[
         keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false}"#,
+        strict_input_schema: None,
         output_schema: Some(
             r#"{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]}"#,
         ),
+        shared_output: None,
         tool_json: r#"{"name":"demo_charges_pay","title":"Charges pay","description":"Charges pay","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Charges pay","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
     },
 ];

@@ -17,9 +17,11 @@ pub static TOOLS: &[ToolSpec] = &[
         keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
+        strict_input_schema: None,
         output_schema: Some(
             r#"{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]}"#,
         ),
+        shared_output: None,
         tool_json: r#"{"name":"list_pets","title":"List pets","description":"List pets","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]},"annotations":{"title":"List pets","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
     },
     ToolSpec {
@@ -38,9 +40,11 @@ pub static TOOLS: &[ToolSpec] = &[
         keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
+        strict_input_schema: None,
         output_schema: Some(
             r#"{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]}"#,
         ),
+        shared_output: None,
         tool_json: r#"{"name":"list_users","title":"List users","description":"List users","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]},"annotations":{"title":"List users","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
     },
     ToolSpec {
@@ -59,9 +63,11 @@ pub static TOOLS: &[ToolSpec] = &[
         keywords: &[],
         resource_uri: None,
         input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
+        strict_input_schema: None,
         output_schema: Some(
             r#"{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]}"#,
         ),
+        shared_output: None,
         tool_json: r#"{"name":"health","title":"Health","description":"Health","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"status":{"type":"integer"}},"required":["status"]},"annotations":{"title":"Health","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
     },
 ];
