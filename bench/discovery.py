@@ -36,9 +36,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests" / "clients"))
 
 from harness import Server  # noqa: E402
+from results_md import write_block  # noqa: E402
 
-START = "<!-- discovery:start -->"
-END = "<!-- discovery:end -->"
 PREFIX = "dunning_"
 
 
@@ -195,16 +194,8 @@ def main() -> None:
     text = report(phrasings, figures)
     print(text)
     if "--write" in sys.argv:
-        results = HERE / "RESULTS.md"
-        body = results.read_text()
-        block = f"{START}\n{text}\n{END}"
-        if START in body:
-            body = body[: body.index(START)] + block + body[body.index(END) + len(END):]
-        else:
-            body += ("\n## Discovery mode against the catalog and FastMCP's BM25 search "
-                     f"(`bench/discovery.py`)\n\n{block}\n")
-        results.write_text(body)
-
+        write_block("discovery", "Discovery mode against the catalog and FastMCP's BM25 search "
+                    "(`bench/discovery.py`)", text)
 
 if __name__ == "__main__":
     main()

@@ -22,10 +22,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests" / "clients"))
 
 from harness import Server  # noqa: E402
+from results_md import write_block  # noqa: E402
 
 ROLES = ["admin", "manager", "collector", "viewer"]
-START = "<!-- toolsets:start -->"
-END = "<!-- toolsets:end -->"
 
 
 def tools(server: Server, token: str, path: str, headers: dict[str, str]) -> list[dict]:
@@ -85,15 +84,7 @@ def main() -> None:
     ])
     print(table)
     if "--write" in sys.argv:
-        results = HERE / "RESULTS.md"
-        text = results.read_text()
-        block = f"{START}\n{table}\n{END}"
-        if START in text:
-            text = text[: text.index(START)] + block + text[text.index(END) + len(END):]
-        else:
-            text += f"\n## What an assistant loads: toolsets per role (`bench/toolsets.py`)\n\n{block}\n"
-        results.write_text(text)
-
+        write_block("toolsets", "What an assistant loads: toolsets per role (`bench/toolsets.py`)", table)
 
 if __name__ == "__main__":
     main()

@@ -44,6 +44,7 @@ mod oauth_attacks;
 mod operations;
 mod pix;
 mod pix_psp;
+mod plan_schedule;
 mod plans;
 mod postgres;
 mod postgres_reads;

@@ -12,9 +12,11 @@
 //! comes after it; days are Brasília's), for open charges without an open dispute, on or after the day the charge got its plan and the step was created (a step
 //! added today does not fire for days already gone). When several notices of a charge are
 //! due at once (after downtime or a dispute), only the latest goes out; the others are
-//! recorded as superseded.
+//! recorded as superseded. The worker finds those charges by their schedule
+//! (`dunning_store::plan_schedule`: each charge's next day, kept by every change that can
+//! bring a step earlier), so an idle tick reads nothing however many charges there are.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -29,7 +31,7 @@ use dunning_domain::collection::{NegativationStatus, ProtestStatus, step_day};
 use dunning_store::collection::{self as store, PendingStep, StatusMove, StepRun};
 use dunning_store::deliveries::{self, AttemptResult, Delivery};
 use dunning_store::events::{self, Actor};
-use dunning_store::{Result, StoreError, charges, ids, timestamp_text};
+use dunning_store::{Result, StoreError, charges, ids, plan_schedule, timestamp_text};
 
 /// How often the worker wakes up.
 pub const INTERVAL: Duration = Duration::from_secs(10);
@@ -108,53 +110,137 @@ struct DueStep {
     superseded: bool,
 }
 
+/// A charge whose next step may be due, with the steps of its plan not yet run.
+struct DueCharge {
+    charge_id: String,
+    organization_id: String,
+    /// The revision its schedule was read at (`plan_schedule::settle`).
+    revision: i64,
+    steps: Vec<PendingStep>,
+}
+
+/// Run the plan steps whose day has come, for the charges whose schedule says one may have
+/// (`dunning_store::plan_schedule`), a batch at a time, and write each charge's next day: an
+/// idle tick reads nothing, whatever the number of charges.
 async fn run_plans(engine: &Engine, now: OffsetDateTime, report: &mut TickReport) -> Result<()> {
     let today = day_of(now);
-    // No step runs more than 30 days (or 30 business days: at most 50 calendar days, long
-    // holidays included) before its charge's due date.
-    let horizon = today + time::Duration::days(50);
-    let pending = store::pending_steps(&engine.db, &horizon.to_string()).await?;
-    let mut by_charge: BTreeMap<String, Vec<DueStep>> = BTreeMap::new();
+    let today_text = today.to_string();
     let mut calendars: HashMap<String, Arc<Calendar>> = HashMap::new();
-    for step in pending {
-        let calendar = match calendars.get(&step.organization_id) {
-            Some(calendar) => calendar.clone(),
-            None => {
-                let calendar =
-                    dunning_store::calendars::of(&engine.db, &step.organization_id).await?;
-                calendars.insert(step.organization_id.clone(), calendar.clone());
-                calendar
-            }
+    let mut after = String::new();
+    loop {
+        let rows = plan_schedule::due(&engine.db, &today_text, &after).await?;
+        let Some(last) = rows.last() else {
+            break;
         };
-        let day = step_day(&calendar, step.due_date, step.offset_days, step.day_count);
-        // The (Brasília) days the charge got its plan and the step was added.
-        let anchor = day_of(step.attached_at.instant()).max(day_of(step.step_created_at.instant()));
-        if day <= today && day >= anchor {
-            by_charge
-                .entry(step.charge_id.clone())
-                .or_default()
-                .push(DueStep {
-                    step,
-                    day,
-                    superseded: false,
-                });
+        after = last.charge_id.clone();
+        let charges = due_charges(rows);
+        let read = charges.len();
+        let mut settled = Vec::with_capacity(read);
+        for charge in charges {
+            let calendar = match calendars.get(&charge.organization_id) {
+                Some(calendar) => calendar.clone(),
+                None => {
+                    let calendar =
+                        dunning_store::calendars::of(&engine.db, &charge.organization_id).await?;
+                    calendars.insert(charge.organization_id.clone(), calendar.clone());
+                    calendar
+                }
+            };
+            settled.push(run_charge(engine, &calendar, charge, now, report).await?);
         }
-    }
-    for steps in by_charge.values_mut() {
-        steps.sort_by_key(|s| (s.day, s.step.position));
-        let last_notice = steps.iter().rposition(|s| s.step.action == "notify");
-        for (i, s) in steps.iter_mut().enumerate() {
-            s.superseded = s.step.action == "notify" && Some(i) != last_notice;
-        }
-        for s in steps.iter() {
-            match run_step(engine, s, now).await? {
-                StepResult::Acted => report.steps_run += 1,
-                StepResult::Skipped => report.steps_skipped += 1,
-                StepResult::NotNow => {}
-            }
+        plan_schedule::settle(&engine.db, &settled).await?;
+        if (read as i64) < plan_schedule::BATCH {
+            break;
         }
     }
     Ok(())
+}
+
+/// The rows of `plan_schedule::due` (one per unrun step, charge by charge) as charges.
+fn due_charges(rows: Vec<plan_schedule::DueRow>) -> Vec<DueCharge> {
+    let mut charges: Vec<DueCharge> = Vec::new();
+    for row in rows {
+        if charges.last().is_none_or(|c| c.charge_id != row.charge_id) {
+            charges.push(DueCharge {
+                charge_id: row.charge_id.clone(),
+                organization_id: row.organization_id.clone(),
+                revision: row.steps_revision,
+                steps: Vec::new(),
+            });
+        }
+        if let Some(step) = pending_step(row) {
+            charges.last_mut().expect("pushed above").steps.push(step);
+        }
+    }
+    charges
+}
+
+/// The step a row carries, if it carries one.
+fn pending_step(row: plan_schedule::DueRow) -> Option<PendingStep> {
+    Some(PendingStep {
+        organization_id: row.organization_id,
+        charge_id: row.charge_id,
+        due_date: row.due_date,
+        attached_at: row.attached_at,
+        step_id: row.step_id?,
+        step_created_at: row.step_created_at?,
+        offset_days: row.offset_days?,
+        day_count: row.day_count?,
+        position: row.position?,
+        action: row.action?,
+        channel: row.channel,
+        template: row.template,
+        bureau: row.bureau,
+    })
+}
+
+/// Run `charge`'s steps whose day has come; its next day is the first day of a step still to
+/// come, or of a due step that could not run now (it is tried again next tick).
+async fn run_charge(
+    engine: &Engine,
+    calendar: &Calendar,
+    charge: DueCharge,
+    now: OffsetDateTime,
+    report: &mut TickReport,
+) -> Result<plan_schedule::Settled> {
+    let today = day_of(now);
+    let mut due = Vec::new();
+    let mut next: Option<Date> = None;
+    for step in charge.steps {
+        let day = step_day(calendar, step.due_date, step.offset_days, step.day_count);
+        // The (Brasília) days the charge got its plan and the step was added: a step whose
+        // day was before both never runs.
+        let anchor = day_of(step.attached_at.instant()).max(day_of(step.step_created_at.instant()));
+        if day < anchor {
+            continue;
+        }
+        if day <= today {
+            due.push(DueStep {
+                step,
+                day,
+                superseded: false,
+            });
+        } else {
+            next = Some(next.map_or(day, |n| n.min(day)));
+        }
+    }
+    due.sort_by_key(|s| (s.day, s.step.position));
+    let last_notice = due.iter().rposition(|s| s.step.action == "notify");
+    for (i, s) in due.iter_mut().enumerate() {
+        s.superseded = s.step.action == "notify" && Some(i) != last_notice;
+    }
+    for s in &due {
+        match run_step(engine, s, now).await? {
+            StepResult::Acted => report.steps_run += 1,
+            StepResult::Skipped => report.steps_skipped += 1,
+            StepResult::NotNow => next = Some(next.map_or(s.day, |n| n.min(s.day))),
+        }
+    }
+    Ok(plan_schedule::Settled {
+        charge_id: charge.charge_id,
+        revision: charge.revision,
+        next: next.map(|day| day.to_string()),
+    })
 }
 
 enum StepResult {

@@ -117,5 +117,7 @@ pub async fn put(
         .execute(&mut *conn)
         .await?;
     }
+    // Holidays move effective due dates and business days, so plan steps' days.
+    super::plan_schedule::recheck_organization(conn, organization_id).await?;
     Ok(())
 }

@@ -377,7 +377,8 @@ pub async fn get_in(
     Ok(Calendars::charges(organization_id, row.into_iter().collect(), super::today())?.pop())
 }
 
-/// Insert an open charge.
+/// Insert an open charge. One with a plan is looked at by the collection worker's next tick
+/// (`plan_schedule`).
 pub async fn insert(
     conn: &mut AnyConnection,
     organization_id: &str,
@@ -389,8 +390,8 @@ pub async fn insert(
     sqlx::query(
         "INSERT INTO charges (id, organization_id, customer_id, description, amount_cents, paid_cents, fine_bp, interest_bp,
              due_date, state, tags, collection_plan_id, agreement_id, negativation_status, protest_status, version,
-             created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, 0, $6, $7, $8, 'open', $9, $10, NULL, 'none', 'none', 1, $11, $11)",
+             created_at, updated_at, steps_due_on)
+         VALUES ($1, $2, $3, $4, $5, 0, $6, $7, $8, 'open', $9, $10, NULL, 'none', 'none', 1, $11, $11, $12)",
     )
     .bind(id)
     .bind(organization_id)
@@ -403,12 +404,20 @@ pub async fn insert(
     .bind(serde_json::to_string(&fields.tags).expect("strings serialise"))
     .bind(fields.collection_plan_id.as_deref())
     .bind(now)
+    .bind(
+        fields
+            .collection_plan_id
+            .as_ref()
+            .map(|_| super::plan_schedule::RECHECK),
+    )
     .execute(conn)
     .await?;
     Ok(())
 }
 
-/// Overwrite the terms if the row is still at `version` and open; false otherwise.
+/// Overwrite the terms if the row is still at `version` and open; false otherwise. The due
+/// date or the plan may have changed: the collection worker looks at it again
+/// (`plan_schedule`).
 pub async fn update(
     conn: &mut AnyConnection,
     organization_id: &str,
@@ -419,7 +428,8 @@ pub async fn update(
 ) -> Result<bool> {
     let done = sqlx::query(
         "UPDATE charges SET description = $1, amount_cents = $2, fine_bp = $3, interest_bp = $4, due_date = $5, tags = $6,
-             collection_plan_id = $7, version = version + 1, updated_at = $8
+             collection_plan_id = $7, version = version + 1, updated_at = $8,
+             steps_due_on = $12, steps_revision = steps_revision + 1
          WHERE organization_id = $9 AND id = $10 AND version = $11 AND state = 'open'",
     )
     .bind(&fields.description)
@@ -433,6 +443,7 @@ pub async fn update(
     .bind(organization_id)
     .bind(id)
     .bind(version)
+    .bind(super::plan_schedule::RECHECK)
     .execute(conn)
     .await?;
     Ok(done.rows_affected() == 1)

@@ -280,46 +280,24 @@ pub async fn mark_plan_attached(
     Ok(())
 }
 
-crate::row! {
-    /// A plan step not yet run for an open, undisputed charge of its plan.
-    #[derive(Debug, Clone)]
-    pub struct PendingStep {
-        pub organization_id: String,
-        pub charge_id: String,
-        pub due_date: time::Date,
-        /// When the charge got its plan (or was created).
-        pub attached_at: Timestamp,
-        pub step_id: String,
-        pub step_created_at: Timestamp,
-        pub offset_days: i64,
-        pub day_count: dunning_domain::collection::DayCount,
-        pub position: i64,
-        pub action: String,
-        pub channel: Option<String>,
-        pub template: Option<String>,
-        pub bureau: Option<String>,
-    }
-}
-
-/// Steps not yet run for open charges without an open dispute whose due date is at most
-/// `due_until` (a step runs at most 30 days, or 30 business days, before the due date),
-/// across organizations.
-pub async fn pending_steps(db: &Db, due_until: &str) -> Result<Vec<PendingStep>> {
-    Ok(sqlx::query_as(
-        "SELECT c.organization_id, c.id AS charge_id, c.due_date, COALESCE(c.plan_attached_at, c.created_at) AS attached_at,
-                s.id AS step_id, s.created_at AS step_created_at, s.offset_days, s.day_count, s.position, s.action, s.channel,
-                s.template, s.bureau
-         FROM charges c
-         JOIN collection_plan_steps s
-           ON s.collection_plan_id = c.collection_plan_id AND s.organization_id = c.organization_id
-         LEFT JOIN collection_step_runs r ON r.charge_id = c.id AND r.step_id = s.id
-         WHERE c.state = 'open' AND c.open_dispute_id IS NULL AND c.collection_plan_id IS NOT NULL
-           AND c.due_date <= $1 AND r.step_id IS NULL
-         ORDER BY c.organization_id, c.id, s.position, s.id",
-    )
-    .bind(due_until)
-    .fetch_all(&db.pool)
-    .await?)
+/// A plan step not yet run for an open, undisputed charge of its plan (read by
+/// `plan_schedule::due`).
+#[derive(Debug, Clone)]
+pub struct PendingStep {
+    pub organization_id: String,
+    pub charge_id: String,
+    pub due_date: time::Date,
+    /// When the charge got its plan (or was created).
+    pub attached_at: Timestamp,
+    pub step_id: String,
+    pub step_created_at: Timestamp,
+    pub offset_days: i64,
+    pub day_count: dunning_domain::collection::DayCount,
+    pub position: i64,
+    pub action: String,
+    pub channel: Option<String>,
+    pub template: Option<String>,
+    pub bureau: Option<String>,
 }
 
 /// What running a plan step on a charge came to.

@@ -32,6 +32,7 @@ mod pg_reads;
 pub mod pix;
 pub mod pix_psp;
 pub mod pix_refunds;
+pub mod plan_schedule;
 pub mod plans;
 mod query;
 pub mod queues;

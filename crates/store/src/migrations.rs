@@ -89,6 +89,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
         19,
         include_str!("../migrations/0019_tokens_may_ask_for_discovery_mode.sql"),
     ),
+    (
+        20,
+        include_str!("../migrations/0020_charges_know_when_their_next_plan_step_is_due.sql"),
+    ),
 ];
 
 /// Whether every migration this build knows has been applied (a replica of an older build

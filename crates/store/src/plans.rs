@@ -365,8 +365,10 @@ pub async fn insert_step(
     .bind(fields.bureau.as_deref())
     .bind(now)
     .bind(fields.day_count.as_str())
-    .execute(conn)
+    .execute(&mut *conn)
     .await?;
+    // The new step may be due before any the plan's charges were waiting for.
+    super::plan_schedule::recheck_plan(conn, organization_id, plan_id).await?;
     Ok(position)
 }
 
@@ -400,6 +402,8 @@ pub async fn update_step(
     if done.rows_affected() != 1 {
         return Ok(false);
     }
+    // A new offset or day count may bring the step earlier. (A move changes no day.)
+    super::plan_schedule::recheck_plan(conn, organization_id, &current.collection_plan_id).await?;
     if let Some(wanted) = position {
         let count = step_count(conn, organization_id, &current.collection_plan_id).await?;
         let to = wanted.clamp(1, count.max(1));

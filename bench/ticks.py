@@ -1,0 +1,171 @@
+"""What an idle server's background work costs as the tables grow (issue 49).
+
+    .venv/bin/python bench/ticks.py                     # SIZES="10000 100000 1000000"
+    OLD_BIN=/path/to/an/older/kobana-dunning .venv/bin/python bench/ticks.py    # A/B
+    NEW_BIN=... uses that binary instead of building this tree's release one
+    .venv/bin/python bench/ticks.py --write             # also into bench/RESULTS.md
+
+For each size: a SQLite database with the demo organizations and SIZE more charges of the first
+one (`kobana-dunning demo --customers SIZE/20 --charges SIZE`, by OLD_BIN when given, so both
+binaries read the same rows; kept in bench/.data/ticks-SIZE and reused), then the demo's
+collection plan attached to every open charge of that organization (by SQL: the generator
+attaches none), so that the plans' worker has the most charges it could have to look at.
+
+Each binary then runs on its own copy of that database with every worker ticking once a second
+(`--collection-interval 1s`), after the first ticks have passed (the new binary's migration
+asks it to look once at every charge with a plan: that first pass is timed and printed too),
+and the server's CPU time (utime + stime of /proc/PID/stat) over WINDOW seconds (20) is read;
+ROUNDS rounds (3) alternate the binaries. Printed: CPU milliseconds per second of an idle server
+(about one tick of each worker), per size, and each size against the smallest. No timed
+assertions: figures to compare, ratios first."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from results_md import write_block
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+SIZES = [int(s) for s in os.environ.get("SIZES", "10000 100000 1000000").split()]
+WINDOW = float(os.environ.get("WINDOW", "20"))
+ROUNDS = int(os.environ.get("ROUNDS", "3"))
+ORGANIZATION = "Padaria Pão Dourado Ltda"
+
+
+def release_binary() -> Path:
+    subprocess.run(["cargo", "build", "--release", "--locked", "-q"], cwd=ROOT, check=True)
+    out = subprocess.run(["cargo", "metadata", "--format-version", "1", "--no-deps", "--offline"],
+                         cwd=ROOT, check=True, capture_output=True, text=True).stdout
+    import json
+    return Path(json.loads(out)["target_directory"]) / "release" / "kobana-dunning"
+
+
+def database_url(path: Path) -> str:
+    return f"sqlite://{path}?mode=rwc"
+
+
+def generate(binary: Path, size: int) -> Path:
+    """The size's database, made once and kept."""
+    data = HERE / ".data" / f"ticks-{size}"
+    db = data / "bench.db"
+    if (data / "ready").exists():
+        return db
+    shutil.rmtree(data, ignore_errors=True)
+    data.mkdir(parents=True)
+    started = time.monotonic()
+    subprocess.run([str(binary), "demo", "--customers", str(max(size // 20, 1)), "--charges", str(size),
+                    "--database-url", database_url(db)], cwd=data, check=True, capture_output=True)
+    with sqlite3.connect(db) as conn:
+        org = conn.execute("SELECT id FROM organizations WHERE name = ?", (ORGANIZATION,)).fetchone()[0]
+        plan = conn.execute("SELECT id FROM collection_plans WHERE organization_id = ? ORDER BY id LIMIT 1",
+                            (org,)).fetchone()[0]
+        now = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
+        conn.execute("UPDATE charges SET collection_plan_id = ?, plan_attached_at = ? "
+                     "WHERE organization_id = ? AND state = 'open' AND collection_plan_id IS NULL",
+                     (plan, now, org))
+        columns = [row[1] for row in conn.execute("PRAGMA table_info(charges)")]
+        if "steps_due_on" in columns:
+            # What the migration writes for a charge with a plan: look at it once.
+            conn.execute("UPDATE charges SET steps_due_on = '0000-01-01' WHERE collection_plan_id IS NOT NULL")
+        open_with_plan = conn.execute("SELECT COUNT(*) FROM charges WHERE state = 'open' "
+                                      "AND collection_plan_id IS NOT NULL").fetchone()[0]
+    (data / "ready").write_text(f"{open_with_plan}\n")
+    print(f"  generated {size} charges in {time.monotonic() - started:.0f} s "
+          f"({open_with_plan} open with a plan)", flush=True)
+    return db
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def waiting_for_a_look(db: Path) -> int:
+    """Charges the new binary still has to look at once (0 for a schema without the column)."""
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30) as conn:
+        columns = [row[1] for row in conn.execute("PRAGMA table_info(charges)")]
+        if "steps_due_on" not in columns:
+            return 0
+        return conn.execute("SELECT COUNT(*) FROM charges WHERE steps_due_on = '0000-01-01' "
+                            "AND state = 'open' AND open_dispute_id IS NULL").fetchone()[0]
+
+
+def measure(binary: Path, source: Path, work: Path) -> tuple[float, float]:
+    """(seconds until the first pass was done, CPU ms per second idle afterwards)."""
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    db = work / "bench.db"
+    shutil.copy(source, db)
+    port = free_port()
+    server = subprocess.Popen(
+        [str(binary), "--bind", f"127.0.0.1:{port}", "--database-url", database_url(db),
+         "--collection-interval", "1s"],
+        cwd=work, stdout=subprocess.DEVNULL, stderr=open(work / "server.log", "w"),
+        env={**os.environ, "RUST_LOG": "warn"})
+    try:
+        started = time.monotonic()
+        time.sleep(3)
+        while waiting_for_a_look(db) > 0:
+            if server.poll() is not None:
+                raise SystemExit(f"the server stopped: {(work / 'server.log').read_text()[-2000:]}")
+            time.sleep(1)
+        first_pass = time.monotonic() - started
+        time.sleep(3)  # the ticks after the first pass settle what it left
+        before, at = cpu_seconds(server.pid), time.monotonic()
+        time.sleep(WINDOW)
+        used, elapsed = cpu_seconds(server.pid) - before, time.monotonic() - at
+        return first_pass, used * 1000 / elapsed
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def main() -> None:
+    new = Path(os.environ["NEW_BIN"]) if os.environ.get("NEW_BIN") else release_binary()
+    old = Path(os.environ["OLD_BIN"]) if os.environ.get("OLD_BIN") else None
+    binaries = [("new", new)] + ([("old", old)] if old else [])
+    load = Path("/proc/loadavg").read_text().split()[:3]
+    results: dict[tuple[str, int], list[float]] = {}
+    passes: dict[tuple[str, int], float] = {}
+    for size in SIZES:
+        source = generate(old or new, size)
+        for round_ in range(ROUNDS):
+            for label, binary in (binaries if round_ % 2 == 0 else list(reversed(binaries))):
+                first, idle = measure(binary, source, HERE / ".data" / f"ticks-{size}-{label}")
+                results.setdefault((label, size), []).append(idle)
+                passes[(label, size)] = first
+                print(f"  {label} {size:>9} charges: first pass {first:6.1f} s, idle {idle:7.1f} CPU-ms/s",
+                      flush=True)
+    lines = ["| binary | charges | open with a plan | first pass (s) | idle CPU-ms per second (median of rounds) | vs smallest |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for label, _ in binaries:
+        smallest = None
+        for size in SIZES:
+            values = sorted(results[(label, size)])
+            median = values[len(values) // 2]
+            smallest = smallest or median
+            with_plan = (HERE / ".data" / f"ticks-{size}" / "ready").read_text().strip()
+            lines.append(f"| {label} | {size:,} | {int(with_plan):,} | {passes[(label, size)]:.1f} | "
+                         f"{median:.1f} | {median / smallest:.1f}× |")
+    table = "\n".join([f"Load average before: {' '.join(load)}; WINDOW={WINDOW:.0f} s, ROUNDS={ROUNDS}, "
+                       f"SQLite, every worker ticking each second.", "", *lines])
+    print(table)
+    if "--write" in sys.argv:
+        write_block("ticks", "An idle server's background work by table size (`bench/ticks.py`)", table)
+
+if __name__ == "__main__":
+    main()

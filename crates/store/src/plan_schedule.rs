@@ -1,0 +1,185 @@
+//! When each charge's next plan step is due: `charges.steps_due_on`, and the partial index
+//! `charges_steps_due` the collection worker reads it through (migration 20).
+//!
+//! The day is a lower bound, never later than the truth, so the worker may look at a charge
+//! too early (it then finds nothing to run and writes the real day) but never too late. Every
+//! change that can bring a step earlier calls one of the `recheck_*` functions in its own
+//! transaction: attaching a plan or changing a due date (`charges::insert`, `charges::update`
+//! write it themselves), adding or editing a plan's step ([`recheck_plan`]), changing the
+//! organization's holidays ([`recheck_organization`]). What only delays steps (deleting a step,
+//! reordering, detaching the plan) leaves the bound as it is. Leaving the collectable states
+//! (paid, canceled, in an agreement, in a dispute) needs nothing: the index holds only
+//! collectable charges, so such a charge stops being read, and comes back with its day.
+//!
+//! The worker writes the day it computed with [`settle`], only while `steps_revision` is the
+//! one it read: a `recheck_*` bumps it, so a change committed after the worker's read is never
+//! overwritten by a day computed without it. On PostgreSQL a `recheck_*` in flight holds the
+//! row, and `settle`'s compare then reads the committed revision.
+
+use sqlx::{AnyConnection, AssertSqlSafe};
+
+use super::{Backend, Db, Result};
+use dunning_domain::timestamp::Timestamp;
+
+/// The day that means "look again at the next tick": before any real day.
+pub const RECHECK: &str = "0000-01-01";
+
+/// Charges read per statement by [`due`].
+pub const BATCH: i64 = 500;
+
+/// Look at this charge again at the next tick.
+pub async fn recheck_charge(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    charge_id: &str,
+) -> Result<()> {
+    sqlx::query(
+        "UPDATE charges SET steps_due_on = $1, steps_revision = steps_revision + 1
+         WHERE organization_id = $2 AND id = $3 AND collection_plan_id IS NOT NULL",
+    )
+    .bind(RECHECK)
+    .bind(organization_id)
+    .bind(charge_id)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Look again at every charge of this plan (a step was added or changed), whatever its
+/// state: one that is not collectable now keeps the mark for when it is again.
+pub async fn recheck_plan(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    plan_id: &str,
+) -> Result<()> {
+    let sql = recheck_many(conn, "collection_plan_id = $3");
+    sqlx::query(AssertSqlSafe(sql))
+        .bind(RECHECK)
+        .bind(organization_id)
+        .bind(plan_id)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Look again at every charge of the organization that has a plan (its holidays changed,
+/// which moves effective due dates and business days).
+pub async fn recheck_organization(conn: &mut AnyConnection, organization_id: &str) -> Result<()> {
+    let sql = recheck_many(conn, "collection_plan_id IS NOT NULL");
+    sqlx::query(AssertSqlSafe(sql))
+        .bind(RECHECK)
+        .bind(organization_id)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// The statement marking the organization's (`$2`) charges that match `which` (a constant
+/// condition): on PostgreSQL their rows are locked in id order first, the order every other
+/// transaction that writes several charges takes (`locks`), so that two never wait on each
+/// other in a cycle. SQLite writes alone.
+fn recheck_many(conn: &AnyConnection, which: &str) -> String {
+    let in_id_order = if conn.backend_name() == "SQLite" {
+        ""
+    } else {
+        " ORDER BY id FOR UPDATE"
+    };
+    format!(
+        "UPDATE charges SET steps_due_on = $1, steps_revision = steps_revision + 1
+         WHERE id IN (SELECT id FROM charges WHERE organization_id = $2 AND {which}{in_id_order})"
+    )
+}
+
+crate::row! {
+    /// A charge whose next step may be due, with one step of its plan not yet run (none:
+    /// every step ran, and the row only says so).
+    #[derive(Debug, Clone)]
+    pub struct DueRow {
+        pub organization_id: String,
+        pub charge_id: String,
+        /// The revision read with the steps, for [`settle`].
+        pub steps_revision: i64,
+        pub due_date: time::Date,
+        /// When the charge got its plan (or was created).
+        pub attached_at: Timestamp,
+        pub step_id: Option<String>,
+        pub step_created_at: Option<Timestamp>,
+        pub offset_days: Option<i64>,
+        pub day_count: Option<dunning_domain::collection::DayCount>,
+        pub position: Option<i64>,
+        pub action: Option<String>,
+        pub channel: Option<String>,
+        pub template: Option<String>,
+        pub bureau: Option<String>,
+    }
+}
+
+/// The charges, across organizations, whose next step may be due by `today` (a Brasília
+/// day), at most [`BATCH`] of them with ids after `after` in id order, each with every step of
+/// its plan not yet run (one row per step; one row with no step when none is left). Read
+/// through `charges_steps_due`: an idle tick reads nothing, whatever the table's size.
+pub async fn due(db: &Db, today: &str, after: &str) -> Result<Vec<DueRow>> {
+    Ok(sqlx::query_as(
+        "SELECT c.organization_id, c.id AS charge_id, c.steps_revision, c.due_date,
+                COALESCE(c.plan_attached_at, c.created_at) AS attached_at,
+                s.id AS step_id, s.created_at AS step_created_at, s.offset_days, s.day_count, s.position,
+                s.action, s.channel, s.template, s.bureau
+         FROM (SELECT id FROM charges
+               WHERE state = 'open' AND open_dispute_id IS NULL AND collection_plan_id IS NOT NULL
+                 AND steps_due_on <= $1 AND id > $2
+               ORDER BY id LIMIT $3) due
+         JOIN charges c ON c.id = due.id
+         LEFT JOIN collection_plan_steps s
+           ON s.collection_plan_id = c.collection_plan_id AND s.organization_id = c.organization_id
+          AND NOT EXISTS (SELECT 1 FROM collection_step_runs r WHERE r.charge_id = c.id AND r.step_id = s.id)
+         ORDER BY c.id, s.position, s.id",
+    )
+    .bind(today)
+    .bind(after)
+    .bind(BATCH)
+    .fetch_all(&db.pool)
+    .await?)
+}
+
+/// A charge's next day as the worker computed it from what it read at `revision`.
+#[derive(Debug, Clone)]
+pub struct Settled {
+    pub charge_id: String,
+    pub revision: i64,
+    /// `None`: no step left to run.
+    pub next: Option<String>,
+}
+
+/// Write each charge's next day if nothing changed it since its revision was read. A charge
+/// something did change keeps the mark it left, and the next tick looks again. Returns how
+/// many were written.
+///
+/// On SQLite the batch is one transaction (one commit instead of hundreds; `BEGIN IMMEDIATE`
+/// holds the one write lock, so nothing waits in a cycle). On PostgreSQL each row is its own
+/// statement: a transaction holding a batch's rows would lock them in id order while a
+/// `recheck_plan` locks a plan's charges in the table's order, and the two would deadlock.
+pub async fn settle(db: &Db, settled: &[Settled]) -> Result<usize> {
+    const SQL: &str = "UPDATE charges SET steps_due_on = $1 WHERE id = $2 AND steps_revision = $3";
+    let query = |charge: &Settled| {
+        sqlx::query(SQL)
+            .bind(charge.next.clone())
+            .bind(charge.charge_id.clone())
+            .bind(charge.revision)
+    };
+    let mut written = 0;
+    if db.backend == Backend::Sqlite {
+        if settled.is_empty() {
+            return Ok(0);
+        }
+        let mut tx = db.begin().await?;
+        for charge in settled {
+            written += query(charge).execute(&mut *tx).await?.rows_affected() as usize;
+        }
+        tx.commit().await?;
+    } else {
+        for charge in settled {
+            written += query(charge).execute(&db.pool).await?.rows_affected() as usize;
+        }
+    }
+    Ok(written)
+}
