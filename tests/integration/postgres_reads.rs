@@ -137,6 +137,21 @@ async fn postgres_reads_outside_a_transaction_are_one_exchange_per_statement() {
         empty, 20,
         "an empty page past the first is its rows, then its count"
     );
+    // What `GET /v1/me` says of Pix (the key's type, a PSP connection): one statement, where
+    // reading the two rows was two.
+    dunning_store::pix::status(&db, "org_relay")
+        .await
+        .expect("status (prepares its statement)");
+    let status = writes_during(&relay, async {
+        for _ in 0..10 {
+            let (key_type, dynamic) = dunning_store::pix::status(&db, "org_relay")
+                .await
+                .expect("status");
+            assert!(key_type.is_none() && !dynamic);
+        }
+    })
+    .await;
+    assert_eq!(status, 10, "one exchange per Pix status");
 }
 
 // The pool and the reads' connections share the configured number: replicas × it is what

@@ -66,15 +66,14 @@ pub async fn set_settings(
 
 /// The organization's Pix, as `me` shows it: two reads outside a transaction.
 pub async fn status(db: &Db, organization_id: &str) -> Result<PixStatus> {
-    let stored = store::get(db, organization_id).await?;
+    // One statement (`/v1/me` asks on every call). The one place that says whether charges get
+    // dynamic codes: the organization has a PSP connection (`pix connect`, `PUT
+    // /v1/pix/psp`), whose worker makes them.
+    let (key_type, dynamic) = store::status(db, organization_id).await?;
     Ok(PixStatus {
-        configured: stored.is_some(),
-        key_type: stored.map(|s| s.settings.key.kind()),
-        // The one place that says whether charges get dynamic codes: the organization has a
-        // PSP connection (`pix connect`, `PUT /v1/pix/psp`), whose worker makes them.
-        dynamic: dunning_store::pix_psp::get(db, organization_id)
-            .await?
-            .is_some(),
+        configured: key_type.is_some(),
+        key_type,
+        dynamic,
     })
 }
 
