@@ -45,7 +45,7 @@ async fn new_plan(server: &TestServer, steps: Value) -> String {
 
 /// The charges `plan_schedule::due` hands the worker for the day `days` from now.
 async fn due_ids(server: &TestServer, days: i64) -> Vec<String> {
-    let rows = dunning_store::plan_schedule::due(&server.state.db, &brasilia_day(days), "")
+    let rows = dunning_store::plan_schedule::due(&server.state.db, &brasilia_day(days), ("", ""))
         .await
         .unwrap();
     let mut ids: Vec<String> = rows.into_iter().map(|r| r.charge_id).collect();

@@ -769,6 +769,54 @@ async fn the_aging_reports_read_of_open_charges_uses_an_index_on_postgres() {
     );
 }
 
+/// The plan of the collection worker's `plan_schedule::due` on `db`, one line per row.
+async fn due_plan(db: &Db, explain: &str) -> Vec<String> {
+    let sql = format!("{explain} {}", store::plan_schedule::DUE_SQL);
+    let query = sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind("2026-12-06")
+        .bind("")
+        .bind("")
+        .bind(store::plan_schedule::BATCH);
+    let rows = query.fetch_all(&db.pool).await.expect("explain");
+    rows.iter()
+        .map(|row| {
+            use sqlx::Row;
+            // SQLite's last column is the step; PostgreSQL's only one.
+            row.try_get::<String, _>(row.len() - 1)
+                .expect("a plan line")
+        })
+        .collect()
+}
+
+/// The collection worker finds the charges whose next step is due through the partial index
+/// `charges_steps_due` (migration 20), never by reading the charges: an idle tick costs the
+/// same at ten thousand charges and at ten million.
+#[tokio::test]
+async fn the_collection_workers_due_charges_are_read_through_their_index_on_both_engines() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let url = format!("sqlite://{}/due.db?mode=rwc", dir.path().display());
+    let (db, _) = Db::open(&url).await.expect("open");
+    seed(&db).await;
+    let plan = due_plan(&db, "EXPLAIN QUERY PLAN").await;
+    assert!(
+        plan.iter()
+            .any(|l| l.contains("USING INDEX charges_steps_due"))
+            && !plan
+                .iter()
+                .any(|l| l.starts_with("SCAN charges") || l.starts_with("SCAN c")),
+        "{plan:#?}"
+    );
+    let Some(db) = seeded_postgres_for_plans().await else {
+        return;
+    };
+    let plan = due_plan(&db, "EXPLAIN").await;
+    assert!(
+        plan.iter().any(|l| l.contains("charges_steps_due"))
+            && !plan.iter().any(|l| l.contains("Seq Scan on charges")),
+        "{plan:#?}"
+    );
+}
+
 #[tokio::test]
 async fn a_list_counts_up_to_its_cap_and_says_when_the_total_is_a_lower_bound() {
     let dir = tempfile::tempdir().expect("temp dir");

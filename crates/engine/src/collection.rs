@@ -126,13 +126,13 @@ async fn run_plans(engine: &Engine, now: OffsetDateTime, report: &mut TickReport
     let today = day_of(now);
     let today_text = today.to_string();
     let mut calendars: HashMap<String, Arc<Calendar>> = HashMap::new();
-    let mut after = String::new();
+    let mut after = (String::new(), String::new());
     loop {
-        let rows = plan_schedule::due(&engine.db, &today_text, &after).await?;
+        let rows = plan_schedule::due(&engine.db, &today_text, (&after.0, &after.1)).await?;
         let Some(last) = rows.last() else {
             break;
         };
-        after = last.charge_id.clone();
+        after = (last.steps_due_on.clone(), last.charge_id.clone());
         let charges = due_charges(rows);
         let read = charges.len();
         let mut settled = Vec::with_capacity(read);

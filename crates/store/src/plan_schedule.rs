@@ -97,6 +97,8 @@ crate::row! {
     pub struct DueRow {
         pub organization_id: String,
         pub charge_id: String,
+        /// The day the charge was read for (where the next batch starts).
+        pub steps_due_on: String,
         /// The revision read with the steps, for [`settle`].
         pub steps_revision: i64,
         pub due_date: time::Date,
@@ -114,31 +116,36 @@ crate::row! {
     }
 }
 
-/// The charges, across organizations, whose next step may be due by `today` (a Brasília
-/// day), at most [`BATCH`] of them with ids after `after` in id order, each with every step of
-/// its plan not yet run (one row per step; one row with no step when none is left). Read
-/// through `charges_steps_due`: an idle tick reads nothing, whatever the table's size.
-pub async fn due(db: &Db, today: &str, after: &str) -> Result<Vec<DueRow>> {
-    Ok(sqlx::query_as(
-        "SELECT c.organization_id, c.id AS charge_id, c.steps_revision, c.due_date,
+/// The statement of [`due`] (`$1` today, `$2` and `$3` the day and id to read after, `$4`
+/// [`BATCH`]): public so that a test can ask each engine for its plan. The batch is taken in
+/// the index's own order (day, then id): ordered by id alone, SQLite walked the primary key
+/// instead, which reads the whole table when few charges are due.
+pub const DUE_SQL: &str = "SELECT c.organization_id, c.id AS charge_id, c.steps_due_on, c.steps_revision, c.due_date,
                 COALESCE(c.plan_attached_at, c.created_at) AS attached_at,
                 s.id AS step_id, s.created_at AS step_created_at, s.offset_days, s.day_count, s.position,
                 s.action, s.channel, s.template, s.bureau
          FROM (SELECT id FROM charges
                WHERE state = 'open' AND open_dispute_id IS NULL AND collection_plan_id IS NOT NULL
-                 AND steps_due_on <= $1 AND id > $2
-               ORDER BY id LIMIT $3) due
+                 AND steps_due_on <= $1 AND (steps_due_on, id) > ($2, $3)
+               ORDER BY steps_due_on, id LIMIT $4) due
          JOIN charges c ON c.id = due.id
          LEFT JOIN collection_plan_steps s
            ON s.collection_plan_id = c.collection_plan_id AND s.organization_id = c.organization_id
           AND NOT EXISTS (SELECT 1 FROM collection_step_runs r WHERE r.charge_id = c.id AND r.step_id = s.id)
-         ORDER BY c.id, s.position, s.id",
-    )
-    .bind(today)
-    .bind(after)
-    .bind(BATCH)
-    .fetch_all(&db.pool)
-    .await?)
+         ORDER BY c.steps_due_on, c.id, s.position, s.id";
+
+/// The charges, across organizations, whose next step may be due by `today` (a Brasília
+/// day), at most [`BATCH`] of them after `after` (a day and an id) in that order, each with every step of
+/// its plan not yet run (one row per step; one row with no step when none is left). Read
+/// through `charges_steps_due`: an idle tick reads nothing, whatever the table's size.
+pub async fn due(db: &Db, today: &str, after: (&str, &str)) -> Result<Vec<DueRow>> {
+    Ok(sqlx::query_as(DUE_SQL)
+        .bind(today)
+        .bind(after.0)
+        .bind(after.1)
+        .bind(BATCH)
+        .fetch_all(&db.pool)
+        .await?)
 }
 
 /// A charge's next day as the worker computed it from what it read at `revision`.
