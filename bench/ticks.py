@@ -9,7 +9,8 @@ For each size: a SQLite database with the demo organizations and SIZE more charg
 one (`kobana-dunning demo --customers SIZE/20 --charges SIZE`, by OLD_BIN when given, so both
 binaries read the same rows; kept in bench/.data/ticks-SIZE and reused), then the demo's
 collection plan attached to every open charge of that organization (by SQL: the generator
-attaches none), so that the plans' worker has the most charges it could have to look at.
+attaches none; attached as of tomorrow, so that no step is due today and every tick is idle),
+so that the plans' worker has the most charges it could have to look at.
 
 Each binary then runs on its own copy of that database with every worker ticking once a second
 (`--collection-interval 1s`), after the first ticks have passed (the new binary's migration
@@ -67,10 +68,13 @@ def generate(binary: Path, size: int) -> Path:
         org = conn.execute("SELECT id FROM organizations WHERE name = ?", (ORGANIZATION,)).fetchone()[0]
         plan = conn.execute("SELECT id FROM collection_plans WHERE organization_id = ? ORDER BY id LIMIT 1",
                             (org,)).fetchone()[0]
-        now = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
+        # Attached "tomorrow": no step is due today (a step whose day is before the plan's
+        # attachment never runs), so every tick measured is an idle one for both binaries,
+        # not one sending the notices of the day.
+        tomorrow = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() + 86400))
         conn.execute("UPDATE charges SET collection_plan_id = ?, plan_attached_at = ? "
                      "WHERE organization_id = ? AND state = 'open' AND collection_plan_id IS NULL",
-                     (plan, now, org))
+                     (plan, tomorrow, org))
         columns = [row[1] for row in conn.execute("PRAGMA table_info(charges)")]
         if "steps_due_on" in columns:
             # What the migration writes for a charge with a plan: look at it once.

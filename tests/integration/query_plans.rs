@@ -817,6 +817,65 @@ async fn the_collection_workers_due_charges_are_read_through_their_index_on_both
     );
 }
 
+/// The plan of a statement without parameters on `db`, one line per row.
+async fn plan_of(db: &Db, explain: &str, sql: &str) -> Vec<String> {
+    let rows = sqlx::query(sqlx::AssertSqlSafe(format!("{explain} {sql}")))
+        .fetch_all(&db.pool)
+        .await
+        .expect("explain");
+    rows.iter()
+        .map(|row| {
+            use sqlx::Row;
+            row.try_get::<String, _>(row.len() - 1)
+                .expect("a plan line")
+        })
+        .collect()
+}
+
+/// What the workers ask every tick besides the plans' due charges: the charges awaiting a
+/// bureau's or notary's answer, and whether an event waits to be fanned out to webhooks. Each
+/// reads through its partial index (migration 20), never the whole table.
+#[tokio::test]
+async fn the_workers_other_questions_of_every_tick_are_read_through_indexes_on_both_engines() {
+    let questions = [
+        (
+            store::collection::AWAITING_ANSWERS_SQL,
+            "charges_awaiting_answer",
+            "charges",
+        ),
+        (
+            store::webhooks::HAS_UNDISPATCHED_SQL,
+            "events_undispatched",
+            "events",
+        ),
+    ];
+    let dir = tempfile::tempdir().expect("temp dir");
+    let url = format!("sqlite://{}/ticks.db?mode=rwc", dir.path().display());
+    let (db, _) = Db::open(&url).await.expect("open");
+    seed(&db).await;
+    for (sql, index, table) in questions {
+        let plan = plan_of(&db, "EXPLAIN QUERY PLAN", sql).await;
+        assert!(
+            plan.iter().any(|l| l.contains(index))
+                && !plan.iter().any(|l| l.trim() == format!("SCAN {table}")),
+            "{sql}: {plan:#?}"
+        );
+    }
+    let Some(db) = seeded_postgres_for_plans().await else {
+        return;
+    };
+    for (sql, index, table) in questions {
+        let plan = plan_of(&db, "EXPLAIN", sql).await;
+        assert!(
+            plan.iter().any(|l| l.contains(index))
+                && !plan
+                    .iter()
+                    .any(|l| l.contains(&format!("Seq Scan on {table}"))),
+            "{sql}: {plan:#?}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn a_list_counts_up_to_its_cap_and_says_when_the_total_is_a_lower_bound() {
     let dir = tempfile::tempdir().expect("temp dir");

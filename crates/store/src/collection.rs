@@ -349,14 +349,18 @@ crate::row! {
     }
 }
 
-/// Charges with a negativation or protest requested, or its removal or cancellation.
+/// The statement of [`awaiting_answers`]: its condition is the one of the partial index
+/// `charges_awaiting_answer` (migration 20), word for word, so both engines read through it
+/// (`tests/integration/query_plans.rs`).
+pub const AWAITING_ANSWERS_SQL: &str = "SELECT organization_id, id AS charge_id, negativation_status, protest_status, negativation_bureau, updated_at FROM charges
+         WHERE negativation_status IN ('requested', 'removal_requested') OR protest_status IN ('requested', 'cancel_requested')";
+
+/// Charges with a negativation or protest requested, or its removal or cancellation (the
+/// collection worker asks every tick).
 pub async fn awaiting_answers(db: &Db) -> Result<Vec<AwaitingAnswer>> {
-    Ok(sqlx::query_as(
-        "SELECT organization_id, id AS charge_id, negativation_status, protest_status, negativation_bureau, updated_at FROM charges
-         WHERE negativation_status IN ('requested', 'removal_requested') OR protest_status IN ('requested', 'cancel_requested')",
-    )
-    .fetch_all(&db.pool)
-    .await?)
+    Ok(sqlx::query_as(AWAITING_ANSWERS_SQL)
+        .fetch_all(&db.pool)
+        .await?)
 }
 
 /// Make sure a request of `kind` is pending for the charge: insert it, or re-arm a finished

@@ -91,7 +91,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     ),
     (
         20,
-        include_str!("../migrations/0020_charges_know_when_their_next_plan_step_is_due.sql"),
+        include_str!("../migrations/0020_the_workers_find_their_work_by_index.sql"),
     ),
 ];
 

@@ -380,12 +380,16 @@ crate::row! {
 
 const EVENT_COLUMNS: &str = "id, organization_id, type AS kind, subject_type, subject_id, actor_type, actor_id, actor_name, data, created_at";
 
-/// Worker query (all organizations): whether any event waits to be fanned out.
+/// The statement of [`has_undispatched_events`], read through the partial index
+/// `events_undispatched` (migration 20; `tests/integration/query_plans.rs`).
+pub const HAS_UNDISPATCHED_SQL: &str =
+    "SELECT id FROM events WHERE webhooks_dispatched = 0 LIMIT 1";
+
+/// Worker query (all organizations): whether any event waits to be fanned out (every tick).
 pub async fn has_undispatched_events(db: &Db) -> Result<bool> {
-    let found: Option<String> =
-        sqlx::query_scalar("SELECT id FROM events WHERE webhooks_dispatched = 0 LIMIT 1")
-            .fetch_optional(&db.pool)
-            .await?;
+    let found: Option<String> = sqlx::query_scalar(HAS_UNDISPATCHED_SQL)
+        .fetch_optional(&db.pool)
+        .await?;
     Ok(found.is_some())
 }
 

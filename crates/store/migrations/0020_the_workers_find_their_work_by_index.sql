@@ -1,4 +1,4 @@
--- Migration 20: charges know when their next plan step is due
+-- Migration 20: the workers find their work by index
 
 -- The collection worker used to read, on every tick, every unrun step of every open charge
 -- due within 50 days, and keep in Rust the few whose day had come: its cost grew with the
@@ -20,3 +20,15 @@ ALTER TABLE charges ADD COLUMN steps_revision BIGINT NOT NULL DEFAULT 0;
 -- Every charge with a plan is looked at once, on the first tick after this migration.
 UPDATE charges SET steps_due_on = '0000-01-01' WHERE collection_plan_id IS NOT NULL;
 CREATE INDEX charges_steps_due ON charges (steps_due_on, id) WHERE state = 'open' AND open_dispute_id IS NULL AND collection_plan_id IS NOT NULL;
+
+-- The collection worker also asks, every tick, which charges await a bureau's or a notary's
+-- answer, and the webhook worker which events it has not fanned out yet: both read the whole
+-- table (`SCAN charges`, `SCAN events`) to find a handful. Each now has an index holding only
+-- those rows (`collection::awaiting_answers`, `webhooks::undispatched_events` say the same
+-- conditions, which is what lets both engines use them).
+CREATE INDEX charges_awaiting_answer ON charges (id) WHERE negativation_status IN ('requested', 'removal_requested') OR protest_status IN ('requested', 'cancel_requested');
+-- `events_webhooks_pending` (webhooks_dispatched, created_at) covered every event, dispatched
+-- or not: once the planner's statistics saw that most are dispatched, SQLite judged it not
+-- worth using and read the table. The partial index replaces it.
+DROP INDEX events_webhooks_pending;
+CREATE INDEX events_undispatched ON events (created_at, id) WHERE webhooks_dispatched = 0;
