@@ -257,6 +257,7 @@ impl Config {
                 ca_pem: self.pix.ca_pem.clone(),
                 secrets_key: Some(self.pix.secrets_key.clone()),
             },
+            exports: dunning_engine::exports::Sizes::default(),
         }
     }
 
