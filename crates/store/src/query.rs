@@ -425,7 +425,8 @@ impl ListQuery {
             let (mut statement, names) = reader.prepare(&sql)?;
             bind_all(&mut statement, &conditions.binds)?;
             let mut rows = statement.raw_query();
-            let mut items = Vec::with_capacity(usize::try_from(limit).unwrap_or(0));
+            // Room for a usual page at most: a caller may ask for more than it expects.
+            let mut items = Vec::with_capacity(usize::try_from(limit.min(1_000)).unwrap_or(0));
             let mut last = None;
             while let Some(row) = rows.next().map_err(from_rusqlite)? {
                 items.push(T::from_source(&SqliteRow::new(row, &names))?);
