@@ -1016,3 +1016,28 @@ async fn an_export_past_the_old_limit_of_200_000_rows_completes() {
     assert_eq!(rows.len() as i64, expected);
     assert!(pieces(&server, &id).await.len() > 10);
 }
+
+/// A process told to stop gives the export it was building back, pending, instead of
+/// holding the shutdown for the rest of the file; the next builder begins it anew.
+#[tokio::test]
+async fn a_stopping_worker_gives_its_export_back_and_the_next_builds_it_whole() {
+    let server = TestServer::start().await;
+    let export = start_export(&server, json!({ "kind": "customers" })).await;
+    let id = export["id"].as_str().unwrap().to_string();
+    let mut stopping = engine_sized(&server, SMALL);
+    stopping.status = Arc::new(dunning_engine::status::EngineStatus::default());
+    stopping.status.stop();
+    let now = OffsetDateTime::now_utc();
+    assert_eq!(build_with(&stopping, now).await, 0);
+    let given_back = shown(&server, &id).await;
+    assert_eq!(given_back["status"], "pending", "{given_back}");
+    assert!(given_back["progress"].is_null());
+
+    assert_eq!(build_with(&engine_sized(&server, SMALL), now).await, 1);
+    let built = shown(&server, &id).await;
+    assert_eq!(built["status"], "completed", "{built}");
+    assert_one_file(
+        &pieces(&server, &id).await,
+        built["byte_size"].as_i64().unwrap(),
+    );
+}

@@ -77,6 +77,12 @@ pub async fn tick(engine: &Engine, now: OffsetDateTime) -> Result<usize> {
             continue;
         };
         let outcome = loop {
+            // A stopping process gives the export back between pages rather than holding
+            // the shutdown for the rest of a long file (or its lease, should it be killed).
+            if engine.status.stopping() {
+                builder.give_back().await?;
+                return Ok(finished);
+            }
             match builder.step().await {
                 Ok(Progress::Building) => {}
                 other => break other,
@@ -308,6 +314,11 @@ impl<'e> Builder<'e> {
     fn lease_until(&self) -> String {
         let now = dunning_domain::timestamp::now();
         timestamp_text(now + super::lease(self.engine, LEASE))
+    }
+
+    /// Give the export back to the queue, pending, for any builder to begin anew.
+    pub async fn give_back(self) -> Result<bool> {
+        store::give_back(&self.engine.db, &self.claimed).await
     }
 
     /// Record how the build ended (`outcome` of the last step) with its event, at `now` or

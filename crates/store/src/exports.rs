@@ -233,11 +233,7 @@ pub async fn begin_file(
     if !hold(&mut tx, claimed, 0, Some(rows_total), lease_until).await? {
         return Ok(false);
     }
-    sqlx::query("DELETE FROM export_chunks WHERE organization_id = $1 AND export_id = $2")
-        .bind(&claimed.organization_id)
-        .bind(&claimed.id)
-        .execute(&mut *tx)
-        .await?;
+    delete_pieces(&mut tx, claimed).await?;
     tx.commit().await?;
     Ok(true)
 }
@@ -332,8 +328,24 @@ pub async fn complete(
     Ok(done.rows_affected() == 1)
 }
 
-/// Mark a claimed export as failed with a message for the client. False when the claim was
-/// lost.
+/// Put a claimed export back in the queue, pending, its progress cleared (its pieces are
+/// deleted by the builder that begins it next). False when the claim was lost.
+pub async fn give_back(db: &Db, claimed: &Claimed) -> Result<bool> {
+    let done = sqlx::query(
+        "UPDATE exports SET status = 'pending', claim_token = NULL, claimed_until = NULL,
+             rows_done = NULL, rows_total = NULL, version = version + 1
+         WHERE organization_id = $1 AND id = $2 AND claim_token = $3",
+    )
+    .bind(&claimed.organization_id)
+    .bind(&claimed.id)
+    .bind(&claimed.claim_token)
+    .execute(&db.pool)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Mark a claimed export as failed with a message for the client, its pieces deleted. False
+/// when the claim was lost.
 pub async fn fail(
     conn: &mut AnyConnection,
     claimed: &Claimed,
@@ -350,9 +362,24 @@ pub async fn fail(
     .bind(&claimed.organization_id)
     .bind(&claimed.id)
     .bind(&claimed.claim_token)
-    .execute(conn)
+    .execute(&mut *conn)
     .await?;
-    Ok(done.rows_affected() == 1)
+    if done.rows_affected() != 1 {
+        return Ok(false);
+    }
+    // The pieces of a file that will never be whole are of no use to anyone.
+    delete_pieces(conn, claimed).await?;
+    Ok(true)
+}
+
+/// Delete every stored piece of a claimed export's file.
+async fn delete_pieces(conn: &mut AnyConnection, claimed: &Claimed) -> Result<()> {
+    sqlx::query("DELETE FROM export_chunks WHERE organization_id = $1 AND export_id = $2")
+        .bind(&claimed.organization_id)
+        .bind(&claimed.id)
+        .execute(conn)
+        .await?;
+    Ok(())
 }
 
 /// Export ids starting with `prefix`, newest first, at most `limit`, and how many match.
