@@ -283,8 +283,9 @@ def write_results(results, load_before):
         f"`bench/exports.py`: {os.cpu_count()} cores ({cpu}), "
         f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / (1 << 30):.0f} GiB; "
         f"load average {' '.join(load_before)} before, {' '.join(load_after)} after "
-        "(the machine is shared with another engineer's builds). Release build; default sizes "
-        "(pages of 1 000 rows, pieces of 1 MiB).",
+        "(the machine is shared with another engineer's builds). Release build; pages of "
+        f"{os.environ.get('DUNNING_EXPORT_PAGE_ROWS', '250 (the default)')} rows, pieces of "
+        f"{os.environ.get('DUNNING_EXPORT_PIECE_KIB', '256 (the default)')} KiB.",
         "",
         "| engine | rows | file | build | rows/s | peak RSS during the build (≤ 64 MiB) | download | RSS during it |",
         "|---|---|---|---|---|---|---|---|",

@@ -3,7 +3,7 @@
 --
 -- An export's file is no longer one value (`exports.content`, which had to fit in memory
 -- whole, twice, and capped exports at 200 000 rows): the builder writes it as it goes, in
--- pieces of whole CSV records of about 1 MiB each, and the download reads one piece at a
+-- pieces of whole CSV records of a few hundred KiB each, and the download reads one piece at a
 -- time. `byte_offset` is where a piece starts in the file, in bytes (not characters), so a
 -- Range request finds the pieces it needs by key; the pieces of an export are numbered from
 -- 0 with no gap. Each piece carries its organization, as every row does.

@@ -1,7 +1,7 @@
 //! Exports: CSV files built in the background from a list and its filters, stored in the
 //! database so that any replica can serve the download: in pieces (`export_chunks`, about
-//! 1 MiB of whole records each, numbered from 0, each knowing where it starts in the file),
-//! written as the file is built, so neither the builder nor a download holds more than one
+//! `--export-piece-kib` of whole records each, numbered from 0, each knowing where it starts
+//! in the file), written as the file is built, so neither the builder nor a download holds more than one
 //! piece whatever the size of the file.
 //!
 //! Status goes `pending` → `running` (claimed by a worker until a lease runs out, so a worker
@@ -265,10 +265,11 @@ async fn hold(
 
 /// A piece of the file a builder has written, to be stored.
 #[derive(Debug)]
-pub struct NewChunk<'a> {
+pub struct NewChunk {
     pub seq: i64,
     pub byte_offset: i64,
-    pub content: &'a str,
+    /// Owned: bound as it is, where a borrowed text would be copied by the driver.
+    pub content: String,
     /// Records in the file once this piece is in (the progress shown).
     pub rows_done: i64,
 }
@@ -279,7 +280,7 @@ pub struct NewChunk<'a> {
 pub async fn write_chunk(
     db: &Db,
     claimed: &Claimed,
-    chunk: &NewChunk<'_>,
+    chunk: NewChunk,
     lease_until: &str,
 ) -> Result<bool> {
     let mut tx = db.begin().await?;
