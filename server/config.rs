@@ -73,6 +73,8 @@ pub struct Config {
     /// How long every engine worker holds work it claimed (`DUNNING_ENGINE_LEASE`); `None`:
     /// each worker's own (5 to 10 minutes).
     pub engine_lease: Option<std::time::Duration>,
+    /// The export worker's page and piece sizes (`--export-page-rows`, `--export-piece-kib`).
+    pub exports: dunning_engine::exports::Sizes,
     /// How often the collection worker looks for due work (`DUNNING_COLLECTION_INTERVAL`).
     pub collection_interval: std::time::Duration,
     /// Timeouts and the connection cap of the HTTP server.
@@ -171,6 +173,7 @@ impl Config {
             idempotency_lease: std::time::Duration::from_secs(30),
             database_connect_timeout: std::time::Duration::from_secs(5),
             engine_lease: None,
+            exports: dunning_engine::exports::Sizes::default(),
             collection_interval: dunning_engine::collection::INTERVAL,
             http: crate::http::serve::HttpLimits::default(),
             allow_private_webhook_targets: false,
@@ -257,6 +260,7 @@ impl Config {
                 ca_pem: self.pix.ca_pem.clone(),
                 secrets_key: Some(self.pix.secrets_key.clone()),
             },
+            exports: self.exports,
         }
     }
 

@@ -193,6 +193,10 @@ fn config(
         idempotency_lease: Duration::from_secs(args.idempotency_lease),
         database_connect_timeout: Duration::from_secs(args.database.database_connect_timeout),
         engine_lease: args.engine_lease.map(Duration::from_secs),
+        exports: dunning_engine::exports::Sizes {
+            page_rows: args.export_page_rows,
+            chunk_bytes: usize::try_from(args.export_piece_kib * 1024).unwrap_or(usize::MAX),
+        },
         collection_interval: args.collection_interval,
         http: HttpLimits {
             header_timeout: args.header_timeout,

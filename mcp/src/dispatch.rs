@@ -14,8 +14,9 @@ use tracing::Instrument;
 
 use super::{Caller, Endpoint, Settings};
 
-/// Largest response body read back from an operation (exports can be large).
-const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
+/// Largest response body read back from an operation. A file a tool describes is not read
+/// at all (its size is its `Content-Length`); a resource read of a larger file is refused.
+pub const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
 
 /// What the operation answered.
 #[derive(Debug)]
@@ -23,6 +24,12 @@ pub struct Answer {
     pub status: StatusCode,
     pub headers: HeaderMap,
     pub body: axum::body::Bytes,
+    /// The size of the whole body in bytes: `body.len()` when it was read; else what the
+    /// answer declared (`Content-Length`, the body's exact size) or counted as it streamed
+    /// past. A successful answer of a tool that describes a file (`ResponseKind::Binary`) is
+    /// not read, and a body over [`MAX_RESPONSE_BYTES`] is not kept (at least that many and
+    /// one more, when undeclared): `body` is then empty.
+    pub body_size: u64,
     /// What the operation's serializer said of the body ([`crate::WrittenJson`]), when it
     /// names these very bytes.
     pub written: Option<crate::WrittenJson>,
@@ -322,13 +329,37 @@ pub fn check_arguments(
 }
 
 /// Send the operation's request through the API router and read the answer. `extra` are
-/// headers the MCP layer adds itself (the multi round-trip ones, see `input`).
+/// headers the MCP layer adds itself (the multi round-trip ones, see `input`). The file a
+/// tool describes rather than returns is not read: only its size is wanted.
 pub async fn run(
     endpoint: &Endpoint,
     caller: &Caller,
     tool: &ToolSpec,
     arguments: &Map<String, Value>,
     extra: Vec<(HeaderName, HeaderValue)>,
+) -> Answer {
+    let keep_files = false;
+    send(endpoint, caller, tool, arguments, extra, keep_files).await
+}
+
+/// [`run`], reading a file too (up to [`MAX_RESPONSE_BYTES`]): what `resources/read` returns.
+pub async fn run_for_contents(
+    endpoint: &Endpoint,
+    caller: &Caller,
+    tool: &ToolSpec,
+    arguments: &Map<String, Value>,
+) -> Answer {
+    let keep_files = true;
+    send(endpoint, caller, tool, arguments, Vec::new(), keep_files).await
+}
+
+async fn send(
+    endpoint: &Endpoint,
+    caller: &Caller,
+    tool: &ToolSpec,
+    arguments: &Map<String, Value>,
+    extra: Vec<(HeaderName, HeaderValue)>,
+    keep_files: bool,
 ) -> Answer {
     let (request, path) = match build_request(tool, arguments) {
         Ok(built) => built,
@@ -341,6 +372,7 @@ pub async fn run(
             return Answer {
                 status: StatusCode::BAD_REQUEST,
                 headers: HeaderMap::new(),
+                body_size: body.len() as u64,
                 body: body.into(),
                 written: None,
                 path: tool.path.into(),
@@ -382,9 +414,10 @@ pub async fn run(
     };
     span.record("http.response.status_code", response.status().as_u16());
     let (parts, body) = response.into_parts();
-    let body = axum::body::to_bytes(body, MAX_RESPONSE_BYTES)
-        .await
-        .unwrap_or_default();
+    let describe_only = parts.status.is_success()
+        && !keep_files
+        && matches!(tool.response, mcpgen_catalog::ResponseKind::Binary { .. });
+    let (body, body_size) = read_body(&parts.headers, body, !describe_only).await;
     let written = parts
         .extensions
         .get::<crate::WrittenJson>()
@@ -394,10 +427,47 @@ pub async fn run(
         status: parts.status,
         headers: parts.headers,
         body,
+        body_size,
         written,
         path,
         response_meta: endpoint.settings.response_meta,
     }
+}
+
+/// An answer's body, and its size: read whole when `keep` (up to [`MAX_RESPONSE_BYTES`],
+/// else left empty), or only measured: by what it declares, else by counting what streams
+/// past, holding none of it.
+async fn read_body(headers: &HeaderMap, mut body: Body, keep: bool) -> (axum::body::Bytes, u64) {
+    use http_body::Body as _;
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+        .or_else(|| body.size_hint().exact());
+    if keep {
+        return match axum::body::to_bytes(body, MAX_RESPONSE_BYTES).await {
+            Ok(bytes) => {
+                let size = bytes.len() as u64;
+                (bytes, size)
+            }
+            Err(_) => (
+                axum::body::Bytes::new(),
+                declared.unwrap_or(MAX_RESPONSE_BYTES as u64 + 1),
+            ),
+        };
+    }
+    if let Some(size) = declared {
+        return (axum::body::Bytes::new(), size);
+    }
+    let mut size = 0u64;
+    while let Some(Ok(frame)) =
+        std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await
+    {
+        if let Some(data) = frame.data_ref() {
+            size += data.len() as u64;
+        }
+    }
+    (axum::body::Bytes::new(), size)
 }
 
 /// Text of a scalar argument as it goes into a path, query or header.

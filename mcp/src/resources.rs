@@ -142,7 +142,7 @@ pub async fn read(
     {
         return Err(not_found(context, uri));
     }
-    let answer = dispatch::run(endpoint, caller, tool, &arguments, Vec::new()).await;
+    let answer = dispatch::run_for_contents(endpoint, caller, tool, &arguments).await;
     if answer.status == http::StatusCode::NOT_FOUND || answer.status == http::StatusCode::FORBIDDEN
     {
         return Err(not_found(context, uri));
@@ -159,6 +159,17 @@ pub async fn read(
             format!("Resource could not be read: {detail}"),
         )
         .with_data(json!({ "uri": uri, "problem": problem })));
+    }
+    if answer.body.len() as u64 != answer.body_size {
+        return Err(RpcError::new(
+            ErrorCode::SERVER_ERROR,
+            format!(
+                "Resource could not be read: it is {} bytes, over the {} MiB a resource read returns; download it from the REST API",
+                answer.body_size,
+                dispatch::MAX_RESPONSE_BYTES / (1024 * 1024)
+            ),
+        )
+        .with_data(json!({ "uri": uri, "byte_size": answer.body_size })));
     }
     let mime = answer
         .headers

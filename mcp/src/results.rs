@@ -399,18 +399,16 @@ fn binary(
     let note = match &resource_uri {
         Some(uri) => format!(
             "Binary payload ({content_type}, {} bytes), not included. Read it as the MCP resource {uri}, or download {} from the REST API with a token issued for the API.",
-            answer.body.len(),
-            answer.path
+            answer.body_size, answer.path
         ),
         None => format!(
             "Binary payload ({content_type}, {} bytes), not included. Download {} from the REST API with a token issued for the API.",
-            answer.body.len(),
-            answer.path
+            answer.body_size, answer.path
         ),
     };
     let mut descriptor = json!({
         "content_type": content_type,
-        "byte_size": answer.body.len(),
+        "byte_size": answer.body_size,
         "download_path": answer.path,
         "note": note,
     });
@@ -465,6 +463,7 @@ mod tests {
             status,
             headers: map,
             body: body.to_string().into(),
+            body_size: body.len() as u64,
             written: None,
             path: "/v1/things/1".into(),
             response_meta: true,

@@ -1,9 +1,11 @@
 //! `/v1/exports`: CSV files of charges, customers or deliveries with the filters of their lists, built in
-//! the background by `engine::exports` and downloaded once completed.
+//! the background by `engine::exports` and downloaded once completed: streamed from their
+//! stored pieces, whole or one `Range` of bytes, without holding the file.
 
+use axum::body::{Body as ResponseBody, Bytes};
 use axum::extract::Path;
 use axum::response::IntoResponse;
-use http::{StatusCode, header};
+use http::{HeaderMap, HeaderValue, StatusCode, header};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
@@ -15,9 +17,10 @@ use super::reply::{Reply, answer};
 use super::{charges, customers, deliveries};
 use crate::generated::OperationId;
 use crate::generated::models::{ExportCreateKind, ExportKind, exports_create, request, response};
+use crate::http::byte_range::{self, Asked};
 use crate::http::problem::{ApiError, ApiResult, FieldError};
 use dunning_store::exports::{self as store, Export, ExportFilter, ExportStatus};
-use dunning_store::{events, ids, now_text};
+use dunning_store::{Db, events, ids, now_text};
 
 /// Read an export's `filters` object with the rules of the list of that kind (the list's query
 /// parameters in the document, then its reader), every fault named `filters.<name>`. Values
@@ -147,6 +150,13 @@ fn view(e: &Export) -> ApiResult<response::Export<'_>> {
         status: e.status.into(),
         row_count: e.row_count,
         byte_size: e.byte_size,
+        progress: e
+            .rows_done
+            .zip(e.rows_total)
+            .map(|(rows_done, rows_total)| response::ExportProgress {
+                rows_done,
+                rows_total,
+            }),
         error: e.error.as_deref(),
         created_at: e.created_at,
         completed_at: e.completed_at,
@@ -209,8 +219,14 @@ pub async fn get(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<
     export_answer(StatusCode::OK, &export)
 }
 
-/// `GET /v1/exports/{id}/download`: the CSV of a completed export.
-pub async fn download(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
+/// `GET /v1/exports/{id}/download`: the CSV of a completed export, or the one range of its
+/// bytes that a `Range` header asks for (`http::byte_range`), streamed a stored piece at a
+/// time: the body is read from the database as the client takes it, whatever the file's size.
+pub async fn download(
+    Caller(state, p): Caller,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> ApiResult<Reply> {
     let export = find::<Export>(&state, &p, &id).await?;
     let not_ready = |detail: String| ApiError::conflict("export_not_ready", detail);
     match export.status {
@@ -227,21 +243,104 @@ pub async fn download(Caller(state, p): Caller, Path(id): Path<String>) -> ApiRe
             )));
         }
     }
-    let content = store::content(&state.db, &p.organization_id, &id)
-        .await?
-        .ok_or_else(|| ApiError::internal(format!("completed export {id} has no content")))?;
-    Ok((
-        [
-            (
-                header::CONTENT_TYPE,
-                "text/csv; charset=utf-8; header=present".to_string(),
-            ),
-            (
-                header::CONTENT_DISPOSITION,
-                format!("attachment; filename=\"{}-{id}.csv\"", export.kind),
-            ),
-        ],
-        content,
-    )
-        .into_response())
+    let size = export
+        .byte_size
+        .and_then(|size| u64::try_from(size).ok())
+        .ok_or_else(|| ApiError::internal(format!("completed export {id} has no size")))?;
+    let (status, first, last) = match byte_range::asked(&headers, size) {
+        Asked::Whole => (StatusCode::OK, 0, size.checked_sub(1)),
+        Asked::Part { first, last } => (StatusCode::PARTIAL_CONTENT, first, Some(last)),
+        Asked::Unsatisfiable => {
+            let mut refused = ApiError::new(
+                StatusCode::RANGE_NOT_SATISFIABLE,
+                "range_not_satisfiable",
+                format!("The range asked for starts past the end of the file ({size} bytes)"),
+            )
+            .into_response();
+            refused
+                .headers_mut()
+                .insert(header::CONTENT_RANGE, value(format!("bytes */{size}")));
+            return Ok(refused);
+        }
+    };
+    let length = last.map_or(0, |last| last - first + 1);
+    let body = match last {
+        Some(last) => pieces(
+            state.db.clone(),
+            p.organization_id.clone(),
+            id.clone(),
+            first,
+            last,
+        ),
+        None => ResponseBody::empty(),
+    };
+    let mut reply = (status, body).into_response();
+    let out = reply.headers_mut();
+    out.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/csv; charset=utf-8; header=present"),
+    );
+    out.insert(
+        header::CONTENT_DISPOSITION,
+        value(format!("attachment; filename=\"{}-{id}.csv\"", export.kind)),
+    );
+    out.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    out.insert(header::CONTENT_LENGTH, HeaderValue::from(length));
+    if let (StatusCode::PARTIAL_CONTENT, Some(last)) = (status, last) {
+        out.insert(
+            header::CONTENT_RANGE,
+            value(format!("bytes {first}-{last}/{size}")),
+        );
+    }
+    Ok(reply)
+}
+
+/// A header value of text we wrote (ASCII: numbers, an export's kind and id).
+fn value(text: String) -> HeaderValue {
+    HeaderValue::try_from(text).unwrap_or_else(|_| HeaderValue::from_static(""))
+}
+
+/// Bytes `first..=last` of export `id`'s file as a stream of its stored pieces, each read
+/// when the client is ready for it (the first and last cut to the range). A piece missing
+/// from a completed file ends the stream with an error: the client sees a short body
+/// against its `Content-Length`, never a file that looks whole.
+fn pieces(db: Db, organization_id: String, id: String, first: u64, last: u64) -> ResponseBody {
+    let to_i64 = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+    let (first, end) = (to_i64(first), to_i64(last).saturating_add(1));
+    let state = (db, organization_id, id, None::<i64>, first);
+    let stream = futures_util::stream::try_unfold(
+        state,
+        move |(db, organization_id, id, seq, at)| async move {
+            if at >= end {
+                return Ok(None);
+            }
+            let seq = match seq {
+                Some(seq) => seq,
+                None => store::chunk_holding(&db, &organization_id, &id, at)
+                    .await?
+                    .ok_or_else(|| missing(&id, at))?,
+            };
+            let piece = store::chunk(&db, &organization_id, &id, seq)
+                .await?
+                .ok_or_else(|| missing(&id, at))?;
+            let bytes = Bytes::from(piece.content);
+            let piece_end = piece.byte_offset + i64::try_from(bytes.len()).unwrap_or(i64::MAX);
+            if piece.byte_offset > at || piece_end <= at {
+                return Err(missing(&id, at));
+            }
+            let from = usize::try_from(at - piece.byte_offset).unwrap_or(usize::MAX);
+            let to = usize::try_from(end.min(piece_end) - piece.byte_offset).unwrap_or(usize::MAX);
+            let part = bytes.slice(from..to);
+            let next = piece_end.min(end);
+            Ok(Some((part, (db, organization_id, id, Some(seq + 1), next))))
+        },
+    );
+    ResponseBody::from_stream(stream)
+}
+
+/// The fault of a completed export's file without the piece that holds byte `at`.
+fn missing(id: &str, at: i64) -> dunning_store::StoreError {
+    let fault = format!("completed export {id} has no stored piece holding byte {at}");
+    tracing::error!("{fault}");
+    dunning_store::StoreError::Corrupt(fault)
 }

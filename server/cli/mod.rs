@@ -289,6 +289,16 @@ pub struct ServeArgs {
     #[arg(long, env = "DUNNING_ENGINE_LEASE",
           value_parser = clap::value_parser!(u64).range(5..=3600))]
     pub engine_lease: Option<u64>,
+    /// Rows the export worker reads per statement (250): fewer hold less memory and run
+    /// more statements.
+    #[arg(long, env = "DUNNING_EXPORT_PAGE_ROWS", default_value_t = 250,
+          value_parser = clap::value_parser!(i64).range(1..=100_000))]
+    pub export_page_rows: i64,
+    /// KiB of CSV in each stored piece of an export's file (256): smaller pieces hold less
+    /// memory and take more transactions.
+    #[arg(long, env = "DUNNING_EXPORT_PIECE_KIB", default_value_t = 256,
+          value_parser = clap::value_parser!(u64).range(1..=65_536))]
+    pub export_piece_kib: u64,
     /// How often the collection worker looks for due plan steps and queued notices, e.g.
     /// `10s` (the default) or `1s`; a notice asked for now goes out on its next look.
     #[arg(long, env = "DUNNING_COLLECTION_INTERVAL", default_value = "10s", value_parser = parse_duration)]

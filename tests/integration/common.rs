@@ -28,6 +28,8 @@ pub struct Answer {
     pub headers: http::HeaderMap,
     pub body: Value,
     pub text: String,
+    /// The body's bytes as they came (`text` replaces what is not UTF-8).
+    pub raw: axum::body::Bytes,
 }
 
 impl Answer {
@@ -153,6 +155,7 @@ impl TestServer {
             headers: parts.headers,
             body,
             text,
+            raw: bytes,
         }
     }
 

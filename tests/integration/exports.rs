@@ -1,8 +1,17 @@
 //! Exports: CSV files of charges and customers with the list filters applied, built by the
-//! worker (stepped with `tick`), parsed back with a real CSV reader, over REST and MCP.
+//! worker (stepped with `tick`, or a `Builder` a step at a time), parsed back with a real CSV
+//! reader, over REST and MCP; files of many pages and pieces, their progress, a takeover
+//! after a dead builder, Range requests, and a file stored whole before the pieces.
 
-use dunning_engine::exports::{CHARGE_HEADER, CUSTOMER_HEADER, DELIVERY_HEADER, tick};
+use std::sync::Arc;
+
+use dunning_engine::exports::{
+    Builder, CHARGE_HEADER, CUSTOMER_HEADER, DELIVERY_HEADER, Progress, Sizes, tick,
+};
+use dunning_engine::{Engine, Settings};
+use dunning_store::Db;
 use http::StatusCode;
+use kobana_dunning::demo_bulk;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 
@@ -589,5 +598,446 @@ async fn the_file_is_built_from_the_filter_checked_when_the_export_was_created()
             .is_some_and(|e| e.contains("earlier version")),
         "{}",
         refused.text
+    );
+}
+
+/// The server's engine with other page and piece sizes.
+fn engine_sized(server: &TestServer, sizes: Sizes) -> Engine {
+    let mut engine = server.state.engine.clone();
+    engine.settings = Arc::new(Settings {
+        exports: sizes,
+        ..(*engine.settings).clone()
+    });
+    engine
+}
+
+/// Small pages and pieces (a page size that divides nothing): a few thousand rows make a
+/// file of many of each, every piece boundary inside a page.
+const SMALL: Sizes = Sizes {
+    page_rows: 97,
+    chunk_bytes: 8 * 1024,
+};
+
+/// One read of the whole list and one stored value: what the builder before pieces did.
+const WHOLE: Sizes = Sizes {
+    page_rows: 1_000_000,
+    chunk_bytes: usize::MAX,
+};
+
+/// Build every pending export with `engine` (a tick at `now`).
+async fn build_with(engine: &Engine, now: OffsetDateTime) -> usize {
+    tick(engine, now).await.expect("tick")
+}
+
+async fn download(server: &TestServer, id: &str, range: Option<&str>) -> crate::common::Answer {
+    let headers: Vec<(&str, &str)> = range.map(|r| ("range", r)).into_iter().collect();
+    server
+        .rest_with(
+            "GET",
+            &format!("/v1/exports/{id}/download"),
+            &admin(server),
+            &headers,
+            None,
+        )
+        .await
+}
+
+/// Every charge of organization 0 as its list gives them (due date, then id), 100 a page:
+/// what an unfiltered charges export must hold, in that order.
+async fn listed_charges(server: &TestServer) -> Vec<Value> {
+    let mut all = Vec::new();
+    for page in 1.. {
+        let answer = server
+            .rest(
+                "GET",
+                &format!("/v1/charges?per_page=100&page={page}"),
+                &admin(server),
+                None,
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.text);
+        let items = answer.body["data"].as_array().unwrap().clone();
+        if items.is_empty() {
+            break;
+        }
+        all.extend(items);
+    }
+    all
+}
+
+/// An export as `exports_get` shows it.
+async fn shown(server: &TestServer, id: &str) -> Value {
+    let answer = server
+        .rest("GET", &format!("/v1/exports/{id}"), &admin(server), None)
+        .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text);
+    answer.body["data"].clone()
+}
+
+/// The pieces of an export as stored: (seq, byte_offset, byte_size), in order.
+async fn pieces(server: &TestServer, id: &str) -> Vec<(i64, i64, i64)> {
+    sqlx::query_as(
+        "SELECT seq, byte_offset, byte_size FROM export_chunks WHERE export_id = $1 ORDER BY seq",
+    )
+    .bind(id)
+    .fetch_all(&server.state.db.pool)
+    .await
+    .unwrap()
+}
+
+/// The pieces follow each other from byte 0 with no gap or overlap, number from 0, and add
+/// up to the size the export says.
+fn assert_one_file(pieces: &[(i64, i64, i64)], byte_size: i64) {
+    let mut at = 0;
+    for (n, (seq, offset, size)) in pieces.iter().enumerate() {
+        assert_eq!(*seq, n as i64, "{pieces:?}");
+        assert_eq!(*offset, at, "{pieces:?}");
+        at += size;
+    }
+    assert_eq!(at, byte_size, "{pieces:?}");
+}
+
+#[tokio::test]
+async fn an_export_of_many_pages_and_pieces_is_the_list_whole_byte_for_byte() {
+    many_pages_and_pieces(&TestServer::start().await).await;
+}
+
+#[tokio::test]
+async fn on_postgres_an_export_of_many_pages_and_pieces_is_the_list_whole() {
+    if let Some(server) = crate::postgres::postgres_server().await {
+        many_pages_and_pieces(&server).await;
+    }
+}
+
+/// 2 500 generated charges (due dates shared by many: the id breaks the ties), exported
+/// through pages of 97 rows into pieces of 8 KiB, and again as the builder before pieces
+/// did, in one read and one value: the same bytes, the rows of the list in its order, every
+/// Range answered from the pieces.
+async fn many_pages_and_pieces(server: &TestServer) {
+    demo_bulk::generate(&server.state.db, server.org_id(0), 60, 2_500, |_, _, _| {})
+        .await
+        .expect("generate");
+    let now = OffsetDateTime::now_utc();
+    let small = start_export(server, json!({ "kind": "charges" })).await;
+    let small = small["id"].as_str().unwrap().to_string();
+    assert_eq!(build_with(&engine_sized(server, SMALL), now).await, 1);
+    let whole = start_export(server, json!({ "kind": "charges" })).await;
+    let whole = whole["id"].as_str().unwrap().to_string();
+    assert_eq!(build_with(&engine_sized(server, WHOLE), now).await, 1);
+
+    let file = download(server, &small, None).await;
+    assert_eq!(file.status, StatusCode::OK, "{}", file.text);
+    assert_eq!(file.header("accept-ranges"), Some("bytes"));
+    assert_eq!(
+        file.header("content-length"),
+        Some(file.text.len().to_string().as_str())
+    );
+    let once = download(server, &whole, None).await;
+    assert_eq!(once.status, StatusCode::OK);
+    assert!(
+        file.text == once.text,
+        "the same bytes, built in pieces or whole"
+    );
+    assert_eq!(pieces(server, &whole).await.len(), 1);
+
+    let listed = listed_charges(server).await;
+    assert!(listed.len() > 2_500);
+    let (header, rows) = parse(&file.text);
+    assert_eq!(header, CHARGE_HEADER);
+    assert_eq!(rows.len(), listed.len(), "every charge, once");
+    for (row, charge) in rows.iter().zip(&listed) {
+        assert_eq!(
+            row["id"],
+            charge["id"].as_str().unwrap(),
+            "the list's order"
+        );
+        assert_eq!(row["customer_id"], charge["customer_id"].as_str().unwrap());
+        assert_eq!(
+            row["amount"],
+            format!("{:.2}", charge["amount"].as_f64().unwrap())
+        );
+        assert_eq!(row["due_date"], charge["due_date"].as_str().unwrap());
+        assert_eq!(row["status"], charge["status"].as_str().unwrap());
+    }
+
+    let export = server
+        .rest("GET", &format!("/v1/exports/{small}"), &admin(server), None)
+        .await;
+    let data = &export.body["data"];
+    let size = file.text.len() as i64;
+    assert_eq!(data["row_count"], listed.len());
+    assert_eq!(data["byte_size"], size);
+    assert_eq!(
+        data["progress"],
+        json!({ "rows_done": listed.len(), "rows_total": listed.len() })
+    );
+    let stored = pieces(server, &small).await;
+    assert!(stored.len() > 20, "{} pieces", stored.len());
+    assert_one_file(&stored, size);
+
+    // The MCP tool describes the file: its size, never its bytes.
+    let described = server
+        .call_tool(
+            &server.token(0, "admin", "mcp"),
+            "dunning_exports_download",
+            json!({ "id": small }),
+        )
+        .await;
+    assert_eq!(described["structuredContent"]["byte_size"], size);
+    assert!(!described.to_string().contains(CHARGE_HEADER[2]));
+
+    ranges(server, &small, file.text.as_bytes(), &stored).await;
+}
+
+/// Ranges of the file `whole` of export `id` (stored as `pieces`): its first bytes, a middle
+/// across a piece boundary, a suffix, to the end, and one past the end.
+async fn ranges(server: &TestServer, id: &str, whole: &[u8], pieces: &[(i64, i64, i64)]) {
+    let size = whole.len();
+    let boundary = pieces[3].1 as usize;
+    let cases = [
+        ("bytes=0-99".to_string(), 0, 99),
+        (
+            format!("bytes={}-{}", boundary - 50, boundary + 49),
+            boundary - 50,
+            boundary + 49,
+        ),
+        (
+            format!("bytes={}-{}", pieces[1].1, size * 2),
+            pieces[1].1 as usize,
+            size - 1,
+        ),
+        ("bytes=-300".to_string(), size - 300, size - 1),
+        (format!("bytes={}-", size - 1), size - 1, size - 1),
+    ];
+    for (range, first, last) in cases {
+        let part = download(server, id, Some(&range)).await;
+        assert_eq!(part.status, StatusCode::PARTIAL_CONTENT, "{range}");
+        assert_eq!(
+            part.header("content-range"),
+            Some(format!("bytes {first}-{last}/{size}").as_str()),
+            "{range}"
+        );
+        assert_eq!(
+            part.header("content-length"),
+            Some((last - first + 1).to_string().as_str())
+        );
+        assert!(part.raw == whole[first..=last], "{range}: the very bytes");
+    }
+    let past = download(server, id, Some(&format!("bytes={size}-"))).await;
+    assert_eq!(past.status, StatusCode::RANGE_NOT_SATISFIABLE);
+    assert_eq!(
+        past.header("content-range"),
+        Some(format!("bytes */{size}").as_str())
+    );
+    assert_eq!(past.body["code"], "range_not_satisfiable");
+    // Two ranges at once are not served as such: the whole file.
+    let two = download(server, id, Some("bytes=0-1,5-6")).await;
+    assert_eq!(two.status, StatusCode::OK);
+    assert_eq!(two.text.len(), size);
+}
+
+#[tokio::test]
+async fn progress_shows_while_building_and_a_takeover_after_a_dead_builder_makes_one_file() {
+    takeover(&TestServer::start().await).await;
+}
+
+#[tokio::test]
+async fn on_postgres_a_takeover_after_a_dead_builder_makes_one_file() {
+    if let Some(server) = crate::postgres::postgres_server().await {
+        takeover(&server).await;
+    }
+}
+
+/// A builder stopped after a few pages (as a killed process would) leaves its export running
+/// with its progress; once its lease is over another takes the export over, deletes the
+/// pieces and builds the file anew; the first, woken again, can store nothing more.
+async fn takeover(server: &TestServer) {
+    demo_bulk::generate(&server.state.db, server.org_id(0), 30, 1_200, |_, _, _| {})
+        .await
+        .expect("generate");
+    let engine = engine_sized(server, SMALL);
+    let now = OffsetDateTime::now_utc();
+    let export = start_export(server, json!({ "kind": "charges" })).await;
+    let id = export["id"].as_str().unwrap().to_string();
+    assert!(
+        shown(server, &id).await["progress"].is_null(),
+        "not counted yet"
+    );
+
+    let mut first = Builder::claim(&engine, &id, now)
+        .await
+        .expect("claim")
+        .expect("free");
+    for _ in 0..4 {
+        assert_eq!(first.step().await.expect("step"), Progress::Building);
+    }
+    let running = shown(server, &id).await;
+    assert_eq!(running["status"], "running");
+    let total = running["progress"]["rows_total"].as_i64().unwrap();
+    let done = running["progress"]["rows_done"].as_i64().unwrap();
+    assert!(total > 1_200, "{running}");
+    assert!(done > 0 && done < total, "{running}");
+    // The same through MCP, where an assistant polls.
+    let tool = server
+        .call_tool(
+            &server.token(0, "admin", "mcp"),
+            "dunning_exports_get",
+            json!({ "id": id }),
+        )
+        .await;
+    assert_eq!(
+        tool["structuredContent"]["data"]["progress"],
+        running["progress"]
+    );
+    let left_behind = pieces(server, &id).await.len();
+    assert!(left_behind >= 2);
+
+    // Not before the lease is over; then another builder takes it over.
+    assert_eq!(build_with(&engine, now).await, 0);
+    let later = now + time::Duration::minutes(11);
+    assert_eq!(build_with(&engine, later).await, 1);
+    let rebuilt = shown(server, &id).await;
+    assert_eq!(rebuilt["status"], "completed", "{rebuilt}");
+
+    // The first builder wakes: its next piece is refused, nothing of it is stored.
+    let stored = pieces(server, &id).await;
+    let outcome = loop {
+        match first.step().await.expect("step") {
+            Progress::Building => {}
+            other => break other,
+        }
+    };
+    assert_eq!(outcome, Progress::Lost);
+    assert!(!first.finish(Ok(outcome), later).await.expect("finish"));
+    assert_eq!(pieces(server, &id).await, stored);
+    let size = rebuilt["byte_size"].as_i64().unwrap();
+    assert_one_file(&stored, size);
+
+    // One clean file: the same bytes as a build that nobody interrupted.
+    let file = download(server, &id, None).await;
+    let again = start_export(server, json!({ "kind": "charges" })).await;
+    let again = again["id"].as_str().unwrap().to_string();
+    assert_eq!(build_with(&engine_sized(server, WHOLE), later).await, 1);
+    assert!(file.text == download(server, &again, None).await.text);
+    let (_, rows) = parse(&file.text);
+    let ids: std::collections::HashSet<&str> = rows.iter().map(|r| r["id"].as_str()).collect();
+    assert_eq!(ids.len(), rows.len(), "no row twice");
+    assert_eq!(rows.len() as i64, rebuilt["row_count"].as_i64().unwrap());
+}
+
+/// A file completed before migration 21 (one `exports.content` value) is moved into one
+/// piece by the migration and downloads as it was, whole and by ranges.
+#[tokio::test]
+async fn a_file_stored_whole_before_the_pieces_downloads_as_it_was() {
+    let server = TestServer::start().await;
+    let export = start_export(&server, json!({ "kind": "customers" })).await;
+    let id = export["id"].as_str().unwrap().to_string();
+    let content = "\u{feff}id,name\r\ncus_1,Conceição\r\n";
+    // The database as migration 20 left it, with a file completed then.
+    for sql in [
+        "DROP TABLE export_chunks",
+        "ALTER TABLE exports DROP COLUMN rows_done",
+        "ALTER TABLE exports DROP COLUMN rows_total",
+        "DELETE FROM schema_migrations WHERE version = 21",
+    ] {
+        sqlx::query(sqlx::AssertSqlSafe(sql))
+            .execute(&server.state.db.pool)
+            .await
+            .expect(sql);
+    }
+    sqlx::query(
+        "UPDATE exports SET status = 'completed', content = $1, row_count = 1, byte_size = $2,
+             completed_at = created_at WHERE id = $3",
+    )
+    .bind(content)
+    .bind(content.len() as i64)
+    .bind(&id)
+    .execute(&server.state.db.pool)
+    .await
+    .unwrap();
+    Db::open(&server.state.config.database_url)
+        .await
+        .expect("migration 21 applied");
+
+    let file = download(&server, &id, None).await;
+    assert_eq!(file.status, StatusCode::OK, "{}", file.text);
+    assert_eq!(file.text, content);
+    let tail = download(&server, &id, Some("bytes=-13")).await;
+    assert_eq!(tail.status, StatusCode::PARTIAL_CONTENT);
+    assert_eq!(tail.raw, content.as_bytes()[content.len() - 13..]);
+    let shown = server
+        .rest("GET", &format!("/v1/exports/{id}"), &admin(&server), None)
+        .await;
+    assert_eq!(
+        shown.body["data"]["progress"],
+        json!({ "rows_done": 1, "rows_total": 1 })
+    );
+    let left: Option<String> = sqlx::query_scalar("SELECT content FROM exports WHERE id = $1")
+        .bind(&id)
+        .fetch_one(&server.state.db.pool)
+        .await
+        .unwrap();
+    assert_eq!(left, None, "the old column is emptied");
+}
+
+/// More rows than the 200 000 the builder before pieces refused (customers: the cheapest
+/// rows to make, one statement), built with the server's own sizes and parsed back whole.
+#[tokio::test]
+async fn an_export_past_the_old_limit_of_200_000_rows_completes() {
+    let server = TestServer::start().await;
+    let before: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM customers WHERE organization_id = $1")
+            .bind(server.org_id(0))
+            .fetch_one(&server.state.db.pool)
+            .await
+            .unwrap();
+    sqlx::query(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200001)
+         INSERT INTO customers (organization_id, created_at, updated_at, version, notes, document_type,
+             id, name, search_name, document, email, phone, address, channel_opt_outs, tags)
+         SELECT $1, $2, $2, 1, NULL, 'cpf', printf('cus_big%09d', i), 'Cliente ' || i, 'cliente ' || i,
+             printf('%011d', i), NULL, NULL, NULL, '[]', '[]' FROM n",
+    )
+    .bind(server.org_id(0))
+    .bind("2025-01-01T00:00:00.000000Z")
+    .execute(&server.state.db.pool)
+    .await
+    .expect("200 001 customers");
+    let export = start_export(&server, json!({ "kind": "customers" })).await;
+    let id = export["id"].as_str().unwrap().to_string();
+    assert_eq!(finish_exports(&server).await, 1);
+    let data = shown(&server, &id).await;
+    assert_eq!(data["status"], "completed", "{data}");
+    let expected = before + 200_001;
+    assert_eq!(data["row_count"], expected);
+    let file = download(&server, &id, None).await;
+    assert_eq!(file.status, StatusCode::OK);
+    let (_, rows) = parse(&file.text);
+    assert_eq!(rows.len() as i64, expected);
+    assert!(pieces(&server, &id).await.len() > 10);
+}
+
+/// A process told to stop gives the export it was building back, pending, instead of
+/// holding the shutdown for the rest of the file; the next builder begins it anew.
+#[tokio::test]
+async fn a_stopping_worker_gives_its_export_back_and_the_next_builds_it_whole() {
+    let server = TestServer::start().await;
+    let export = start_export(&server, json!({ "kind": "customers" })).await;
+    let id = export["id"].as_str().unwrap().to_string();
+    let mut stopping = engine_sized(&server, SMALL);
+    stopping.status = Arc::new(dunning_engine::status::EngineStatus::default());
+    stopping.status.stop();
+    let now = OffsetDateTime::now_utc();
+    assert_eq!(build_with(&stopping, now).await, 0);
+    let given_back = shown(&server, &id).await;
+    assert_eq!(given_back["status"], "pending", "{given_back}");
+    assert!(given_back["progress"].is_null());
+
+    assert_eq!(build_with(&engine_sized(&server, SMALL), now).await, 1);
+    let built = shown(&server, &id).await;
+    assert_eq!(built["status"], "completed", "{built}");
+    assert_one_file(
+        &pieces(&server, &id).await,
+        built["byte_size"].as_i64().unwrap(),
     );
 }

@@ -83,6 +83,9 @@ pub struct Settings {
     pub oauth_grant_idle_ttl: Duration,
     /// The Pix worker's: its pace, the callback URL, the PSPs' guard and CA, the secrets key.
     pub pix: pix::PixSettings,
+    /// The export worker's page and piece sizes (tests make them small, to build files of
+    /// many pieces from few rows).
+    pub exports: exports::Sizes,
 }
 
 /// The Twilio account and where its status callbacks reach this server.

@@ -10,7 +10,7 @@ use time::Date;
 
 use super::calendars;
 use super::rows::{Stored, by_id};
-use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
+use super::{After, Bind, Conditions, Db, ListQuery, Page, PageRequest, Result, Sort};
 use dunning_domain::calendar::Calendar;
 use dunning_domain::charge_math::{
     ChargeState, ChargeStatus, ChargeTerms, Owed, PaymentDays, balance,
@@ -310,6 +310,20 @@ pub async fn list(
     })
 }
 
+/// The charges of `query` (a [`list_query`]) after `after`, at most `limit`, as seen on
+/// `today`, and where they ended: a whole list read a keyset page at a time (exports).
+pub async fn list_after(
+    db: &Db,
+    organization_id: &str,
+    query: &ListQuery,
+    today: Date,
+    after: Option<&After>,
+    limit: i64,
+) -> Result<(Vec<Charge>, Option<After>)> {
+    let (rows, last) = query.fetch_after::<ChargeRow>(db, after, limit).await?;
+    Ok((Calendars::charges(organization_id, rows, today)?, last))
+}
+
 /// The query behind [`list`] on day `today` of `calendar` (pending and overdue depend on
 /// them).
 pub fn list_query(
@@ -357,9 +371,12 @@ pub fn list_query(
         );
         c.push("tags LIKE {} ESCAPE '\\'", Bind::Text(pattern));
     }
-    let direction = if filter.descending { "DESC" } else { "ASC" };
-    let order = format!("{} {direction}, id {direction}", filter.order.column());
-    ListQuery::new(c, ChargeRow::COLUMNS, "FROM charges", &order)
+    let sort = Sort {
+        column: filter.order.column(),
+        integer: filter.order == ChargeOrder::Amount,
+        descending: filter.descending,
+    };
+    ListQuery::sorted(c, ChargeRow::COLUMNS, "FROM charges", sort)
 }
 
 pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Charge>> {

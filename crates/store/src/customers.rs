@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use sqlx::AnyConnection;
 
 use super::rows::{self, Column, Stored, by_id};
-use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
+use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result, Sort};
 use dunning_domain::timestamp::Timestamp;
 
 /// A postal address, stored as JSON (its `Serialize` is the stored form; `api::customers`
@@ -111,13 +111,16 @@ pub fn list_query(organization_id: &str, filter: &CustomerFilter) -> ListQuery {
         );
         c.push("tags LIKE {} ESCAPE '\\'", Bind::Text(pattern));
     }
-    let order = match (filter.sort_by_name, filter.descending) {
-        (true, false) => "search_name ASC, id ASC",
-        (true, true) => "search_name DESC, id DESC",
-        (false, false) => "created_at ASC, id ASC",
-        (false, true) => "created_at DESC, id DESC",
+    let sort = Sort {
+        column: if filter.sort_by_name {
+            "search_name"
+        } else {
+            "created_at"
+        },
+        integer: false,
+        descending: filter.descending,
     };
-    ListQuery::new(c, Customer::COLUMNS, "FROM customers", order)
+    ListQuery::sorted(c, Customer::COLUMNS, "FROM customers", sort)
 }
 
 pub async fn get(db: &Db, organization_id: &str, id: &str) -> Result<Option<Customer>> {

@@ -7,7 +7,7 @@
 use sqlx::{AnyConnection, AssertSqlSafe};
 
 use super::rows::{Stored, by_id};
-use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
+use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result, Sort};
 use dunning_domain::timestamp::Timestamp;
 
 crate::stored_words! {
@@ -145,7 +145,12 @@ pub fn list_query(organization_id: &str, filter: &DeliveryFilter) -> ListQuery {
             c.push(&format!("{column} = {{}}"), Bind::Text(value.clone()));
         }
     }
-    ListQuery::new(c, COLUMNS, "FROM deliveries", "created_at DESC, id DESC")
+    let newest_first = Sort {
+        column: "created_at",
+        integer: false,
+        descending: true,
+    };
+    ListQuery::sorted(c, COLUMNS, "FROM deliveries", newest_first)
 }
 
 /// When the oldest notice of a charge that reached the debtor was sent (stored timestamp).

@@ -1,12 +1,19 @@
-//! Exports: CSV files built in the background from a list and its filters, stored whole in
-//! the database (TEXT) so that any replica can serve the download.
+//! Exports: CSV files built in the background from a list and its filters, stored in the
+//! database so that any replica can serve the download: in pieces (`export_chunks`, about
+//! `--export-piece-kib` of whole records each, numbered from 0, each knowing where it starts
+//! in the file), written as the file is built, so neither the builder nor a download holds more than one
+//! piece whatever the size of the file.
 //!
 //! Status goes `pending` → `running` (claimed by a worker until a lease runs out, so a worker
-//! that died mid-build is replaced) → `completed` or `failed`.
+//! that died mid-build is replaced) → `completed` or `failed`. While it runs, `rows_done` and
+//! `rows_total` say how far it is. A builder writes only under its claim token: it deletes
+//! the pieces of an earlier builder when it begins, and each piece goes in with a check that
+//! the claim is still its own (which also extends the lease), so a file is never a mix of
+//! two builders' pieces.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sqlx::{AnyConnection, AssertSqlSafe, Row};
+use sqlx::{AnyConnection, AssertSqlSafe};
 
 use super::charges::ChargeFilter;
 use super::customers::CustomerFilter;
@@ -49,6 +56,10 @@ crate::row! {
         pub status: ExportStatus,
         pub row_count: Option<i64>,
         pub byte_size: Option<i64>,
+        /// Records written so far, and records that matched when the build began (`None`
+        /// before a builder counted them).
+        pub rows_done: Option<i64>,
+        pub rows_total: Option<i64>,
         pub error: Option<String>,
         pub created_at: Timestamp,
         pub completed_at: Option<Timestamp>,
@@ -58,8 +69,7 @@ crate::row! {
 
 impl Stored for Export {
     const TABLE: &'static str = "exports";
-    const COLUMNS: &'static str =
-        "id, kind, filters, status, row_count, byte_size, error, created_at, completed_at, version";
+    const COLUMNS: &'static str = "id, kind, filters, status, row_count, byte_size, rows_done, rows_total, error, created_at, completed_at, version";
 }
 
 /// The checked filter is stored as JSON.
@@ -81,9 +91,9 @@ pub async fn insert(
     let filter = serde_json::to_string(filter)
         .map_err(|e| StoreError::Corrupt(format!("exports.filter: {e}")))?;
     sqlx::query(
-        "INSERT INTO exports (id, organization_id, kind, filters, filter, status, row_count, byte_size, error, content,
+        "INSERT INTO exports (id, organization_id, kind, filters, filter, status, row_count, byte_size, error,
              claim_token, claimed_until, version, created_at, started_at, completed_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, 'pending', NULL, NULL, NULL, NULL, NULL, NULL, 1, $6, NULL, NULL, $6)",
+         VALUES ($1, $2, $3, $4, $5, 'pending', NULL, NULL, NULL, NULL, NULL, 1, $6, NULL, NULL, $6)",
     )
     .bind(id)
     .bind(organization_id)
@@ -110,16 +120,46 @@ pub async fn get_in(
     by_id(conn, organization_id, id).await
 }
 
-/// The CSV of a completed export.
-pub async fn content(db: &Db, organization_id: &str, id: &str) -> Result<Option<String>> {
-    let content: Option<Option<String>> = sqlx::query_scalar(
-        "SELECT content FROM exports WHERE organization_id = $1 AND id = $2 AND status = 'completed'",
+/// A piece of an export's file: where it starts in the file (bytes) and its text.
+#[derive(Debug)]
+pub struct Chunk {
+    pub byte_offset: i64,
+    pub content: String,
+}
+
+/// The number of the piece of export `id`'s file that holds byte `byte` (its last piece
+/// starting at or before it); `None` when the file has no piece there.
+pub async fn chunk_holding(
+    db: &Db,
+    organization_id: &str,
+    id: &str,
+    byte: i64,
+) -> Result<Option<i64>> {
+    Ok(sqlx::query_scalar(
+        "SELECT seq FROM export_chunks WHERE organization_id = $1 AND export_id = $2 AND byte_offset <= $3
+         ORDER BY seq DESC LIMIT 1",
     )
     .bind(organization_id)
     .bind(id)
+    .bind(byte)
+    .fetch_optional(&db.pool)
+    .await?)
+}
+
+/// Piece `seq` of export `id`'s file, if there is one.
+pub async fn chunk(db: &Db, organization_id: &str, id: &str, seq: i64) -> Result<Option<Chunk>> {
+    let row: Option<(i64, String)> = sqlx::query_as(
+        "SELECT byte_offset, content FROM export_chunks WHERE organization_id = $1 AND export_id = $2 AND seq = $3",
+    )
+    .bind(organization_id)
+    .bind(id)
+    .bind(seq)
     .fetch_optional(&db.pool)
     .await?;
-    Ok(content.flatten())
+    Ok(row.map(|(byte_offset, content)| Chunk {
+        byte_offset,
+        content,
+    }))
 }
 
 /// Worker query (all organizations): exports to build, oldest first.
@@ -158,7 +198,7 @@ pub async fn claim(
 ) -> Result<Option<Claimed>> {
     let done = sqlx::query(
         "UPDATE exports SET status = 'running', claim_token = $1, claimed_until = $2, started_at = $3,
-             version = version + 1, updated_at = $3
+             rows_done = NULL, rows_total = NULL, version = version + 1, updated_at = $3
          WHERE id = $4 AND (status = 'pending' OR (status = 'running' AND claimed_until < $3))",
     )
     .bind(token)
@@ -179,22 +219,107 @@ pub async fn claim(
     .await?)
 }
 
-/// Store the file of a claimed export. False when the claim was lost.
+/// Begin (or begin again) the file of a claimed export: the pieces an earlier builder wrote
+/// are deleted, and the progress is 0 of `rows_total`, the lease extended to `lease_until`.
+/// False when the claim was lost. The claim is checked (and the export's row locked) before
+/// the delete, in one transaction: a builder that lost its claim can no longer add a piece.
+pub async fn begin_file(
+    db: &Db,
+    claimed: &Claimed,
+    rows_total: i64,
+    lease_until: &str,
+) -> Result<bool> {
+    let mut tx = db.begin().await?;
+    if !hold(&mut tx, claimed, 0, Some(rows_total), lease_until).await? {
+        return Ok(false);
+    }
+    delete_pieces(&mut tx, claimed).await?;
+    tx.commit().await?;
+    Ok(true)
+}
+
+/// Whether the claim still holds, checked by writing the progress (`rows_total` when given)
+/// and the lease under the claim token: the export's row stays locked by the transaction
+/// until it ends, so no other builder's claim can come between the check and what follows.
+async fn hold(
+    tx: &mut AnyConnection,
+    claimed: &Claimed,
+    rows_done: i64,
+    rows_total: Option<i64>,
+    lease_until: &str,
+) -> Result<bool> {
+    let held = sqlx::query(
+        "UPDATE exports SET rows_done = $1, rows_total = COALESCE($2, rows_total), claimed_until = $3
+         WHERE organization_id = $4 AND id = $5 AND claim_token = $6",
+    )
+    .bind(rows_done)
+    .bind(rows_total)
+    .bind(lease_until)
+    .bind(&claimed.organization_id)
+    .bind(&claimed.id)
+    .bind(&claimed.claim_token)
+    .execute(tx)
+    .await?;
+    Ok(held.rows_affected() == 1)
+}
+
+/// A piece of the file a builder has written, to be stored.
+#[derive(Debug)]
+pub struct NewChunk {
+    pub seq: i64,
+    pub byte_offset: i64,
+    /// Owned: bound as it is, where a borrowed text would be copied by the driver.
+    pub content: String,
+    /// Records in the file once this piece is in (the progress shown).
+    pub rows_done: i64,
+}
+
+/// Store a piece of a claimed export's file, its progress and a lease extended to
+/// `lease_until`, in one transaction that first checks the claim (locking the export's row):
+/// false, and nothing stored, when the claim was lost.
+pub async fn write_chunk(
+    db: &Db,
+    claimed: &Claimed,
+    chunk: NewChunk,
+    lease_until: &str,
+) -> Result<bool> {
+    let mut tx = db.begin().await?;
+    if !hold(&mut tx, claimed, chunk.rows_done, None, lease_until).await? {
+        return Ok(false);
+    }
+    sqlx::query(
+        "INSERT INTO export_chunks (organization_id, export_id, seq, byte_offset, byte_size, content)
+         VALUES ($1, $2, $3, $4, $5, $6)",
+    )
+    .bind(&claimed.organization_id)
+    .bind(&claimed.id)
+    .bind(chunk.seq)
+    .bind(chunk.byte_offset)
+    .bind(i64::try_from(chunk.content.len()).unwrap_or(i64::MAX))
+    .bind(chunk.content)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(true)
+}
+
+/// Mark the file of a claimed export, all of whose pieces are stored, as completed. False
+/// when the claim was lost.
 pub async fn complete(
     conn: &mut AnyConnection,
     claimed: &Claimed,
-    content: &str,
     row_count: i64,
+    byte_size: i64,
     now: &str,
 ) -> Result<bool> {
     let done = sqlx::query(
-        "UPDATE exports SET status = 'completed', content = $1, row_count = $2, byte_size = $3, error = NULL,
-             claim_token = NULL, claimed_until = NULL, completed_at = $4, version = version + 1, updated_at = $4
-         WHERE organization_id = $5 AND id = $6 AND claim_token = $7",
+        "UPDATE exports SET status = 'completed', row_count = $1, byte_size = $2, rows_done = $1, rows_total = $1,
+             error = NULL, claim_token = NULL, claimed_until = NULL, completed_at = $3, version = version + 1,
+             updated_at = $3
+         WHERE organization_id = $4 AND id = $5 AND claim_token = $6",
     )
-    .bind(content)
     .bind(row_count)
-    .bind(i64::try_from(content.len()).unwrap_or(i64::MAX))
+    .bind(byte_size)
     .bind(now)
     .bind(&claimed.organization_id)
     .bind(&claimed.id)
@@ -204,8 +329,24 @@ pub async fn complete(
     Ok(done.rows_affected() == 1)
 }
 
-/// Mark a claimed export as failed with a message for the client. False when the claim was
-/// lost.
+/// Put a claimed export back in the queue, pending, its progress cleared (its pieces are
+/// deleted by the builder that begins it next). False when the claim was lost.
+pub async fn give_back(db: &Db, claimed: &Claimed) -> Result<bool> {
+    let done = sqlx::query(
+        "UPDATE exports SET status = 'pending', claim_token = NULL, claimed_until = NULL,
+             rows_done = NULL, rows_total = NULL, version = version + 1
+         WHERE organization_id = $1 AND id = $2 AND claim_token = $3",
+    )
+    .bind(&claimed.organization_id)
+    .bind(&claimed.id)
+    .bind(&claimed.claim_token)
+    .execute(&db.pool)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Mark a claimed export as failed with a message for the client, its pieces deleted. False
+/// when the claim was lost.
 pub async fn fail(
     conn: &mut AnyConnection,
     claimed: &Claimed,
@@ -222,9 +363,24 @@ pub async fn fail(
     .bind(&claimed.organization_id)
     .bind(&claimed.id)
     .bind(&claimed.claim_token)
-    .execute(conn)
+    .execute(&mut *conn)
     .await?;
-    Ok(done.rows_affected() == 1)
+    if done.rows_affected() != 1 {
+        return Ok(false);
+    }
+    // The pieces of a file that will never be whole are of no use to anyone.
+    delete_pieces(conn, claimed).await?;
+    Ok(true)
+}
+
+/// Delete every stored piece of a claimed export's file.
+async fn delete_pieces(conn: &mut AnyConnection, claimed: &Claimed) -> Result<()> {
+    sqlx::query("DELETE FROM export_chunks WHERE organization_id = $1 AND export_id = $2")
+        .bind(&claimed.organization_id)
+        .bind(&claimed.id)
+        .execute(conn)
+        .await?;
+    Ok(())
 }
 
 /// Export ids starting with `prefix`, newest first, at most `limit`, and how many match.
@@ -254,21 +410,32 @@ pub async fn complete_ids(
     Ok((ids, total))
 }
 
-/// Name and document of every customer of an organization, by id (to label rows).
+/// Name and document of the customers `ids` of an organization, by id (to label one page
+/// of rows: an organization's every customer would be held for the whole build).
 pub async fn customer_labels(
     db: &Db,
     organization_id: &str,
+    ids: &[&str],
 ) -> Result<std::collections::HashMap<String, (String, String)>> {
-    let rows = sqlx::query("SELECT id, name, document FROM customers WHERE organization_id = $1")
-        .bind(organization_id)
-        .fetch_all(&db.pool)
-        .await?;
-    rows.iter()
-        .map(|row| {
-            Ok((
-                row.try_get("id")?,
-                (row.try_get("name")?, row.try_get("document")?),
-            ))
-        })
-        .collect()
+    let mut labels = std::collections::HashMap::with_capacity(ids.len());
+    // At most this many ids per statement: far below either engine's limit of parameters.
+    for some in ids.chunks(500) {
+        let placeholders = (2..some.len() + 2)
+            .map(|n| format!("${n}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let sql = format!(
+            "SELECT id, name, document FROM customers WHERE organization_id = $1 AND id IN ({placeholders})"
+        );
+        let mut query = sqlx::query_as(AssertSqlSafe(sql)).bind(organization_id);
+        for id in some {
+            query = query.bind(*id);
+        }
+        let rows: Vec<(String, String, String)> = query.fetch_all(&db.pool).await?;
+        labels.extend(
+            rows.into_iter()
+                .map(|(id, name, document)| (id, (name, document))),
+        );
+    }
+    Ok(labels)
 }

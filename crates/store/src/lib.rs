@@ -49,7 +49,9 @@ pub mod webhooks;
 pub use db::{Backend, Db, DbSettings, Statistics};
 pub use error::{Result, StoreError};
 pub use faults::StorageFault;
-pub use query::{Bind, COUNT_CAP, Conditions, ListQuery, Page, PageRequest, like_escape};
+pub use query::{
+    After, Bind, COUNT_CAP, Conditions, ListQuery, Page, PageRequest, Sort, like_escape,
+};
 pub use text::{json_column, now_text, timestamp_text, today};
 
 /// A connection (or the inside of a transaction, through `&mut *tx`) that the layers above

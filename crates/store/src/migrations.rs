@@ -93,6 +93,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
         20,
         include_str!("../migrations/0020_the_workers_find_their_work_by_index.sql"),
     ),
+    (
+        21,
+        include_str!("../migrations/0021_exports_written_in_chunks_with_progress.sql"),
+    ),
 ];
 
 /// Whether every migration this build knows has been applied (a replica of an older build

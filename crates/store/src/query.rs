@@ -1,6 +1,8 @@
 //! Lists built at run time: `WHERE` clauses from filters (`Conditions`, numbering `$n` as
-//! they are added), pages (`PageRequest`, `Page`, counts capped at `COUNT_CAP`), keyset list
-//! queries (`ListQuery`), `LIKE` escaping, and the first ids of a completion.
+//! they are added), pages (`PageRequest`, `Page`, counts capped at `COUNT_CAP`), list queries
+//! (`ListQuery`) read a page at a time or, for a whole file, a keyset page after another
+//! (`Sort`, `After`, `ListQuery::fetch_after`), `LIKE` escaping, and the first ids of a
+//! completion.
 
 use sqlx::Row;
 
@@ -22,14 +24,14 @@ pub fn like_escape(value: &str) -> String {
 }
 
 /// A value bound to a dynamically built query.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Bind {
     Text(String),
     Int(i64),
 }
 
 /// `WHERE` clauses built from list filters, numbering `$n` placeholders as they are added.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Conditions {
     clauses: Vec<String>,
     binds: Vec<Bind>,
@@ -193,7 +195,33 @@ pub struct ListQuery {
     pub columns: String,
     pub from: String,
     pub order: String,
+    /// The order as one column then `id`, when the list is built from a [`Sort`]: what lets
+    /// [`ListQuery::fetch_after`] read it a keyset page after another.
+    pub sort: Option<Sort>,
 }
+
+/// A list's order: one column, then `id` to break ties, both the same way. Every row has
+/// one place in it, so the rows after a given (value, id) are the rest of the list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sort {
+    pub column: &'static str,
+    /// The column holds integers (`BIGINT`); otherwise text (dates and instants sort as
+    /// their stored text).
+    pub integer: bool,
+    pub descending: bool,
+}
+
+/// Where a keyset page ended: the sort column's value and the `id` of its last row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct After {
+    pub key: Bind,
+    pub id: String,
+}
+
+/// The two columns a keyset page adds after the row's own: the sort value and the id of
+/// each row, named so that no table's column can take their place.
+const AFTER_KEY: &str = "list_after_key";
+const AFTER_ID: &str = "list_after_id";
 
 impl ListQuery {
     pub fn new(conditions: Conditions, columns: &str, from: &str, order: &str) -> Self {
@@ -202,6 +230,22 @@ impl ListQuery {
             columns: columns.to_string(),
             from: from.to_string(),
             order: order.to_string(),
+            sort: None,
+        }
+    }
+
+    /// A list in the order of `sort` (`{column} {direction}, id {direction}`), which can be
+    /// read by pages or, whole, by keyset pages.
+    pub fn sorted(conditions: Conditions, columns: &str, from: &str, sort: Sort) -> Self {
+        let direction = if sort.descending { "DESC" } else { "ASC" };
+        ListQuery {
+            sort: Some(sort),
+            ..ListQuery::new(
+                conditions,
+                columns,
+                from,
+                &format!("{} {direction}, id {direction}", sort.column),
+            )
         }
     }
 
@@ -276,6 +320,128 @@ impl ListQuery {
         };
         let _span = span.entered();
         reads.run(|reader| self.read_page_sqlite(reader, page))
+    }
+
+    /// How many rows match, every one of them counted (an export's total, once per file;
+    /// lists count up to [`COUNT_CAP`]).
+    pub async fn count_all(&self, db: &Db) -> Result<i64> {
+        let sql = format!("SELECT COUNT(*) {} {}", self.from, self.conditions.sql());
+        let mut connection = db.acquire().await?;
+        Ok(self
+            .conditions
+            .bind_all_scalar(sqlx::query_scalar(sqlx::AssertSqlSafe(sql)))
+            .fetch_one(&mut *connection)
+            .await?)
+    }
+
+    /// The statement of a keyset page: at most `limit` rows after `after` (from the first
+    /// without it), each with its sort value and id as the last two columns. The row value
+    /// comparison `(column, id) > (value, id)` continues where the last page ended through
+    /// the list's own index, whatever the depth, where `OFFSET` reads and drops every row
+    /// before the page. Also its binds.
+    pub fn after_sql(&self, after: Option<&After>, limit: i64) -> Result<(String, Conditions)> {
+        let sort = self.sort.ok_or_else(|| {
+            StoreError::Corrupt(format!("the list {} has no keyset order", self.from))
+        })?;
+        let mut conditions = self.conditions.clone();
+        if let Some(after) = after {
+            let beyond = if sort.descending { "<" } else { ">" };
+            conditions.push_many(
+                &format!("({}, id) {beyond} ({{}}, {{}})", sort.column),
+                vec![after.key.clone(), Bind::Text(after.id.clone())],
+            );
+        }
+        let sql = format!(
+            "SELECT {}, {} AS {AFTER_KEY}, id AS {AFTER_ID} {} {} ORDER BY {} LIMIT {limit}",
+            self.columns,
+            sort.column,
+            self.from,
+            conditions.sql(),
+            self.order,
+        );
+        Ok((sql, conditions))
+    }
+
+    /// The next keyset page of the list (see [`ListQuery::after_sql`]), and where it ended
+    /// (`None` once a page comes back empty). A whole list is read in pages that cost the
+    /// same at its end as at its start, holding one page at a time.
+    pub async fn fetch_after<T: FromSource>(
+        &self,
+        db: &Db,
+        after: Option<&After>,
+        limit: i64,
+    ) -> Result<(Vec<T>, Option<After>)> {
+        use tracing::Instrument;
+        let (sql, conditions) = self.after_sql(after, limit)?;
+        let integer = self.sort.is_some_and(|s| s.integer);
+        let span = db.span("SELECT", table_of(&self.from));
+        let reads = match &db.reads {
+            Some(Reads::Sqlite(reads)) => reads,
+            Some(Reads::Postgres(reads)) => {
+                let read = async {
+                    let mut lease = db.lease(reads).await?;
+                    let rows = conditions
+                        .bind_all(sqlx::query(sqlx::AssertSqlSafe(sql)))
+                        .fetch_all(lease.connection())
+                        .await;
+                    let read = rows.map_err(StoreError::from).and_then(|rows| {
+                        let checked = CheckedColumns::default();
+                        let items = rows
+                            .iter()
+                            .map(|row| T::from_source(&PgSource::new(row, &checked)))
+                            .collect::<sqlx::Result<Vec<T>>>()?;
+                        let last = rows
+                            .last()
+                            .map(|row| after_sqlx(row, integer))
+                            .transpose()?;
+                        Ok((items, last))
+                    });
+                    lease.end(read)
+                };
+                return read.instrument(span).await;
+            }
+            None => {
+                let read = async {
+                    let mut connection = db.acquire().await?;
+                    let rows = conditions
+                        .bind_all(sqlx::query(sqlx::AssertSqlSafe(sql)))
+                        .fetch_all(&mut *connection)
+                        .await?;
+                    let items = rows
+                        .iter()
+                        .map(T::from_source)
+                        .collect::<sqlx::Result<Vec<T>>>()?;
+                    let last = rows
+                        .last()
+                        .map(|row| after_sqlx(row, integer))
+                        .transpose()?;
+                    Ok((items, last))
+                };
+                return read.instrument(span).await;
+            }
+        };
+        let _span = span.entered();
+        reads.run(|reader| {
+            let (mut statement, names) = reader.prepare(&sql)?;
+            bind_all(&mut statement, &conditions.binds)?;
+            let mut rows = statement.raw_query();
+            // Room for a usual page at most: a caller may ask for more than it expects.
+            let mut items = Vec::with_capacity(usize::try_from(limit.min(1_000)).unwrap_or(0));
+            let mut last = None;
+            while let Some(row) = rows.next().map_err(from_rusqlite)? {
+                items.push(T::from_source(&SqliteRow::new(row, &names))?);
+                let (key, id) = (names.len() - 2, names.len() - 1);
+                last = Some(After {
+                    key: if integer {
+                        Bind::Int(row.get(key).map_err(from_rusqlite)?)
+                    } else {
+                        Bind::Text(row.get(key).map_err(from_rusqlite)?)
+                    },
+                    id: row.get(id).map_err(from_rusqlite)?,
+                });
+            }
+            Ok((items, last))
+        })
     }
 
     /// The page and its count on one connection of sqlx's (PostgreSQL's typed driver, or the
@@ -453,6 +619,24 @@ impl Conditions {
         .instrument(span)
         .await
     }
+}
+
+/// Where a keyset page's last row stands, from its two last columns (sqlx's rows).
+fn after_sqlx<R: Row>(row: &R, integer: bool) -> sqlx::Result<After>
+where
+    usize: sqlx::ColumnIndex<R>,
+    for<'r> i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    for<'r> String: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+{
+    let (key, id) = (row.len() - 2, row.len() - 1);
+    Ok(After {
+        key: if integer {
+            Bind::Int(row.try_get(key)?)
+        } else {
+            Bind::Text(row.try_get(key)?)
+        },
+        id: row.try_get(id)?,
+    })
 }
 
 /// Bind `binds` to the `$1`, `$2`, ... of `statement` by name: SQLite numbers parameters in
