@@ -220,7 +220,9 @@ pub struct ToolSpec {
     pub keywords: &'static [&'static str],
     /// URI template of the resource that serves this operation's result, if any.
     pub resource_uri: Option<&'static str>,
-    /// The tool's `inputSchema` as JSON text.
+    /// The complete input schema as JSON text: what a call's arguments are checked against.
+    /// The `inputSchema` in [`tool_json`](ToolSpec::tool_json) may say less (the generator's
+    /// `lean_input` leaves the server's bounds and patterns out of the listing).
     pub input_schema: &'static str,
     /// The `inputSchema` strict function-calling modes need, as JSON text, when it differs:
     /// every optional argument to which `null` means nothing ([`ArgSpec::admits_null`]) also

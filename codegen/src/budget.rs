@@ -2,8 +2,11 @@
 //! costs context. An output schema is there so that clients can check `structuredContent`
 //! and models can see the shape of an answer; examples, `readOnly`, descriptions and
 //! validation keywords inside it, and the deep structure of nested objects, tell neither
-//! much. Input schemas keep every constraint (they are what the model must satisfy); only
-//! their examples may go.
+//! much. An input schema as listed keeps what a call is made of (names, types, enums,
+//! formats, defaults, `required`, nesting) and, with `lean_input`, leaves out the bounds and
+//! patterns the server checks anyway: the arguments are still checked against the complete
+//! schema, which refuses naming the key and the rule (the document's descriptions say the
+//! limits a model must know, "1 to 100"), and discovery's `describe` shows it.
 //!
 //! Set at document level in `x-mcp.budget` (see `X-MCP.md`) or by the caller in
 //! [`crate::Settings::budget`]; the defaults halve our own v1 catalog.
@@ -13,7 +16,25 @@ use serde_json::{Map, Value};
 use crate::diagnostics::Diagnostics;
 use crate::ir::Operation;
 
-/// Keywords an output schema loses when `lean_output` is on: annotations and validation
+/// Bounds and patterns: checks a value meets, which the server makes on every call. An input
+/// schema as listed loses them when `lean_input` is on (they cost every turn and rarely change
+/// what a model writes); an output schema when `lean_output` is on.
+const CHECKS: &[&str] = &[
+    "pattern",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minItems",
+    "maxItems",
+    "minProperties",
+    "maxProperties",
+];
+
+/// Keywords an output schema loses besides [`CHECKS`] when `lean_output` is on: annotations
 /// that neither shape a client's check of an answer in a useful way nor tell a model more
 /// than the names and types do.
 const LEAN_OUTPUT_DROPS: &[&str] = &[
@@ -24,17 +45,7 @@ const LEAN_OUTPUT_DROPS: &[&str] = &[
     "description",
     "title",
     "default",
-    "pattern",
     "format",
-    "minLength",
-    "maxLength",
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "multipleOf",
-    "minItems",
-    "maxItems",
     // The server always sends its fields; `required` in an answer tells a model nothing.
     "required",
 ];
@@ -45,8 +56,11 @@ pub struct Budget {
     /// Object levels of an output schema kept whole; deeper objects become
     /// `{"type": "object"}`. `None`: no limit.
     pub output_depth: Option<usize>,
-    /// Drop [`LEAN_OUTPUT_DROPS`] from output schemas.
+    /// Drop [`LEAN_OUTPUT_DROPS`] and [`CHECKS`] from output schemas.
     pub lean_output: bool,
+    /// List input schemas without [`CHECKS`] (arguments are still checked
+    /// against the complete schema).
+    pub lean_input: bool,
     /// Keep `examples` in input schemas.
     pub input_examples: bool,
     /// A warning names each tool whose name, description and schemas exceed this many bytes.
@@ -58,6 +72,7 @@ impl Default for Budget {
         Budget {
             output_depth: Some(2),
             lean_output: true,
+            lean_input: true,
             input_examples: false,
             tool_bytes: Some(6 * 1024),
         }
@@ -70,6 +85,7 @@ impl Budget {
         Budget {
             output_depth: None,
             lean_output: false,
+            lean_input: false,
             input_examples: true,
             tool_bytes: None,
         }
@@ -103,15 +119,16 @@ impl Budget {
                         None => diags.error(&at, "must be a whole number or null"),
                     },
                 },
-                "lean_output" | "input_examples" => match value.as_bool() {
+                "lean_output" | "lean_input" | "input_examples" => match value.as_bool() {
                     Some(b) if key == "lean_output" => budget.lean_output = b,
+                    Some(b) if key == "lean_input" => budget.lean_input = b,
                     Some(b) => budget.input_examples = b,
                     None => diags.error(&at, "must be true or false"),
                 },
                 other => diags.error(
                     &at,
                     format!(
-                        "unknown key '{other}' (known: output_depth, lean_output, input_examples, tool_bytes)"
+                        "unknown key '{other}' (known: output_depth, lean_output, lean_input, input_examples, tool_bytes)"
                     ),
                 ),
             }
@@ -128,6 +145,10 @@ pub(crate) fn apply(operations: &mut [Operation], budget: &Budget, diags: &mut D
         }
         if !budget.input_examples {
             drop_examples(&mut op.input_schema);
+        }
+        if budget.lean_input {
+            let listed = without_checks(op.input_schema.clone());
+            op.listed_input_schema = Some(listed).filter(|s| *s != op.input_schema);
         }
         if let Some(limit) = budget.tool_bytes {
             let bytes = tool_bytes(op);
@@ -149,7 +170,7 @@ pub fn tool_bytes(op: &Operation) -> usize {
     let compact = |v: &Value| v.to_string().len();
     op.name.to_string().len()
         + op.description.len()
-        + compact(&op.input_schema)
+        + compact(op.listed_input_schema())
         + op.output_schema.as_ref().map_or(0, compact)
 }
 
@@ -169,7 +190,9 @@ fn trim_output(schema: Value, budget: &Budget, depth: usize) -> Value {
             }
             let mut out = Map::with_capacity(map.len());
             for (key, value) in map {
-                if budget.lean_output && LEAN_OUTPUT_DROPS.contains(&key.as_str()) {
+                if budget.lean_output
+                    && (LEAN_OUTPUT_DROPS.contains(&key.as_str()) || CHECKS.contains(&key.as_str()))
+                {
                     continue;
                 }
                 let value = match key.as_str() {
@@ -203,6 +226,36 @@ fn shallow(map: &Map<String, Value>) -> Value {
         map.get("type").cloned().unwrap_or_else(|| "object".into()),
     );
     Value::Object(out)
+}
+
+/// `schema` without [`CHECKS`] at any level; values that are data (`enum`,
+/// `const`, `default`) and property names are left as they are.
+fn without_checks(schema: Value) -> Value {
+    match schema {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .filter(|(key, _)| !CHECKS.contains(&key.as_str()))
+                .map(|(key, value)| {
+                    let value = match key.as_str() {
+                        "enum" | "const" | "default" | "examples" | "required" => value,
+                        "properties" => match value {
+                            Value::Object(props) => Value::Object(
+                                props
+                                    .into_iter()
+                                    .map(|(name, s)| (name, without_checks(s)))
+                                    .collect(),
+                            ),
+                            other => other,
+                        },
+                        _ => without_checks(value),
+                    };
+                    (key, value)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(without_checks).collect()),
+        other => other,
+    }
 }
 
 fn drop_examples(schema: &mut Value) {
@@ -248,6 +301,35 @@ mod tests {
                     "status": {"type": "string", "enum": ["a", "b"]},
                     "address": {"type": ["object", "null"]}
                 }}}
+            })
+        );
+    }
+
+    #[test]
+    fn a_lean_input_keeps_what_a_call_is_made_of_and_leaves_the_checks() {
+        let schema = json!({
+            "type": "object", "required": ["id"], "additionalProperties": false,
+            "properties": {
+                "id": {"type": "string", "pattern": "^chg_[a-z0-9]{16}$", "description": "Charge id."},
+                "per_page": {"type": "integer", "minimum": 1, "maximum": 100, "default": 25},
+                "pattern": {"type": "string", "enum": ["a", "b"], "maxLength": 1},
+                "tags": {"type": "array", "maxItems": 20, "items": {"type": "string", "minLength": 1}},
+                "note": {"anyOf": [{"type": "string", "maxLength": 500}, {"type": "null"}]},
+                "due": {"type": "string", "format": "date", "pattern": "^20"}
+            }
+        });
+        assert_eq!(
+            without_checks(schema),
+            json!({
+                "type": "object", "required": ["id"], "additionalProperties": false,
+                "properties": {
+                    "id": {"type": "string", "description": "Charge id."},
+                    "per_page": {"type": "integer", "default": 25},
+                    "pattern": {"type": "string", "enum": ["a", "b"]},
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                    "note": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                    "due": {"type": "string", "format": "date"}
+                }
             })
         );
     }

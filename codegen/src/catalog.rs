@@ -34,13 +34,14 @@ pub(crate) fn catalog(ops: &[Operation], views: &[View]) -> Value {
 }
 
 /// One MCP `Tool` object. All four hints are always explicit: the MCP defaults (e.g.
-/// `destructiveHint: true` when absent) are the opposite of what a reader would guess.
+/// `destructiveHint: true` when absent) are the opposite of what a reader would guess. The
+/// title is said once, in `annotations` (every revision has it there; a host showing a
+/// `Tool` takes `title`, then `annotations.title`, then the name).
 pub(crate) fn tool(op: &Operation) -> Value {
     let mut tool = Map::new();
     tool.insert("name".into(), json!(op.name.as_str()));
-    tool.insert("title".into(), json!(op.title));
     tool.insert("description".into(), json!(op.description));
-    tool.insert("inputSchema".into(), op.input_schema.clone());
+    tool.insert("inputSchema".into(), op.listed_input_schema().clone());
     if let Some(schema) = &op.output_schema {
         tool.insert("outputSchema".into(), schema.clone());
     }
@@ -84,6 +85,19 @@ pub(crate) fn shared_outputs(ops: &[Operation]) -> Option<Value> {
             let shared = op.shared_output.as_ref()?;
             Some((op.name.as_str().to_owned(), json!(shared.like)))
         })
+        .collect();
+    (!map.is_empty()).then_some(Value::Object(map))
+}
+
+/// `{"<tool>": <input schema>}` for the tools whose listed `inputSchema` says less than what
+/// their arguments are checked against (the budget's `lean_input`), in catalog order; `None`
+/// when none does. A reviewer, and `mcpgen diff`, compare these: a bound tightened breaks
+/// callers whatever the listing says.
+pub(crate) fn checked_input_schemas(ops: &[Operation]) -> Option<Value> {
+    let map: Map<String, Value> = ops
+        .iter()
+        .filter(|op| op.response.is_tool() && op.listed_input_schema.is_some())
+        .map(|op| (op.name.as_str().to_owned(), op.input_schema.clone()))
         .collect();
     (!map.is_empty()).then_some(Value::Object(map))
 }

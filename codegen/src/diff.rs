@@ -138,8 +138,33 @@ fn diff_keywords(old: &Value, new: &Value, changes: &mut Vec<Change>) {
     }
 }
 
+/// The tools of `catalog`, each with the input schema its calls are checked against
+/// (`checkedInputSchemas`, where the listing says less): a bound tightened is a breaking
+/// change even when the listing leaves bounds out.
+fn checked_tools(catalog: &Value) -> Vec<Map<String, Value>> {
+    entries(catalog, "tools")
+        .into_iter()
+        .map(|tool| {
+            let mut tool = tool.clone();
+            let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
+            if let Some(checked) = catalog.get("checkedInputSchemas").and_then(|c| c.get(name)) {
+                tool.insert("inputSchema".into(), checked.clone());
+            }
+            tool
+        })
+        .collect()
+}
+
+/// A tool's display title: `title`, else `annotations.title`.
+fn title(tool: &Map<String, Value>) -> Option<&Value> {
+    tool.get("title")
+        .or_else(|| tool.get("annotations").and_then(|a| a.get("title")))
+}
+
 fn diff_tools(old: &Value, new: &Value, changes: &mut Vec<Change>) {
-    let (old_tools, new_tools) = (entries(old, "tools"), entries(new, "tools"));
+    let (old_checked, new_checked) = (checked_tools(old), checked_tools(new));
+    let old_tools: Vec<&Map<String, Value>> = old_checked.iter().collect();
+    let new_tools: Vec<&Map<String, Value>> = new_checked.iter().collect();
     let (old_names, new_names) = (names(&old_tools, "name"), names(&new_tools, "name"));
     let mut added: Vec<&String> = new_names.difference(&old_names).collect();
     for name in old_names.difference(&new_names) {
@@ -147,7 +172,7 @@ fn diff_tools(old: &Value, new: &Value, changes: &mut Vec<Change>) {
         // A tool under another name with the same title is the same operation renamed.
         let renamed = added.iter().position(|candidate| {
             let other = find(&new_tools, "name", candidate).expect("listed");
-            tool.get("title").is_some() && other.get("title") == tool.get("title")
+            title(tool).is_some() && title(other) == title(tool)
         });
         match renamed {
             Some(index) => {
@@ -999,5 +1024,43 @@ mod tests {
         let changes = diff(&old, &new);
         assert!(!has_breaking(&changes), "{}", lines(&changes).join("\n"));
         assert_eq!(changes.len(), 3, "{}", lines(&changes).join("\n"));
+    }
+
+    #[test]
+    fn a_bound_tightened_where_the_listing_leaves_bounds_out_is_breaking() {
+        let listed = object(json!({"n": {"type": "integer"}}), &[]);
+        let checked = |max: u32| object(json!({"n": {"type": "integer", "maximum": max}}), &[]);
+        let with_checks = |max: u32| {
+            let mut c = catalog(json!([tool("t", listed.clone(), json!({}), false)]));
+            c["checkedInputSchemas"] = json!({ "t": checked(max) });
+            c
+        };
+        assert_eq!(
+            lines(&diff(&with_checks(100), &with_checks(50))),
+            ["BREAKING   tool t argument n: maximum 100 → 50"]
+        );
+        // A catalog from before the listing left bounds out compares with the checked form:
+        // nothing changed for a caller.
+        let before = catalog(json!([tool("t", checked(100), json!({}), false)]));
+        assert!(diff(&before, &with_checks(100)).is_empty());
+    }
+
+    #[test]
+    fn a_rename_is_found_by_the_title_in_annotations() {
+        let named = |name: &str| {
+            let mut t = tool(name, object(json!({}), &[]), json!({}), false);
+            // As the generator writes a tool now: the title only in `annotations`.
+            t.as_object_mut().unwrap().remove("title");
+            t["annotations"]["title"] = json!("Do the thing");
+            t
+        };
+        let changes = diff(
+            &catalog(json!([named("old_name")])),
+            &catalog(json!([named("new_name")])),
+        );
+        assert_eq!(
+            lines(&changes),
+            ["BREAKING   tool old_name: renamed to new_name"]
+        );
     }
 }

@@ -244,10 +244,13 @@ pub struct Operation {
     pub ui: Option<ViewRef>,
     /// The server derives an idempotency key when the caller sends none.
     pub server_idempotency_key: bool,
-    /// The tool's `inputSchema`.
+    /// The complete input schema: what the arguments of a call are checked against.
     pub input_schema: Value,
-    /// The `inputSchema` strict function-calling modes need (every optional argument also
-    /// admitting `null`), when it differs from `input_schema`.
+    /// The `inputSchema` as listed, when it says less than `input_schema` (the budget's
+    /// `lean_input` leaves the server's checks out).
+    pub listed_input_schema: Option<Value>,
+    /// The listed `inputSchema` strict function-calling modes need (every optional argument
+    /// also admitting `null`), when it differs from the listed one.
     pub strict_input_schema: Option<Value>,
     /// The tool's `outputSchema` (none when the operation answers MCP results itself).
     pub output_schema: Option<Value>,
@@ -265,6 +268,15 @@ pub struct Operation {
     /// the REST side validates query strings against; none when the operation has no query
     /// parameters.
     pub query_schema: Option<Value>,
+}
+
+impl Operation {
+    /// The `inputSchema` a listing carries.
+    pub fn listed_input_schema(&self) -> &Value {
+        self.listed_input_schema
+            .as_ref()
+            .unwrap_or(&self.input_schema)
+    }
 }
 
 /// An `outputSchema` with an object of another tool's named instead of repeated.

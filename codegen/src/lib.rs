@@ -286,8 +286,9 @@ pub fn generate(doc: &Value, settings: &Settings) -> Result<Output> {
     );
     budget::apply(&mut operations, &budget, &mut diags);
     for op in &mut operations {
-        let strict = schema::nullable_when_optional(op.input_schema.clone());
-        op.strict_input_schema = Some(strict).filter(|s| *s != op.input_schema);
+        let listed = op.listed_input_schema();
+        let strict = schema::nullable_when_optional(listed.clone());
+        op.strict_input_schema = Some(strict).filter(|s| s != listed);
     }
     shared::find(&mut operations);
     let toolsets = toolsets::collect(&normalised, &root, &operations, &mut diags);
@@ -320,6 +321,9 @@ pub fn generate(doc: &Value, settings: &Settings) -> Result<Output> {
     }
     if let Some(shared) = catalog::shared_outputs(&operations) {
         catalog["sharedOutputs"] = shared;
+    }
+    if let Some(checked) = catalog::checked_input_schemas(&operations) {
+        catalog["checkedInputSchemas"] = checked;
     }
     let texts = emit::Texts {
         tool_prefix: &root.tool_prefix,

@@ -145,6 +145,12 @@ impl Builder<'_, '_> {
         let query_schema = query_schema(&args);
         let body_schema = self.body_schema.take();
         let ext = std::mem::take(&mut self.ext);
+        // `x-mcp.description`: what the tool says to a model, when the REST description says
+        // more than a model needs on every turn (the codes of each refusal, say).
+        let description = ext
+            .description
+            .clone()
+            .or_else(|| trimmed(raw.op.description.as_deref()));
         Draft {
             op: Operation {
                 // Replaced by `assign_names` once every operation is known.
@@ -171,6 +177,7 @@ impl Builder<'_, '_> {
                 server_idempotency_key: ext.server_idempotency_key,
                 input_schema,
                 // Written once the budget has trimmed `input_schema` (see `generate`).
+                listed_input_schema: None,
                 strict_input_schema: None,
                 output_schema,
                 shared_output: None,
@@ -183,7 +190,7 @@ impl Builder<'_, '_> {
             wanted_name,
             explicit_name,
             summary: trimmed(raw.op.summary.as_deref()),
-            description: trimmed(raw.op.description.as_deref()),
+            description,
             response_media,
         }
     }
@@ -298,17 +305,20 @@ impl Builder<'_, '_> {
         if let Some(obj) = schema.as_object_mut() {
             // `x-mcp-description`: what the argument says to a model, when the REST
             // description is longer than a tool needs (the server's instructions say the rest
-            // once, instead of every tool repeating it).
+            // once, instead of every tool repeating it); `false` when the argument's name and
+            // the instructions say it all.
             let for_tools = data.extensions.get("x-mcp-description");
             if let Some(d) = for_tools
                 .and_then(Value::as_str)
                 .filter(|d| !d.trim().is_empty())
             {
                 obj.insert("description".into(), json!(d.trim()));
+            } else if for_tools == Some(&Value::Bool(false)) {
+                obj.remove("description");
             } else if for_tools.is_some() {
                 self.diags.error(
                     join(at, "x-mcp-description"),
-                    "`x-mcp-description` must be a non-empty string",
+                    "`x-mcp-description` must be a non-empty string, or false for none",
                 );
             } else if let Some(d) = data.description.as_ref().filter(|d| !d.trim().is_empty()) {
                 obj.insert("description".into(), json!(d));
@@ -1140,4 +1150,41 @@ fn placeholders(template: &str) -> Vec<String> {
         rest = &after[end + 1..];
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use crate::{Settings, generate};
+
+    /// The `page` argument of a list whose parameter says `x-mcp-description: <said>`.
+    fn page_argument(said: Value) -> Result<Value, String> {
+        let doc = json!({
+            "openapi": "3.1.0",
+            "info": {"title": "t", "version": "1"},
+            "paths": {"/todos": {"get": {
+                "operationId": "todos_list",
+                "parameters": [{"name": "page", "in": "query", "description": "Page number.",
+                                "x-mcp-description": said, "schema": {"type": "integer"}}],
+                "responses": {"200": {"description": "ok"}}
+            }}}
+        });
+        let output = generate(&doc, &Settings::default()).map_err(|r| format!("{r:?}"))?;
+        Ok(output.operations[0].input_schema["properties"]["page"].clone())
+    }
+
+    #[test]
+    fn an_argument_says_its_mcp_description_or_nothing_when_it_is_false() {
+        assert_eq!(
+            page_argument(json!("Page.")).unwrap(),
+            json!({"type": "integer", "description": "Page."})
+        );
+        assert_eq!(
+            page_argument(json!(false)).unwrap(),
+            json!({"type": "integer"})
+        );
+        let refused = page_argument(json!(true)).unwrap_err();
+        assert!(refused.contains("or false for none"), "{refused}");
+    }
 }

@@ -5,7 +5,7 @@
 //! reading it does) and lists return it per item: in our own document a charge's 23 fields
 //! were written out in twelve tools, a sixth of the admin's `tools/list`. The read tool keeps
 //! the object; every other tool answering the same object carries, in its place,
-//! `{"type": "object", "description": "Same object as `data` of <read tool>."}` (or "as the
+//! `{"type": "object", "description": "Same as `data` of <read tool>."}` (or "as the
 //! items of `data` of <list>", for an object only a list reads, such as a webhook's
 //! deliveries) — still true
 //! of what it returns (the object stays open), so a client validating `structuredContent`
@@ -108,7 +108,7 @@ fn shared(op: &Operation, full: &HashMap<String, (String, String)>) -> Option<Sh
         }
         *target = json!({
             "type": "object",
-            "description": format!("Same object as {their_member} of {tool}."),
+            "description": format!("Same as {their_member} of {tool}."),
         });
         like = Some(tool.clone());
     }
@@ -183,7 +183,7 @@ mod tests {
 
     #[test]
     fn a_write_and_a_list_name_the_read_that_has_the_object_in_full() {
-        let named = json!({"type": "object", "description": "Same object as `data` of todos_get."});
+        let named = json!({"type": "object", "description": "Same as `data` of todos_get."});
         let create = shared_of("todos_create").expect("the write names the read");
         assert_eq!(create.like, "todos_get");
         assert_eq!(create.output_schema["properties"]["data"], named);
@@ -227,7 +227,7 @@ mod tests {
         assert_eq!(shared.like, "history_list");
         assert_eq!(
             shared.output_schema["properties"]["data"]["description"],
-            json!("Same object as the items of `data` of history_list.")
+            json!("Same as the items of `data` of history_list.")
         );
         assert_eq!(
             shared.output_schema["properties"]["meta"],

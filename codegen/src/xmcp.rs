@@ -35,6 +35,8 @@ pub(crate) struct ToolsetDecl {
 #[derive(Debug, Default)]
 pub(crate) struct OperationExt {
     pub(crate) name: Option<String>,
+    /// `description`: the tool's description, instead of the operation's.
+    pub(crate) description: Option<String>,
     /// `toolset`: the toolset this operation's tool belongs to, overriding its first tag.
     pub(crate) toolset: Option<String>,
     pub(crate) exclude: bool,
@@ -212,6 +214,7 @@ const OPERATION_KEYS: &[&str] = &[
     "param_headers",
     "ui",
     "keywords",
+    "description",
 ];
 
 /// The keys of `x-mcp.ui`.
@@ -237,6 +240,14 @@ pub(crate) fn operation(
         match key.as_str() {
             "name" => out.name = string(value, &kp, diags),
             "toolset" => out.toolset = string(value, &kp, diags),
+            "description" => {
+                out.description = string(value, &kp, diags)
+                    .map(|d| d.trim().to_string())
+                    .filter(|d| !d.is_empty());
+                if value.is_string() && out.description.is_none() {
+                    diags.error(&kp, "`description` must not be blank");
+                }
+            }
             "exclude" => out.exclude = boolean(value, &kp, diags).unwrap_or(false),
             "read_only" => out.read_only = boolean(value, &kp, diags),
             "destructive" => out.destructive = boolean(value, &kp, diags),
@@ -613,5 +624,21 @@ mod tests {
                 "/paths/~1x/get/x-mcp/rename/cookie.a"
             ]
         );
+    }
+
+    #[test]
+    fn a_tool_description_is_trimmed_and_a_blank_one_is_an_error() {
+        let mut diags = Diagnostics::default();
+        let ext = json!({"description": "  Says less.\n"});
+        let read = operation(Some(&ext), "/paths/~1x/get", &mut diags);
+        assert_eq!(read.description.as_deref(), Some("Says less."));
+        assert!(!diags.has_errors());
+        for blank in [json!(" "), json!(3)] {
+            let mut diags = Diagnostics::default();
+            operation(Some(&json!({ "description": blank })), "/x", &mut diags);
+            let (errors, _) = diags.into_parts();
+            let pointers: Vec<_> = errors.iter().map(|e| e.pointer.as_str()).collect();
+            assert_eq!(pointers, ["/x/x-mcp/description"], "{blank}");
+        }
     }
 }

@@ -105,6 +105,10 @@ impl<'de> Visitor<'de> for JsonVisitor {
             };
             if key == "<<" {
                 merges.push(value);
+            } else if out.contains_key(&key) {
+                // YAML requires unique keys; a parser that keeps the last one silently drops
+                // what the first said (a second `x-mcp:` of an operation, say).
+                return Err(de::Error::custom(format!("duplicate mapping key `{key}`")));
             } else {
                 out.insert(key, value);
             }
@@ -165,5 +169,17 @@ mod tests {
     fn tags_are_dropped() {
         let v = from_str("a: !custom 5\n").unwrap();
         assert_eq!(v["a"], json!(5));
+    }
+
+    #[test]
+    fn a_key_said_twice_is_an_error_naming_it() {
+        let error = from_str("op:\n  x-mcp:\n    a: 1\n  tags: [t]\n  x-mcp:\n    b: 2\n")
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("duplicate mapping key `x-mcp`"), "{error}");
+        // Keys that become the same text collide too: JSON could hold only one.
+        assert!(from_str("200: a\n'200': b\n").is_err());
+        // A merged mapping's keys are not duplicates: the mapping's own win.
+        assert!(from_str("b: &b {x: 1}\nt:\n  <<: *b\n  x: 2\n").is_ok());
     }
 }

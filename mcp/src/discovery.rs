@@ -86,7 +86,7 @@ impl Prepared {
             .map(|tool| {
                 let json: Value = serde_json::from_str(tool.tool_json).unwrap_or_default();
                 let text = |key: &str| json.get(key).and_then(Value::as_str).unwrap_or("");
-                let title = match text("title") {
+                let title = match super::search::title(&json) {
                     "" => tool.name.to_string(),
                     title => title.to_string(),
                 };

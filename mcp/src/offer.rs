@@ -19,7 +19,8 @@ pub(crate) struct Offer<'a> {
     /// Strict-mode input schemas (see `toolsets`).
     pub strict_schemas: bool,
     /// The tools listed beside this one, whose objects it may name instead of repeating
-    /// (`None`: write every `outputSchema` in full, as discovery mode's `describe` does).
+    /// (`None`: write every schema in full, the input schema with every check the arguments
+    /// meet, as discovery mode's `describe` does).
     pub listed: Option<&'a HashSet<&'static str>>,
 }
 
@@ -33,6 +34,9 @@ pub(crate) fn tool(tool: &ToolSpec, offer: Offer) -> Result<Value, serde_json::E
         && let Some(strict) = tool.strict_input_schema
     {
         json["inputSchema"] = serde_json::from_str(strict)?;
+    } else if offer.listed.is_none() {
+        // `describe` says everything: the bounds and patterns the listing leaves out too.
+        json["inputSchema"] = serde_json::from_str(tool.input_schema)?;
     }
     if let (Some(shared), Some(listed)) = (&tool.shared_output, offer.listed)
         && listed.contains(shared.like)
@@ -51,12 +55,13 @@ mod tests {
     use crate::test_catalog::tool as path_tool;
 
     static TOOL: ToolSpec = ToolSpec {
+        input_schema: r#"{"type":"object","properties":{"id":{"type":"string","pattern":"^t_"},"note":{"type":"string","maxLength":10}},"required":["id"]}"#,
         strict_input_schema: Some(
             r#"{"type":"object","properties":{"id":{"type":"string"},"note":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["id"]}"#,
         ),
         shared_output: Some(SharedOutput {
             like: "todos_get",
-            output_schema: r#"{"type":"object","properties":{"data":{"type":"object","description":"Same object as `data` of todos_get."}}}"#,
+            output_schema: r#"{"type":"object","properties":{"data":{"type":"object","description":"Same as `data` of todos_get."}}}"#,
         }),
         ..path_tool(
             "todos_update",
@@ -81,13 +86,33 @@ mod tests {
 
     #[test]
     fn the_strict_form_replaces_the_input_schema_only_when_asked() {
+        let listed = Some(&["todos_update"][..]);
         assert_eq!(
-            offered(true, false, None)["inputSchema"]["properties"]["note"],
+            offered(true, false, listed)["inputSchema"]["properties"]["note"],
             json!({"type": "string"})
         );
         assert_eq!(
-            offered(true, true, None)["inputSchema"]["properties"]["note"],
+            offered(true, true, listed)["inputSchema"]["properties"]["note"],
             json!({"anyOf": [{"type": "string"}, {"type": "null"}]})
+        );
+    }
+
+    #[test]
+    fn describe_gives_the_input_schema_with_every_check_and_a_listing_the_lean_one() {
+        let described = offered(true, false, None);
+        assert_eq!(
+            described["inputSchema"]["properties"]["note"],
+            json!({"type": "string", "maxLength": 10})
+        );
+        assert_eq!(
+            described["inputSchema"]["properties"]["id"]["pattern"],
+            json!("^t_")
+        );
+        let listed = offered(true, false, Some(&["todos_update"]));
+        assert!(
+            listed["inputSchema"]["properties"]["id"]
+                .get("pattern")
+                .is_none()
         );
     }
 
@@ -105,7 +130,7 @@ mod tests {
         let named = offered(true, false, Some(&["todos_update", "todos_get"]));
         assert_eq!(
             named["outputSchema"]["properties"]["data"]["description"],
-            json!("Same object as `data` of todos_get.")
+            json!("Same as `data` of todos_get.")
         );
     }
 

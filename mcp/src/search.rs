@@ -60,6 +60,16 @@ struct FieldTerms {
     counts: HashMap<String, usize>,
 }
 
+/// A `Tool` object's display title: `title`, else `annotations.title` (where the generator
+/// says it), else empty.
+pub(crate) fn title(tool: &Value) -> &str {
+    [tool.get("title"), tool.pointer("/annotations/title")]
+        .into_iter()
+        .flatten()
+        .find_map(Value::as_str)
+        .unwrap_or("")
+}
+
 /// One tool found: its index in `Catalog::tools` and how well it matched.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Hit {
@@ -89,7 +99,7 @@ impl Index {
                     .find(|t| t.name == tool.toolset)
                     .map_or(String::new(), |t| format!("{} {}", t.name, t.description));
                 fields[Field::Name as usize] = FieldTerms::of(name);
-                fields[Field::Title as usize] = FieldTerms::of(text("title"));
+                fields[Field::Title as usize] = FieldTerms::of(title(&json));
                 fields[Field::Keywords as usize] = FieldTerms::of(&tool.keywords.join(" | "));
                 fields[Field::Toolset as usize] = FieldTerms::of(&toolset);
                 fields[Field::Description as usize] = FieldTerms::of(text("description"));

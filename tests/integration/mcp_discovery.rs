@@ -350,7 +350,8 @@ async fn describe_or_call_of_a_hidden_tool_is_not_found_exactly_like_a_tool_that
     )
     .await;
     assert_eq!(problem(&result)["code"], "unknown_tool");
-    // What is visible is described as `tools/list` lists it.
+    // What is visible is described as `tools/list` lists it, with the complete input schema
+    // (the bounds and patterns the listing leaves out too).
     let result = call_at(
         &server,
         "/mcp/discover",
@@ -367,7 +368,14 @@ async fn describe_or_call_of_a_hidden_tool_is_not_found_exactly_like_a_tool_that
         .find(|t| t["name"] == "dunning_charges_get")
         .cloned()
         .unwrap();
-    assert_eq!(result["structuredContent"]["tools"], json!([listed]));
+    let mut described = listed.clone();
+    let spec = kobana_dunning::generated::TOOLS
+        .iter()
+        .find(|t| t.name == "dunning_charges_get")
+        .unwrap();
+    described["inputSchema"] = serde_json::from_str(spec.input_schema).unwrap();
+    assert_ne!(described, listed, "the listing leaves the id's pattern out");
+    assert_eq!(result["structuredContent"]["tools"], json!([described]));
 }
 
 #[tokio::test]

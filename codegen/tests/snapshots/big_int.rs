@@ -41,7 +41,7 @@ pub static TOOLS: &[ToolSpec] = &[
             r#"{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]}"#,
         ),
         shared_output: None,
-        tool_json: r#"{"name":"set_counter","title":"Set counter","description":"Set counter","inputSchema":{"type":"object","properties":{"value":{"type":"integer","minimum":0,"maximum":1.8446744073709552e+19},"huge":{"type":"number","maximum":3.402823669209385e+38}}},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Set counter","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
+        tool_json: r#"{"name":"set_counter","description":"Set counter","inputSchema":{"type":"object","properties":{"value":{"type":"integer","minimum":0,"maximum":1.8446744073709552e+19},"huge":{"type":"number","maximum":3.402823669209385e+38}}},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Set counter","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
     },
 ];
 /// The toolsets a connection chooses tools by, in the document's order.
@@ -57,7 +57,7 @@ pub static INSTRUCTIONS: &str = r#"Test instructions: the organization comes fro
 /// The OpenAPI document the tables were generated from, as compact JSON.
 pub static OPENAPI_JSON: &str = r#"{"openapi":"3.0.3","info":{"title":"big integers","version":"1"},"paths":{"/counters":{"post":{"operationId":"setCounter","requestBody":{"required":true,"content":{"application/json":{"schema":{"type":"object","properties":{"value":{"type":"integer","minimum":0,"maximum":1.8446744073709552e+19},"huge":{"type":"number","maximum":3.402823669209385e+38}}}}}},"responses":{"204":{"description":"done"}}}}}}"#;
 /// The whole catalog (`tools`, `resourceTemplates`, `resources`) as compact JSON.
-pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"set_counter","title":"Set counter","description":"Set counter","inputSchema":{"type":"object","properties":{"value":{"type":"integer","minimum":0,"maximum":1.8446744073709552e+19},"huge":{"type":"number","maximum":3.402823669209385e+38}}},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Set counter","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
+pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"set_counter","description":"Set counter","inputSchema":{"type":"object","properties":{"value":{"type":"integer","minimum":0,"maximum":1.8446744073709552e+19},"huge":{"type":"number","maximum":3.402823669209385e+38}}},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Set counter","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
     tool_prefix: r#""#,

@@ -39,7 +39,7 @@ pub static TOOLS: &[ToolSpec] = &[
         ),
         output_schema: None,
         shared_output: None,
-        tool_json: r#"{"name":"summary_prompt","title":"Summarise a topic","description":"Asks the model to summarise a topic, with a resource embedded.","inputSchema":{"type":"object","properties":{"topic":{"type":"string","description":"What to summarise."},"resource_uri":{"type":"string","description":"A resource to embed."}},"required":["topic"],"additionalProperties":false},"annotations":{"title":"Summarise a topic","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+        tool_json: r#"{"name":"summary_prompt","description":"Asks the model to summarise a topic, with a resource embedded.","inputSchema":{"type":"object","properties":{"topic":{"type":"string","description":"What to summarise."},"resource_uri":{"type":"string","description":"A resource to embed."}},"required":["topic"],"additionalProperties":false},"annotations":{"title":"Summarise a topic","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
     },
     ToolSpec {
         name: "things_list",
@@ -62,7 +62,7 @@ pub static TOOLS: &[ToolSpec] = &[
             r#"{"type":"object","properties":{"data":{"type":"array","items":{"type":"string"}}}}"#,
         ),
         shared_output: None,
-        tool_json: r#"{"name":"things_list","title":"List things","description":"List things","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"data":{"type":"array","items":{"type":"string"}}}},"annotations":{"title":"List things","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+        tool_json: r#"{"name":"things_list","description":"List things","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"data":{"type":"array","items":{"type":"string"}}}},"annotations":{"title":"List things","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
     },
 ];
 /// The toolsets a connection chooses tools by, in the document's order.
@@ -108,7 +108,7 @@ pub static INSTRUCTIONS: &str = r#"Test instructions: the organization comes fro
 /// The OpenAPI document the tables were generated from, as compact JSON.
 pub static OPENAPI_JSON: &str = r#"{"openapi":"3.1.0","info":{"title":"Prompts served by operations","version":"1"},"x-mcp":{"tool_prefix":""},"paths":{"/prompts/summary/{topic}":{"get":{"operationId":"summary_prompt","summary":"Summarise a topic","description":"Asks the model to summarise a topic, with a resource embedded.","x-mcp":{"prompt":true},"parameters":[{"name":"topic","in":"path","required":true,"schema":{"type":"string"},"description":"What to summarise."},{"name":"resourceUri","in":"query","schema":{"type":"string"},"description":"A resource to embed."}],"responses":{"200":{"description":"A GetPromptResult","content":{"application/json":{"schema":{"type":"object"}}}}}}},"/things":{"get":{"operationId":"things_list","summary":"List things","responses":{"200":{"description":"Things","content":{"application/json":{"schema":{"type":"object","properties":{"data":{"type":"array","items":{"type":"string"}}}}}}}}}}}}"#;
 /// The whole catalog (`tools`, `resourceTemplates`, `resources`) as compact JSON.
-pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"things_list","title":"List things","description":"List things","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"data":{"type":"array","items":{"type":"string"}}}},"annotations":{"title":"List things","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}],"resourceTemplates":[],"resources":[],"prompts":[{"name":"summary_prompt","title":"Summarise a topic","description":"Asks the model to summarise a topic, with a resource embedded.","arguments":[{"name":"topic","description":"What to summarise.","required":true},{"name":"resourceUri","description":"A resource to embed.","required":false}]}]}"#;
+pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"things_list","description":"List things","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"outputSchema":{"type":"object","properties":{"data":{"type":"array","items":{"type":"string"}}}},"annotations":{"title":"List things","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}],"resourceTemplates":[],"resources":[],"prompts":[{"name":"summary_prompt","title":"Summarise a topic","description":"Asks the model to summarise a topic, with a resource embedded.","arguments":[{"name":"topic","description":"What to summarise.","required":true},{"name":"resourceUri","description":"A resource to embed.","required":false}]}]}"#;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
     tool_prefix: r#""#,

@@ -39,7 +39,7 @@ pub static TOOLS: &[ToolSpec] = &[
             r#"{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]}"#,
         ),
         shared_output: None,
-        tool_json: r#"{"name":"create_thing","title":"Create thing","description":"Create thing","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"ghost":{"description":"Required by the API; its schema does not describe it."}},"required":["name","ghost"]},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Create thing","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
+        tool_json: r#"{"name":"create_thing","description":"Create thing","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"ghost":{"description":"Required by the API; its schema does not describe it."}},"required":["name","ghost"]},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Create thing","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
     },
     ToolSpec {
         name: "create_part",
@@ -71,7 +71,7 @@ pub static TOOLS: &[ToolSpec] = &[
             r#"{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]}"#,
         ),
         shared_output: None,
-        tool_json: r#"{"name":"create_part","title":"Create part","description":"Create part","inputSchema":{"type":"object","properties":{"size":{"type":"integer"}},"required":["size"]},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Create part","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
+        tool_json: r#"{"name":"create_part","description":"Create part","inputSchema":{"type":"object","properties":{"size":{"type":"integer"}},"required":["size"]},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Create part","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
     },
 ];
 /// The toolsets a connection chooses tools by, in the document's order.
@@ -87,7 +87,7 @@ pub static INSTRUCTIONS: &str = r#"Test instructions: the organization comes fro
 /// The OpenAPI document the tables were generated from, as compact JSON.
 pub static OPENAPI_JSON: &str = r#"{"openapi":"3.0.3","info":{"title":"required but undeclared","version":"1"},"paths":{"/things":{"post":{"operationId":"createThing","requestBody":{"required":true,"content":{"application/json":{"schema":{"type":"object","additionalProperties":false,"required":["name","ghost"],"properties":{"name":{"type":"string"}}}}}},"responses":{"204":{"description":"done"}}}},"/parts":{"post":{"operationId":"createPart","requestBody":{"required":true,"content":{"application/json":{"schema":{"allOf":[{"type":"object","required":["size"]},{"type":"object","properties":{"size":{"type":"integer"}}}]}}}},"responses":{"204":{"description":"done"}}}}}}"#;
 /// The whole catalog (`tools`, `resourceTemplates`, `resources`) as compact JSON.
-pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"create_thing","title":"Create thing","description":"Create thing","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"ghost":{"description":"Required by the API; its schema does not describe it."}},"required":["name","ghost"]},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Create thing","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}},{"name":"create_part","title":"Create part","description":"Create part","inputSchema":{"type":"object","properties":{"size":{"type":"integer"}},"required":["size"]},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Create part","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
+pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"create_thing","description":"Create thing","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"ghost":{"description":"Required by the API; its schema does not describe it."}},"required":["name","ghost"]},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Create thing","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}},{"name":"create_part","description":"Create part","inputSchema":{"type":"object","properties":{"size":{"type":"integer"}},"required":["size"]},"outputSchema":{"type":"object","properties":{"status":{"type":"integer","const":204}},"required":["status"]},"annotations":{"title":"Create part","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
     tool_prefix: r#""#,

@@ -20,7 +20,7 @@ pub static TOOLS: &[ToolSpec] = &[
         strict_input_schema: None,
         output_schema: None,
         shared_output: None,
-        tool_json: r#"{"name":"picture","title":"A picture as image content","description":"A picture as image content","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"annotations":{"title":"A picture as image content","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
+        tool_json: r#"{"name":"picture","description":"A picture as image content","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"annotations":{"title":"A picture as image content","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#,
     },
     ToolSpec {
         name: "greet",
@@ -52,7 +52,7 @@ pub static TOOLS: &[ToolSpec] = &[
         ),
         output_schema: None,
         shared_output: None,
-        tool_json: r#"{"name":"greet","title":"Greet someone, asking their name first when it is not given","description":"Greet someone, asking their name first when it is not given","inputSchema":{"type":"object","properties":{"name":{"type":"string"}}},"annotations":{"title":"Greet someone, asking their name first when it is not given","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
+        tool_json: r#"{"name":"greet","description":"Greet someone, asking their name first when it is not given","inputSchema":{"type":"object","properties":{"name":{"type":"string"}}},"annotations":{"title":"Greet someone, asking their name first when it is not given","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}"#,
     },
 ];
 /// The toolsets a connection chooses tools by, in the document's order.
@@ -68,7 +68,7 @@ pub static INSTRUCTIONS: &str = r#"Test instructions: the organization comes fro
 /// The OpenAPI document the tables were generated from, as compact JSON.
 pub static OPENAPI_JSON: &str = r##"{"openapi":"3.1.0","info":{"title":"MCP results","version":"1"},"x-mcp":{"tool_prefix":""},"paths":{"/picture":{"get":{"operationId":"picture","summary":"A picture as image content","x-mcp":{"result":"mcp"},"responses":{"200":{"description":"A CallToolResult","content":{"application/json":{"schema":{"$ref":"#/components/schemas/CallToolResult"}}}}}}},"/greet":{"post":{"operationId":"greet","summary":"Greet someone, asking their name first when it is not given","x-mcp":{"result":"mcp"},"requestBody":{"content":{"application/json":{"schema":{"type":"object","properties":{"name":{"type":"string"}}}}}},"responses":{"200":{"description":"A CallToolResult, or an InputRequiredResult","content":{"application/json":{"schema":{"type":"object"}}}}}}}},"components":{"schemas":{"CallToolResult":{"type":"object","required":["content"],"properties":{"content":{"type":"array","items":{"type":"object"}},"isError":{"type":"boolean"}}}}}}"##;
 /// The whole catalog (`tools`, `resourceTemplates`, `resources`) as compact JSON.
-pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"picture","title":"A picture as image content","description":"A picture as image content","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"annotations":{"title":"A picture as image content","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},{"name":"greet","title":"Greet someone, asking their name first when it is not given","description":"Greet someone, asking their name first when it is not given","inputSchema":{"type":"object","properties":{"name":{"type":"string"}}},"annotations":{"title":"Greet someone, asking their name first when it is not given","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
+pub static CATALOG_JSON: &str = r#"{"tools":[{"name":"picture","description":"A picture as image content","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"annotations":{"title":"A picture as image content","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}},{"name":"greet","description":"Greet someone, asking their name first when it is not given","inputSchema":{"type":"object","properties":{"name":{"type":"string"}}},"annotations":{"title":"Greet someone, asking their name first when it is not given","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}],"resourceTemplates":[],"resources":[]}"#;
 /// All of the above, as the MCP layer takes it.
 pub static CATALOG: Catalog = Catalog {
     tool_prefix: r#""#,
