@@ -947,3 +947,124 @@ async fn the_sqlite_pool_is_sized_for_the_machine_and_takes_its_settings() {
             .expect("schema");
     assert_eq!(analysed, 1);
 }
+
+/// `sql` with `$1`, `$2`, ... replaced by `literals` (the last first, so `$1` does not eat
+/// `$10`): PostgreSQL's `EXPLAIN` plans a statement only with its values.
+fn with_literals(sql: &str, literals: &[&str]) -> String {
+    let mut sql = sql.to_string();
+    for (i, literal) in literals.iter().enumerate().rev() {
+        sql = sql.replace(&format!("${}", i + 1), literal);
+    }
+    sql
+}
+
+/// What housekeeping (every minute) and the agreements worker (every tick) ask: each reads the
+/// rows it changes or returns through an index (migration 22 for the OAuth tables and the open
+/// instalments), never a table whose size is not the work: on SQLite no `SCAN` of the table,
+/// on PostgreSQL no `Seq Scan` on it.
+#[tokio::test]
+async fn housekeeping_and_the_agreements_worker_read_through_indexes_on_both_engines() {
+    let questions: [(&str, String, &[&str]); 10] = [
+        (
+            "expired secrets",
+            with_literals(store::idempotency::REDACT_DUE_SQL, &["1700000000", "200"]),
+            &["idempotency_records"],
+        ),
+        (
+            "expired idempotency records",
+            with_literals(store::idempotency::DELETE_EXPIRED_SQL, &["1700000000"]),
+            &["idempotency_records"],
+        ),
+        (
+            "idle grants",
+            with_literals(
+                store::oauth::EXPIRE_GRANTS_SQL,
+                &["'2026-12-06T00:00:00Z'", "1700000000"],
+            ),
+            &["oauth_grants"],
+        ),
+        (
+            "an idle grant's tokens",
+            with_literals(
+                store::oauth::REVOKE_GRANT_TOKENS_SQL,
+                &["'2026-12-06T00:00:00Z'", "'grt_x'"],
+            ),
+            &["tokens"],
+        ),
+        (
+            "unused registrations",
+            with_literals(
+                store::oauth::FORGET_UNUSED_CLIENTS_SQL,
+                &["'2026-12-05T00:00:00Z'"],
+            ),
+            &["oauth_clients", "g", "oauth_grants"],
+        ),
+        (
+            "spent codes",
+            with_literals(store::oauth::FORGET_CODES_SQL, &["1700000000"]),
+            &["oauth_codes"],
+        ),
+        (
+            "spent refresh tokens",
+            with_literals(store::oauth::FORGET_REFRESH_TOKENS_SQL, &["1700000000"]),
+            &["oauth_refresh_tokens"],
+        ),
+        (
+            "dead sessions",
+            with_literals(store::sign_in::DELETE_DEAD_SESSIONS_SQL, &["1700000000"]),
+            &["oauth_sessions"],
+        ),
+        (
+            "forgotten throttle counts",
+            with_literals(
+                store::sign_in::DELETE_FORGOTTEN_ATTEMPTS_SQL,
+                &["1700000000", "1700000000"],
+            ),
+            &["sign_in_throttle"],
+        ),
+        (
+            "agreements with an overdue instalment",
+            with_literals(
+                store::agreements::OVERDUE_ACCEPTED_SQL,
+                &["'2026-12-01'", "100"],
+            ),
+            &["charges", "agreements"],
+        ),
+    ];
+    let scans = |plan: &[String], tables: &[&str], prefix: &str| -> Vec<String> {
+        plan.iter()
+            .filter(|line| {
+                let line = line.trim();
+                tables.iter().any(|t| {
+                    line == format!("{prefix}{t}") || line.starts_with(&format!("{prefix}{t} "))
+                })
+            })
+            .cloned()
+            .collect()
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let url = format!("sqlite://{}/housekeeping.db?mode=rwc", dir.path().display());
+    let (db, _) = Db::open(&url).await.expect("open");
+    seed(&db).await;
+    for (what, sql, tables) in &questions {
+        let plan = plan_of(&db, "EXPLAIN QUERY PLAN", sql).await;
+        let found = scans(&plan, tables, "SCAN ");
+        assert!(found.is_empty(), "{what}: {sql}: {plan:#?}");
+    }
+    let Some(db) = seeded_postgres_for_plans().await else {
+        return;
+    };
+    for (what, sql, tables) in &questions {
+        let plan = plan_of(&db, "EXPLAIN", sql).await;
+        let seq: Vec<String> = plan
+            .iter()
+            .filter(|l| {
+                tables
+                    .iter()
+                    .any(|t| l.contains(&format!("Seq Scan on {t} ")))
+            })
+            .cloned()
+            .collect();
+        assert!(seq.is_empty(), "{what}: {sql}: {plan:#?}");
+    }
+}

@@ -682,19 +682,23 @@ pub async fn unwind(
     Ok(result)
 }
 
-/// Accepted agreements with an open instalment charge unpaid since before `cutoff`
-/// (a date), not in a dispute, across organizations: (organization, agreement), oldest first.
+/// Accepted agreements with an open instalment charge unpaid since before `$1` (a date), not
+/// in a dispute, across organizations: (organization, agreement), oldest first, at most `$2`.
+/// An open charge with an `agreement_id` is an instalment (an original charge is
+/// `in_agreement` while its agreement holds it), so this reads the open instalments due before
+/// the day through `charges_open_installments_due` (migration 22), never the open charges
+/// that are not instalments.
+pub const OVERDUE_ACCEPTED_SQL: &str = "SELECT DISTINCT agreements.organization_id, agreements.id
+     FROM charges JOIN agreements ON agreements.id = charges.agreement_id
+     WHERE charges.state = 'open' AND charges.agreement_id IS NOT NULL AND charges.due_date < $1
+       AND charges.open_dispute_id IS NULL AND agreements.state = 'accepted'
+     ORDER BY agreements.id LIMIT $2";
+
+/// See [`OVERDUE_ACCEPTED_SQL`].
 pub async fn overdue_accepted(db: &Db, cutoff: &str, limit: i64) -> Result<Vec<(String, String)>> {
-    let sql = format!(
-        "SELECT DISTINCT agreements.organization_id, agreements.id FROM agreements
-         JOIN agreement_installments ON agreement_installments.agreement_id = agreements.id
-         JOIN charges ON charges.id = agreement_installments.charge_id
-         WHERE agreements.state = 'accepted' AND charges.state = 'open' AND charges.open_dispute_id IS NULL
-           AND charges.due_date < $1
-         ORDER BY agreements.id LIMIT {limit}"
-    );
-    Ok(sqlx::query_as(AssertSqlSafe(sql))
+    Ok(sqlx::query_as(OVERDUE_ACCEPTED_SQL)
         .bind(cutoff)
+        .bind(limit)
         .fetch_all(&db.pool)
         .await?)
 }

@@ -192,17 +192,20 @@ pub async fn complete(
     Ok(done.rows_affected() == 1)
 }
 
+/// The records whose secret's time ended at `$1`, at most `$2` (through
+/// `idempotency_records_redact`).
+pub const REDACT_DUE_SQL: &str =
+    "SELECT organization_id, idempotency_key, response_body, redact_pointer
+     FROM idempotency_records WHERE redact_after_epoch <= $1 LIMIT $2";
+
 /// Remove the secrets whose time in stored replays is over (a batch of at most `limit`);
 /// returns how many responses were redacted.
 pub async fn redact_due(db: &Db, now_epoch: i64, limit: i64) -> Result<usize> {
-    let due: Vec<(String, String, Option<String>, Option<String>)> = sqlx::query_as(
-        "SELECT organization_id, idempotency_key, response_body, redact_pointer FROM idempotency_records
-         WHERE redact_after_epoch <= $1 LIMIT $2",
-    )
-    .bind(now_epoch)
-    .bind(limit)
-    .fetch_all(&db.pool)
-    .await?;
+    let due: Vec<(String, String, Option<String>, Option<String>)> = sqlx::query_as(REDACT_DUE_SQL)
+        .bind(now_epoch)
+        .bind(limit)
+        .fetch_all(&db.pool)
+        .await?;
     for (organization_id, key, body, pointer) in &due {
         let redacted = redacted_body(body.as_deref().unwrap_or_default(), pointer.as_deref());
         sqlx::query(
@@ -233,9 +236,12 @@ fn redacted_body(body: &str, pointer: Option<&str>) -> String {
     value.to_string()
 }
 
+/// Forget the records created before `$1` (through `idempotency_records_created`).
+pub const DELETE_EXPIRED_SQL: &str = "DELETE FROM idempotency_records WHERE created_at_epoch < $1";
+
 /// Forget the records past their retention; returns how many went.
 pub async fn delete_expired(db: &Db, now_epoch: i64) -> Result<u64> {
-    let deleted = sqlx::query("DELETE FROM idempotency_records WHERE created_at_epoch < $1")
+    let deleted = sqlx::query(DELETE_EXPIRED_SQL)
         .bind(now_epoch - RETENTION_SECS)
         .execute(&db.pool)
         .await?;

@@ -553,10 +553,29 @@ pub struct Expired {
     pub clients: u64,
 }
 
+/// Revoke, at `$1`, the grants unused since `$2` (epoch seconds); their ids come back, so that
+/// their tokens end too. Read through `oauth_grants_live_last_used` (migration 22).
+pub const EXPIRE_GRANTS_SQL: &str = "UPDATE oauth_grants SET revoked_at = $1
+     WHERE revoked_at IS NULL AND last_used_epoch < $2 RETURNING id";
+/// Revoke, at `$1`, the live tokens of grant `$2` (through `tokens_grant`).
+pub const REVOKE_GRANT_TOKENS_SQL: &str =
+    "UPDATE tokens SET revoked_at = $1 WHERE grant_id = $2 AND revoked_at IS NULL";
+/// Delete the registered clients made before `$1` that no grant ever used (through
+/// `oauth_clients_registered` and `oauth_grants_client`).
+pub const FORGET_UNUSED_CLIENTS_SQL: &str = "DELETE FROM oauth_clients
+     WHERE kind = 'registered' AND created_at < $1
+       AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.id)";
+/// Forget the codes that expired before `$1` (through `oauth_codes_expiry`).
+pub const FORGET_CODES_SQL: &str = "DELETE FROM oauth_codes WHERE expires_at_epoch < $1";
+/// Forget the refresh tokens that expired before `$1` (through `oauth_refresh_tokens_expiry`).
+pub const FORGET_REFRESH_TOKENS_SQL: &str =
+    "DELETE FROM oauth_refresh_tokens WHERE expires_at_epoch < $1";
+
 /// Revoke the grants unused since `idle_cutoff_epoch` (and their tokens), delete registered
 /// clients made before `client_cutoff` that no grant ever used, and forget spent or expired
 /// codes and refresh tokens that can no longer be presented (kept a day past their expiry,
-/// so a late reuse is still recognised).
+/// so a late reuse is still recognised). Every statement reads only the rows it changes
+/// through an index: housekeeping's minute costs what expired, not what was ever issued.
 pub async fn expire(
     db: &Db,
     now: i64,
@@ -566,39 +585,30 @@ pub async fn expire(
     let revoked_at = now_text();
     let mut tx = db.begin().await?;
     // The grants first, as `revoke_grant` does, then their tokens.
-    let grants = sqlx::query(
-        "UPDATE oauth_grants SET revoked_at = $1 WHERE revoked_at IS NULL AND last_used_epoch < $2",
-    )
-    .bind(&revoked_at)
-    .bind(idle_cutoff_epoch)
-    .execute(&mut *tx)
-    .await?
-    .rows_affected();
-    sqlx::query(
-        "UPDATE tokens SET revoked_at = $1 WHERE revoked_at IS NULL AND grant_id IN
-         (SELECT id FROM oauth_grants WHERE revoked_at = $1 AND last_used_epoch < $2)",
-    )
-    .bind(&revoked_at)
-    .bind(idle_cutoff_epoch)
-    .execute(&mut *tx)
-    .await?;
-    let clients = sqlx::query(
-        "DELETE FROM oauth_clients WHERE kind = 'registered' AND created_at < $1
-         AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.id)",
-    )
-    .bind(client_cutoff)
-    .execute(&mut *tx)
-    .await?
-    .rows_affected();
+    let revoked: Vec<String> = sqlx::query_scalar(EXPIRE_GRANTS_SQL)
+        .bind(&revoked_at)
+        .bind(idle_cutoff_epoch)
+        .fetch_all(&mut *tx)
+        .await?;
+    for grant_id in &revoked {
+        sqlx::query(REVOKE_GRANT_TOKENS_SQL)
+            .bind(&revoked_at)
+            .bind(grant_id)
+            .execute(&mut *tx)
+            .await?;
+    }
+    let clients = sqlx::query(FORGET_UNUSED_CLIENTS_SQL)
+        .bind(client_cutoff)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
     let forgotten = now - 86_400;
-    sqlx::query("DELETE FROM oauth_codes WHERE expires_at_epoch < $1")
-        .bind(forgotten)
-        .execute(&mut *tx)
-        .await?;
-    sqlx::query("DELETE FROM oauth_refresh_tokens WHERE expires_at_epoch < $1")
-        .bind(forgotten)
-        .execute(&mut *tx)
-        .await?;
+    for sql in [FORGET_CODES_SQL, FORGET_REFRESH_TOKENS_SQL] {
+        sqlx::query(sql).bind(forgotten).execute(&mut *tx).await?;
+    }
     tx.commit().await?;
-    Ok(Expired { grants, clients })
+    Ok(Expired {
+        grants: revoked.len() as u64,
+        clients,
+    })
 }

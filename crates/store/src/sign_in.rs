@@ -64,14 +64,17 @@ pub async fn end_session(db: &Db, id_hash: &str, now: i64) -> Result<()> {
     Ok(())
 }
 
+/// Forget the sessions that ended or expired before `$1` (through `oauth_sessions_expiry` and
+/// `oauth_sessions_ended`, one for each side of the `OR`).
+pub const DELETE_DEAD_SESSIONS_SQL: &str =
+    "DELETE FROM oauth_sessions WHERE expires_at_epoch < $1 OR ended_at_epoch < $1";
+
 /// Forget sessions that ended or expired before `cutoff`; returns how many.
 pub async fn delete_dead_sessions(db: &Db, cutoff: i64) -> Result<u64> {
-    let done = sqlx::query(
-        "DELETE FROM oauth_sessions WHERE expires_at_epoch < $1 OR ended_at_epoch < $1",
-    )
-    .bind(cutoff)
-    .execute(&db.pool)
-    .await?;
+    let done = sqlx::query(DELETE_DEAD_SESSIONS_SQL)
+        .bind(cutoff)
+        .execute(&db.pool)
+        .await?;
     Ok(done.rows_affected())
 }
 
@@ -173,15 +176,18 @@ pub async fn clear_attempts(db: &Db, key: &str) -> Result<()> {
     Ok(())
 }
 
+/// Forget the throttle counts whose last failure is before `$1` and that lock nothing at
+/// `$2` (through `sign_in_throttle_last`).
+pub const DELETE_FORGOTTEN_ATTEMPTS_SQL: &str =
+    "DELETE FROM sign_in_throttle WHERE last_failure_epoch < $1
+     AND (locked_until_epoch IS NULL OR locked_until_epoch <= $2)";
+
 /// Forget keys whose last failure is older than `cutoff` and that are not locked now.
 pub async fn delete_forgotten_attempts(db: &Db, cutoff: i64, now: i64) -> Result<u64> {
-    let done = sqlx::query(
-        "DELETE FROM sign_in_throttle WHERE last_failure_epoch < $1
-         AND (locked_until_epoch IS NULL OR locked_until_epoch <= $2)",
-    )
-    .bind(cutoff)
-    .bind(now)
-    .execute(&db.pool)
-    .await?;
+    let done = sqlx::query(DELETE_FORGOTTEN_ATTEMPTS_SQL)
+        .bind(cutoff)
+        .bind(now)
+        .execute(&db.pool)
+        .await?;
     Ok(done.rows_affected())
 }
