@@ -15,10 +15,17 @@ use crate::state::AppState;
 use dunning_store::oauth::{self as store, now_epoch};
 use dunning_store::sign_in::{self, Attempt, SessionOwner};
 
-/// Where a sign-in may send the browser afterwards: only our own OAuth pages.
+/// Where a sign-in may send the browser afterwards: only our own OAuth pages, written as a
+/// URL path is on the wire (visible ASCII only: a CR or LF would split the `Location` header,
+/// and a value that cannot be a header made the answer a 500 after the session was started).
 pub fn safe_return(to: Option<&str>) -> String {
     match to {
-        Some(to) if to.starts_with("/oauth/") && !to.contains("//") && !to.contains('\\') => {
+        Some(to)
+            if to.starts_with("/oauth/")
+                && !to.contains("//")
+                && !to.contains('\\')
+                && to.bytes().all(|b| b.is_ascii_graphic()) =>
+        {
             to.to_string()
         }
         _ => "/oauth/apps".to_string(),

@@ -1009,3 +1009,36 @@ async fn postgres_runs_the_flow_the_refresh_reuse_detection_and_the_failure_coun
     let locked = post_sign_in(&mut browser, &base, &csrf, "/oauth/apps", &email, &password).await;
     assert_eq!(locked.status, StatusCode::TOO_MANY_REQUESTS);
 }
+
+/// A `return_to` is where the browser goes after signing in: one holding a control character
+/// (a CR or LF would split the `Location` header) is not followed; the sign-in still works and
+/// goes to the apps page, never a 500 after the session was made.
+#[tokio::test]
+async fn a_return_to_with_a_line_break_or_a_control_character_is_not_followed() {
+    let (server, base) = start().await;
+    let (email, password) = person(&server, "admin");
+    for bad in [
+        "/oauth/apps\r\nSet-Cookie: kd_session=forged",
+        "/oauth/apps\nX: y",
+        "/oauth/apps\u{7f}",
+        "/oauth/apps\t",
+        "/oauth/apps ?x",
+    ] {
+        let mut browser = Browser::new();
+        let page = browser.get(&format!("{base}/oauth/apps")).await;
+        let csrf = hidden(&page.text, "csrf");
+        let signed = post_sign_in(&mut browser, &base, &csrf, bad, &email, &password).await;
+        assert_eq!(
+            signed.status,
+            StatusCode::SEE_OTHER,
+            "{bad:?}: {}",
+            signed.text
+        );
+        assert_eq!(signed.location.as_deref(), Some("/oauth/apps"), "{bad:?}");
+        assert_ne!(
+            browser.cookies.get("kd_session").map(String::as_str),
+            Some("forged"),
+            "{bad:?}"
+        );
+    }
+}
