@@ -34,6 +34,8 @@ echo "== Installing Python tools (.venv) and client SDKs (tests/clients) in the 
   [ -x .venv/bin/python ] || python3 -m venv .venv
   .venv/bin/python -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt
   tests/clients/setup.sh
+  # When the installs ended, not when the Rust phase let us look.
+  echo "$SECONDS" > "$logs/install.end"
 ) > "$logs/install.log" 2>&1 &
 installing=$!
 t_install=$SECONDS
@@ -54,14 +56,18 @@ if [ ! -d ../shared/fixtures/openapi ]; then
   nextest_filter=(-E 'not test(/^real_documents::/)')
   test_skip=(--skip real_documents::)
 fi
+# A failing suite does not stop the others: every suite runs, the time table prints, and the
+# run fails at the end naming what failed.
+failed=()
 if cargo nextest --version >/dev/null 2>&1; then
   # Two test processes per core: most tests wait on a database or a socket, not the CPU.
-  cargo nextest run --workspace --locked --no-fail-fast --test-threads "$(($(nproc) * 2))" "${nextest_filter[@]}"
+  cargo nextest run --workspace --locked --no-fail-fast --test-threads "$(($(nproc) * 2))" "${nextest_filter[@]}" \
+    || failed+=("Rust tests")
   # nextest runs no doctests: the publishable crates' documented examples (their READMEs' and
   # crate docs' code) are compiled and run here.
-  cargo test --doc --locked -q -p mcpgen-catalog -p mcpgen -p mcpgen-axum
+  cargo test --doc --locked -q -p mcpgen-catalog -p mcpgen -p mcpgen-axum || failed+=("doctests")
 else
-  cargo test --workspace --locked --no-fail-fast -- "${test_skip[@]}"
+  cargo test --workspace --locked --no-fail-fast -- "${test_skip[@]}" || failed+=("Rust tests")
   # `cargo test` builds the workspace's binaries with the tests' feature set; nothing rebuilds.
 fi
 phase "Rust tests (build and run)" "$t"
@@ -73,10 +79,10 @@ if ! wait "$installing"; then
   exit 1
 fi
 cat "$logs/install.log"
-phase "installs (in the background, from the start)" "$t_install"
+timings+=("$(printf '%5ss  %s' $(($(cat "$logs/install.end") - t_install)) "installs (in the background, from the start)")")
 
 echo "== OpenAPI document"
-.venv/bin/openapi-spec-validator openapi/v1.yaml
+.venv/bin/openapi-spec-validator openapi/v1.yaml || failed+=("OpenAPI document")
 
 # The Python suites start their own servers on free ports and run side by side; each one's
 # output is printed whole when it ends, so they never interleave. The Pix PSP tests run in a
@@ -90,16 +96,18 @@ python_suite=$!
 pix_suite=$!
 .venv/bin/python -m pytest tests/clients > "$logs/clients.log" 2>&1 &
 clients_suite=$!
-failed=0
-wait "$python_suite" || failed=1
+wait "$python_suite" || failed+=("tests/python")
 echo "-- tests/python"; cat "$logs/python.log"
-wait "$pix_suite" || failed=1
+wait "$pix_suite" || failed+=("tests/python/test_pix_psp.py")
 echo "-- tests/python/test_pix_psp.py"; cat "$logs/pix.log"
-wait "$clients_suite" || failed=1
+wait "$clients_suite" || failed+=("tests/clients")
 echo "-- tests/clients"; cat "$logs/clients.log"
 phase "tests/python and tests/clients (side by side)" "$t"
 
 echo "== Time by phase"
 printf '%s\n' "${timings[@]}"
 echo "total: $((SECONDS - started))s"
-exit "$failed"
+if [ "${#failed[@]}" -gt 0 ]; then
+  printf 'FAILED: %s\n' "${failed[@]}" >&2
+  exit 1
+fi
