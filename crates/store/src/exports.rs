@@ -427,7 +427,12 @@ pub async fn customer_labels(
         let sql = format!(
             "SELECT id, name, document FROM customers WHERE organization_id = $1 AND id IN ({placeholders})"
         );
-        let mut query = sqlx::query_as(AssertSqlSafe(sql)).bind(organization_id);
+        // Not kept prepared: the text changes with the number of ids, and each text kept would
+        // stay in every connection's statement cache (up to 100 each): a million-row export
+        // grew the server by ~20 MiB that way.
+        let mut query = sqlx::query_as(AssertSqlSafe(sql))
+            .persistent(false)
+            .bind(organization_id);
         for id in some {
             query = query.bind(*id);
         }
