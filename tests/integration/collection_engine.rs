@@ -315,10 +315,13 @@ async fn pending_work_survives_a_restart() {
     // A worker claimed it and died before sending: its lease must run out first.
     let now = dunning_store::timestamp_text(OffsetDateTime::now_utc());
     let until = dunning_store::timestamp_text(at(0, 5));
-    assert!(
-        dunning_store::deliveries::claim(&server.state.db, &queued_id, "clm_dead", &now, &until)
+    let claimed =
+        dunning_store::deliveries::claim_due(&server.state.db, "clm_dead", "sms", &now, &until, 10)
             .await
-            .unwrap()
+            .unwrap();
+    assert_eq!(
+        claimed.iter().map(|d| d.id.as_str()).collect::<Vec<_>>(),
+        [queued_id.as_str()]
     );
 
     // "Restart": a new process state over the same database file, nothing in memory.

@@ -97,6 +97,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
         21,
         include_str!("../migrations/0021_exports_written_in_chunks_with_progress.sql"),
     ),
+    (
+        22,
+        include_str!("../migrations/0022_deliveries_claimed_by_channel.sql"),
+    ),
 ];
 
 /// Whether every migration this build knows has been applied (a replica of an older build
