@@ -24,7 +24,7 @@ use serde_json::json;
 use time::{Date, OffsetDateTime};
 
 use super::providers::{PartyAnswer, PartyRequest, Providers, Receipt, SANDBOX_DELAY};
-use super::sending::{RETRY_SCHEDULE, engine_actor, plus, send_due};
+use super::sending::{RETRY_SCHEDULE, engine_actor, plus, send_due_while};
 use crate::Engine;
 use dunning_app::collection::{self as actions, ActionContext, CollectionRequest, NoticeText};
 use dunning_domain::calendar::{Calendar, day_of};
@@ -76,8 +76,8 @@ pub async fn run(engine: Engine) {
 pub async fn tick(engine: &Engine, now: OffsetDateTime) -> Result<TickReport> {
     let providers = engine.providers.as_ref();
     let mut report = TickReport::default();
-    run_plans(engine, now, &mut report).await?;
-    report.attempts += send_due(engine, now).await?;
+    let ((), attempts) = send_due_while(engine, now, run_plans(engine, now, &mut report)).await?;
+    report.attempts += attempts;
     apply_receipts(engine, providers, now, &mut report).await?;
     answer_requests(engine, providers, now, &mut report).await?;
     Ok(report)

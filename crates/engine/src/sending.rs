@@ -4,7 +4,9 @@
 //! Twilio's concurrency and its sender's pace) and the organization's, and recorded in one
 //! transaction per batch.
 //!
-//! The channels go side by side, each at its own pace: e-mails go out as fast as the relay
+//! Sending runs alongside the tick's run of the plans, so the first notices of a burst go out
+//! while the later ones are still being queued. The channels go side by side, each at its own
+//! pace: e-mails go out as fast as the relay
 //! takes them while SMS wait for their sender's turns. A batch is claimed under one token with
 //! a lease; an attempt is recorded only while that claim holds (`deliveries::finish_attempt`),
 //! so a worker whose lease ran out, and whose deliveries another took, has no say on them, and
@@ -15,6 +17,8 @@
 //! an attempt: the retry schedule is for failures, and waiting our turn is not one.
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -49,6 +53,10 @@ pub const DEFAULT_PER_ORGANIZATION: usize = 8;
 /// How long one tick keeps claiming new batches: past it the tick ends, the other collection
 /// work (plans, receipts, answers) runs, and the next tick carries on with the burst.
 const SENDING_WINDOW: Duration = Duration::from_secs(120);
+
+/// How long a channel's loop waits for the plans to queue more when it found fewer than a
+/// batch.
+const QUEUING_POLL: Duration = Duration::from_millis(100);
 
 /// The channels, each sent by its own loop.
 const CHANNELS: [&str; 3] = ["email", "sms", "whatsapp"];
@@ -100,14 +108,42 @@ struct Attempt {
     counts: bool,
 }
 
-/// Send every delivery due as of `now`, the channels side by side; the attempts made.
-pub async fn send_due(engine: &Engine, now: OffsetDateTime) -> Result<usize> {
+/// Send every delivery due as of `now`, the channels side by side, while `queuing` (the same
+/// tick's run of the plans) may still queue more: sending starts with the first notices queued,
+/// not after the last. `queuing`'s answer, and the attempts made.
+pub async fn send_due_while<T>(
+    engine: &Engine,
+    now: OffsetDateTime,
+    queuing: impl Future<Output = Result<T>>,
+) -> Result<(T, usize)> {
+    let still_queuing = AtomicBool::new(true);
+    let queue = async {
+        let queued = queuing.await;
+        still_queuing.store(false, Ordering::SeqCst);
+        queued
+    };
     let organizations = Organizations::new(engine.settings.sending.per_organization);
     let started = Instant::now();
-    let [email, sms, whatsapp] =
-        CHANNELS.map(|channel| send_channel(engine, channel, now, started, &organizations));
-    let (email, sms, whatsapp) = tokio::join!(email, sms, whatsapp);
-    Ok(email? + sms? + whatsapp?)
+    let sending = Sending {
+        engine,
+        now,
+        started,
+        organizations: &organizations,
+        still_queuing: &still_queuing,
+    };
+    let [email, sms, whatsapp] = CHANNELS.map(|channel| sending.channel(channel));
+    let (queued, email, sms, whatsapp) = tokio::join!(queue, email, sms, whatsapp);
+    Ok((queued?, email? + sms? + whatsapp?))
+}
+
+/// What the channels' loops of one tick share.
+struct Sending<'a> {
+    engine: &'a Engine,
+    now: OffsetDateTime,
+    started: Instant,
+    organizations: &'a Organizations,
+    /// Whether the plans may still queue deliveries in this tick.
+    still_queuing: &'a AtomicBool,
 }
 
 /// `now` moved on by the time since the tick began: a long burst claims and records at the
@@ -116,44 +152,48 @@ fn moment(now: OffsetDateTime, started: Instant) -> OffsetDateTime {
     plus(now, started.elapsed())
 }
 
-/// One channel's due deliveries, a batch at a time, until none is due, or the sending window
-/// is over.
-async fn send_channel(
-    engine: &Engine,
-    channel: &'static str,
-    now: OffsetDateTime,
-    started: Instant,
-    organizations: &Organizations,
-) -> Result<usize> {
-    let provider = engine.providers.channel(channel);
-    let claim = i64::try_from(provider.claim_size()).unwrap_or(i64::MAX);
-    let bound = Arc::new(Semaphore::new(provider.concurrency().max(1)));
-    let mut attempts = 0;
-    loop {
-        let at = moment(now, started);
-        let token = ids::new_id("clm");
-        let until = timestamp_text(plus(at, super::lease(engine, LEASE)));
-        let batch = deliveries::claim_due(
-            &engine.db,
-            &token,
-            channel,
-            &timestamp_text(at),
-            &until,
-            claim,
-        )
-        .await?;
-        if batch.is_empty() {
-            break;
+impl Sending<'_> {
+    /// One channel's due deliveries, a batch at a time, until none is due and none will be
+    /// queued in this tick, or the sending window is over.
+    async fn channel(&self, channel: &'static str) -> Result<usize> {
+        let engine = self.engine;
+        let provider = engine.providers.channel(channel);
+        let claim = i64::try_from(provider.claim_size()).unwrap_or(i64::MAX);
+        let bound = Arc::new(Semaphore::new(provider.concurrency().max(1)));
+        let mut attempts = 0;
+        loop {
+            // Read before the claim: a claim made once queuing was over saw every delivery.
+            let queuing = self.still_queuing.load(Ordering::SeqCst);
+            let at = moment(self.now, self.started);
+            let token = ids::new_id("clm");
+            let until = timestamp_text(plus(at, super::lease(engine, LEASE)));
+            let batch = deliveries::claim_due(
+                &engine.db,
+                &token,
+                channel,
+                &timestamp_text(at),
+                &until,
+                claim,
+            )
+            .await?;
+            let full = i64::try_from(batch.len()).unwrap_or(i64::MAX) >= claim;
+            if !batch.is_empty() {
+                let done = send_batch(engine, batch, &bound, self.organizations).await?;
+                attempts += done.iter().filter(|a| a.counts).count();
+                record(engine, &token, &done, moment(self.now, self.started)).await?;
+            }
+            if full {
+                if !queuing && self.started.elapsed() >= SENDING_WINDOW {
+                    break;
+                }
+            } else if queuing {
+                tokio::time::sleep(QUEUING_POLL).await;
+            } else {
+                break;
+            }
         }
-        let full = i64::try_from(batch.len()).unwrap_or(i64::MAX) >= claim;
-        let done = send_batch(engine, batch, &bound, organizations).await?;
-        attempts += done.iter().filter(|a| a.counts).count();
-        record(engine, &token, &done, moment(now, started)).await?;
-        if !full || started.elapsed() >= SENDING_WINDOW {
-            break;
-        }
+        Ok(attempts)
     }
-    Ok(attempts)
 }
 
 /// Send a claimed batch, at most `bound` at once and the organization's bound per
