@@ -221,7 +221,7 @@ pub struct ServeArgs {
     #[arg(long, env = "DUNNING_TWILIO_WHATSAPP_RATE", default_value_t = 80.0,
           value_parser = positive_rate)]
     pub twilio_whatsapp_rate: f64,
-    /// Deliveries of one organization in flight at once, all channels together (8): one
+    /// Deliveries of one organization in flight at once on each channel (8): one
     /// organization's burst leaves room for the others'.
     #[arg(long, env = "DUNNING_DELIVERIES_PER_ORGANIZATION", default_value_t = 8,
           value_parser = clap::value_parser!(u64).range(1..=1024))]

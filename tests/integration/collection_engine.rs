@@ -495,9 +495,11 @@ async fn a_delivery_is_resent_to_the_current_contact() {
 
 /// What a fake SMTP server received.
 #[derive(Default, Debug)]
-struct Received {
+pub(crate) struct Received {
     commands: Vec<String>,
     data: Vec<String>,
+    /// When each accepted message's data ended.
+    pub(crate) accepted_at: Vec<std::time::Instant>,
 }
 
 /// The test relays' answer to a command other than `QUIT`, and whether the message's data
@@ -521,7 +523,7 @@ fn reply_to(line: &str) -> (&'static [u8], bool) {
 /// A plain-TCP SMTP listener on 127.0.0.1 (reached with `?tls=none`, allowed on loopback only)
 /// that accepts everything, except recipients starting with `reject` (550) and `later` (451).
 /// `tests/python/test_smtp.py` checks TLS, authentication and the message against a real relay.
-async fn smtp_listener() -> (u16, Arc<Mutex<Received>>) {
+pub(crate) async fn smtp_listener() -> (u16, Arc<Mutex<Received>>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let received = Arc::new(Mutex::new(Received::default()));
@@ -539,7 +541,11 @@ async fn smtp_listener() -> (u16, Arc<Mutex<Received>>) {
                     if in_data {
                         if line == "." {
                             in_data = false;
-                            shared.lock().unwrap().data.push(std::mem::take(&mut data));
+                            {
+                                let mut received = shared.lock().unwrap();
+                                received.data.push(std::mem::take(&mut data));
+                                received.accepted_at.push(std::time::Instant::now());
+                            }
                             write.write_all(b"250 2.0.0 queued\r\n").await.unwrap();
                         } else {
                             data.push_str(&line);

@@ -36,6 +36,7 @@ struct Sent {
     account: String,
     form: Vec<(String, String)>,
     sid: Option<String>,
+    received_at: std::time::Instant,
 }
 
 impl Sent {
@@ -89,6 +90,7 @@ async fn messages(
         account: account.clone(),
         form: form.clone(),
         sid: None,
+        received_at: std::time::Instant::now(),
     };
     let answer = |sent: Sent, response| {
         inbox.lock().unwrap().push(sent);
@@ -691,6 +693,57 @@ async fn a_429_with_retry_after_makes_the_delivery_wait_uncounted_and_it_goes_la
         "{sent}"
     );
     assert_eq!(to_it(&inbox), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sms_waiting_for_their_senders_turn_do_not_hold_back_the_organizations_e_mails() {
+    let (api, inbox) = fake_twilio().await;
+    let (port, relay) = crate::collection_engine::smtp_listener().await;
+    // One delivery of the organization at a time on each channel, and an SMS sender that
+    // takes one message every two seconds: the second SMS waits two seconds for its turn.
+    let config = Config {
+        smtp_url: Some(format!(
+            "smtp://127.0.0.1:{port}?tls=none&from=cobranca@paodourado.com.br"
+        )),
+        sending: dunning_engine::Sending {
+            twilio_sms_rate: 0.5,
+            per_organization: 1,
+            ..dunning_engine::Sending::default()
+        },
+        ..twilio_config(&api, AUTH_TOKEN)
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}?mode=rwc", dir.path().join("test.db").display());
+    let server = TestServer::start_configured(url, dir, config).await;
+    notice(&server, "Ana Prado", "+5511987650101", "sms").await;
+    notice(&server, "Bruno Reis", "+5511987650102", "sms").await;
+    for (n, name) in ["Carla Dias", "Davi Melo", "Elisa Nunes"]
+        .iter()
+        .enumerate()
+    {
+        let email = format!("devedora{n}@example.com.br");
+        let customer = customer_with(&server, name, Some(email.as_str()), None, &[]).await;
+        let charge = charge(&server, &customer, 150.0, -3).await;
+        notify(&server, &charge, "email").await;
+    }
+
+    let report = tick(&server.state.engine, OffsetDateTime::now_utc())
+        .await
+        .unwrap();
+    assert_eq!(report.attempts, 5);
+    let second_sms_at = inbox
+        .lock()
+        .unwrap()
+        .iter()
+        .find(|s| s.field("To") == Some("+5511987650102"))
+        .map(|s| s.received_at)
+        .unwrap();
+    let e_mails = relay.lock().unwrap().accepted_at.clone();
+    assert_eq!(e_mails.len(), 3);
+    assert!(
+        e_mails.iter().all(|at| *at < second_sms_at),
+        "the e-mails went out before the SMS that waited for its turn"
+    );
 }
 
 #[tokio::test]

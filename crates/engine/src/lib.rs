@@ -102,7 +102,7 @@ pub struct Sending {
     pub twilio_sms_rate: f64,
     /// Messages a second per Twilio WhatsApp sender (`--twilio-whatsapp-rate`).
     pub twilio_whatsapp_rate: f64,
-    /// Deliveries of one organization in flight at once, all channels together
+    /// Deliveries of one organization in flight at once on each channel
     /// (`--deliveries-per-organization`): one organization's burst leaves room for the others'.
     pub per_organization: usize,
 }

@@ -1,8 +1,8 @@
 //! Sending the queued deliveries, a due-day burst included: each channel's due deliveries are
 //! claimed a batch at a time (one statement), checked against their charge and customer with
 //! one read, sent concurrently within the channel's bound (the SMTP pool's connections,
-//! Twilio's concurrency and its sender's pace) and the organization's, and recorded in one
-//! transaction per batch.
+//! Twilio's concurrency and its sender's pace) and the organization's on that channel, and
+//! recorded in one transaction per batch.
 //!
 //! Sending runs alongside the tick's run of the plans, so the first notices of a burst go out
 //! while the later ones are still being queued. The channels go side by side, each at its own
@@ -75,7 +75,9 @@ pub fn plus(now: OffsetDateTime, wait: Duration) -> OffsetDateTime {
     now + time::Duration::try_from(wait).unwrap_or(time::Duration::ZERO)
 }
 
-/// The bound per organization, shared by the channels' loops.
+/// The bound per organization on each channel. Per channel, so that one channel's slow
+/// messages (SMS waiting for their sender's turns) never hold the permits another channel's
+/// messages of the same organization need.
 struct Organizations {
     per_organization: usize,
     permits: Mutex<HashMap<String, Arc<Semaphore>>>,
@@ -122,13 +124,11 @@ pub async fn send_due_while<T>(
         still_queuing.store(false, Ordering::SeqCst);
         queued
     };
-    let organizations = Organizations::new(engine.settings.sending.per_organization);
     let started = Instant::now();
     let sending = Sending {
         engine,
         now,
         started,
-        organizations: &organizations,
         still_queuing: &still_queuing,
     };
     let [email, sms, whatsapp] = CHANNELS.map(|channel| sending.channel(channel));
@@ -141,7 +141,6 @@ struct Sending<'a> {
     engine: &'a Engine,
     now: OffsetDateTime,
     started: Instant,
-    organizations: &'a Organizations,
     /// Whether the plans may still queue deliveries in this tick.
     still_queuing: &'a AtomicBool,
 }
@@ -160,6 +159,7 @@ impl Sending<'_> {
         let provider = engine.providers.channel(channel);
         let claim = i64::try_from(provider.claim_size()).unwrap_or(i64::MAX);
         let bound = Arc::new(Semaphore::new(provider.concurrency().max(1)));
+        let organizations = Organizations::new(engine.settings.sending.per_organization);
         let mut attempts = 0;
         loop {
             // Read before the claim: a claim made once queuing was over saw every delivery.
@@ -178,7 +178,7 @@ impl Sending<'_> {
             .await?;
             let full = i64::try_from(batch.len()).unwrap_or(i64::MAX) >= claim;
             if !batch.is_empty() {
-                let done = send_batch(engine, batch, &bound, self.organizations).await?;
+                let done = send_batch(engine, batch, &bound, &organizations).await?;
                 attempts += done.iter().filter(|a| a.counts).count();
                 record(engine, &token, &done, moment(self.now, self.started)).await?;
             }
