@@ -225,15 +225,17 @@ crate::row! {
     }
 }
 
-/// The [`SendingContext`] of each of these deliveries (a claimed batch), found by key.
+/// The [`SendingContext`] of each of these deliveries (a claimed batch), found by key. The ids
+/// go as one JSON array: SQLite's driver looks each `$n` up by name among all of a
+/// statement's parameters, so a batch bound one id a parameter cost a quarter of a burst's CPU.
 pub async fn sending_context(db: &Db, delivery_ids: &[&str]) -> Result<Vec<SendingContext>> {
     if delivery_ids.is_empty() {
         return Ok(Vec::new());
     }
-    let placeholders = (1..=delivery_ids.len())
-        .map(|n| format!("${n}"))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let ids = match db.backend {
+        Backend::Sqlite => "SELECT value FROM json_each($1)",
+        Backend::Postgres => "SELECT json_array_elements_text($1::json)",
+    };
     let sql = format!(
         "SELECT d.id AS delivery_id, ch.state AS charge_state, ch.open_dispute_id,
                 cu.channel_opt_outs, o.name AS organization_name
@@ -241,13 +243,12 @@ pub async fn sending_context(db: &Db, delivery_ids: &[&str]) -> Result<Vec<Sendi
          LEFT JOIN charges ch ON ch.organization_id = d.organization_id AND ch.id = d.charge_id
          LEFT JOIN customers cu ON cu.organization_id = d.organization_id AND cu.id = d.customer_id
          LEFT JOIN organizations o ON o.id = d.organization_id
-         WHERE d.id IN ({placeholders})"
+         WHERE d.id IN ({ids})"
     );
-    let mut query = sqlx::query_as(AssertSqlSafe(sql));
-    for id in delivery_ids {
-        query = query.bind(*id);
-    }
-    Ok(query.fetch_all(&db.pool).await?)
+    Ok(sqlx::query_as(AssertSqlSafe(sql))
+        .bind(serde_json::to_string(delivery_ids).expect("strings serialise"))
+        .fetch_all(&db.pool)
+        .await?)
 }
 
 /// How an attempt ended, as the engine writes it.
