@@ -75,6 +75,9 @@ pub struct Config {
     pub engine_lease: Option<std::time::Duration>,
     /// The export worker's page and piece sizes (`--export-page-rows`, `--export-piece-kib`).
     pub exports: dunning_engine::exports::Sizes,
+    /// How many deliveries go out at once (`--smtp-connections`, `--twilio-sms-rate`,
+    /// `--twilio-whatsapp-rate`, `--deliveries-per-organization`).
+    pub sending: dunning_engine::Sending,
     /// How often the collection worker looks for due work (`DUNNING_COLLECTION_INTERVAL`).
     pub collection_interval: std::time::Duration,
     /// Timeouts and the connection cap of the HTTP server.
@@ -174,6 +177,7 @@ impl Config {
             database_connect_timeout: std::time::Duration::from_secs(5),
             engine_lease: None,
             exports: dunning_engine::exports::Sizes::default(),
+            sending: dunning_engine::Sending::default(),
             collection_interval: dunning_engine::collection::INTERVAL,
             http: crate::http::serve::HttpLimits::default(),
             allow_private_webhook_targets: false,
@@ -261,6 +265,7 @@ impl Config {
                 secrets_key: Some(self.pix.secrets_key.clone()),
             },
             exports: self.exports,
+            sending: self.sending,
         }
     }
 

@@ -198,6 +198,13 @@ fn config(
             chunk_bytes: usize::try_from(args.export_piece_kib * 1024).unwrap_or(usize::MAX),
         },
         collection_interval: args.collection_interval,
+        sending: dunning_engine::Sending {
+            smtp_connections: usize::try_from(args.smtp_connections).unwrap_or(usize::MAX),
+            twilio_sms_rate: args.twilio_sms_rate,
+            twilio_whatsapp_rate: args.twilio_whatsapp_rate,
+            per_organization: usize::try_from(args.deliveries_per_organization)
+                .unwrap_or(usize::MAX),
+        },
         http: HttpLimits {
             header_timeout: args.header_timeout,
             idle_timeout: args.idle_timeout,

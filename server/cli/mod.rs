@@ -12,7 +12,7 @@ use clap::{Args, Parser, Subcommand};
 use dunning_store::{Db, DbSettings};
 
 use crate::ops::logging::LogFormat;
-use parse::{parse_duration, parse_rate_limit, parse_token_cache_ttl};
+use parse::{parse_duration, parse_rate_limit, parse_token_cache_ttl, positive_rate};
 
 #[derive(Parser)]
 #[command(
@@ -205,6 +205,27 @@ pub struct ServeArgs {
     /// The WhatsApp sender: `whatsapp:+<E.164 number>` or a Messaging Service SID (`MG...`).
     #[arg(long, env = "DUNNING_TWILIO_WHATSAPP_FROM")]
     pub twilio_whatsapp_from: Option<String>,
+    /// SMTP connections open at once to the relay (4): a due-day burst goes out over all of
+    /// them, each opened with the same TLS and AUTH rules.
+    #[arg(long, env = "DUNNING_SMTP_CONNECTIONS", default_value_t = 4,
+          value_parser = clap::value_parser!(u64).range(1..=64))]
+    pub smtp_connections: u64,
+    /// SMS a second per Twilio sender (1: Twilio's rate for a long-code number; toll-free
+    /// numbers, short codes and Messaging Services take more). A 429 from Twilio also slows
+    /// the channel down for its `Retry-After`.
+    #[arg(long, env = "DUNNING_TWILIO_SMS_RATE", default_value_t = 1.0,
+          value_parser = positive_rate)]
+    pub twilio_sms_rate: f64,
+    /// WhatsApp messages a second per Twilio sender (80: Twilio's default for a WhatsApp
+    /// sender).
+    #[arg(long, env = "DUNNING_TWILIO_WHATSAPP_RATE", default_value_t = 80.0,
+          value_parser = positive_rate)]
+    pub twilio_whatsapp_rate: f64,
+    /// Deliveries of one organization in flight at once on each channel (8): one
+    /// organization's burst leaves room for the others'.
+    #[arg(long, env = "DUNNING_DELIVERIES_PER_ORGANIZATION", default_value_t = 8,
+          value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub deliveries_per_organization: u64,
     /// Twilio's API (https; http only to a loopback address, for tests).
     #[arg(
         long,

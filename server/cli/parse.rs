@@ -41,6 +41,17 @@ pub fn parse_token_cache_ttl(text: &str) -> Result<Duration, String> {
     Ok(ttl)
 }
 
+/// Messages a second: a positive number, at most 10 000 (a fraction is a slower sender:
+/// `0.5` is one every two seconds).
+pub fn positive_rate(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(rate) if rate > 0.0 && rate <= 10_000.0 => Ok(rate),
+        _ => Err(format!(
+            "'{text}': messages a second, a number above 0 and at most 10000"
+        )),
+    }
+}
+
 pub fn parse_rate_limit(text: &str) -> Result<(i64, i64), String> {
     let (count, period) = text
         .split_once('/')
@@ -71,6 +82,15 @@ pub fn parse_rate_limit(text: &str) -> Result<(i64, i64), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn message_rates_are_positive_numbers() {
+        assert_eq!(positive_rate("1"), Ok(1.0));
+        assert_eq!(positive_rate(" 0.5 "), Ok(0.5));
+        for refused in ["0", "-1", "NaN", "inf", "fast", "10001"] {
+            assert!(positive_rate(refused).is_err(), "{refused}");
+        }
+    }
 
     #[test]
     fn durations_take_a_unit_and_refuse_zero() {

@@ -1,8 +1,10 @@
 //! The collection engine driven with `tick(state, now)`: plan steps fire once per (charge,
 //! step) on their day, skip charges that must not be collected and opted-out channels, keep
 //! their pending work across a restart; deliveries go through the sandbox and through a real
-//! SMTP listener on 127.0.0.1.
+//! SMTP listener on 127.0.0.1, a burst over several connections at once, and two engines on one
+//! PostgreSQL share a burst without sending a message twice.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use base64::Engine;
@@ -315,10 +317,13 @@ async fn pending_work_survives_a_restart() {
     // A worker claimed it and died before sending: its lease must run out first.
     let now = dunning_store::timestamp_text(OffsetDateTime::now_utc());
     let until = dunning_store::timestamp_text(at(0, 5));
-    assert!(
-        dunning_store::deliveries::claim(&server.state.db, &queued_id, "clm_dead", &now, &until)
+    let claimed =
+        dunning_store::deliveries::claim_due(&server.state.db, "clm_dead", "sms", &now, &until, 10)
             .await
-            .unwrap()
+            .unwrap();
+    assert_eq!(
+        claimed.iter().map(|d| d.id.as_str()).collect::<Vec<_>>(),
+        [queued_id.as_str()]
     );
 
     // "Restart": a new process state over the same database file, nothing in memory.
@@ -490,15 +495,35 @@ async fn a_delivery_is_resent_to_the_current_contact() {
 
 /// What a fake SMTP server received.
 #[derive(Default, Debug)]
-struct Received {
+pub(crate) struct Received {
     commands: Vec<String>,
     data: Vec<String>,
+    /// When each accepted message's data ended.
+    pub(crate) accepted_at: Vec<std::time::Instant>,
+}
+
+/// The test relays' answer to a command other than `QUIT`, and whether the message's data
+/// follows: recipients starting with `reject` are refused (550), `later` deferred (451).
+fn reply_to(line: &str) -> (&'static [u8], bool) {
+    if line.starts_with("EHLO") {
+        (b"250-teste\r\n250 AUTH PLAIN\r\n", false)
+    } else if line.starts_with("RCPT TO:<reject") {
+        (b"550 5.1.1 no such user\r\n", false)
+    } else if line.starts_with("RCPT TO:<later") {
+        (b"451 4.3.0 try later\r\n", false)
+    } else if line == "DATA" {
+        (b"354 go on\r\n", true)
+    } else if line.starts_with("AUTH PLAIN") {
+        (b"235 ok\r\n", false)
+    } else {
+        (b"250 ok\r\n", false)
+    }
 }
 
 /// A plain-TCP SMTP listener on 127.0.0.1 (reached with `?tls=none`, allowed on loopback only)
 /// that accepts everything, except recipients starting with `reject` (550) and `later` (451).
 /// `tests/python/test_smtp.py` checks TLS, authentication and the message against a real relay.
-async fn smtp_listener() -> (u16, Arc<Mutex<Received>>) {
+pub(crate) async fn smtp_listener() -> (u16, Arc<Mutex<Received>>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let received = Arc::new(Mutex::new(Received::default()));
@@ -516,7 +541,11 @@ async fn smtp_listener() -> (u16, Arc<Mutex<Received>>) {
                     if in_data {
                         if line == "." {
                             in_data = false;
-                            shared.lock().unwrap().data.push(std::mem::take(&mut data));
+                            {
+                                let mut received = shared.lock().unwrap();
+                                received.data.push(std::mem::take(&mut data));
+                                received.accepted_at.push(std::time::Instant::now());
+                            }
                             write.write_all(b"250 2.0.0 queued\r\n").await.unwrap();
                         } else {
                             data.push_str(&line);
@@ -525,23 +554,12 @@ async fn smtp_listener() -> (u16, Arc<Mutex<Received>>) {
                         continue;
                     }
                     shared.lock().unwrap().commands.push(line.clone());
-                    let reply: &[u8] = if line.starts_with("EHLO") {
-                        b"250-teste\r\n250 AUTH PLAIN\r\n"
-                    } else if line.starts_with("RCPT TO:<reject") {
-                        b"550 5.1.1 no such user\r\n"
-                    } else if line.starts_with("RCPT TO:<later") {
-                        b"451 4.3.0 try later\r\n"
-                    } else if line == "DATA" {
-                        in_data = true;
-                        b"354 go on\r\n"
-                    } else if line == "QUIT" {
+                    if line == "QUIT" {
                         write.write_all(b"221 bye\r\n").await.unwrap();
                         break;
-                    } else if line.starts_with("AUTH PLAIN") {
-                        b"235 ok\r\n"
-                    } else {
-                        b"250 ok\r\n"
-                    };
+                    }
+                    let (reply, data_follows) = reply_to(&line);
+                    in_data = data_follows;
                     write.write_all(reply).await.unwrap();
                 }
             });
@@ -723,5 +741,200 @@ async fn postgres_runs_plans_deliveries_bureau_answers_and_payments() {
         filtered.body["meta"]["total"].as_i64().unwrap() >= 1,
         "{}",
         filtered.text
+    );
+}
+
+/// What the counting relay saw: sessions open at once, and each accepted message's id.
+#[derive(Default)]
+struct Sessions {
+    open: AtomicUsize,
+    most_at_once: AtomicUsize,
+    message_ids: Mutex<Vec<String>>,
+    opened: tokio::sync::Notify,
+}
+
+/// A plain-TCP SMTP relay on 127.0.0.1 that accepts everything and counts its sessions. A new
+/// session is greeted once a second one is open, or after two seconds: a client that opens
+/// several connections at once is seen with several, one that sends one message at a time
+/// is only slowed down.
+async fn counting_relay() -> (u16, Arc<Sessions>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let sessions = Arc::new(Sessions::default());
+    let shared = sessions.clone();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let sessions = shared.clone();
+            let open = sessions.open.fetch_add(1, Ordering::SeqCst) + 1;
+            sessions.most_at_once.fetch_max(open, Ordering::SeqCst);
+            sessions.opened.notify_waiters();
+            tokio::spawn(async move {
+                let second = sessions.opened.notified();
+                if sessions.open.load(Ordering::SeqCst) < 2 {
+                    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), second).await;
+                }
+                relay_session(stream, &sessions).await;
+                sessions.open.fetch_sub(1, Ordering::SeqCst);
+            });
+        }
+    });
+    (port, sessions)
+}
+
+/// One SMTP conversation: every command accepted, each message's `Message-ID` kept.
+async fn relay_session(stream: tokio::net::TcpStream, sessions: &Sessions) {
+    let (read, mut write) = stream.into_split();
+    let mut lines = BufReader::new(read).lines();
+    if write.write_all(b"220 teste ESMTP\r\n").await.is_err() {
+        return;
+    }
+    let mut message_id = None;
+    let mut in_data = false;
+    while let Ok(Some(line)) = lines.next_line().await {
+        let reply: &[u8] = if in_data {
+            if let Some(id) = line.strip_prefix("Message-ID: ") {
+                message_id = Some(id.to_string());
+            }
+            if line != "." {
+                continue;
+            }
+            in_data = false;
+            if let Some(id) = message_id.take() {
+                sessions.message_ids.lock().unwrap().push(id);
+            }
+            b"250 2.0.0 queued\r\n"
+        } else if line == "QUIT" {
+            let _ = write.write_all(b"221 bye\r\n").await;
+            return;
+        } else {
+            let (reply, data_follows) = reply_to(&line);
+            in_data = data_follows;
+            reply
+        };
+        if write.write_all(reply).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// The relay took each of these deliveries' messages exactly once, and no other, and each is
+/// delivered after one attempt.
+async fn assert_each_sent_once(server: &TestServer, relay: &Sessions, deliveries: &[String]) {
+    let mut seen = relay.message_ids.lock().unwrap().clone();
+    seen.sort();
+    let mut expected: Vec<String> = deliveries
+        .iter()
+        .map(|id| format!("<{id}@paodourado.com.br>"))
+        .collect();
+    expected.sort();
+    assert_eq!(seen.len(), expected.len(), "messages taken by the relay");
+    assert_eq!(seen, expected, "each message exactly once");
+    let delivered = count(
+        server,
+        "SELECT COUNT(*) FROM deliveries WHERE status = 'delivered' AND attempts = 1",
+    )
+    .await;
+    assert_eq!(delivered, deliveries.len() as i64);
+}
+
+fn relay_config(port: u16, smtp_connections: usize) -> Config {
+    Config {
+        smtp_url: Some(format!(
+            "smtp://127.0.0.1:{port}?tls=none&from=cobranca@paodourado.com.br"
+        )),
+        sending: dunning_engine::Sending {
+            smtp_connections,
+            ..dunning_engine::Sending::default()
+        },
+        ..Config::local()
+    }
+}
+
+/// Queue `n` e-mails to the charge's customer straight in the store (what `notify` writes),
+/// due now: a burst without hundreds of API calls. Their ids.
+async fn queue_e_mails(server: &TestServer, charge_id: &str, n: usize) -> Vec<String> {
+    let org = server.org_id(0).to_string();
+    let customer_id: String = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT customer_id FROM charges WHERE id = '{charge_id}'"
+    )))
+    .fetch_one(&server.state.db.pool)
+    .await
+    .unwrap();
+    let now = dunning_store::timestamp_text(OffsetDateTime::now_utc() - Duration::minutes(1));
+    let mut tx = server.state.db.begin().await.unwrap();
+    let mut ids = Vec::with_capacity(n);
+    for _ in 0..n {
+        let id = dunning_store::ids::new_id("dlv");
+        let new = dunning_store::deliveries::NewDelivery {
+            id: &id,
+            charge_id,
+            customer_id: &customer_id,
+            channel: "email",
+            recipient: "devedora@example.com.br",
+            subject: Some("Aviso de cobrança"),
+            body: "Olá. Sua fatura vence hoje.",
+            step_id: None,
+            resent_from: None,
+        };
+        dunning_store::deliveries::insert(&mut tx, &org, &new, &now)
+            .await
+            .unwrap();
+        ids.push(id);
+    }
+    tx.commit().await.unwrap();
+    ids
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_burst_of_e_mails_goes_out_over_several_connections_never_more_than_the_pool() {
+    let (port, relay) = counting_relay().await;
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}?mode=rwc", dir.path().join("test.db").display());
+    let server = TestServer::start_configured(url, dir, relay_config(port, 3)).await;
+    let c = customer(&server, "Conceição Araújo").await;
+    let charge = charge_with_plan(&server, &c, 100.0, 1, None).await;
+    let queued = queue_e_mails(&server, &charge, 40).await;
+
+    let report = tick(&server.state.engine, OffsetDateTime::now_utc())
+        .await
+        .unwrap();
+    assert_eq!(report.attempts, 40);
+    let most = relay.most_at_once.load(Ordering::SeqCst);
+    assert!(
+        (2..=3).contains(&most),
+        "sessions open at once: {most}, the pool has 3"
+    );
+    assert_each_sent_once(&server, &relay, &queued).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_engines_on_one_postgres_racing_over_bursts_send_each_message_once() {
+    let (port, relay) = counting_relay().await;
+    let Some(server) = crate::postgres::postgres_server_with(relay_config(port, 4)).await else {
+        return;
+    };
+    let (db, _) = Db::open(&server.state.config.database_url).await.unwrap();
+    let other = AppState::new(db, (*server.state.config).clone());
+    let c = customer(&server, "Conceição Araújo").await;
+    let charge = charge_with_plan(&server, &c, 100.0, 1, None).await;
+    let mut queued = Vec::new();
+    for round in 0..4 {
+        // More than one claim's worth, so that the engines take batches from each other.
+        queued.extend(queue_e_mails(&server, &charge, 600).await);
+        let now = OffsetDateTime::now_utc();
+        let (a, b) = (server.state.engine.clone(), other.engine.clone());
+        let a = tokio::spawn(async move { tick(&a, now).await.unwrap() });
+        let b = tokio::spawn(async move { tick(&b, now).await.unwrap() });
+        let (a, b) = (a.await.unwrap(), b.await.unwrap());
+        assert_eq!(a.attempts + b.attempts, 600, "round {round}: {a:?} {b:?}");
+    }
+    assert_each_sent_once(&server, &relay, &queued).await;
+    assert_eq!(
+        count(
+            &server,
+            "SELECT COUNT(*) FROM events WHERE type = 'delivery.sent'"
+        )
+        .await,
+        2400
     );
 }

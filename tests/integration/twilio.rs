@@ -36,6 +36,7 @@ struct Sent {
     account: String,
     form: Vec<(String, String)>,
     sid: Option<String>,
+    received_at: std::time::Instant,
 }
 
 impl Sent {
@@ -67,8 +68,9 @@ fn twilio_error(status: StatusCode, code: u32, message: &str) -> axum::response:
 /// `POST /2010-04-01/Accounts/{AccountSid}/Messages.json` as Twilio answers it: 401 (code
 /// 20003) without the account's Basic credentials, 400 for a form without `To`, `Body`, or
 /// exactly one of `From` and `MessagingServiceSid`; a `To` ending in 0211 is not a valid
-/// number (400, code 21211), one ending in 0500 meets a Twilio fault (500); else 201 with the
-/// new message.
+/// number (400, code 21211), one ending in 0500 meets a Twilio fault (500), the first message
+/// to one ending in 0429 is refused as too many requests (429, code 20429, `Retry-After: 1`);
+/// else 201 with the new message.
 async fn messages(
     State(inbox): State<Inbox>,
     Path(account): Path<String>,
@@ -88,6 +90,7 @@ async fn messages(
         account: account.clone(),
         form: form.clone(),
         sid: None,
+        received_at: std::time::Instant::now(),
     };
     let answer = |sent: Sent, response| {
         inbox.lock().unwrap().push(sent);
@@ -130,6 +133,18 @@ async fn messages(
             ),
         );
     }
+    let earlier_to_it = inbox
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|s| s.field("To") == Some(to.as_str()));
+    if to.ends_with("0429") && !earlier_to_it {
+        let mut refused = twilio_error(StatusCode::TOO_MANY_REQUESTS, 20429, "Too Many Requests");
+        refused
+            .headers_mut()
+            .insert("retry-after", http::HeaderValue::from_static("1"));
+        return answer(sent, refused);
+    }
     if to.ends_with("0500") {
         return answer(
             sent,
@@ -169,6 +184,16 @@ async fn messages(
         )
             .into_response(),
     )
+}
+
+/// How many messages the fake Twilio was sent to `number`.
+fn sent_to(inbox: &Inbox, number: &str) -> usize {
+    inbox
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|s| s.field("To") == Some(number))
+        .count()
 }
 
 /// The fake Twilio on 127.0.0.1, port 0: its base URL and what it was sent.
@@ -614,15 +639,7 @@ async fn twilio_faults_are_retried_invalid_numbers_bounce_and_refused_credential
         .unwrap();
     let again = get(&server, &format!("/v1/deliveries/{busy}")).await;
     assert_eq!(again["attempts"], 2);
-    let to_busy = |inbox: &Inbox| {
-        inbox
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|s| s.field("To") == Some("+5511987650500"))
-            .count()
-    };
-    assert_eq!(to_busy(&inbox), 2);
+    assert_eq!(sent_to(&inbox, "+5511987650500"), 2);
 
     // A server whose auth token Twilio refuses: the delivery fails, the token shows nowhere.
     let refused = server_with_twilio(&api, "ffffffffffffffffffffffffffffffff").await;
@@ -637,6 +654,96 @@ async fn twilio_faults_are_retried_invalid_numbers_bounce_and_refused_credential
         "twilio: authentication refused (HTTP 401, code 20003)"
     );
     assert!(!format!("{:?}", refused.state.config).contains("ffffffffffffffff"));
+}
+
+#[tokio::test]
+async fn a_429_with_retry_after_makes_the_delivery_wait_uncounted_and_it_goes_later() {
+    let (api, inbox) = fake_twilio().await;
+    let server = server_with_twilio(&api, AUTH_TOKEN).await;
+    let (_, throttled) = notice(&server, "Otávio Lins", "+5511987650429", "sms").await;
+    let to_it = |inbox: &Inbox| sent_to(inbox, "+5511987650429");
+    let now = OffsetDateTime::now_utc();
+    let report = tick(&server.state.engine, now).await.unwrap();
+    assert_eq!(report.attempts, 0, "waiting is not an attempt");
+    let waiting = get(&server, &format!("/v1/deliveries/{throttled}")).await;
+    assert_eq!(
+        (waiting["status"].as_str(), waiting["attempts"].as_i64()),
+        (Some("queued"), Some(0)),
+        "{waiting}"
+    );
+    assert_eq!(
+        waiting["error"],
+        "twilio: too many requests (HTTP 429, code 20429)"
+    );
+    assert_eq!(to_it(&inbox), 1);
+
+    // Before its Retry-After has passed, the delivery is not due: nothing goes to Twilio.
+    let report = tick(&server.state.engine, now).await.unwrap();
+    assert_eq!(report.attempts, 0);
+    assert_eq!(to_it(&inbox), 1);
+
+    let report = tick(&server.state.engine, now + Duration::seconds(2))
+        .await
+        .unwrap();
+    assert_eq!(report.attempts, 1);
+    let sent = get(&server, &format!("/v1/deliveries/{throttled}")).await;
+    assert_eq!(
+        (sent["status"].as_str(), sent["attempts"].as_i64()),
+        (Some("sent"), Some(1)),
+        "{sent}"
+    );
+    assert_eq!(to_it(&inbox), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sms_waiting_for_their_senders_turn_do_not_hold_back_the_organizations_e_mails() {
+    let (api, inbox) = fake_twilio().await;
+    let (port, relay) = crate::collection_engine::smtp_listener().await;
+    // One delivery of the organization at a time on each channel, and an SMS sender that
+    // takes one message every two seconds: the second SMS waits two seconds for its turn.
+    let config = Config {
+        smtp_url: Some(format!(
+            "smtp://127.0.0.1:{port}?tls=none&from=cobranca@paodourado.com.br"
+        )),
+        sending: dunning_engine::Sending {
+            twilio_sms_rate: 0.5,
+            per_organization: 1,
+            ..dunning_engine::Sending::default()
+        },
+        ..twilio_config(&api, AUTH_TOKEN)
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}?mode=rwc", dir.path().join("test.db").display());
+    let server = TestServer::start_configured(url, dir, config).await;
+    notice(&server, "Ana Prado", "+5511987650101", "sms").await;
+    notice(&server, "Bruno Reis", "+5511987650102", "sms").await;
+    for (n, name) in ["Carla Dias", "Davi Melo", "Elisa Nunes"]
+        .iter()
+        .enumerate()
+    {
+        let email = format!("devedora{n}@example.com.br");
+        let customer = customer_with(&server, name, Some(email.as_str()), None, &[]).await;
+        let charge = charge(&server, &customer, 150.0, -3).await;
+        notify(&server, &charge, "email").await;
+    }
+
+    let report = tick(&server.state.engine, OffsetDateTime::now_utc())
+        .await
+        .unwrap();
+    assert_eq!(report.attempts, 5);
+    let second_sms_at = inbox
+        .lock()
+        .unwrap()
+        .iter()
+        .find(|s| s.field("To") == Some("+5511987650102"))
+        .map(|s| s.received_at)
+        .unwrap();
+    let e_mails = relay.lock().unwrap().accepted_at.clone();
+    assert_eq!(e_mails.len(), 3);
+    assert!(
+        e_mails.iter().all(|at| *at < second_sms_at),
+        "the e-mails went out before the SMS that waited for its turn"
+    );
 }
 
 #[tokio::test]

@@ -13,8 +13,10 @@ pub mod collection;
 pub mod exports;
 pub mod housekeeping;
 pub mod outbound;
+pub mod pace;
 pub mod pix;
 pub mod providers;
+pub mod sending;
 pub mod smtp;
 pub mod status;
 pub mod twilio;
@@ -86,6 +88,45 @@ pub struct Settings {
     /// The export worker's page and piece sizes (tests make them small, to build files of
     /// many pieces from few rows).
     pub exports: exports::Sizes,
+    /// How a burst of deliveries goes out: SMTP connections, Twilio senders' rates, the bound
+    /// per organization.
+    pub sending: Sending,
+}
+
+/// The bounds on sending deliveries at once (`sending`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sending {
+    /// SMTP connections open at once to the relay (`--smtp-connections`).
+    pub smtp_connections: usize,
+    /// Messages a second per Twilio SMS sender (`--twilio-sms-rate`).
+    pub twilio_sms_rate: f64,
+    /// Messages a second per Twilio WhatsApp sender (`--twilio-whatsapp-rate`).
+    pub twilio_whatsapp_rate: f64,
+    /// Deliveries of one organization in flight at once on each channel
+    /// (`--deliveries-per-organization`): one organization's burst leaves room for the others'.
+    pub per_organization: usize,
+}
+
+impl Default for Sending {
+    fn default() -> Sending {
+        Sending {
+            smtp_connections: smtp::DEFAULT_CONNECTIONS,
+            twilio_sms_rate: twilio::DEFAULT_SMS_RATE,
+            twilio_whatsapp_rate: twilio::DEFAULT_WHATSAPP_RATE,
+            per_organization: sending::DEFAULT_PER_ORGANIZATION,
+        }
+    }
+}
+
+impl Sending {
+    /// The rate of the Twilio sender of `channel` (`sms` or `whatsapp`).
+    pub fn twilio_rate(&self, channel: &str) -> f64 {
+        if channel == "whatsapp" {
+            self.twilio_whatsapp_rate
+        } else {
+            self.twilio_sms_rate
+        }
+    }
 }
 
 /// The Twilio account and where its status callbacks reach this server.

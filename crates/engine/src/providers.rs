@@ -39,6 +39,10 @@ pub enum SendResult {
     Sent { message_id: Option<String> },
     /// Not sent; worth trying again.
     Retry(String),
+    /// Not sent, and not the message's fault: the provider asked us to slow down (Twilio's
+    /// 429 and its `Retry-After`) or the sender's pace has no turn for it soon. It waits
+    /// `wait`, and the wait is not counted as an attempt.
+    Later { reason: String, wait: Duration },
     /// The address refused it.
     Bounced(String),
     /// Refused for good for another reason.
@@ -65,7 +69,23 @@ pub trait Channel: Send + Sync {
     ) -> BoxFuture<'a, SendResult>;
     /// The receipt of a sent delivery, when this channel gets receipts.
     fn receipt(&self, delivery: &Delivery) -> Option<Receipt>;
+    /// How many messages this channel sends at once (its bound in a burst).
+    fn concurrency(&self) -> usize {
+        DEFAULT_CONCURRENCY
+    }
+    /// How many due deliveries the engine claims for this channel at once: what it can send
+    /// well within a claim's lease.
+    fn claim_size(&self) -> usize {
+        DEFAULT_CLAIM_SIZE
+    }
 }
+
+/// Messages a channel without its own bound (the sandbox) sends at once.
+const DEFAULT_CONCURRENCY: usize = 8;
+
+/// Deliveries claimed at once for a channel without a pace of its own: enough that a claim and
+/// its record are a small share of the work, few enough that a batch takes seconds.
+const DEFAULT_CLAIM_SIZE: usize = 256;
 
 /// How a bureau or notary answered a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -162,8 +182,12 @@ fn email_channel(settings: &Settings) -> Result<Box<dyn Channel>, String> {
         None => Ok(Box::new(SandboxChannel)),
         Some(url) => {
             let parsed = SmtpSettings::parse(url).map_err(|e| format!("DUNNING_SMTP_URL: {e}"))?;
-            let mailer = Mailer::new(parsed, settings.dkim.as_ref())
-                .map_err(|e| format!("DUNNING_SMTP_URL: {e}"))?;
+            let mailer = Mailer::new(
+                parsed,
+                settings.dkim.as_ref(),
+                settings.sending.smtp_connections,
+            )
+            .map_err(|e| format!("DUNNING_SMTP_URL: {e}"))?;
             Ok(Box::new(SmtpChannel {
                 mailer,
                 unsubscribe: settings.unsubscribe.clone(),
@@ -179,7 +203,12 @@ fn phone_channel(settings: &Settings, channel: &str) -> Result<Box<dyn Channel>,
         return Ok(Box::new(SandboxChannel));
     };
     Ok(
-        match Messages::new(&twilio.account, channel, &twilio.callback_base)? {
+        match Messages::new(
+            &twilio.account,
+            channel,
+            &twilio.callback_base,
+            settings.sending.twilio_rate(channel),
+        )? {
             Some(messages) => Box::new(TwilioChannel { messages }),
             None => Box::new(SandboxChannel),
         },
@@ -288,6 +317,10 @@ impl Channel for SmtpChannel {
     fn receipt(&self, _delivery: &Delivery) -> Option<Receipt> {
         None
     }
+
+    fn concurrency(&self) -> usize {
+        self.mailer.connections()
+    }
 }
 
 /// SMS or WhatsApp through Twilio; its receipts come as status callbacks, to the server.
@@ -312,12 +345,24 @@ impl Channel for TwilioChannel {
                 Err(TwilioError::Rejected(e)) => SendResult::Bounced(e),
                 Err(TwilioError::Refused(e)) => SendResult::Failed(e),
                 Err(TwilioError::Transient(e)) => SendResult::Retry(e),
+                Err(TwilioError::Later { category, wait }) => SendResult::Later {
+                    reason: category,
+                    wait,
+                },
             }
         })
     }
 
     fn receipt(&self, _delivery: &Delivery) -> Option<Receipt> {
         None
+    }
+
+    fn concurrency(&self) -> usize {
+        twilio::CONCURRENCY
+    }
+
+    fn claim_size(&self) -> usize {
+        self.messages.pace.claim_size().min(DEFAULT_CLAIM_SIZE)
     }
 }
 

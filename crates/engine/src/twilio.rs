@@ -6,7 +6,8 @@
 //! (account SID and auth token) and the form fields `To`, `From` (or `MessagingServiceSid`),
 //! `Body` and `StatusCallback`; WhatsApp addresses carry the `whatsapp:` prefix. 201 gives the
 //! message's `sid` (its callbacks name the message by it); a refusal is a [`TwilioError`]:
-//! 429, 5xx and network failures are transient, the error codes of a number that cannot
+//! 429 is a back-off (its `Retry-After` kept: the delivery waits that long, not counted as an
+//! attempt, and the channel's next messages wait too), 5xx and network failures are transient, the error codes of a number that cannot
 //! receive are the recipient's, an authentication failure or another refusal is for good.
 //! A delivery shows a short category with Twilio's error code, never Twilio's text.
 //! (`providers::TwilioChannel` is the channel over this module, as `SmtpChannel` is over `smtp`.)
@@ -32,6 +33,8 @@ use subtle::ConstantTimeEq;
 
 use dunning_store::deliveries::Delivery;
 
+use crate::pace::Pace;
+
 /// Where the status callbacks of an organization's messages go, below the public URL.
 pub const CALLBACK_PATH: &str = "/callbacks/twilio";
 
@@ -56,6 +59,25 @@ const AUTHENTICATION_ERROR: u32 = 20003;
 
 /// Twilio's code for too many requests.
 const TOO_MANY_REQUESTS: u32 = 20429;
+
+/// The wait after a 429 without a usable `Retry-After`.
+const DEFAULT_BACK_OFF: Duration = Duration::from_secs(60);
+
+/// The longest wait a `Retry-After` is believed for.
+const LONGEST_BACK_OFF: Duration = Duration::from_secs(60 * 60);
+
+/// Messages a second a Twilio SMS sender takes by default: Twilio's documented rate for a
+/// long-code number (toll-free and short codes, or a Messaging Service with several numbers,
+/// take more: `--twilio-sms-rate`).
+pub const DEFAULT_SMS_RATE: f64 = 1.0;
+
+/// Messages a second a WhatsApp sender takes by default: Twilio's documented default
+/// throughput for a WhatsApp sender (`--twilio-whatsapp-rate`).
+pub const DEFAULT_WHATSAPP_RATE: f64 = 80.0;
+
+/// How many messages of one channel may be in flight at once: Twilio's API answers each in
+/// tens of milliseconds, and the sender's pace, not this, is what bounds a burst.
+pub const CONCURRENCY: usize = 16;
 
 /// What the operator set on the command line, before it is checked.
 #[derive(Debug, Clone, Copy, Default)]
@@ -224,6 +246,9 @@ fn port_variants(url: &str) -> Vec<String> {
 /// text (which goes to the log).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TwilioError {
+    /// Not now, and not the message's fault: Twilio answered 429 (its `Retry-After` is
+    /// `wait`), or the sender's pace has no turn for it soon. The message waits `wait`.
+    Later { category: String, wait: Duration },
     /// The recipient cannot receive it: an invalid, unreachable or opted-out number.
     Rejected(String),
     /// Refused for good for another reason: authentication, the sender, the message.
@@ -324,6 +349,12 @@ fn error_code(body: &serde_json::Value) -> Option<u32> {
         .and_then(|c| u32::try_from(c).ok())
 }
 
+/// Whether Twilio's answer says we sent too fast (429, or its code for it).
+fn too_many_requests(status: u16, body: &[u8]) -> bool {
+    let json: serde_json::Value = serde_json::from_slice(body).unwrap_or_default();
+    status == 429 || error_code(&json) == Some(TOO_MANY_REQUESTS)
+}
+
 /// What Twilio's answer to a message means: the message's sid when it took it (`None` if its
 /// answer had no usable one), or why not.
 pub fn classify(status: u16, body: &[u8]) -> Result<Option<String>, TwilioError> {
@@ -372,9 +403,11 @@ pub fn classify(status: u16, body: &[u8]) -> Result<Option<String>, TwilioError>
 }
 
 /// Messages of one channel (SMS or WhatsApp) over one Twilio account: a client (and its
-/// connections) for every message.
+/// connections) for every message, and the sender's pace.
 pub struct Messages {
     http: reqwest::Client,
+    /// The sender's message rate, and Twilio's back-off after a 429.
+    pub pace: Pace,
     account: Account,
     sender: Sender,
     /// `whatsapp:` for WhatsApp, `` for SMS.
@@ -389,6 +422,7 @@ impl Messages {
         account: &Account,
         channel: &str,
         callback_base: &str,
+        per_second: f64,
     ) -> Result<Option<Messages>, String> {
         let Some(sender) = account.sender(channel) else {
             return Ok(None);
@@ -402,6 +436,7 @@ impl Messages {
             .map_err(|e| format!("twilio: cannot build the HTTP client: {e}"))?;
         Ok(Some(Messages {
             http,
+            pace: Pace::new(per_second),
             account: account.clone(),
             sender: sender.clone(),
             prefix: if channel == "whatsapp" {
@@ -434,6 +469,12 @@ impl Messages {
 
     /// Send `delivery`'s text to its recipient: the message's sid, or why not.
     pub async fn send(&self, delivery: &Delivery) -> Result<Option<String>, TwilioError> {
+        if let Err(wait) = self.pace.turn().await {
+            return Err(TwilioError::Later {
+                category: "twilio: waiting for the sender's turn".into(),
+                wait,
+            });
+        }
         let url = format!(
             "{}/2010-04-01/Accounts/{}/Messages.json",
             self.account.api_url, self.account.account_sid
@@ -462,6 +503,12 @@ impl Messages {
             }
         };
         let status = response.status().as_u16();
+        let retry_after = response
+            .headers()
+            .get(http::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(Duration::from_secs);
         let mut body = Vec::new();
         loop {
             match response.chunk().await {
@@ -476,7 +523,16 @@ impl Messages {
                 }
             }
         }
-        let result = classify(status, &body);
+        let result = match classify(status, &body) {
+            Err(TwilioError::Transient(category)) if too_many_requests(status, &body) => {
+                let wait = retry_after
+                    .unwrap_or(DEFAULT_BACK_OFF)
+                    .min(LONGEST_BACK_OFF);
+                self.pace.back_off(wait);
+                Err(TwilioError::Later { category, wait })
+            }
+            other => other,
+        };
         if result.is_err() {
             // Twilio's own words, for the operator: the delivery shows only the category.
             tracing::warn!(

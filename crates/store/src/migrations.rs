@@ -101,6 +101,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
         22,
         include_str!("../migrations/0022_housekeeping_and_agreements_find_their_work_by_index.sql"),
     ),
+    (
+        23,
+        include_str!("../migrations/0023_deliveries_claimed_by_channel.sql"),
+    ),
 ];
 
 /// Whether every migration this build knows has been applied (a replica of an older build
