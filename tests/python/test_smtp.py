@@ -350,7 +350,12 @@ def test_the_one_click_unsubscribe_link_of_a_received_notice_opts_the_customer_o
     assert len(relay.to("quer-sair@example.com.br")) == before
 
 
-def test_twenty_notices_share_one_connection(starttls):
+# The server's SMTP pool (`--smtp-connections`, 4 by default): a burst goes out over at most
+# this many connections, each kept for the next message.
+SMTP_POOL = 4
+
+
+def test_twenty_notices_share_the_pools_connections(starttls):
     # Before the refusals below: a refused recipient closes the connection it was refused on.
     server, relay = starttls
     opened = relay.connections
@@ -360,9 +365,9 @@ def test_twenty_notices_share_one_connection(starttls):
     received = relay.to("vinte@example.com.br")
     assert len(received) == 20
     peers = {m.peer for m in received}
-    assert len(peers) == 1, f"20 messages over {len(peers)} connections: {peers}"
-    # The connection kept from the tests before, or one new one.
-    assert relay.connections - opened <= 1, relay.connections - opened
+    assert len(peers) <= SMTP_POOL, f"20 messages over {len(peers)} connections: {peers}"
+    # The pool's connections kept from the tests before, or new ones: never one per message.
+    assert relay.connections - opened <= SMTP_POOL, relay.connections - opened
 
 
 def test_a_550_recipient_bounces_and_a_451_stays_queued_for_a_retry(starttls):
