@@ -1355,8 +1355,8 @@ class Automatico:
             return "O parâmetro data não corresponde a uma data futura."
         if asked > date.fromisoformat(cobr["calendario"]["dataDeVencimento"]) + RETRY_WINDOW:
             return "O parâmetro data é posterior a 7 dias após a data de vencimento da cobrança."
-        if sum(a["tipo"] == "RIFL" for a in cobr["tentativas"]) >= RETRIES:
-            return "As 3 retentativas permitidas pela política PERMITE_3R_7D já foram solicitadas."
+        # No count here: the failure of the third retry rejects the cobr (`may_retry`), so a
+        # fourth finds it REJEITADA.
         return None
 
     # --- webhookrec, webhookcobr ---------------------------------------------------------------
@@ -1439,6 +1439,8 @@ class Automatico:
             if status != 200:
                 return status, paid
         with self.lock:
+            if rec["status"] != "CRIADA":
+                return 409, {"error": f"the recurrence became {rec['status']} meanwhile"}
             # The dadosJornada of journey 3 goes once another journey authorized it (the document).
             rec["ativacao"] = {"tipoJornada": jornada}
             rec["pagador"] = {"ispbParticipante": body.get("ispbPagador", "87654321"),

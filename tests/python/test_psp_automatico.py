@@ -283,6 +283,14 @@ def test_a_body_against_the_document_is_named_where_it_breaks_it(schema, body, w
     assert where in [p for p, _ in schemas.violations(schema, body, where.split(".")[0])]
 
 
+def test_a_body_the_psp_would_answer_against_its_document_is_a_drift_not_an_answer():
+    rec = {"idRec": "RN1234567820240115abcdefghijk", "status": "CRIADA",
+           "atualizacao": [{"status": "CRIADA", "data": "2026-01-01T00:00:00.000Z"}]}
+    assert server.answered("RecNotification", 200, rec) == (200, rec)
+    with pytest.raises(schemas.Drift, match="RecNotification.status"):
+        server.answered("RecNotification", 200, {**rec, "status": "ATIVA"})
+
+
 def test_the_br_code_builders_make_the_document_s_own_dadosqr_examples():
     # `recResponse3` (JORNADA_2) and `recResponse7` (JORNADA_4) of the API Pix 2.9.0.
     jornada_2 = ("00020126180014br.gov.bcb.pix5204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***"
@@ -522,6 +530,9 @@ def test_three_retries_at_most_then_the_last_failure_rejects_the_cobr(psp):
         assert psp.api("POST", f"/cobr/{txid(700)}/retentativa/{(due + timedelta(days=n)).isoformat()}")[0] == 201
     status, failed = psp.control("/control/cobr/fail", {"txid": txid(700)})
     assert failed["cobr"]["status"] == "REJEITADA" and len(failed["cobr"]["tentativas"]) == 4
+    assert failed["cobr"]["encerramento"]["rejeicao"]["codigo"] == "AM02"
+    problem = refused(psp, "POST", f"/cobr/{txid(700)}/retentativa/{(due + timedelta(days=4)).isoformat()}")
+    assert problem["detail"] == "A cobrança está REJEITADA: somente uma cobrança ATIVA admite retentativa."
 
 
 def test_a_rejection_code_that_ends_the_cobr_rejects_it_despite_the_policy(psp):
@@ -544,7 +555,8 @@ def test_the_payer_canceling_cancels_the_recurrence_and_its_open_cobr_with_callb
     assert receiver.of("/rec", "idRec", rec["idRec"])[-1]["status"] == "CANCELADA"
     canceled = receiver.of("/cobr", "txid", txid(901))[-1]
     assert canceled["status"] == "CANCELADA" and canceled["tentativas"][0]["status"] == "CANCELADA"
-    assert canceled["encerramento"]["cancelamento"]["solicitante"] == "USUARIO_PAGADOR"
+    assert canceled["encerramento"]["cancelamento"] == {"solicitante": "USUARIO_PAGADOR", "codigo": "CCLD",
+                                                       "descricao": "Recorrência cancelada"}
     assert psp.api("GET", f"/cobr/{txid(900)}")[1]["status"] == "CONCLUIDA"  # paid stays paid
     assert psp.control("/control/rec/cancel", {"idRec": rec["idRec"]})[0] == 409
 
@@ -558,6 +570,8 @@ def test_the_receiver_cancels_a_recurrence_and_a_cobr_by_patch(psp, receiver):
                                                     "descricao": "Cancelamento de agendamento solicitado pelo usuário recebedor"}
     wait_for(lambda: receiver.of("/cobr", "txid", txid(1000))[-1]["status"] == "CANCELADA")
     assert refused(psp, "PATCH", f"/cobr/{txid(1000)}", {"status": "CANCELADA"})["violacoes"][0]["propriedade"] == "cobr.status"
+    both = refused(psp, "PATCH", f"/rec/{rec['idRec']}", {"status": "CANCELADA", "vinculo": {"devedor": {"nome": "X"}}})
+    assert both["violacoes"][0]["propriedade"] == "rec.status"
     status, ended = psp.api("PATCH", f"/rec/{rec['idRec']}", {"status": "CANCELADA"})
     assert status == 200 and ended["status"] == "CANCELADA"
     assert ended["encerramento"]["cancelamento"]["codigo"] == "SLCR"
