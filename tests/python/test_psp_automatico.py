@@ -670,3 +670,9 @@ def test_recurrences_and_cobr_are_listed_by_window_and_filters(psp):
     assert status == 200 and [c["txid"] for c in cobrs["cobsr"]] == [txid(1200)]
     assert cobrs["parametros"]["paginacao"]["quantidadeTotalDeItens"] == 1
     assert refused(psp, "GET", "/cobr?inicio=ontem")["type"].endswith("/CobRConsultaInvalida")
+    status, free = psp.api("POST", "/locrec", {"tipo": "rec"})
+    status, linked = psp.api("GET", f"/locrec?{window}&idRecPresente=true&paginacao.itensPorPagina=1000")
+    assert status == 200 and rec["loc"]["id"] in [loc["id"] for loc in linked["loc"]]
+    assert all("idRec" in loc for loc in linked["loc"])
+    status, unlinked = psp.api("GET", f"/locrec?{window}&idRecPresente=false&paginacao.itensPorPagina=1000")
+    assert [loc["id"] for loc in unlinked["loc"]][-1] == free["id"]
