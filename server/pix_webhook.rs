@@ -1,6 +1,8 @@
 //! The PSPs' Pix callbacks (BACEN's API Pix: the webhook of a Pix key POSTs `{"pix": [...]}`
 //! to the registered `webhookUrl` with `/pix` added): `POST /pix/webhook/{secret}/pix` (and
-//! without `/pix`, as some PSPs send it), outside `/v1`.
+//! without `/pix`, as some PSPs send it), outside `/v1`; and Pix Automático's, to the same
+//! URL with `/rec` (`{"recs": [...]}`, the agreements' recurrences) and `/cobr`
+//! (`{"cobsr": [...]}`, the instalments' debits), read by `dunning_app::automatic_pix`.
 //!
 //! Authenticated the way PSPs do it, twice. Mutual TLS ends at the operator's reverse proxy,
 //! which requires the PSP's client certificate and, with `--pix-webhook-require-header`,
@@ -18,7 +20,7 @@
 //! without the secret (`ops::access_log::shown_path`).
 
 use axum::Router;
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -30,8 +32,11 @@ use subtle::ConstantTimeEq;
 use crate::AppState;
 use crate::http::media_type::is_json;
 use crate::http::problem::{ApiError, FieldError};
+use dunning_app::automatic_pix::{self as automatic, DebitReport, RecReport};
 use dunning_app::pix_received::{self as app, Outcome, PixItem};
 use dunning_engine::pix::connect::secret_hash;
+use dunning_store::StoreError;
+use dunning_store::events::Actor;
 use dunning_store::pix_psp as store;
 
 /// The largest callback body: a PSP may group many Pix in one.
@@ -45,6 +50,8 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/pix/webhook/{secret}", post(callback))
         .route("/pix/webhook/{secret}/pix", post(callback))
+        .route("/pix/webhook/{secret}/rec", post(rec_callback))
+        .route("/pix/webhook/{secret}/cobr", post(cobr_callback))
         .with_state(state)
 }
 
@@ -95,18 +102,21 @@ async fn organization_of(state: &AppState, secret: &str) -> Result<Option<String
     }
 }
 
-async fn callback(
-    State(state): State<AppState>,
-    Path(secret): Path<String>,
-    headers: HeaderMap,
+/// What every callback must be before its body is read: through the PSP's mutual TLS (the
+/// proxy's header), declared JSON, for a secret of ours, and within the size limit. The
+/// organization and the body, or the refusal.
+async fn admitted(
+    state: &AppState,
+    secret: &str,
+    headers: &HeaderMap,
     body: Body,
-) -> Response {
-    if !proxy_verified(&state, &headers) {
-        return refused(
+) -> Result<(String, Bytes), Response> {
+    if !proxy_verified(state, headers) {
+        return Err(refused(
             StatusCode::FORBIDDEN,
             "client_certificate_required",
             "Pix callbacks come from the PSP through mutual TLS",
-        );
+        ));
     }
     // The media type is judged after the proxy's header and before the secret. After the
     // header: a request that did not come through the PSP's mutual TLS learns nothing, not
@@ -115,29 +125,39 @@ async fn callback(
     // all it says is that a callback is JSON, which BACEN's API Pix says to everyone. A body
     // that is not declared JSON (none, `text/plain`, a form, multipart: what a browser may
     // send cross-site unasked) is never read, let alone applied.
-    if !is_json(&headers) {
-        return ApiError::unsupported_media_type().into_response();
+    if !is_json(headers) {
+        return Err(ApiError::unsupported_media_type().into_response());
     }
-    let org = match organization_of(&state, &secret).await {
+    let org = match organization_of(state, secret).await {
         Ok(Some(org)) => org,
         Ok(None) => {
-            return refused(
+            return Err(refused(
                 StatusCode::NOT_FOUND,
                 "not_found",
                 "No Pix webhook at this address",
-            );
+            ));
         }
-        Err(response) => return response,
+        Err(response) => return Err(response),
     };
-    let bytes = match axum::body::to_bytes(body, BODY_LIMIT).await {
-        Ok(bytes) => bytes,
-        Err(_) => {
-            return refused(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "payload_too_large",
-                "The callback is over 512 KB",
-            );
-        }
+    match axum::body::to_bytes(body, BODY_LIMIT).await {
+        Ok(bytes) => Ok((org, bytes)),
+        Err(_) => Err(refused(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            "The callback is over 512 KB",
+        )),
+    }
+}
+
+async fn callback(
+    State(state): State<AppState>,
+    Path(secret): Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let (org, bytes) = match admitted(&state, &secret, &headers, body).await {
+        Ok(admitted) => admitted,
+        Err(response) => return response,
     };
     let items = match read(&bytes) {
         Ok(items) => items,
@@ -158,6 +178,129 @@ async fn callback(
         tracing::info!(organization = %org, received = answer.received, duplicates = answer.duplicates, "pix callback");
     }
     (StatusCode::OK, axum::Json(answer)).into_response()
+}
+
+/// What a callback of Pix Automático came to.
+#[derive(Debug, Serialize)]
+struct Moved {
+    /// Recurrences or recurring charges whose status moved now.
+    moved: usize,
+    /// Those reported as they already stood (or not ours): nothing changed.
+    unchanged: usize,
+}
+
+impl Moved {
+    /// Count what applying one report came to; a storage fault stops the callback (answered
+    /// 503: the PSP sends it again).
+    fn count(&mut self, moved: Result<bool, StoreError>) -> Result<(), StoreError> {
+        match moved? {
+            true => self.moved += 1,
+            false => self.unchanged += 1,
+        }
+        Ok(())
+    }
+}
+
+/// `POST {webhookUrl}/rec` (`WebhookRecBody`: `{"recs": [RecNotification]}`): where the
+/// agreements' recurrences stand — authorized, rejected, expired, canceled by the debtor.
+async fn rec_callback(
+    State(state): State<AppState>,
+    Path(secret): Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let (org, bytes) = match admitted(&state, &secret, &headers, body).await {
+        Ok(admitted) => admitted,
+        Err(response) => return response,
+    };
+    let reports = match read_list(&bytes, "recs", RecReport::read) {
+        Ok(reports) => reports,
+        Err(problem) => return problem.into_response(),
+    };
+    let mut answer = Moved {
+        moved: 0,
+        unchanged: 0,
+    };
+    for report in &reports {
+        let moved = automatic::rec_reported_once(&state.db, &org, &webhook_actor(), report).await;
+        if let Err(e) = answer.count(moved) {
+            return ApiError::from(e).into_response();
+        }
+    }
+    (StatusCode::OK, axum::Json(answer)).into_response()
+}
+
+/// `POST {webhookUrl}/cobr` (`WebhookCobRBody`: `{"cobsr": [CobRNotification]}`): each
+/// instalment's debit — scheduled, paid (its Pix applied like any other), failed (the
+/// instalment falls back to its own code), canceled.
+async fn cobr_callback(
+    State(state): State<AppState>,
+    Path(secret): Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let (org, bytes) = match admitted(&state, &secret, &headers, body).await {
+        Ok(admitted) => admitted,
+        Err(response) => return response,
+    };
+    let reports = match read_list(&bytes, "cobsr", DebitReport::read) {
+        Ok(reports) => reports,
+        Err(problem) => return problem.into_response(),
+    };
+    let mut answer = Moved {
+        moved: 0,
+        unchanged: 0,
+    };
+    for report in &reports {
+        let actor = webhook_actor();
+        let moved = automatic::debit_reported_once(&state.db, &org, &actor, report, "webhook");
+        if let Err(e) = answer.count(moved.await) {
+            return ApiError::from(e).into_response();
+        }
+    }
+    (StatusCode::OK, axum::Json(answer)).into_response()
+}
+
+fn webhook_actor() -> Actor {
+    Actor {
+        kind: "system",
+        id: None,
+        name: Some("pix webhook".into()),
+    }
+}
+
+/// The list `field` of a callback, each item read by `read_one`, or the 400 naming the first
+/// fault (nothing applied).
+fn read_list<T>(
+    bytes: &[u8],
+    field: &str,
+    read_one: impl Fn(&Value) -> Result<T, String>,
+) -> Result<Vec<T>, ApiError> {
+    let value: Value = serde_json::from_slice(bytes)
+        .map_err(|e| ApiError::malformed(format!("The body is not valid JSON: {e}")))?;
+    let fault = |name: String, code: &str, message: String| {
+        ApiError::validation(vec![FieldError::new(name, code, message)])
+    };
+    let Some(list) = value.get(field).and_then(Value::as_array) else {
+        return Err(fault(
+            field.into(),
+            "required",
+            format!("Must be the list ({{\"{field}\": [...]}})"),
+        ));
+    };
+    if list.len() > MAX_ITEMS {
+        return Err(fault(
+            field.into(),
+            "max_items",
+            "At most 1000 per callback".into(),
+        ));
+    }
+    list.iter()
+        .enumerate()
+        .map(|(i, item)| {
+            read_one(item).map_err(|why| fault(format!("{field}[{i}]"), "invalid", why))
+        })
+        .collect()
 }
 
 /// The callback's Pix, each as the API Pix says, or the 400 naming the first fault.

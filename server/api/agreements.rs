@@ -13,13 +13,16 @@ use super::input::{Rules, distinct};
 use super::refused::answered;
 use super::reply::{Reply, answer, check_if_match, page_meta, page_request};
 use crate::generated::models::{
-    agreements_accept, agreements_cancel, agreements_create, agreements_get, agreements_list,
-    response,
+    AgreementAutomaticPixEndedBy as EndedBy, agreements_accept, agreements_automatic_pix,
+    agreements_automatic_pix_cancel, agreements_cancel, agreements_create, agreements_get,
+    agreements_list, response,
 };
 use crate::http::problem::{ApiError, ApiResult};
 use dunning_app::agreements::{self as app, Terms};
+use dunning_app::automatic_pix as automatic_app;
 use dunning_domain::money::Cents;
 use dunning_store::agreements::{self as store, Agreement, AgreementFilter};
+use dunning_store::automatic_pix::{AutomaticPixDetails, Journey, RetryPolicy};
 use dunning_store::charges::{self};
 use dunning_store::locks::{self, Table};
 use dunning_store::retry::{self, Failure};
@@ -76,8 +79,41 @@ fn view(a: &Agreement) -> response::Agreement<'_> {
         cancel_reason: a.cancel_reason.as_deref(),
         accepted_at: a.accepted_at,
         canceled_at: a.canceled_at,
+        automatic_pix: a.automatic_pix.as_ref().map(automatic_view),
         created_at: a.created_at,
         updated_at: a.updated_at,
+    }
+}
+
+/// An agreement's Pix Automático and its debits as the API shows them.
+fn automatic_view(details: &AutomaticPixDetails) -> response::AgreementAutomaticPix<'_> {
+    let r = &details.request;
+    response::AgreementAutomaticPix {
+        id: &r.id,
+        status: r.status.into(),
+        journey: r.journey.into(),
+        retry_policy: r.retry_policy.into(),
+        qr_code: r.qr_code.as_deref(),
+        rec_id: r.rec_id.as_deref(),
+        authorized_at: r.authorized_at,
+        ended_at: r.ended_at,
+        ended_by: r.ended_by.as_deref().and_then(EndedBy::from_word),
+        end_code: r.end_code.as_deref(),
+        end_reason: r.end_reason.as_deref(),
+        error: r.last_error.as_deref(),
+        debits: details
+            .debits
+            .iter()
+            .map(|d| response::AgreementAutomaticPixDebit {
+                charge_id: &d.charge_id,
+                due_date: d.due_date.into(),
+                amount: d.amount_cents,
+                status: d.status.into(),
+                end_code: d.end_code.as_deref(),
+                end_reason: d.end_reason.as_deref(),
+            })
+            .collect(),
+        created_at: r.created_at,
     }
 }
 
@@ -252,6 +288,69 @@ pub async fn cancel(
         )
         .await
         .map_err(answered)?;
+        commit_written(
+            store::get_in(&mut transaction, org, id).await?,
+            "agreement",
+            transaction,
+            |agreement| agreement_answer(StatusCode::OK, &agreement),
+        )
+        .await
+    })
+    .await
+}
+
+/// `POST /v1/agreements/{id}/automatic_pix`: Pix Automático asked for (the engine takes it to
+/// the PSP once the agreement is accepted).
+pub async fn automatic_pix(
+    Caller(state, p): Caller,
+    Path(agreements_automatic_pix::Path { id }): Path<agreements_automatic_pix::Path>,
+    headers: HeaderMap,
+    Body(body): Body<agreements_automatic_pix::Body>,
+) -> ApiResult<Reply> {
+    let journey = body.journey.map_or(Journey::Qr, Into::into);
+    let retry_policy = body.retry_policy.map_or(RetryPolicy::None, Into::into);
+    let (db, p, org, id, headers) = (&state.db, &p, p.organization_id.as_str(), &id, &headers);
+    retry::run(|| async move {
+        let mut transaction = db.begin().await?;
+        let agreement = locked(&mut transaction, org, id, headers).await?;
+        let (actor, now) = (p.actor(), now_text());
+        automatic_app::request(
+            &mut transaction,
+            org,
+            &actor,
+            &agreement,
+            journey,
+            retry_policy,
+            &now,
+        )
+        .await
+        .map_err(answered)?;
+        commit_written(
+            store::get_in(&mut transaction, org, id).await?,
+            "agreement",
+            transaction,
+            |agreement| agreement_answer(StatusCode::OK, &agreement),
+        )
+        .await
+    })
+    .await
+}
+
+/// `POST /v1/agreements/{id}/automatic_pix/cancel`: the live Pix Automático canceled (at the
+/// PSP by the engine, when it got there).
+pub async fn automatic_pix_cancel(
+    Caller(state, p): Caller,
+    Path(agreements_automatic_pix_cancel::Path { id }): Path<agreements_automatic_pix_cancel::Path>,
+    headers: HeaderMap,
+    NoBody: NoBody,
+) -> ApiResult<Reply> {
+    let (db, p, org, id, headers) = (&state.db, &p, p.organization_id.as_str(), &id, &headers);
+    retry::run(|| async move {
+        let mut transaction = db.begin().await?;
+        let agreement = locked(&mut transaction, org, id, headers).await?;
+        automatic_app::cancel(&mut transaction, org, &p.actor(), &agreement, &now_text())
+            .await
+            .map_err(answered)?;
         commit_written(
             store::get_in(&mut transaction, org, id).await?,
             "agreement",

@@ -14,8 +14,8 @@ use crate::http::problem::{ApiError, ApiResult};
 use crate::state::AppState;
 use dunning_domain::document::format_document;
 use dunning_domain::documents::{
-    self, AgreementTermInput, ChargeStatus, Debtor, Issuer, PixPayment, StatementCharge,
-    StatementInput, TermCharge, TermPayment,
+    self, AgreementTermInput, AutomaticPixCode, ChargeStatus, Debtor, Issuer, PixPayment,
+    StatementCharge, StatementInput, TermCharge, TermPayment,
 };
 use dunning_domain::money::Cents;
 use dunning_domain::pix::PixSettings;
@@ -190,6 +190,21 @@ fn date_in_brazil(timestamp: Timestamp) -> Date {
     dunning_domain::calendar::day_of(timestamp.instant())
 }
 
+/// The authorization code of the agreement's Pix Automático while the debtor has yet to read it.
+fn automatic_pix_code(
+    agreement: &dunning_store::agreements::Agreement,
+) -> Option<AutomaticPixCode> {
+    use dunning_store::automatic_pix::{AutomaticPixStatus, Journey};
+    let request = &agreement.automatic_pix.as_ref()?.request;
+    if request.status != AutomaticPixStatus::AwaitingAuthorization {
+        return None;
+    }
+    Some(AutomaticPixCode {
+        payload: request.qr_code.clone()?,
+        with_down_payment: request.journey == Journey::QrWithDownPayment,
+    })
+}
+
 /// `GET /v1/agreements/{id}/term`: the "Termo de acordo e confissão de dívida" as a PDF.
 pub async fn agreement_term(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
     use dunning_store::agreements;
@@ -262,6 +277,7 @@ pub async fn agreement_term(Caller(state, p): Caller, Path(id): Path<String>) ->
         place,
         issued_at: now_in_brazil(),
         pix,
+        automatic_pix: automatic_pix_code(&agreement),
     };
     let file = format!(
         "termo-de-acordo-{}.pdf",

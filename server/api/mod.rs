@@ -177,6 +177,8 @@ fn handler_for(operation: OperationId) -> Option<MethodRouter<AppState>> {
         Op::AgreementsGet => on(f, agreements::get),
         Op::AgreementsAccept => on(f, agreements::accept),
         Op::AgreementsCancel => on(f, agreements::cancel),
+        Op::AgreementsAutomaticPix => on(f, agreements::automatic_pix),
+        Op::AgreementsAutomaticPixCancel => on(f, agreements::automatic_pix_cancel),
         Op::AgreementsTerm => on(f, files::agreement_term),
         Op::DisputesList => on(f, disputes::list),
         Op::DisputesCreate => on(f, disputes::create),

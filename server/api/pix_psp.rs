@@ -17,6 +17,7 @@ use super::checked::{Body, NoBody, Query};
 use super::idempotency::{commit, commit_read};
 use super::reply::{Reply, answer, page_meta, page_request};
 use crate::generated::models::{
+    PixPspConnectionAutomaticPixAccountType as PixPspAccountType,
     PixPspConnectionLastTestWebhookState as WebhookState, PixReceivedReason, PixReceivedSource,
     PixRefundNature, PixRefundRequestedBy, pix_psp_get, pix_psp_set, pix_psp_test,
     pix_received_list, pix_received_refund, response,
@@ -102,9 +103,30 @@ fn view<'a>(
             error: c.sweep_error.as_deref(),
         },
         last_test: test.map(test_view).transpose()?,
+        automatic_pix: response::PixPspConnectionAutomaticPix {
+            account: account_view(c)?,
+            webhooks_registered_at: c.automatic_webhooks_at,
+            webhooks_error: c.automatic_webhooks_error.as_deref(),
+        },
         configured_at: c.configured_at,
         updated_at: c.updated_at,
     })
+}
+
+/// The account Pix Automático debits into, when one is set.
+fn account_view(
+    c: &Connection,
+) -> ApiResult<Option<response::PixPspConnectionAutomaticPixAccount<'_>>> {
+    let (Some(number), Some(kind)) = (&c.account_number, &c.account_type) else {
+        return Ok(None);
+    };
+    let kind = PixPspAccountType::from_word(kind)
+        .ok_or_else(|| ApiError::internal(format!("a stored account type '{kind}'")))?;
+    Ok(Some(response::PixPspConnectionAutomaticPixAccount {
+        branch: c.account_branch.as_deref(),
+        number,
+        r#type: kind,
+    }))
 }
 
 /// The kept test of a connection, read back.
@@ -182,6 +204,13 @@ pub async fn set(
     })?;
     let mut tx = state.db.begin().await?;
     dunning_app::pix_received::connect(&mut tx, org, &prepared.row(), &p.actor()).await?;
+    // A connection set again without an account has none: what was sent is what is set.
+    let account = body.automatic_pix_account.as_ref().map(|a| store::Account {
+        branch: a.branch.as_deref(),
+        number: &a.number,
+        kind: a.r#type.as_str(),
+    });
+    dunning_app::automatic_pix::set_account(&mut tx, org, account, &now_text()).await?;
     let written = store::get_in(&mut tx, org).await?;
     commit_read(written, "PSP connection", tx, connection_answer).await
 }

@@ -61,3 +61,21 @@ same_words!(models::CollectionPlanStepCreateDayCount => dunning_domain::collecti
 same_words!(models::CollectionPlanStepUpdateDayCount => dunning_domain::collection::DayCount {
     Calendar, Business,
 });
+same_words!(dunning_store::automatic_pix::AutomaticPixStatus => models::AgreementAutomaticPixStatus {
+    Requested, AwaitingAuthorization, Authorized, Rejected, Expired, Canceled, Failed,
+});
+same_words!(dunning_store::automatic_pix::Journey => models::AgreementAutomaticPixJourney {
+    Qr, QrWithDownPayment,
+});
+same_words!(dunning_store::automatic_pix::RetryPolicy => models::AgreementAutomaticPixRetryPolicy {
+    None, ThreeInSevenDays,
+});
+same_words!(dunning_store::automatic_pix::DebitStatus => models::AgreementAutomaticPixDebitStatus {
+    Scheduling, Scheduled, Paid, Failed, Canceled,
+});
+same_words!(models::AgreementAutomaticPixRequestJourney => dunning_store::automatic_pix::Journey {
+    Qr, QrWithDownPayment,
+});
+same_words!(models::AgreementAutomaticPixRequestRetryPolicy => dunning_store::automatic_pix::RetryPolicy {
+    None, ThreeInSevenDays,
+});

@@ -4,6 +4,7 @@
 //! (the operator's way, so that the certificate's private key never travels through an API
 //! client).
 
+use dunning_store::pix_psp::Account;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -151,6 +152,17 @@ pub struct PixConnectArgs {
     /// Let the URLs reach loopback and private networks (as the server's flag of the name).
     #[arg(long, env = "DUNNING_ALLOW_PRIVATE_PIX_PSP")]
     pub allow_private_pix_psp: bool,
+    /// The organization's account number at the PSP (1 to 20 letters and digits), which Pix
+    /// Automático debits into; without it no Pix Automático can be asked for.
+    #[arg(long)]
+    pub account_number: Option<String>,
+    /// The account's branch (agência, 1 to 4 digits).
+    #[arg(long, requires = "account_number")]
+    pub account_branch: Option<String>,
+    /// The account's type.
+    #[arg(long, requires = "account_number", default_value = "checking",
+          value_parser = ["checking", "savings", "payment"])]
+    pub account_type: String,
     #[command(flatten)]
     pub key: PixKeyArgs,
     #[command(flatten)]
@@ -160,6 +172,26 @@ pub struct PixConnectArgs {
 fn read(path: &PathBuf, what: &str) -> Result<String, String> {
     std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read the {what} {}: {e}", path.display()))
+}
+
+/// The account of `--account-number` and its companions, checked as the API checks them.
+fn account(args: &PixConnectArgs) -> Result<Option<Account<'_>>, String> {
+    let Some(number) = &args.account_number else {
+        return Ok(None);
+    };
+    if !(1..=20).contains(&number.len()) || !number.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return Err("--account-number: 1 to 20 letters and digits".into());
+    }
+    if let Some(branch) = &args.account_branch
+        && (!(1..=4).contains(&branch.len()) || !branch.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return Err("--account-branch: 1 to 4 digits".into());
+    }
+    Ok(Some(Account {
+        branch: args.account_branch.as_deref(),
+        number,
+        kind: &args.account_type,
+    }))
 }
 
 /// `pix connect`: check, seal and store the connection; prints its id.
@@ -207,10 +239,14 @@ pub async fn connect_command(args: PixConnectArgs) -> Result<(), String> {
         id: None,
         name: Some("kobana-dunning pix connect".into()),
     };
+    let account = account(&args)?;
     let mut tx = db.begin().await.map_err(|e| e.to_string())?;
     let replaced = dunning_app::pix_received::connect(&mut tx, &org.id, &prepared.row(), &actor)
         .await
         .map_err(|e| format!("{e:?}"))?;
+    dunning_app::automatic_pix::set_account(&mut tx, &org.id, account, &dunning_store::now_text())
+        .await
+        .map_err(|e| e.to_string())?;
     tx.commit().await.map_err(|e| e.to_string())?;
     eprintln!(
         "{} the PSP connection of {} ({}) to {}: the running server registers its webhook and creates the open charges' cobvs on its next look",

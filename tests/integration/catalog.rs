@@ -58,13 +58,16 @@ fn every_operation_of_the_document_is_a_tool() {
 /// patterns the server checks anyway, the title said once (in `annotations`), arguments whose
 /// name says it all without a description, and tool descriptions for the model
 /// (`x-mcp.description`, a refused call's result naming its code): admin → 74 483). The admin's
-/// line is issue 48's 75 000; the others are each role's size on 2026-12-06 (manager 61 198,
-/// collector 40 741, viewer 20 547) plus about 1 %: a change that grows a role past its line
-/// raises it here, saying why.
+/// line was issue 48's 75 000 for 66 tools; the others each role's size on 2026-12-06 (manager
+/// 61 198, collector 40 741, viewer 20 547) plus about 1 %: a change that grows a role past its
+/// line raises it here, saying why. Raised once since, by what Pix Automático added (issue 51:
+/// two tools, `dunning_agreements_automatic_pix` 994 bytes and its `_cancel` 733, the account of
+/// `pix_psp_set` 115 and `automatic_pix` in two outputs): admin 76 613 bytes for 68 tools, 1 127
+/// a tool against issue 48's 1 210 (75 000 / 62).
 const BUDGETS: [(&str, usize); 4] = [
-    ("admin", 75_000),
-    ("manager", 62_000),
-    ("collector", 41_500),
+    ("admin", 77_000),
+    ("manager", 63_500),
+    ("collector", 43_000),
     ("viewer", 21_000),
 ];
 

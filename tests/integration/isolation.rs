@@ -149,7 +149,10 @@ fn body_for(operation: OperationId) -> Option<Value> {
     match operation {
         Op::CustomersUpdate => Some(json!({"notes": "x"})),
         Op::ChargesUpdate => Some(json!({"description": "x"})),
-        Op::ChargesCancel | Op::ChargesProtest | Op::AgreementsCancel => Some(json!({})),
+        Op::ChargesCancel
+        | Op::ChargesProtest
+        | Op::AgreementsCancel
+        | Op::AgreementsAutomaticPix => Some(json!({})),
         Op::ChargesPay => Some(json!({"amount": 1.0, "method": "pix"})),
         Op::ChargesNotify => Some(json!({"channel": "email"})),
         Op::ChargesNegativate => Some(json!({"bureau": "serasa"})),
@@ -196,6 +199,7 @@ fn body_for(operation: OperationId) -> Option<Value> {
         | Op::AgreementsGet
         | Op::AgreementsAccept
         | Op::AgreementsTerm
+        | Op::AgreementsAutomaticPixCancel
         | Op::DisputesList
         | Op::DisputesCreate
         | Op::DisputesGet

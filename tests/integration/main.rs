@@ -8,6 +8,7 @@ mod template;
 
 mod agreements;
 mod auth;
+mod automatic_pix;
 mod catalog;
 mod charges;
 mod collection;

@@ -47,7 +47,7 @@ async fn a_viewer_sees_only_read_tools_and_an_admin_sees_all() {
         all["tools"].as_array().unwrap().len(),
         "an admin sees the whole catalog"
     );
-    assert_eq!(admin.len(), 66);
+    assert_eq!(admin.len(), 68);
     let manager = tool_names(&server, &server.token(0, "manager", "mcp")).await;
     assert!(manager.iter().all(|n| !n.contains("webhook")));
     assert!(!manager.contains(&"dunning_pix_settings_update".to_string()));

@@ -121,7 +121,7 @@ async fn every_combination_of_operator_role_header_and_url_lists_what_the_rule_s
 async fn each_role_loads_its_default_toolsets_and_all_brings_the_rest_within_its_scopes() {
     let server = TestServer::start().await;
     let admin = server.token(0, "admin", "mcp");
-    assert_eq!(listed(&server, "/mcp", &admin, &[]).await.len(), 66);
+    assert_eq!(listed(&server, "/mcp", &admin, &[]).await.len(), 68);
 
     let collector = server.token(0, "collector", "mcp");
     let default = listed(&server, "/mcp", &collector, &[]).await;

@@ -230,7 +230,7 @@ async fn the_public_catalog_lists_without_a_token_but_never_calls() {
     let server = TestServer::start_public().await;
     let listed = server.mcp_raw(&[JSON], &list_request(1).to_string()).await;
     assert_eq!(listed.status, StatusCode::OK);
-    assert_eq!(listed.body["result"]["tools"].as_array().unwrap().len(), 66);
+    assert_eq!(listed.body["result"]["tools"].as_array().unwrap().len(), 68);
     let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "dunning_me", "arguments": {}}});
     let answer = server.mcp_raw(&[JSON], &call.to_string()).await;
     assert_eq!(answer.status, StatusCode::UNAUTHORIZED);

@@ -54,10 +54,10 @@ def wait_for(what: str, probe, timeout: float = WAIT):
 class Psp:
     """The test PSP as a child process: its API (mTLS) and its control API (plain HTTP)."""
 
-    def __init__(self, directory: Path):
+    def __init__(self, directory: Path, *extra: str):
         self.proc = subprocess.Popen(
             [sys.executable, str(PSP_SCRIPT), "--dir", str(directory), "--chave", KEY,
-             "--callback-header", VERIFIED],
+             "--callback-header", VERIFIED, *extra],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         line = self.proc.stdout.readline()
         if not line.startswith("READY "):

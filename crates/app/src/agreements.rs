@@ -26,7 +26,7 @@ use dunning_store::locks::{self, Table};
 use dunning_store::retry::Failure;
 use dunning_store::{Connection, ids};
 
-use crate::{Refused, Result, refuse};
+use crate::{Refused, Result, automatic_pix, refuse};
 
 /// What a proposal asks for (its fields checked against the document by the caller).
 #[derive(Debug, Clone)]
@@ -251,6 +251,7 @@ pub async fn accept(
         .await?;
     }
     create_installments(tx, org, actor, agreement, now).await?;
+    automatic_pix::agreement_accepted(tx, org, id, now).await?;
     events::record(
         tx,
         org,
@@ -399,6 +400,7 @@ pub async fn cancel(
             &json!({ "reason": reason, "was": "proposed" }),
         )
         .await?;
+        automatic_pix::agreement_ended(tx, org, actor, id, now).await?;
         return Ok(());
     }
     if agreement.status != AgreementStatus::Accepted {
@@ -412,7 +414,7 @@ pub async fn cancel(
         now,
     };
     match unwind(tx, org, agreement, &how).await? {
-        Unwind::Done => Ok(()),
+        Unwind::Done => Ok(automatic_pix::agreement_ended(tx, org, actor, id, now).await?),
         Unwind::NothingOpen => not_cancelable(
             "accepted",
             " with every instalment already settled (it is being marked fulfilled)",
@@ -486,10 +488,11 @@ pub async fn break_overdue(
         today,
         now,
     };
-    Ok(matches!(
-        unwind(tx, org, agreement, &how).await?,
-        Unwind::Done
-    ))
+    if !matches!(unwind(tx, org, agreement, &how).await?, Unwind::Done) {
+        return Ok(false);
+    }
+    automatic_pix::agreement_ended(tx, org, actor, &agreement.id, now).await?;
+    Ok(true)
 }
 
 /// Mark the accepted `agreement` fulfilled when none of its instalments is open any more,
@@ -533,5 +536,6 @@ pub async fn fulfill_if_settled(
         }),
     )
     .await?;
+    automatic_pix::agreement_ended(tx, org, actor, &agreement.id, now).await?;
     Ok(true)
 }

@@ -55,7 +55,11 @@ async fn read_charge(conn: &mut Connection, organization_id: &str, id: &str) -> 
         .ok_or_else(|| StoreError::Corrupt(format!("charge {id} vanished inside a transaction")))
 }
 
-async fn read_customer(conn: &mut Connection, organization_id: &str, id: &str) -> Result<Customer> {
+pub(crate) async fn read_customer(
+    conn: &mut Connection,
+    organization_id: &str,
+    id: &str,
+) -> Result<Customer> {
     dunning_store::customers::get_in(conn, organization_id, id)
         .await?
         .ok_or_else(|| StoreError::Corrupt(format!("customer {id} of a charge is missing")))
@@ -81,6 +85,8 @@ pub enum NoticeText<'a> {
         body: &'a str,
         resent_from: &'a str,
     },
+    /// A text the caller wrote for this notice (the authorization of Pix Automático).
+    Given { subject: &'a str, body: &'a str },
 }
 
 /// What every action takes besides its own fields: which charge, in which organization,
@@ -145,6 +151,11 @@ pub async fn notify(
             subject.filter(|_| channel == "email").map(str::to_string),
             body.to_string(),
             Some(resent_from),
+        ),
+        NoticeText::Given { subject, body } => (
+            Some(subject.to_string()).filter(|_| channel == "email"),
+            body.to_string(),
+            None,
         ),
     };
     let id = ids::new_id("dlv");

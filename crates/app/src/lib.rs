@@ -8,6 +8,7 @@
 //! a plan records), and nothing is written.
 
 pub mod agreements;
+pub mod automatic_pix;
 pub mod calendars;
 pub mod collection;
 pub mod disputes;

@@ -8,7 +8,9 @@
 //! (the manual's rule for `cobv`), and a charge may need several in its life — a cobv removed
 //! or paid at the PSP cannot be revived, so a charge reopened afterwards gets a new one: its
 //! txid is the static one, `cobv`, and a three-digit revision (`000` to `999`): 26
-//! characters.
+//! characters. A **cobr** (an instalment debited by Pix Automático, `automatic_pix`) has the
+//! same form with `cobr`: a cobr is never revived either, and an instalment may need a new one
+//! after a canceled debit.
 //!
 //! FIXME(merge with the pix-code branch): `static_txid` and `charge_id_from_txid` of
 //! `domain::pix` own the static form; [`parse`] reads it here too until the two join.
@@ -18,6 +20,7 @@ const CHARGE_PREFIX: &str = "chg";
 const RANDOM_LEN: usize = 16;
 const STATIC_LEN: usize = CHARGE_PREFIX.len() + RANDOM_LEN;
 const COBV_MARK: &str = "cobv";
+const COBR_MARK: &str = "cobr";
 
 /// The highest revision a cobv txid can carry.
 pub const MAX_REVISION: u16 = 999;
@@ -29,13 +32,24 @@ pub struct Txid {
     pub charge_id: String,
     /// `None` for the static code's txid; the revision of a cobv's.
     pub cobv_revision: Option<u16>,
+    /// The revision of a cobr's (a recurring charge of Pix Automático); `None` otherwise.
+    pub cobr_revision: Option<u16>,
 }
 
 /// The cobv txid of `charge_id` at `revision`, or `None` when the id is not a charge id or the
 /// revision is past [`MAX_REVISION`].
 pub fn cobv_txid(charge_id: &str, revision: u16) -> Option<String> {
+    marked_txid(charge_id, COBV_MARK, revision)
+}
+
+/// The cobr txid of `charge_id` at `revision`: [`cobv_txid`]'s form with `cobr`.
+pub fn cobr_txid(charge_id: &str, revision: u16) -> Option<String> {
+    marked_txid(charge_id, COBR_MARK, revision)
+}
+
+fn marked_txid(charge_id: &str, mark: &str, revision: u16) -> Option<String> {
     let random = charge_random(charge_id)?;
-    (revision <= MAX_REVISION).then(|| format!("{CHARGE_PREFIX}{random}{COBV_MARK}{revision:03}"))
+    (revision <= MAX_REVISION).then(|| format!("{CHARGE_PREFIX}{random}{mark}{revision:03}"))
 }
 
 /// The 16 random characters of a charge id.
@@ -58,19 +72,23 @@ pub fn parse(txid: &str) -> Option<Txid> {
     let random = head.strip_prefix(CHARGE_PREFIX)?;
     let charge_id = format!("chg_{random}");
     charge_random(&charge_id)?;
-    let cobv_revision = match tail {
-        "" => None,
-        _ => {
-            let digits = tail.strip_prefix(COBV_MARK)?;
-            if digits.len() != 3 || !digits.bytes().all(|b| b.is_ascii_digit()) {
-                return None;
-            }
-            Some(digits.parse().ok()?)
+    let (mut cobv_revision, mut cobr_revision) = (None, None);
+    if !tail.is_empty() {
+        let (mark, digits) = tail.split_at_checked(COBV_MARK.len())?;
+        if digits.len() != 3 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
         }
-    };
+        let revision = Some(digits.parse().ok()?);
+        match mark {
+            COBV_MARK => cobv_revision = revision,
+            COBR_MARK => cobr_revision = revision,
+            _ => return None,
+        }
+    }
     Some(Txid {
         charge_id,
         cobv_revision,
+        cobr_revision,
     })
 }
 
@@ -109,6 +127,17 @@ mod tests {
                 Some(Txid {
                     charge_id: "chg_0123456789abcdef".into(),
                     cobv_revision: Some(revision),
+                    cobr_revision: None,
+                })
+            );
+            let txid = cobr_txid("chg_0123456789abcdef", revision).unwrap();
+            assert!(bacen_cobv_txid(&txid), "{txid}");
+            assert_eq!(
+                parse(&txid),
+                Some(Txid {
+                    charge_id: "chg_0123456789abcdef".into(),
+                    cobv_revision: None,
+                    cobr_revision: Some(revision),
                 })
             );
         }
@@ -117,6 +146,7 @@ mod tests {
             Some(Txid {
                 charge_id: "chg_0123456789abcdef".into(),
                 cobv_revision: None,
+                cobr_revision: None,
             })
         );
         for foreign in [
@@ -126,6 +156,8 @@ mod tests {
             "chg0123456789abcdefcobv1234",
             "chg0123456789abcdefcobvabc",
             "chg0123456789abcdefxyz001",
+            "chg0123456789abcdefcobr",
+            "chg0123456789abcdefcobrx01",
             "chg0123456789ABCDEFcobv001",
             "chg0123456789abcdecobv001",
             "cus0123456789abcdefcobv001",

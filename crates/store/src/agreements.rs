@@ -15,6 +15,7 @@ use serde_json::json;
 use sqlx::{AnyConnection, AssertSqlSafe};
 use time::Date;
 
+use super::automatic_pix::{self, AutomaticPixDetails};
 use super::charges::{self, Charge};
 use super::events::{self, Actor};
 use super::rows::{Stored, by_id};
@@ -82,6 +83,8 @@ crate::row! {
         pub charge_ids: Vec<String> = Vec::new(),
         pub charges: Vec<AgreedCharge> = Vec::new(),
         pub installments_schedule: Vec<Installment> = Vec::new(),
+        /// The latest Pix Automático asked for it, with its debits.
+        pub automatic_pix: Option<AutomaticPixDetails> = None,
     }
 }
 
@@ -188,6 +191,14 @@ async fn attach_details(
                 due_date: row.due_date,
                 charge_id: row.charge_id,
             });
+        }
+    }
+    let ids: Vec<&str> = agreements.iter().map(|a| a.id.as_str()).collect();
+    let newest = automatic_pix::newest_of_agreements(conn, organization_id, &ids).await?;
+    for request in newest {
+        let debits = automatic_pix::debits_of(conn, organization_id, &request.id).await?;
+        if let Some(a) = agreements.iter_mut().find(|a| a.id == request.agreement_id) {
+            a.automatic_pix = Some(AutomaticPixDetails { request, debits });
         }
     }
     Ok(())
@@ -381,6 +392,25 @@ impl Ending {
             Ending::Fulfilled => "agreement.fulfilled",
         }
     }
+}
+
+/// A new version of the agreement: something shown with it changed (its Pix Automático), so
+/// that its ETag changes too. The caller holds the agreement's lock.
+pub async fn touch(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+    now: &str,
+) -> Result<()> {
+    sqlx::query(
+        "UPDATE agreements SET version = version + 1, updated_at = $1 WHERE organization_id = $2 AND id = $3",
+    )
+    .bind(now)
+    .bind(organization_id)
+    .bind(id)
+    .execute(conn)
+    .await?;
+    Ok(())
 }
 
 /// Close `agreement` as it was read (its version and status); false when it moved on since.
@@ -724,7 +754,11 @@ pub async fn delete_for_customer(
     organization_id: &str,
     customer_id: &str,
 ) -> Result<()> {
-    for table in ["agreement_installments", "agreement_charges"] {
+    for table in [
+        "agreement_installments",
+        "agreement_charges",
+        "automatic_pix",
+    ] {
         let sql = format!(
             "DELETE FROM {table} WHERE organization_id = $1 AND agreement_id IN
                  (SELECT id FROM agreements WHERE organization_id = $1 AND customer_id = $2)"

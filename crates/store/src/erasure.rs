@@ -17,6 +17,7 @@ const CHARGE_RECORDS: &[&str] = &[
     "deliveries",
     "pix_cobv",
     "pix_received",
+    "automatic_pix_charges",
 ];
 
 /// Delete a customer with its settled charges (paid or canceled) and every record about

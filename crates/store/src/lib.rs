@@ -10,6 +10,7 @@
 //! pool (`pg_reads`). The same SQL, the same typed rows (`rows::Source`).
 
 pub mod agreements;
+pub mod automatic_pix;
 pub mod calendars;
 pub mod charges;
 pub mod collection;

@@ -105,6 +105,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
         23,
         include_str!("../migrations/0023_deliveries_claimed_by_channel.sql"),
     ),
+    (
+        24,
+        include_str!("../migrations/0024_agreements_collected_by_pix_automatico.sql"),
+    ),
 ];
 
 /// Whether every migration this build knows has been applied (a replica of an older build

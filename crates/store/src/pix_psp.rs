@@ -54,6 +54,14 @@ crate::row! {
         pub last_test_at: Option<Timestamp>,
         /// What the last `POST /v1/pix/psp/test` found (its JSON answer).
         pub last_test_result: Option<serde_json::Value>,
+        /// The organization's account at the PSP (Pix Automático's receiver): branch, number,
+        /// type (`checking`, `savings`, `payment`).
+        pub account_branch: Option<String>,
+        pub account_number: Option<String>,
+        pub account_type: Option<String>,
+        /// When the webhooks of recurrences and recurring charges were registered.
+        pub automatic_webhooks_at: Option<Timestamp>,
+        pub automatic_webhooks_error: Option<String>,
         pub configured_at: Timestamp,
         pub updated_at: Timestamp,
         pub version: i64,
@@ -61,7 +69,8 @@ crate::row! {
 }
 
 const CONNECTION_COLUMNS: &str = "organization_id, id, api_url, token_url, client_id, webhook_key, webhook_registered_at,
-    webhook_error, swept_at, sweep_error, last_test_at, last_test_result, configured_at, updated_at, version";
+    webhook_error, swept_at, sweep_error, last_test_at, last_test_result, account_branch, account_number, account_type,
+    automatic_webhooks_at, automatic_webhooks_error, configured_at, updated_at, version";
 
 crate::row! {
     /// A connection with its sealed secrets and its upkeep state: what the engine reads.
@@ -86,13 +95,18 @@ crate::row! {
         pub refunds_swept_at: Option<Timestamp>,
         pub charges_seen_at: String,
         pub charges_seen_id: String,
+        pub account_branch: Option<String>,
+        pub account_number: Option<String>,
+        pub account_type: Option<String>,
+        pub automatic_webhooks_at: Option<Timestamp>,
         pub configured_at: Timestamp,
     }
 }
 
 const SEALED_COLUMNS: &str = "organization_id, id, api_url, token_url, client_id, client_secret_sealed, certificate_sealed,
     private_key_sealed, webhook_secret_sealed, sealed_with, webhook_key, webhook_attempts, webhook_next_attempt_at,
-    sweep_from, sweep_next_at, refunds_swept_at, charges_seen_at, charges_seen_id, configured_at";
+    sweep_from, sweep_next_at, refunds_swept_at, charges_seen_at, charges_seen_id, account_branch, account_number,
+    account_type, automatic_webhooks_at, configured_at";
 
 impl Stored for Connection {
     const TABLE: &'static str = "pix_psp_connections";
@@ -143,6 +157,7 @@ pub async fn upsert(
              webhook_secret_hash = excluded.webhook_secret_hash, webhook_key = NULL, webhook_registered_at = NULL,
              webhook_error = NULL, webhook_attempts = 0, webhook_next_attempt_at = excluded.configured_at,
              sweep_next_at = excluded.configured_at, last_test_at = NULL, last_test_result = NULL,
+             automatic_webhooks_at = NULL, automatic_webhooks_error = NULL,
              version = pix_psp_connections.version + 1, configured_at = excluded.configured_at,
              updated_at = excluded.updated_at",
     )
@@ -159,6 +174,65 @@ pub async fn upsert(
     .bind(new.webhook_secret_hash)
     .bind(now)
     .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// An organization's account at its PSP: what Pix Automático debits into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Account<'a> {
+    pub branch: Option<&'a str>,
+    pub number: &'a str,
+    /// `checking`, `savings` or `payment`.
+    pub kind: &'a str,
+}
+
+/// The organization's account at the PSP, for Pix Automático (`None`: none, which ends it
+/// for new requests).
+pub async fn set_account(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    account: Option<Account<'_>>,
+    now: &str,
+) -> Result<()> {
+    let (branch, number, kind) = match account {
+        Some(a) => (a.branch, Some(a.number), Some(a.kind)),
+        None => (None, None, None),
+    };
+    sqlx::query(
+        "UPDATE pix_psp_connections SET account_branch = $1, account_number = $2, account_type = $3, updated_at = $4
+         WHERE organization_id = $5",
+    )
+    .bind(branch)
+    .bind(number)
+    .bind(kind)
+    .bind(now)
+    .bind(organization_id)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// What registering the webhooks of recurrences and recurring charges came to: registered
+/// at `now`, or the error (tried again at the next upkeep).
+pub async fn automatic_webhooks(
+    db: &Db,
+    organization_id: &str,
+    outcome: std::result::Result<(), &str>,
+    now: &str,
+) -> Result<()> {
+    let (at, error) = match outcome {
+        Ok(()) => (Some(now), None),
+        Err(error) => (None, Some(error)),
+    };
+    sqlx::query(
+        "UPDATE pix_psp_connections SET automatic_webhooks_at = $1, automatic_webhooks_error = $2
+         WHERE organization_id = $3",
+    )
+    .bind(at)
+    .bind(error)
+    .bind(organization_id)
+    .execute(&db.pool)
     .await?;
     Ok(())
 }

@@ -55,6 +55,18 @@ const QUEUES: &[(&str, &str, &str, &str)] = &[
         "next_attempt_at",
     ),
     (
+        "pix",
+        "automatic_pix",
+        "automatic_pix WHERE next_attempt_at <= $1 AND (claimed_until IS NULL OR claimed_until < $1)",
+        "next_attempt_at",
+    ),
+    (
+        "pix",
+        "automatic_pix_charges",
+        "automatic_pix_charges WHERE next_attempt_at <= $1 AND (claimed_until IS NULL OR claimed_until < $1)",
+        "next_attempt_at",
+    ),
+    (
         "exports",
         "exports",
         "exports WHERE (status = 'pending' OR (status = 'running' AND claimed_until < $1)) AND created_at <= $1",

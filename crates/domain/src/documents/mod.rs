@@ -200,6 +200,36 @@ fn pix_block(doc: &mut Document, payment: &PixPayment, on: Date) {
     doc.spacer();
 }
 
+/// Pix Automático's authorization: what it does, its QR and its copy-and-paste code.
+fn automatic_pix_block(doc: &mut Document, automatic: &AutomaticPixCode) {
+    let Some(qr) = QrCode::encode(&automatic.payload) else {
+        return;
+    };
+    doc.keep_together(HEADING_ROOM + QR_SIDE);
+    doc.heading("Pix Automático");
+    doc.paragraph(
+        "Com o Pix Automático, as parcelas do acordo são debitadas da conta do(a) DEVEDOR(A) \
+         nas datas indicadas, sem precisar pagar uma a uma. A autorização é dada uma única vez \
+         no aplicativo do banco e pode ser cancelada a qualquer momento por ele.",
+    );
+    let what = if automatic.with_down_payment {
+        "Este código paga a entrada e autoriza o débito das parcelas."
+    } else {
+        "Este código autoriza o débito das parcelas."
+    };
+    doc.qr_code(
+        &qr,
+        QR_SIDE,
+        "Autorização do Pix Automático",
+        &[
+            what,
+            "Leia o QR Code no aplicativo do seu banco ou use o código Pix copia e cola abaixo.",
+        ],
+    );
+    doc.code(&automatic.payload);
+    doc.spacer();
+}
+
 /// The "Carta de quitação": the creditor declares that the debtor paid one charge in full,
 /// dated from a place and signed with the creditor's name.
 pub fn discharge_letter(input: &DischargeInput) -> Vec<u8> {
@@ -304,6 +334,18 @@ pub struct AgreementTermInput {
     /// The Pix code of the next payment of the schedule still open, when the agreement has
     /// been accepted and the creditor has a Pix key.
     pub pix: Option<PixPayment>,
+    /// The code that authorizes Pix Automático for the instalments, while it waits for the
+    /// debtor.
+    pub automatic_pix: Option<AutomaticPixCode>,
+}
+
+/// The code a debtor reads to authorize Pix Automático (BACEN's recurrence QR).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AutomaticPixCode {
+    /// The BR Code ("Pix copia e cola").
+    pub payload: String,
+    /// Whether the same code pays the down payment too.
+    pub with_down_payment: bool,
 }
 
 /// The "Termo de acordo e confissão de dívida": the debtor acknowledges the charges and what
@@ -365,6 +407,9 @@ pub fn agreement_term(input: &AgreementTermInput) -> Vec<u8> {
         doc.heading("Pagamento com Pix");
         doc.paragraph("O próximo pagamento do acordo pode ser feito com o Pix abaixo.");
         pix_block(&mut doc, payment, crate::calendar::day_of(input.issued_at));
+    }
+    if let Some(automatic) = &input.automatic_pix {
+        automatic_pix_block(&mut doc, automatic);
     }
 
     doc.heading("Condições");
@@ -959,6 +1004,7 @@ mod tests {
             place: "São Paulo".to_string(),
             issued_at: datetime!(2026-03-15 09:00:00 -3),
             pix: None,
+            automatic_pix: None,
         }
     }
 
@@ -1070,6 +1116,28 @@ mod tests {
         assert!(shown_text(&pdf).concat().contains(payload.as_str()));
         assert!(draws_black_rectangles(&pdf));
         assert!(!text_of(&agreement_term(&sample_term())).contains("Pix"));
+    }
+
+    #[test]
+    fn a_term_waiting_for_pix_automatico_carries_its_authorization_code() {
+        let mut input = sample_term();
+        let payload = "00020101021226700014br.gov.bcb.pix2548pix.example.com/qr/v2/rec/2353c790eefb11eaadc10242ac1200025204000053039865802BR5913PADARIA PAO D6009SAO PAULO62070503***6304ABCD";
+        input.automatic_pix = Some(AutomaticPixCode {
+            payload: payload.into(),
+            with_down_payment: true,
+        });
+        let pdf = agreement_term(&input);
+        let text = text_of(&pdf);
+        for expected in [
+            "Pix Automático",
+            "Autorização do Pix Automático",
+            "Este código paga a entrada e autoriza o débito das parcelas.",
+        ] {
+            assert!(text.contains(expected), "{expected:?} not in {text}");
+        }
+        assert!(shown_text(&pdf).concat().contains(payload));
+        assert!(draws_black_rectangles(&pdf));
+        assert!(!text_of(&agreement_term(&sample_term())).contains("Automático"));
     }
 
     #[test]

@@ -37,6 +37,37 @@ const TOKEN_MARGIN: Duration = Duration::from_secs(30);
 /// The scopes asked for: what the worker and the test use.
 pub const SCOPES: &str = "cobv.write cobv.read webhook.write webhook.read pix.read pix.write";
 
+/// The scopes of Pix Automático, asked for in a token of their own: a PSP that does not offer
+/// it may refuse them (`invalid_scope`), and that must not cost the cobv and the Pix their
+/// token.
+pub const AUTOMATIC_SCOPES: &str = "rec.write rec.read cobr.write cobr.read payloadlocationrec.write \
+    payloadlocationrec.read webhookrec.write webhookrec.read webhookcobr.write webhookcobr.read";
+
+/// Which token a call is made with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scopes {
+    /// [`SCOPES`]: cobv, webhooks of the key, Pix and devoluções.
+    Pix,
+    /// [`AUTOMATIC_SCOPES`]: recurrences, their locations and recurring charges.
+    Automatic,
+}
+
+impl Scopes {
+    fn asked(self) -> &'static str {
+        match self {
+            Scopes::Pix => SCOPES,
+            Scopes::Automatic => AUTOMATIC_SCOPES,
+        }
+    }
+
+    fn slot(self) -> usize {
+        match self {
+            Scopes::Pix => 0,
+            Scopes::Automatic => 1,
+        }
+    }
+}
+
 /// A connection's credentials, opened: what the client is built from. Never shown.
 #[derive(Clone)]
 pub struct Credentials {
@@ -105,9 +136,9 @@ pub struct PspClient {
     token_url: String,
     client_id: String,
     client_secret: String,
-    /// The token and until when it is used; held while one is asked for, so that calls
-    /// made at once wait for one token instead of each asking for its own.
-    token: Mutex<Option<(String, Instant)>>,
+    /// The token of each [`Scopes`] and until when it is used; held while one is asked for,
+    /// so that calls made at once wait for one token instead of each asking for its own.
+    tokens: [Mutex<Option<(String, Instant)>>; 2],
 }
 
 impl std::fmt::Debug for PspClient {
@@ -198,7 +229,7 @@ impl PspClient {
             token_url: credentials.token_url.clone(),
             client_id: credentials.client_id.clone(),
             client_secret: credentials.client_secret.clone(),
-            token: Mutex::new(None),
+            tokens: [Mutex::new(None), Mutex::new(None)],
         })
     }
 
@@ -250,9 +281,9 @@ impl PspClient {
         Ok((status, body))
     }
 
-    /// A token, from the cache or asked for now.
-    async fn token(&self) -> Result<String, PspError> {
-        let mut kept = self.token.lock().await;
+    /// A token of `scopes`, from the cache or asked for now.
+    async fn token(&self, scopes: Scopes) -> Result<String, PspError> {
+        let mut kept = self.tokens[scopes.slot()].lock().await;
         if let Some((token, until)) = kept.as_ref()
             && Instant::now() < *until
         {
@@ -261,7 +292,10 @@ impl PspClient {
         let request = self
             .request(Method::POST, &self.token_url)?
             .basic_auth(&self.client_id, Some(&self.client_secret))
-            .form(&[("grant_type", "client_credentials"), ("scope", SCOPES)]);
+            .form(&[
+                ("grant_type", "client_credentials"),
+                ("scope", scopes.asked()),
+            ]);
         let (status, body) = self.send(request, &self.token_url).await?;
         let answer: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
         if !(200..300).contains(&status) {
@@ -293,8 +327,8 @@ impl PspClient {
 
     /// Ask for a token now (the connection test).
     pub async fn fresh_token(&self) -> Result<(), PspError> {
-        *self.token.lock().await = None;
-        self.token().await.map(drop)
+        *self.tokens[Scopes::Pix.slot()].lock().await = None;
+        self.token(Scopes::Pix).await.map(drop)
     }
 
     /// One API call with the token: the JSON answer of a 2xx (`Null` when empty), or the
@@ -305,10 +339,21 @@ impl PspClient {
         path: &str,
         body: Option<&Value>,
     ) -> Result<Value, PspError> {
+        self.call_as(Scopes::Pix, method, path, body).await
+    }
+
+    /// [`call`](Self::call) with the token of `scopes`.
+    async fn call_as(
+        &self,
+        scopes: Scopes,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<Value, PspError> {
         let url = format!("{}{path}", self.api_url);
         let mut renewed = false;
         loop {
-            let token = self.token().await?;
+            let token = self.token(scopes).await?;
             let mut request = self.request(method.clone(), &url)?.bearer_auth(token);
             if let Some(body) = body {
                 request = request
@@ -317,7 +362,7 @@ impl PspClient {
             }
             let (status, answer) = self.send(request, &url).await?;
             if status == 401 && !renewed {
-                *self.token.lock().await = None;
+                *self.tokens[scopes.slot()].lock().await = None;
                 renewed = true;
                 continue;
             }
@@ -390,6 +435,78 @@ impl PspClient {
             Err(e) if e.not_found() => Ok(None),
             Err(e) => Err(e),
         }
+    }
+
+    /// `POST /locrec` (`{"tipo": "rec"}`): a location for a recurrence's QR
+    /// (`PayloadLocationRecGerada`).
+    pub async fn post_locrec(&self) -> Result<Value, PspError> {
+        let body = serde_json::json!({ "tipo": "rec" });
+        self.automatic(Method::POST, "/locrec", Some(&body)).await
+    }
+
+    /// `POST /rec` (`RecSolicitada`): create a recurrence (`RecGerada`).
+    pub async fn post_rec(&self, body: &Value) -> Result<Value, PspError> {
+        self.automatic(Method::POST, "/rec", Some(body)).await
+    }
+
+    /// `GET /rec/{idRec}` (`RecCompleta`), with `?txid=` of a cobv for the QR that pays it and
+    /// authorizes the recurrence together.
+    pub async fn get_rec(&self, rec_id: &str, txid: Option<&str>) -> Result<Value, PspError> {
+        let mut path = format!("/rec/{}", path_segment(rec_id));
+        if let Some(txid) = txid {
+            path.push_str(&format!("?txid={}", path_segment(txid)));
+        }
+        self.automatic(Method::GET, &path, None).await
+    }
+
+    /// `PATCH /rec/{idRec}` (`RecRevisada`): cancel it (`{"status": "CANCELADA"}`).
+    pub async fn patch_rec(&self, rec_id: &str, body: &Value) -> Result<Value, PspError> {
+        let path = format!("/rec/{}", path_segment(rec_id));
+        self.automatic(Method::PATCH, &path, Some(body)).await
+    }
+
+    /// `PUT /cobr/{txid}` (`CobRSolicitada`): an instalment to debit (`CobRGerada`).
+    pub async fn put_cobr(&self, txid: &str, body: &Value) -> Result<Value, PspError> {
+        let path = format!("/cobr/{}", path_segment(txid));
+        self.automatic(Method::PUT, &path, Some(body)).await
+    }
+
+    /// `GET /cobr/{txid}` (`CobRCompleta`).
+    pub async fn get_cobr(&self, txid: &str) -> Result<Value, PspError> {
+        let path = format!("/cobr/{}", path_segment(txid));
+        self.automatic(Method::GET, &path, None).await
+    }
+
+    /// `PATCH /cobr/{txid}` (`CobRRevisada`): cancel it.
+    pub async fn patch_cobr(&self, txid: &str, body: &Value) -> Result<Value, PspError> {
+        let path = format!("/cobr/{}", path_segment(txid));
+        self.automatic(Method::PATCH, &path, Some(body)).await
+    }
+
+    /// `POST /cobr/{txid}/retentativa/{data}`: try a failed debit again on `date`.
+    pub async fn retry_cobr(&self, txid: &str, date: time::Date) -> Result<Value, PspError> {
+        let path = format!("/cobr/{}/retentativa/{date}", path_segment(txid));
+        self.automatic(Method::POST, &path, None).await
+    }
+
+    /// `PUT /webhookrec` and `PUT /webhookcobr`: the PSP POSTs recurrences to `url` + `/rec`
+    /// and recurring charges to `url` + `/cobr`.
+    pub async fn put_automatic_webhooks(&self, url: &str) -> Result<(), PspError> {
+        let body = serde_json::json!({ "webhookUrl": url });
+        self.automatic(Method::PUT, "/webhookrec", Some(&body))
+            .await?;
+        self.automatic(Method::PUT, "/webhookcobr", Some(&body))
+            .await
+            .map(drop)
+    }
+
+    async fn automatic(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<Value, PspError> {
+        self.call_as(Scopes::Automatic, method, path, body).await
     }
 
     /// `PUT /pix/{e2eid}/devolucao/{id}` (`DevolucaoSolicitada`): ask for a devolução; the

@@ -16,13 +16,15 @@
 //! sweep (`GET /pix` over the time since the last one), which applies any Pix whose callback
 //! never came (`dunning_app::pix`, idempotent by `endToEndId`), and, hourly, the devoluções
 //! of the MED's window (`GET /pix?devolucaoPresente=true`). The devoluções the organization
-//! asked for are taken to the PSP and followed to their end (`refunds`).
+//! asked for are taken to the PSP and followed to their end (`refunds`), and so are the
+//! agreements' Pix Automático requests and their instalments' debits (`automatic`).
 //!
 //! Work is at-least-once and shared by replicas: a cobv row or a connection is claimed in
 //! the database (a lease) before the PSP is called, and what came of it is written only while
 //! the claim holds. A PSP that is down or refuses leaves the charge with the static code and
 //! the row due again after a wait that doubles (from the worker's interval up to an hour).
 
+mod automatic;
 pub mod client;
 pub mod connect;
 mod mirror;
@@ -189,6 +191,8 @@ pub struct TickReport {
     pub upkept: usize,
     /// Devoluções the organization asked for, taken to the PSP or asked about.
     pub refunds: usize,
+    /// Pix Automático requests and instalment debits taken to the PSP or looked at.
+    pub automatic: usize,
 }
 
 /// Run for ever at the configured interval; errors are logged and the next tick tries again.
@@ -215,6 +219,7 @@ pub async fn tick(engine: &Engine, now: OffsetDateTime) -> Result<TickReport> {
     report.failed = failed;
     report.upkept = upkeep::upkeep_due(engine, now).await?;
     report.refunds = refunds::refunds_due(engine, now).await?;
+    report.automatic = automatic::automatic_due(engine, now).await?;
     Ok(report)
 }
 
