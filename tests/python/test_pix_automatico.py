@@ -105,11 +105,13 @@ def cobr_txid(charge_id: str, revision: int = 0) -> str:
     return charge_id.replace("_", "") + f"cobr{revision:03d}"
 
 
-def authorized_with_debit(server, psp, first_due_in: int = 5) -> tuple[dict, dict, str]:
+def authorized_with_debit(server, psp, first_due_in: int = 5,
+                          retry_policy: str = "none") -> tuple[dict, dict, str]:
     """An accepted agreement whose first instalment is in the lead window, authorized by the
     payer (journey 2): the agreement, its Pix Automático and the first instalment's charge."""
     a = agreement(server, first_due_in=first_due_in)
-    server.rest(f"/v1/agreements/{a['id']}/automatic_pix", method="POST", body={"journey": "qr"})
+    server.rest(f"/v1/agreements/{a['id']}/automatic_pix", method="POST",
+                body={"journey": "qr", "retry_policy": retry_policy})
     a = accept(server, a["id"])
     waiting = until_status(server, a["id"], "awaiting_authorization")
     psp.control("/control/rec/approve", {"idRec": waiting["rec_id"], "jornada": "JORNADA_2"})
@@ -215,6 +217,22 @@ def test_a_failed_debit_falls_back_to_a_notice_with_the_instalment_s_own_code(se
     assert code in notice["body"]
     # The recurrence stays authorized for the next instalments.
     assert automatic(server, a["id"])["status"] == "authorized"
+    no_refusals(psp)
+
+
+def test_a_failed_debit_is_tried_again_when_the_policy_allows_and_then_paid(server, psp):
+    a, auto, first = authorized_with_debit(server, psp, retry_policy="three_in_seven_days")
+    txid = cobr_txid(first)
+    assert psp.state()["recs"][auto["rec_id"]]["politicaRetentativa"] == "PERMITE_3R_7D"
+    psp.control("/control/cobr/fail", {"txid": txid})
+    retried = wait_for("a retry asked of the PSP", lambda: [
+        t for t in psp.state()["cobrs"][txid]["tentativas"] if t["tipo"] == "RIFL"])
+    assert retried[0]["dataLiquidacao"] == (today() + timedelta(days=1)).isoformat()
+    assert automatic(server, a["id"])["debits"][0]["status"] == "scheduled"
+    psp.control("/control/cobr/pay", {"txid": txid})
+    wait_for("the instalment paid on the retry",
+             lambda: server.rest(f"/v1/charges/{first}")["data"]["status"] == "paid")
+    wait_for("the debit paid", lambda: automatic(server, a["id"])["debits"][0]["status"] == "paid")
     no_refusals(psp)
 
 

@@ -490,6 +490,9 @@ pub struct DebitReport {
     pub pix: Vec<PixItem>,
     pub end_code: Option<String>,
     pub end_reason: Option<String>,
+    /// Its last attempt was rejected while the charge stays active: a retry may be asked for
+    /// (`PERMITE_3R_7D`), else the debit failed.
+    pub last_attempt_rejected: bool,
 }
 
 impl DebitReport {
@@ -538,6 +541,8 @@ impl DebitReport {
             pix,
             end_code: detail["codigo"].as_str().map(|c| clip(c, 4)),
             end_reason: detail["descricao"].as_str().map(|d| clip(d, 400)),
+            last_attempt_rejected: status == DebitStatus::Scheduled
+                && last_attempt["status"] == "REJEITADA",
         })
     }
 }
@@ -559,6 +564,10 @@ pub async fn debit_reported(
     };
     for pix in &report.pix {
         pix_received::receive(tx, org, pix, source, now).await?;
+    }
+    if report.last_attempt_rejected {
+        // The worker asks for a retry, or ends the debit, at its next look.
+        store::make_debit_due(tx, org, &debit.id, now).await?;
     }
     if debit.status == report.status {
         return Ok(false);

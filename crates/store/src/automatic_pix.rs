@@ -669,3 +669,22 @@ pub async fn make_open_debits_due(
     .await?;
     Ok(())
 }
+
+/// Make a debit due now (its last attempt failed: a retry, or its end, is the worker's).
+pub async fn make_debit_due(
+    conn: &mut AnyConnection,
+    organization_id: &str,
+    id: &str,
+    now: &str,
+) -> Result<()> {
+    sqlx::query(
+        "UPDATE automatic_pix_charges SET next_attempt_at = $1, updated_at = $1
+         WHERE organization_id = $2 AND id = $3 AND status IN ('scheduling', 'scheduled')",
+    )
+    .bind(now)
+    .bind(organization_id)
+    .bind(id)
+    .execute(conn)
+    .await?;
+    Ok(())
+}

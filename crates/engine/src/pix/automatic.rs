@@ -36,7 +36,7 @@ use dunning_domain::pix_cobv::decimal;
 use dunning_store::agreements::{self as agreements, Agreement};
 use dunning_store::automatic_pix::{
     self as store, AutomaticPix, AutomaticPixStatus, Created, Debit, DebitStatus, Journey, Move,
-    Queue,
+    Queue, RetryPolicy,
 };
 use dunning_store::events::Actor;
 use dunning_store::pix_psp::{self as connections, SealedConnection};
@@ -525,7 +525,9 @@ async fn take_up_debit(engine: &Engine, (org, id): (&str, &str), now: OffsetDate
             Err(e) => return Err(Step::Psp(e)),
         }
     } else {
-        client.get_cobr(&debit.txid).await?
+        let answer = client.get_cobr(&debit.txid).await?;
+        let today = calendar::day_of(now);
+        retry_or_fail(&client, &automatic, &debit, answer, today).await?
     };
     let report = DebitReport::read(&answer)
         .map_err(|why| PspError::Invalid(format!("the recurring charge {}: {why}", debit.txid)))?;
@@ -543,6 +545,46 @@ async fn take_up_debit(engine: &Engine, (org, id): (&str, &str), now: OffsetDate
     ))
 }
 
+/// A recurring charge still active whose last attempt was rejected: the debit is tried again
+/// tomorrow when the recurrence's policy allows it (`PERMITE_3R_7D`: at most three retries,
+/// within seven days of its date; `POST /cobr/{txid}/retentativa/{data}`), else it has failed
+/// (and the instalment falls back to its own code). Any other answer is kept as it is.
+async fn retry_or_fail(
+    client: &PspClient,
+    automatic: &AutomaticPix,
+    debit: &Debit,
+    answer: Value,
+    today: time::Date,
+) -> std::result::Result<Value, Step> {
+    let attempts = answer["tentativas"].as_array().cloned().unwrap_or_default();
+    let rejected =
+        answer["status"] == "ATIVA" && attempts.last().is_some_and(|a| a["status"] == "REJEITADA");
+    if !rejected {
+        return Ok(answer);
+    }
+    let retries = attempts.iter().filter(|a| a["tipo"] == "RIFL").count();
+    let tomorrow = today.next_day().unwrap_or(today);
+    let allowed = automatic.retry_policy == RetryPolicy::ThreeInSevenDays
+        && retries < 3
+        && tomorrow <= debit.due_date + time::Duration::days(7);
+    if allowed {
+        match client.retry_cobr(&debit.txid, tomorrow).await {
+            Ok(retried) => return Ok(retried),
+            Err(e) if !e.refused_request() => return Err(Step::Psp(e)),
+            Err(_) => {} // refused: the debit has failed
+        }
+    }
+    let rejection = attempts
+        .last()
+        .map(|a| a["rejeicao"].clone())
+        .unwrap_or_default();
+    Ok(json!({
+        "txid": debit.txid,
+        "status": "REJEITADA",
+        "encerramento": { "rejeicao": rejection },
+    }))
+}
+
 /// A debit the PSP never had: canceled here.
 async fn cancel_unsent(engine: &Engine, org: &str, debit: &Debit) -> Result<()> {
     let report = DebitReport {
@@ -551,6 +593,7 @@ async fn cancel_unsent(engine: &Engine, org: &str, debit: &Debit) -> Result<()> 
         pix: Vec::new(),
         end_code: None,
         end_reason: Some("The recurrence ended before it was sent".into()),
+        last_attempt_rejected: false,
     };
     apply_debit(engine, org, &report).await.map(drop)
 }
