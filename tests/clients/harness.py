@@ -33,7 +33,7 @@ VENVS = HERE / ".venvs"
 # filtered by the role's permissions and its default toolsets (a viewer loads customers,
 # charges, agreements, disputes and deliveries: 18 of the 27 tools it may use; README,
 # "Choosing what an assistant loads").
-EXPECTED_TOOL_COUNTS = {"admin": 66, "viewer": 18}
+EXPECTED_TOOL_COUNTS = {"admin": 68, "viewer": 18}
 
 # The cases, in the order of the issue. confirm_* only for clients that speak 2026-07-28.
 CASES = [

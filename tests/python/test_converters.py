@@ -52,7 +52,7 @@ def listed_tools(server, headers: dict | None = None) -> list[dict]:
 @pytest.fixture(scope="module")
 def compact_tools(server) -> list[dict]:
     tools = listed_tools(server)
-    assert len(tools) == 66
+    assert len(tools) == 68
     return tools
 
 
@@ -60,7 +60,7 @@ def compact_tools(server) -> list[dict]:
 def tools(server) -> list[dict]:
     """The strict-mode form, which a strict-mode framework's connection asks for."""
     tools = listed_tools(server, STRICT)
-    assert len(tools) == 66
+    assert len(tools) == 68
     return tools
 
 

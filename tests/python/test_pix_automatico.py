@@ -236,6 +236,28 @@ def test_a_failed_debit_is_tried_again_when_the_policy_allows_and_then_paid(serv
     no_refusals(psp)
 
 
+def test_a_lost_debit_callback_is_found_by_the_sweep(server, psp):
+    a, auto, first = authorized_with_debit(server, psp)
+    psp.control("/control/cobr/pay", {"txid": cobr_txid(first), "deliver": False})
+    wait_for("the instalment paid without its callback",
+             lambda: server.rest(f"/v1/charges/{first}")["data"]["status"] == "paid")
+    wait_for("the debit paid", lambda: automatic(server, a["id"])["debits"][0]["status"] == "paid")
+
+
+def test_a_debited_instalment_given_back_by_the_med_is_open_again(server, psp):
+    a, auto, first = authorized_with_debit(server, psp)
+    txid = cobr_txid(first)
+    psp.control("/control/cobr/pay", {"txid": txid})
+    wait_for("the instalment paid", lambda: server.rest(f"/v1/charges/{first}")["data"]["status"] == "paid")
+    e2e = psp.state()["cobrs"][txid]["pix"][0]["endToEndId"]
+    psp.control("/control/refund", {"endToEndId": e2e, "valor": "300.00", "natureza": "MED_PIX_AUTOMATICO"})
+    reopened = wait_for("the instalment open again", lambda: (
+        c := server.rest(f"/v1/charges/{first}")["data"]) and c["status"] != "paid" and c)
+    assert reopened["paid_amount"] == 0
+    refund = one(server, "SELECT nature, status, reversed_cents FROM pix_refunds WHERE end_to_end_id = ?", e2e)
+    assert (refund["nature"], refund["status"], refund["reversed_cents"]) == ("MED_PIX_AUTOMATICO", "returned", 30000)
+
+
 def test_a_lost_recurrence_callback_is_found_by_the_sweep(server, psp):
     a = agreement(server, first_due_in=5)
     server.rest(f"/v1/agreements/{a['id']}/automatic_pix", method="POST", body={})

@@ -472,7 +472,7 @@ def test_a_pix_for_less_than_is_due_is_a_partial_payment_and_the_rest_gets_a_new
 def test_the_connection_is_shown_without_secrets_which_are_stored_sealed(server, psp):
     shown = server.rest("/v1/pix/psp")["data"]
     assert set(shown) == {"api_url", "token_url", "client_id", "webhook", "sweep", "last_test",
-                          "configured_at", "updated_at"}
+                          "automatic_pix", "configured_at", "updated_at"}
     assert shown["token_url"] == psp.info["api_url"] + "/oauth/token"
     secret = psp.files["client_secret"].read_text().strip()
     key_line = psp.files["private_key"].read_text().splitlines()[1]

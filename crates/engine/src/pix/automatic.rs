@@ -538,11 +538,12 @@ async fn take_up_debit(engine: &Engine, (org, id): (&str, &str), now: OffsetDate
     // Looked at again the day after its date, when the debit has been made (its callback
     // usually says so first), and at least every sweep interval.
     let after_date = calendar::start_of(debit.due_date.next_day().unwrap_or(debit.due_date));
-    Ok(Some(
-        after_date
-            .min(now + follow_interval(engine))
-            .max(now + time::Duration::MINUTE),
-    ))
+    let sweep = now + follow_interval(engine);
+    Ok(Some(if after_date > now {
+        after_date.min(sweep)
+    } else {
+        sweep
+    }))
 }
 
 /// A recurring charge still active whose last attempt was rejected: the debit is tried again
