@@ -286,6 +286,42 @@ async fn a_returned_pix_reverses_its_payment_once_and_reopens_the_charge(server:
     assert_eq!(stored, 80_00);
 }
 
+/// A Pix kept for review (its txid names no charge) given back whole: it is `refunded`. On
+/// PostgreSQL the sum of its devoluções was a `NUMERIC` the driver could not read, so the
+/// callback failed, and so did every sweep that met such a Pix (the upkeep never finished: not
+/// even the webhook's registration was recorded).
+async fn a_pix_kept_for_review_and_given_back_whole_is_refunded(server: TestServer) {
+    let secret = connect(&server).await;
+    let paid_at = OffsetDateTime::now_utc() - Duration::minutes(1);
+    let stray = json!({"endToEndId": e2e(40), "txid": "notoneofours", "valor": "25.00", "horario": rfc3339(paid_at)});
+    deliver(&server, &secret, vec![stray.clone()]).await;
+    let mut returned = stray;
+    returned["devolucoes"] = json!([{"id": "D1", "rtrId": "D12345678202612061200abcdefghijk", "valor": "25.00",
+        "natureza": "ORIGINAL", "status": "DEVOLVIDO"}]);
+    let answer = deliver(&server, &secret, vec![returned]).await;
+    assert_eq!(answer, json!({"received": 1, "duplicates": 0}));
+    let token = server.token(0, "admin", "api");
+    let received = server.rest("GET", "/v1/pix/received", &token, None).await;
+    assert_eq!(
+        received.body["data"][0]["status"], "refunded",
+        "{}",
+        received.text
+    );
+}
+
+#[tokio::test]
+async fn a_pix_kept_for_review_and_given_back_whole_is_refunded_on_sqlite() {
+    a_pix_kept_for_review_and_given_back_whole_is_refunded(TestServer::start().await).await;
+}
+
+#[tokio::test]
+async fn a_pix_kept_for_review_and_given_back_whole_is_refunded_on_postgres() {
+    let Some(server) = crate::postgres::postgres_server().await else {
+        return;
+    };
+    a_pix_kept_for_review_and_given_back_whole_is_refunded(server).await;
+}
+
 #[tokio::test]
 async fn a_returned_pix_reverses_its_payment_once_and_reopens_the_charge_on_sqlite() {
     a_returned_pix_reverses_its_payment_once_and_reopens_the_charge(TestServer::start().await)

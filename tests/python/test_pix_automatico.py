@@ -13,20 +13,82 @@ the API answers and what the database holds.
 
 from __future__ import annotations
 
+import os
+import secrets
+import subprocess
+import time
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 import pytest
 
+import test_pix_psp
 from test_pix_psp import (  # noqa: F401  (fixtures and helpers shared with the Pix tests)
-    KEY, VERIFIED, Psp, Receiver, connection_body, one, rest_error, rows, today, wait_for,
+    KEY, VERIFIED, Psp, Receiver, connection_body, rest_error, today, wait_for,
 )
 from harness import Server, cpf
 
 ACCOUNT = {"branch": "0001", "number": "1234567", "type": "checking"}
+POSTGRES = os.environ.get("TEST_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/test")
 
 
-def start_server(psp: Psp, account: dict | None) -> Server:
-    s = Server(extra_args=[
+@dataclass
+class PgServer(Server):
+    """The server on a PostgreSQL database of its own (`kd_test_<seconds>_<random>`, the name the
+    Rust suite's sweep of old test databases knows)."""
+
+    database: str = field(default_factory=lambda: f"kd_test_{int(time.time())}_{secrets.token_hex(6)}")
+
+    @property
+    def db_url(self) -> str:
+        return POSTGRES.rsplit("/", 1)[0] + "/" + self.database
+
+    def start(self, timeout: float = 60) -> "PgServer":
+        psql(POSTGRES, f"CREATE DATABASE {self.database}")
+        return super().start(timeout)
+
+
+def psql(url: str, sql: str) -> list[dict]:
+    """Rows of `sql` on PostgreSQL, as dicts of text (integers as int)."""
+    out = subprocess.run(["psql", url, "-X", "-A", "-F", "\x1f", "-R", "\x1e", "-P", "footer=off",
+                          "-v", "ON_ERROR_STOP=1", "-c", sql], capture_output=True, text=True, check=True).stdout
+    lines = [line for line in out.rstrip("\n").split("\x1e") if line]
+    if not lines:
+        return []
+    names = lines[0].split("\x1f")
+    typed = lambda v: int(v) if v.lstrip("-").isdigit() else (None if v == "" else v)  # noqa: E731
+    return [dict(zip(names, map(typed, line.split("\x1f")))) for line in lines[1:]]
+
+
+def postgres_answers() -> bool:
+    try:
+        psql(POSTGRES, "SELECT 1 AS one")
+        return True
+    except (OSError, subprocess.CalledProcessError):
+        # CI starts PostgreSQL before every run: there a missing server is a failure.
+        assert not os.environ.get("CI"), f"no PostgreSQL at {POSTGRES}, and CI must have one"
+        return False
+
+
+def one(server, sql: str, *args):
+    """The first row of `sql` (`?` placeholders) on the server's database, either engine."""
+    if not isinstance(server, PgServer):
+        return test_pix_psp.one(server, sql, *args)
+    for arg in args:
+        sql = sql.replace("?", "'" + str(arg).replace("'", "''") + "'", 1)
+    found = psql(server.db_url, sql)
+    return found[0] if found else None
+
+
+def rows(server, sql: str, *args) -> list:
+    if not isinstance(server, PgServer):
+        return test_pix_psp.rows(server, sql, *args)
+    return psql(server.db_url, sql)
+
+
+def start_server(psp: Psp, account: dict | None, engine: str = "sqlite") -> Server:
+    kind = PgServer if engine == "postgres" else Server
+    s = kind(extra_args=[
         "--allow-private-pix-psp", "--pix-ca-file", str(psp.files["ca"]),
         "--pix-interval", "300ms", "--pix-sweep-interval", "1s", "--collection-interval", "2s",
         "--pix-webhook-require-header", VERIFIED, "--allow-private-webhook-targets",
@@ -35,8 +97,12 @@ def start_server(psp: Psp, account: dict | None) -> Server:
            body={"key": KEY, "merchant_name": "Padaria Pao Dourado", "merchant_city": "Sao Paulo"})
     body = connection_body(psp) if account is None else connection_body(psp, automatic_pix_account=account)
     s.rest("/v1/pix/psp", method="PUT", body=body)
-    wait_for("the webhook registered at the PSP",
-             lambda: s.rest("/v1/pix/psp")["data"]["webhook"]["registered"])
+    try:
+        wait_for("the webhook registered at the PSP",
+                 lambda: s.rest("/v1/pix/psp")["data"]["webhook"]["registered"])
+    except BaseException:
+        print(s.log_tail())
+        raise
     return s
 
 
@@ -47,9 +113,11 @@ def psp(tmp_path_factory):
     p.stop()
 
 
-@pytest.fixture(scope="module")
-def server(psp):
-    s = start_server(psp, ACCOUNT)
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def server(psp, request):
+    if request.param == "postgres" and not postgres_answers():
+        pytest.skip(f"no PostgreSQL at {POSTGRES}")
+    s = start_server(psp, ACCOUNT, request.param)
     yield s
     s.stop()
     s.cleanup()

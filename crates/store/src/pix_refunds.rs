@@ -198,7 +198,9 @@ pub async fn returned_cents(
     sum_cents(conn, organization_id, received_id, "status = 'returned'").await
 }
 
-/// The sum of a Pix's devoluções that meet `condition` (our own SQL, never a caller's).
+/// The sum of a Pix's devoluções that meet `condition` (our own SQL, never a caller's). Cast
+/// back to `BIGINT`: PostgreSQL sums a `BIGINT` column as `NUMERIC`, which the `Any` driver
+/// cannot read.
 async fn sum_cents(
     conn: &mut AnyConnection,
     organization_id: &str,
@@ -206,14 +208,15 @@ async fn sum_cents(
     condition: &'static str,
 ) -> Result<Cents> {
     let sql = format!(
-        "SELECT SUM(amount_cents) FROM pix_refunds WHERE organization_id = $1 AND received_id = $2 AND {condition}"
+        "SELECT CAST(COALESCE(SUM(amount_cents), 0) AS BIGINT) FROM pix_refunds
+         WHERE organization_id = $1 AND received_id = $2 AND {condition}"
     );
-    let sum: Option<i64> = sqlx::query_scalar(AssertSqlSafe(sql))
+    let sum: i64 = sqlx::query_scalar(AssertSqlSafe(sql))
         .bind(organization_id)
         .bind(received_id)
         .fetch_one(conn)
         .await?;
-    Ok(Cents(sum.unwrap_or(0)))
+    Ok(Cents(sum))
 }
 
 /// A devolução's new standing as the PSP reports it (its `rtrId` and `motivo` kept when
