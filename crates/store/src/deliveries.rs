@@ -199,6 +199,13 @@ pub async fn claim_due(
          RETURNING {COLUMNS}"
     );
     let mut claimed: Vec<Delivery> = sqlx::query_as(AssertSqlSafe(sql))
+        // Planned at each execution, not kept prepared: PostgreSQL keeps a prepared
+        // statement's generic plan, and one made while the table was empty (a server started
+        // before a due day) walked `deliveries_work` through every queued row of every
+        // channel for each claim — 59 million index entries read during one burst of
+        // 100 000, each claim taking seconds. Planned with the channel and the batch size
+        // in hand it takes `deliveries_channel_due`; planning costs far less than a batch.
+        .persistent(false)
         .bind(token)
         .bind(until)
         .bind(now)
@@ -245,6 +252,8 @@ pub async fn sending_context(db: &Db, delivery_ids: &[&str]) -> Result<Vec<Sendi
          WHERE d.id IN ({ids})"
     );
     Ok(sqlx::query_as(AssertSqlSafe(sql))
+        // Planned at each execution, as `claim_due` says why.
+        .persistent(false)
         .bind(serde_json::to_string(delivery_ids).expect("strings serialise"))
         .fetch_all(&db.pool)
         .await?)
@@ -356,6 +365,8 @@ pub async fn finish_attempts(
          RETURNING deliveries.id"
     );
     Ok(sqlx::query_scalar(AssertSqlSafe(sql))
+        // Planned at each execution, as `claim_due` says why.
+        .persistent(false)
         .bind(serde_json::Value::Array(rows).to_string())
         .bind(now)
         .bind(token)
