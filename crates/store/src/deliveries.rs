@@ -294,6 +294,9 @@ pub struct Finished<'a> {
 /// Each attempt goes as a row of one JSON array (its kind, then the values its kind sets):
 /// a burst's batch costs one round trip instead of one per delivery. A retry leaves the
 /// status and what a sending set alone; only a sending sets the provider and the instants.
+/// The status is compared through `COALESCE` so that SQLite cannot read it through
+/// `deliveries_work`: with it, SQLite walked every queued delivery and, for each, the batch
+/// (a burst's CPU doubled); without it, it walks the batch and finds each row by id.
 pub async fn finish_attempts(
     conn: &mut AnyConnection,
     token: &str,
@@ -361,7 +364,8 @@ pub async fn finish_attempts(
                       {row} ->> 6 AS error, {row} ->> 7 AS next_attempt_at,
                       CAST({row} ->> 8 AS BIGINT) AS counts
                FROM {rows_of}) AS r
-         WHERE deliveries.id = r.id AND deliveries.claim_token = $3 AND deliveries.status = 'queued'
+         WHERE deliveries.id = r.id AND deliveries.claim_token = $3
+           AND COALESCE(deliveries.status, '') = 'queued'
          RETURNING deliveries.id"
     );
     Ok(sqlx::query_scalar(AssertSqlSafe(sql))
