@@ -24,7 +24,8 @@ Each run starts the release server (one replica, or two on one PostgreSQL databa
 collection worker ticking every second, and measures from the moment every replica answers
 `/livez` (its first tick comes within a second) to the last message the relay or the stand-in
 accepted: seconds, messages a second (e-mails alone too, from the first to the last), the
-servers' CPU seconds (utime + stime of /proc/PID/stat, all replicas), the parties' (what the
+servers' CPU seconds (utime + stime of /proc/PID/stat, all replicas), on PostgreSQL the
+backends' serving the bench database (read from pg_stat_activity as the burst ends), the parties' (what the
 relay and the stand-in cost: they share the machine) and peak RSS (VmHWM, the largest replica). Figures only:
 nothing here is asserted."""
 
@@ -229,8 +230,22 @@ def stop_profile(perf: subprocess.Popen, workdir: Path) -> str:
     return text
 
 
+def backends_cpu_seconds(database: str) -> float:
+    """CPU seconds of the PostgreSQL backends serving `database` now (each since its
+    connection: the servers connect at start, so about the burst's share of the database)."""
+    pids = psql(f"SELECT pid FROM pg_stat_activity WHERE datname = '{database}' "
+                f"AND pid <> pg_backend_pid()").split()
+    total = 0.0
+    for pid in pids:
+        try:
+            total += cpu_seconds(int(pid))
+        except OSError:
+            pass
+    return total
+
+
 def run(binary: Path, url: str, replicas: int, workdir: Path, expected: tuple[int, int],
-        profile: bool = False) -> dict:
+        profile: bool = False, database: str | None = None) -> dict:
     smtp_port, twilio_port = free_port(), free_port()
     status_file = workdir / "parties.json"
     parties = subprocess.Popen([sys.executable, str(HERE / "burst_parties.py"), str(smtp_port),
@@ -263,6 +278,7 @@ def run(binary: Path, url: str, replicas: int, workdir: Path, expected: tuple[in
         cpu = sum(cpu_seconds(s.pid) - before for (s, _), before in zip(servers, cpu_before))
         rss = max(peak_rss_mib(s.pid) for s, _ in servers)
         parties_cpu = cpu_seconds(parties.pid) - parties_before
+        database_cpu = backends_cpu_seconds(database) if database else None
         if perf:
             log(stop_profile(perf, workdir))
     finally:
@@ -287,7 +303,7 @@ def run(binary: Path, url: str, replicas: int, workdir: Path, expected: tuple[in
         "email_seconds": email_seconds, "first_email_s": status["first_email_at"] - t0,
         "emails_per_s_sending": status["emails"] / max(
             status["last_email_at"] - status["first_email_at"], 1e-9),
-        "parties_cpu_s": parties_cpu,
+        "parties_cpu_s": parties_cpu, "database_cpu_s": database_cpu,
         "cpu_s": cpu, "rss_mib": rss, "most_sessions": status["most_sessions"],
         "throttled": status["throttled"],
     }
@@ -326,7 +342,7 @@ def postgres_run(binary: Path, charges: int, replicas: int, profile: bool) -> di
         shutil.rmtree(workdir, ignore_errors=True)
         workdir.mkdir(parents=True)
         return {"engine": "PostgreSQL", "replicas": replicas,
-                **run(binary, f"{PG}/{name}", replicas, workdir, expected, profile)}
+                **run(binary, f"{PG}/{name}", replicas, workdir, expected, profile, name)}
     finally:
         psql(f"DROP DATABASE IF EXISTS {name}")
 
@@ -340,14 +356,17 @@ def table(results: list[dict], charges: int) -> str:
         f"Load average after: {load}.", "",
         "| engine | replicas | e-mails | WhatsApp | seconds to the last message | msgs/s | "
         "first e-mail at (s) | e-mails/s (first→last e-mail) | CPU-s (servers) | "
-        "CPU-s (relay + stand-in) | peak RSS (MiB) | relay sessions at once | 429s |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "CPU-s (PostgreSQL backends) | CPU-s (relay + stand-in) | peak RSS (MiB) | "
+        "relay sessions at once | 429s |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
         lines.append(
             f"| {r['engine']} | {r['replicas']} | {r['emails']:,} | {r['whatsapp']:,} | "
             f"{r['seconds']:.1f} | {r['msgs_per_s']:.0f} | {r['first_email_s']:.1f} | "
-            f"{r['emails_per_s_sending']:.0f} | {r['cpu_s']:.1f} | {r['parties_cpu_s']:.1f} | "
+            f"{r['emails_per_s_sending']:.0f} | {r['cpu_s']:.1f} | "
+            f"{'-' if r['database_cpu_s'] is None else format(r['database_cpu_s'], '.1f')} | "
+            f"{r['parties_cpu_s']:.1f} | "
             f"{r['rss_mib']:.0f} | {r['most_sessions']} | {r['throttled']} |")
     return "\n".join(lines)
 
@@ -357,6 +376,8 @@ def main() -> None:
     parser.add_argument("--charges", type=int, default=100_000)
     parser.add_argument("--sqlite", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--postgres", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument("--replicas", type=int, nargs="+", default=[1, 2],
+                        help="PostgreSQL runs: with one replica, two, or both (the default)")
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--profile", action="store_true",
                         help="perf record of the machine during each burst, printed by process "
@@ -368,7 +389,7 @@ def main() -> None:
         results.append(sqlite_run(binary, args.charges, args.profile))
         log(json.dumps(results[-1]))
     if args.postgres:
-        for replicas in (1, 2):
+        for replicas in args.replicas:
             results.append(postgres_run(binary, args.charges, replicas, args.profile))
             log(json.dumps(results[-1]))
     text = table(results, args.charges)

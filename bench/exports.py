@@ -45,7 +45,10 @@ def log(*args):
 
 
 def binary():
-    """Build the release server and say where it is (cargo follows CARGO_TARGET_DIR)."""
+    """Build the release server and say where it is (cargo follows CARGO_TARGET_DIR), or the
+    binary NEW_BIN names."""
+    if os.environ.get("NEW_BIN"):
+        return os.environ["NEW_BIN"]
     subprocess.run(["cargo", "build", "--release", "--locked", "-q"], cwd=ROOT, check=True)
     meta = subprocess.run(
         ["cargo", "metadata", "--format-version", "1", "--no-deps", "--offline"],
@@ -65,16 +68,33 @@ def status_kib(pid, field):
     return 0
 
 
+def smaps_rollup_kib(pid):
+    """The process's memory by kind (/proc/PID/smaps_rollup: Rss, Anonymous, Pss_File, ...)."""
+    kinds = {}
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) == 3 and parts[2] == "kB":
+                    kinds[parts[0].rstrip(":")] = int(parts[1])
+    except OSError:
+        pass
+    return kinds
+
+
 class RssSampler:
-    """The largest VmRSS of a process, sampled every 50 ms while running."""
+    """The largest VmRSS of a process, sampled every 50 ms while running, and what it was made
+    of at that moment (smaps_rollup: anonymous memory against the binary's mapped pages)."""
 
     def __init__(self, pid):
-        self.pid, self.peak, self._stop = pid, 0, threading.Event()
+        self.pid, self.peak, self.at_peak, self._stop = pid, 0, {}, threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self):
         while not self._stop.is_set():
-            self.peak = max(self.peak, status_kib(self.pid, "VmRSS"))
+            rss = status_kib(self.pid, "VmRSS")
+            if rss > self.peak:
+                self.peak, self.at_peak = rss, smaps_rollup_kib(self.pid)
             self._stop.wait(0.05)
 
     def __enter__(self):
@@ -188,6 +208,7 @@ def measure(binary_path, workdir, url, engine, charges, generated):
         token = admin_token(binary_path, workdir, url)
         pid = server.pid
         idle_kib = status_kib(pid, "VmRSS")
+        idle_kinds = smaps_rollup_kib(pid)
         hwm_reset = reset_peak(pid)
         with RssSampler(pid) as sampled:
             t0 = time.monotonic()
@@ -253,8 +274,16 @@ def measure(binary_path, workdir, url, engine, charges, generated):
         "download_s": download_s,
         "download_mib_s": size / download_s / (1 << 20),
         "download_peak_mib": max(download_hwm_kib, download_sampled.peak) / 1024,
+        "idle_kinds_mib": {k: v / 1024 for k, v in idle_kinds.items()
+                           if k in ("Rss", "Anonymous", "Pss_File")},
+        "peak_kinds_mib": {k: v / 1024 for k, v in sampled.at_peak.items()
+                           if k in ("Rss", "Anonymous", "Pss_File")},
         "range": ranged[2],
     }
+
+
+def kinds(mib):
+    return ", ".join(f"{k} {v:.1f}" for k, v in sorted(mib.items())) or "-"
 
 
 def report(r):
@@ -267,6 +296,8 @@ def report(r):
         f"  server RSS: {r['idle_mib']:.0f} MiB before, peak {r['build_peak_mib']:.1f} MiB during "
         f"the build (VmHWM {r['build_hwm_mib']:.1f}, sampled {r['build_sampled_mib']:.1f}); "
         f"target <= {TARGET_MIB} MiB: {met}",
+        "  by kind (smaps_rollup, MiB): idle " + kinds(r["idle_kinds_mib"])
+        + "; at the peak " + kinds(r["peak_kinds_mib"]),
         f"  download: {r['download_s']:.1f} s, {r['bytes']} bytes ({r['download_mib_s']:.0f} MiB/s), "
         f"peak RSS {r['download_peak_mib']:.1f} MiB; Range -> 206 {r['range']}",
     ])

@@ -20,6 +20,7 @@ use crate::collection::{
     admin, charge_with_plan, count, customer, customer_with, get, post, sql, timeline,
 };
 use crate::common::TestServer;
+use crate::postgres_reads::{CountingRelay, writes_during};
 
 async fn plan(server: &TestServer, steps: Value) -> String {
     let answer = post(
@@ -936,5 +937,182 @@ async fn two_engines_on_one_postgres_racing_over_bursts_send_each_message_once()
         )
         .await,
         2400
+    );
+}
+
+/// A burst costs PostgreSQL statements per batch, not per message: a claim's attempts are
+/// recorded in one statement and their events in another, and the webhook worker marks a
+/// batch of events fanned out in one. Counted through a relay that sees each exchange: with
+/// a statement per message, recording these 600 e-mails (600 updates, 1 200 events) and
+/// fanning their events out (1 200 updates) took more than 3 000 exchanges.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_a_burst_is_recorded_and_fanned_out_a_statement_per_batch() {
+    let (port, smtp) = counting_relay().await;
+    let Some(server) = crate::postgres::postgres_server_with(relay_config(port, 4)).await else {
+        return;
+    };
+    let engine = &server.state.engine;
+    // What the demo left to fan out goes first: what is counted below is the burst's.
+    dunning_engine::webhooks::tick(engine, OffsetDateTime::now_utc())
+        .await
+        .unwrap();
+    let c = customer(&server, "Conceição Araújo").await;
+    let charge = charge_with_plan(&server, &c, 100.0, 1, None).await;
+    let queued = queue_e_mails(&server, &charge, 600).await;
+    dunning_engine::webhooks::tick(engine, OffsetDateTime::now_utc())
+        .await
+        .unwrap();
+    let relay = CountingRelay::start().await;
+    let url = server
+        .state
+        .config
+        .database_url
+        .replace("127.0.0.1:5432", &format!("127.0.0.1:{}", relay.port));
+    let (db, _) = Db::open(&url).await.unwrap();
+    let relayed = AppState::new(db, (*server.state.config).clone());
+    let now = OffsetDateTime::now_utc();
+
+    let sending = writes_during(&relay, async {
+        assert_eq!(tick(&relayed.engine, now).await.unwrap().attempts, 600);
+    })
+    .await;
+    let fan_out = writes_during(&relay, async {
+        dunning_engine::webhooks::tick(&relayed.engine, now)
+            .await
+            .unwrap();
+    })
+    .await;
+
+    assert_each_sent_once(&server, &smtp, &queued).await;
+    let events = "SELECT COUNT(*) FROM events WHERE subject_type = 'delivery'";
+    assert_eq!(count(&server, events).await, 1200, "sent and delivered");
+    let undispatched = "SELECT COUNT(*) FROM events WHERE webhooks_dispatched = 0";
+    assert_eq!(count(&server, undispatched).await, 0);
+    // Three batches of 256 at most: a claim, a read, a transaction of two statements each,
+    // beside the tick's other questions and the pool's new connections.
+    assert!(sending < 200, "{sending} exchanges to send 600 e-mails");
+    // Six batches of 200 events: a read, a transaction marking them.
+    assert!(fan_out < 100, "{fan_out} exchanges to fan 1 200 events out");
+}
+
+/// A batch's attempts are recorded, in one statement, only where the batch's claim still
+/// holds: one taken by another worker after the lease keeps that worker's claim; the others
+/// get what their kind writes (a message sent, a retry that leaves the status, a bounce).
+#[tokio::test]
+async fn a_batch_is_recorded_only_where_its_claim_holds() {
+    batch_recorded_where_its_claim_holds(&TestServer::start().await).await;
+}
+
+#[tokio::test]
+async fn on_postgres_a_batch_is_recorded_only_where_its_claim_holds() {
+    if let Some(server) = crate::postgres::postgres_server().await {
+        batch_recorded_where_its_claim_holds(&server).await;
+    }
+}
+
+async fn batch_recorded_where_its_claim_holds(server: &TestServer) {
+    use dunning_store::deliveries::{AttemptResult, Finished, claim_due, finish_attempts};
+    let c = customer(server, "Conceição Araújo").await;
+    let charge = charge_with_plan(server, &c, 100.0, 1, None).await;
+    let queued = queue_e_mails(server, &charge, 4).await;
+    let db = &server.state.db;
+    let at = |minutes| {
+        dunning_store::timestamp_text(OffsetDateTime::now_utc() + Duration::minutes(minutes))
+    };
+    let mine = claim_due(db, "clm_mine", "email", &at(0), &at(5), 10)
+        .await
+        .unwrap();
+    assert_eq!(mine.len(), 4);
+    // The lease ran out on the last one and another worker took it.
+    sql(
+        server,
+        &format!(
+            "UPDATE deliveries SET claimed_until = '{}' WHERE id = '{}'",
+            at(-1),
+            queued[3]
+        ),
+    )
+    .await;
+    let theirs = claim_due(db, "clm_theirs", "email", &at(0), &at(5), 10)
+        .await
+        .unwrap();
+    assert_eq!(theirs.len(), 1);
+
+    let later = at(60);
+    let attempts = [
+        Finished {
+            id: &queued[0],
+            result: AttemptResult::Sent {
+                provider: "smtp",
+                delivered: false,
+                message_id: Some("msg-0"),
+            },
+            counts_as_attempt: true,
+        },
+        Finished {
+            id: &queued[1],
+            result: AttemptResult::Retry {
+                error: "busy",
+                next_attempt_at: &later,
+            },
+            counts_as_attempt: false,
+        },
+        Finished {
+            id: &queued[2],
+            result: AttemptResult::Ended {
+                status: "bounced",
+                error: "no such mailbox",
+            },
+            counts_as_attempt: true,
+        },
+        Finished {
+            id: &queued[3],
+            result: AttemptResult::Sent {
+                provider: "smtp",
+                delivered: true,
+                message_id: None,
+            },
+            counts_as_attempt: true,
+        },
+    ];
+    let mut conn = db.begin().await.unwrap();
+    let mut recorded = finish_attempts(&mut conn, "clm_mine", &attempts, &at(0))
+        .await
+        .unwrap();
+    conn.commit().await.unwrap();
+    recorded.sort();
+    let mut expected = queued[..3].to_vec();
+    expected.sort();
+    assert_eq!(recorded, expected);
+
+    let row = |id: &str| {
+        format!(
+            "SELECT status || '|' || COALESCE(provider, '-') || '|' || COALESCE(provider_message_id, '-') || '|' \
+             || attempts || '|' || COALESCE(error, '-') || '|' || COALESCE(next_attempt_at, '-') || '|' \
+             || CASE WHEN sent_at IS NULL THEN 'unsent' ELSE 'sent' END || '|' || COALESCE(claim_token, '-') \
+             FROM deliveries WHERE id = '{id}'"
+        )
+    };
+    let text = |id: &str| {
+        let query = row(id);
+        async move {
+            sqlx::query_scalar::<_, String>(sqlx::AssertSqlSafe(query))
+                .fetch_one(&server.state.db.pool)
+                .await
+                .unwrap()
+        }
+    };
+    assert_eq!(text(&queued[0]).await, "sent|smtp|msg-0|1|-|-|sent|-");
+    assert_eq!(
+        text(&queued[1]).await,
+        format!("queued|-|-|0|busy|{later}|unsent|-")
+    );
+    assert_eq!(
+        text(&queued[2]).await,
+        "bounced|-|-|1|no such mailbox|-|unsent|-"
+    );
+    assert!(
+        text(&queued[3]).await.ends_with("|unsent|clm_theirs"),
+        "the other worker's claim stands"
     );
 }

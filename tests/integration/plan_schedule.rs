@@ -293,6 +293,63 @@ async fn a_step_added_during_a_tick_is_never_lost(server: &TestServer) {
     }
 }
 
+/// A batch of the worker's next days is written in one statement (one commit: on
+/// PostgreSQL a statement per charge was a WAL flush per charge), each only where the
+/// charge's revision is still the one read; `None` says no step is left.
+async fn a_batch_is_settled_in_one_statement_where_each_revision_held(server: &TestServer) {
+    use dunning_store::plan_schedule::{Settled, settle};
+    let rows: Vec<(String, i64)> =
+        sqlx::query_as("SELECT id, steps_revision FROM charges ORDER BY id DESC LIMIT 30")
+            .fetch_all(&server.state.db.pool)
+            .await
+            .unwrap();
+    assert_eq!(rows.len(), 30);
+    let day = brasilia_day(9);
+    let settled: Vec<Settled> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, (id, revision))| Settled {
+            charge_id: id.clone(),
+            // Every third was changed since it was read: it keeps its mark.
+            revision: if i % 3 == 0 { revision - 1 } else { *revision },
+            next: (i % 3 != 1).then(|| day.clone()),
+        })
+        .collect();
+    let mut before = Vec::with_capacity(rows.len());
+    for (id, _) in &rows {
+        before.push(steps_due_on(server, id).await);
+    }
+    let url = &server.state.config.database_url;
+    let relay = crate::postgres_reads::CountingRelay::start().await;
+    let relayed = url.replace("127.0.0.1:5432", &format!("127.0.0.1:{}", relay.port));
+    let db = if relayed == *url {
+        server.state.db.clone()
+    } else {
+        dunning_store::Db::open(&relayed).await.unwrap().0
+    };
+    // A first statement opens the pool's connection; what is counted is the batch alone.
+    assert_eq!(settle(&db, &settled[..1]).await.unwrap(), 0);
+    let mut written = 0;
+    let exchanges = crate::postgres_reads::writes_during(&relay, async {
+        written = settle(&db, &settled).await.unwrap();
+    })
+    .await;
+    assert_eq!(written, 20);
+    if relayed != *url {
+        // The statement and the pool's own exchanges around it; a statement per charge was
+        // 30 at least.
+        assert!(exchanges < 10, "{exchanges} exchanges for one batch of 30");
+    }
+    for (i, ((id, _), before)) in rows.iter().zip(before).enumerate() {
+        let expected = match i % 3 {
+            0 => before,
+            1 => None,
+            _ => Some(day.clone()),
+        };
+        assert_eq!(steps_due_on(server, id).await, expected, "charge {i}");
+    }
+}
+
 macro_rules! on_both_engines {
     ($($name:ident),* $(,)?) => {
         mod sqlite {
@@ -325,4 +382,5 @@ on_both_engines!(
     a_dispute_holds_the_steps_and_its_end_releases_them,
     a_change_of_holidays_is_seen_at_the_next_tick,
     a_step_added_during_a_tick_is_never_lost,
+    a_batch_is_settled_in_one_statement_where_each_revision_held,
 );

@@ -15,14 +15,14 @@ use crate::postgres::fresh_postgres_url;
 /// A TCP relay to 127.0.0.1:5432 counting the client's writes (each arrives as one read here,
 /// since a client that waits for an answer between two writes cannot have them merged), and
 /// holding each of the server's answers back for `delay` milliseconds once it is set.
-struct CountingRelay {
-    port: u16,
+pub(crate) struct CountingRelay {
+    pub(crate) port: u16,
     writes: Arc<AtomicUsize>,
     delay: Arc<AtomicU64>,
 }
 
 impl CountingRelay {
-    async fn start() -> CountingRelay {
+    pub(crate) async fn start() -> CountingRelay {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind relay");
         let port = listener.local_addr().expect("address").port();
         let writes = Arc::new(AtomicUsize::new(0));
@@ -66,13 +66,16 @@ impl CountingRelay {
         }
     }
 
-    fn writes(&self) -> usize {
+    pub(crate) fn writes(&self) -> usize {
         self.writes.load(Ordering::SeqCst)
     }
 }
 
 /// The client's writes while `reads` reads run one after another.
-async fn writes_during<F: Future<Output = ()>>(relay: &CountingRelay, reads: F) -> usize {
+pub(crate) async fn writes_during<F: Future<Output = ()>>(
+    relay: &CountingRelay,
+    reads: F,
+) -> usize {
     let before = relay.writes();
     reads.await;
     // An exchange after the last read's answer (a ping on release) comes at once.

@@ -16,7 +16,7 @@
 //! pace has no turn soon, sends the delivery back to the queue for that long without counting
 //! an attempt: the retry schedule is for failures, and waiting our turn is not one.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -32,7 +32,7 @@ use crate::providers::SendResult;
 use dunning_domain::charge_math::ChargeState;
 use dunning_store::deliveries::{self, AttemptResult, Delivery, SendingContext};
 use dunning_store::events::{self, Actor};
-use dunning_store::{Connection, Result, ids, timestamp_text};
+use dunning_store::{Result, ids, timestamp_text};
 
 /// Waits before each new attempt of a delivery that could not go; after the last one fails,
 /// the delivery is `failed`.
@@ -292,7 +292,8 @@ fn blocker(delivery: &Delivery, context: Option<&SendingContext>) -> Option<Stri
     None
 }
 
-/// Record a batch's attempts in one transaction, each only while the batch's claim holds it.
+/// Record a batch's attempts in one transaction, each only while the batch's claim holds it:
+/// one statement for the deliveries and one for their events, whatever the batch's size.
 async fn record(
     engine: &Engine,
     token: &str,
@@ -302,38 +303,88 @@ async fn record(
     if attempts.is_empty() {
         return Ok(());
     }
+    let now_text = timestamp_text(now);
+    let next_attempts: Vec<Option<String>> = attempts
+        .iter()
+        .map(|attempt| next_attempt_at(attempt, now))
+        .collect();
+    let writes: Vec<(AttemptResult<'_>, &[&str])> = attempts
+        .iter()
+        .zip(&next_attempts)
+        .map(|(attempt, next)| write(engine, attempt, next.as_deref()))
+        .collect();
+    let finished: Vec<deliveries::Finished<'_>> = attempts
+        .iter()
+        .zip(&writes)
+        .map(|(attempt, (result, _))| deliveries::Finished {
+            id: &attempt.delivery.id,
+            result: result.clone(),
+            counts_as_attempt: attempt.counts,
+        })
+        .collect();
     let mut tx = engine.db.begin().await?;
-    for attempt in attempts {
-        record_attempt(&mut tx, engine, token, attempt, now).await?;
+    let recorded: HashSet<String> =
+        deliveries::finish_attempts(&mut tx, token, &finished, &now_text)
+            .await?
+            .into_iter()
+            .collect();
+    let actor = engine_actor();
+    let mut new_events = Vec::new();
+    // In the batch's order, each delivery's events in order; a delivery whose claim was lost
+    // (the lease ran out and another worker took it) has no event: that worker's word counts.
+    for (attempt, (result, kinds)) in attempts.iter().zip(&writes) {
+        let delivery = &attempt.delivery;
+        if !recorded.contains(&delivery.id) {
+            continue;
+        }
+        let error = match result {
+            AttemptResult::Ended { error, .. } => Some(*error),
+            _ => None,
+        };
+        for kind in *kinds {
+            new_events.push(events::NewEvent {
+                organization_id: &delivery.organization_id,
+                kind,
+                subject: ("delivery", &delivery.id),
+                actor: &actor,
+                data: json!({
+                    "charge_id": delivery.charge_id,
+                    "channel": delivery.channel,
+                    "attempts": delivery.attempts + i64::from(attempt.counts),
+                    "error": error,
+                }),
+            });
+        }
     }
+    events::record_many(&mut tx, &new_events).await?;
     tx.commit().await?;
     Ok(())
 }
 
-async fn record_attempt(
-    tx: &mut Connection,
-    engine: &Engine,
-    token: &str,
-    attempt: &Attempt,
-    now: OffsetDateTime,
-) -> Result<()> {
-    let Attempt {
-        delivery,
-        result,
-        counts,
-    } = attempt;
-    let now_text = timestamp_text(now);
-    let attempts = delivery.attempts + i64::from(*counts);
-    let provider = engine.providers.channel(&delivery.channel).name();
-    let next = RETRY_SCHEDULE
-        .get(usize::try_from(attempts - 1).unwrap_or(usize::MAX))
-        .map(|wait| timestamp_text(plus(now, *wait)));
-    let later = match result {
-        SendResult::Later { wait, .. } => Some(timestamp_text(plus(now, *wait))),
+/// When an attempt's delivery goes again: after the provider's wait, or the retry schedule's
+/// next (none once the schedule is spent: it has failed).
+fn next_attempt_at(attempt: &Attempt, now: OffsetDateTime) -> Option<String> {
+    let attempts = attempt.delivery.attempts + i64::from(attempt.counts);
+    let wait = match &attempt.result {
+        SendResult::Later { wait, .. } => Some(*wait),
+        SendResult::Retry(_) => RETRY_SCHEDULE
+            .get(usize::try_from(attempts - 1).unwrap_or(usize::MAX))
+            .copied(),
         _ => None,
     };
-    let (write, kinds): (AttemptResult<'_>, &[&str]) = match result {
-        SendResult::Delivered => (
+    wait.map(|wait| timestamp_text(plus(now, wait)))
+}
+
+/// What an attempt writes on its delivery, and the events it raises; `next` is its
+/// [`next_attempt_at`].
+fn write<'a>(
+    engine: &Engine,
+    attempt: &'a Attempt,
+    next: Option<&'a str>,
+) -> (AttemptResult<'a>, &'static [&'static str]) {
+    let provider = engine.providers.channel(&attempt.delivery.channel).name();
+    match (&attempt.result, next) {
+        (SendResult::Delivered, _) => (
             AttemptResult::Sent {
                 provider,
                 delivered: true,
@@ -341,7 +392,7 @@ async fn record_attempt(
             },
             &["delivery.sent", "delivery.delivered"],
         ),
-        SendResult::Sent { message_id } => (
+        (SendResult::Sent { message_id }, _) => (
             AttemptResult::Sent {
                 provider,
                 delivered: false,
@@ -349,67 +400,27 @@ async fn record_attempt(
             },
             &["delivery.sent"],
         ),
-        SendResult::Later { reason, .. } => (
+        (SendResult::Later { reason: error, .. } | SendResult::Retry(error), Some(next)) => (
             AttemptResult::Retry {
-                error: reason,
-                next_attempt_at: later.as_deref().unwrap_or(&now_text),
+                error,
+                next_attempt_at: next,
             },
             &[],
         ),
-        SendResult::Retry(error) => match &next {
-            Some(next) => (
-                AttemptResult::Retry {
-                    error,
-                    next_attempt_at: next,
-                },
-                &[],
-            ),
-            None => (
-                AttemptResult::Ended {
-                    status: "failed",
-                    error,
-                },
-                &["delivery.failed"],
-            ),
-        },
-        SendResult::Bounced(error) => (
-            AttemptResult::Ended {
-                status: "bounced",
-                error,
-            },
-            &["delivery.bounced"],
-        ),
-        SendResult::Failed(error) => (
+        (SendResult::Later { reason: error, .. } | SendResult::Retry(error), None)
+        | (SendResult::Failed(error), _) => (
             AttemptResult::Ended {
                 status: "failed",
                 error,
             },
             &["delivery.failed"],
         ),
-    };
-    if !deliveries::finish_attempt(tx, &delivery.id, token, &write, *counts, &now_text).await? {
-        // The lease ran out and another worker took the delivery: its word counts.
-        return Ok(());
+        (SendResult::Bounced(error), _) => (
+            AttemptResult::Ended {
+                status: "bounced",
+                error,
+            },
+            &["delivery.bounced"],
+        ),
     }
-    let error = match &write {
-        AttemptResult::Ended { error, .. } => Some(*error),
-        _ => None,
-    };
-    for kind in kinds {
-        events::record(
-            tx,
-            &delivery.organization_id,
-            kind,
-            ("delivery", &delivery.id),
-            &engine_actor(),
-            &json!({
-                "charge_id": delivery.charge_id,
-                "channel": delivery.channel,
-                "attempts": attempts,
-                "error": error,
-            }),
-        )
-        .await?;
-    }
-    Ok(())
 }

@@ -271,8 +271,9 @@ async fn fan_out(engine: &Engine, now: OffsetDateTime) -> Result<usize> {
                 .await?;
                 queued += usize::from(inserted);
             }
-            store::mark_dispatched(&mut tx, &event.organization_id, &event.id).await?;
         }
+        let ids: Vec<&str> = batch.iter().map(|e| e.id.as_str()).collect();
+        store::mark_dispatched(&mut tx, &ids).await?;
         tx.commit().await?;
         if batch.len() < BATCH as usize {
             return Ok(queued);

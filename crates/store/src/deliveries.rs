@@ -199,6 +199,13 @@ pub async fn claim_due(
          RETURNING {COLUMNS}"
     );
     let mut claimed: Vec<Delivery> = sqlx::query_as(AssertSqlSafe(sql))
+        // Planned at each execution, not kept prepared: PostgreSQL keeps a prepared
+        // statement's generic plan, and one made while the table was empty (a server started
+        // before a due day) walked `deliveries_work` through every queued row of every
+        // channel for each claim — 59 million index entries read during one burst of
+        // 100 000, each claim taking seconds. Planned with the channel and the batch size
+        // in hand it takes `deliveries_channel_due`; planning costs far less than a batch.
+        .persistent(false)
         .bind(token)
         .bind(until)
         .bind(now)
@@ -228,17 +235,13 @@ crate::row! {
     }
 }
 
-/// The [`SendingContext`] of each of these deliveries (a claimed batch), found by key. The ids
-/// go as one JSON array: SQLite's driver looks each `$n` up by name among all of a
-/// statement's parameters, so a batch bound one id a parameter cost a quarter of a burst's CPU.
+/// The [`SendingContext`] of each of these deliveries (a claimed batch), found by key, the
+/// ids as one JSON array ([`Backend::json_strings`]).
 pub async fn sending_context(db: &Db, delivery_ids: &[&str]) -> Result<Vec<SendingContext>> {
     if delivery_ids.is_empty() {
         return Ok(Vec::new());
     }
-    let ids = match db.backend {
-        Backend::Sqlite => "SELECT value FROM json_each($1)",
-        Backend::Postgres => "SELECT json_array_elements_text($1::json)",
-    };
+    let ids = db.backend.json_strings(1);
     let sql = format!(
         "SELECT d.id AS delivery_id, ch.state AS charge_state, ch.open_dispute_id,
                 cu.channel_opt_outs, o.name AS organization_name
@@ -249,6 +252,8 @@ pub async fn sending_context(db: &Db, delivery_ids: &[&str]) -> Result<Vec<Sendi
          WHERE d.id IN ({ids})"
     );
     Ok(sqlx::query_as(AssertSqlSafe(sql))
+        // Planned at each execution, as `claim_due` says why.
+        .persistent(false)
         .bind(serde_json::to_string(delivery_ids).expect("strings serialise"))
         .fetch_all(&db.pool)
         .await?)
@@ -273,63 +278,104 @@ pub enum AttemptResult<'a> {
     Ended { status: &'a str, error: &'a str },
 }
 
-/// Record an attempt of a claimed delivery; false when the claim was lost (another worker
-/// took it after the lease ran out), in which case nothing is written.
-pub async fn finish_attempt(
+/// One attempt of a claimed delivery, to record with its batch ([`finish_attempts`]).
+#[derive(Debug, Clone)]
+pub struct Finished<'a> {
+    pub id: &'a str,
+    pub result: AttemptResult<'a>,
+    /// Whether it counts against the retry schedule.
+    pub counts_as_attempt: bool,
+}
+
+/// Record the attempts of a batch claimed under `token`, in one statement; the ids of those
+/// recorded. One whose claim was lost (another worker took it after the lease ran out) is
+/// left as it is and not among them: that worker's word counts.
+///
+/// Each attempt goes as a row of one JSON array (its kind, then the values its kind sets):
+/// a burst's batch costs one round trip instead of one per delivery. A retry leaves the
+/// status and what a sending set alone; only a sending sets the provider and the instants.
+/// The status is compared through `COALESCE` so that SQLite cannot read it through
+/// `deliveries_work`: with it, SQLite walked every queued delivery and, for each, the batch
+/// (a burst's CPU doubled); without it, it walks the batch and finds each row by id.
+pub async fn finish_attempts(
     conn: &mut AnyConnection,
-    id: &str,
     token: &str,
-    result: &AttemptResult<'_>,
-    counts_as_attempt: bool,
+    attempts: &[Finished<'_>],
     now: &str,
-) -> Result<bool> {
-    let attempts = if counts_as_attempt { 1 } else { 0 };
-    let query = match result {
-        AttemptResult::Sent {
-            provider,
-            delivered,
-            message_id,
-        } => sqlx::query(
-            "UPDATE deliveries SET status = $1, provider = $2, sent_at = $3, delivered_at = $4, error = NULL,
-                 attempts = attempts + $5, claim_token = NULL, claimed_until = NULL, next_attempt_at = NULL,
-                 provider_message_id = $8, version = version + 1, updated_at = $3
-             WHERE id = $6 AND claim_token = $7 AND status = 'queued'",
-        )
-        .bind(if *delivered { "delivered" } else { "sent" })
-        .bind(*provider)
+) -> Result<Vec<String>> {
+    if attempts.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rows: Vec<serde_json::Value> = attempts
+        .iter()
+        .map(|a| {
+            let counts = i64::from(a.counts_as_attempt);
+            match &a.result {
+                AttemptResult::Sent {
+                    provider,
+                    delivered,
+                    message_id,
+                } => serde_json::json!([
+                    a.id,
+                    "sent",
+                    if *delivered { "delivered" } else { "sent" },
+                    provider,
+                    delivered.then_some(now),
+                    message_id,
+                    null,
+                    null,
+                    counts,
+                ]),
+                AttemptResult::Retry {
+                    error,
+                    next_attempt_at,
+                } => serde_json::json!([
+                    a.id,
+                    "retry",
+                    null,
+                    null,
+                    null,
+                    null,
+                    error,
+                    next_attempt_at,
+                    counts,
+                ]),
+                AttemptResult::Ended { status, error } => {
+                    serde_json::json!([
+                        a.id, "ended", status, null, null, null, error, null, counts
+                    ])
+                }
+            }
+        })
+        .collect();
+    let (rows_of, row) = Backend::of(conn).json_rows(1);
+    let sql = format!(
+        "UPDATE deliveries SET
+             status = COALESCE(r.status, deliveries.status),
+             provider = CASE WHEN r.kind = 'sent' THEN r.provider ELSE deliveries.provider END,
+             sent_at = CASE WHEN r.kind = 'sent' THEN $2 ELSE deliveries.sent_at END,
+             delivered_at = CASE WHEN r.kind = 'sent' THEN r.delivered_at ELSE deliveries.delivered_at END,
+             provider_message_id = CASE WHEN r.kind = 'sent' THEN r.message_id ELSE deliveries.provider_message_id END,
+             error = r.error, next_attempt_at = r.next_attempt_at,
+             attempts = deliveries.attempts + r.counts,
+             claim_token = NULL, claimed_until = NULL, version = deliveries.version + 1, updated_at = $2
+         FROM (SELECT {row} ->> 0 AS id, {row} ->> 1 AS kind, {row} ->> 2 AS status,
+                      {row} ->> 3 AS provider, {row} ->> 4 AS delivered_at, {row} ->> 5 AS message_id,
+                      {row} ->> 6 AS error, {row} ->> 7 AS next_attempt_at,
+                      CAST({row} ->> 8 AS BIGINT) AS counts
+               FROM {rows_of}) AS r
+         WHERE deliveries.id = r.id AND deliveries.claim_token = $3
+           AND COALESCE(deliveries.status, '') = 'queued'
+         RETURNING deliveries.id"
+    );
+    Ok(sqlx::query_scalar(AssertSqlSafe(sql))
+        // Planned at each execution, as `claim_due` says why.
+        .persistent(false)
+        .bind(serde_json::Value::Array(rows).to_string())
         .bind(now)
-        .bind(delivered.then_some(now))
-        .bind(attempts)
-        .bind(id)
         .bind(token)
-        .bind(*message_id),
-        AttemptResult::Retry {
-            error,
-            next_attempt_at,
-        } => sqlx::query(
-            "UPDATE deliveries SET error = $1, next_attempt_at = $2, attempts = attempts + $3,
-                 claim_token = NULL, claimed_until = NULL, version = version + 1, updated_at = $4
-             WHERE id = $5 AND claim_token = $6 AND status = 'queued'",
-        )
-        .bind(*error)
-        .bind(*next_attempt_at)
-        .bind(attempts)
-        .bind(now)
-        .bind(id)
-        .bind(token),
-        AttemptResult::Ended { status, error } => sqlx::query(
-            "UPDATE deliveries SET status = $1, error = $2, attempts = attempts + $3,
-                 claim_token = NULL, claimed_until = NULL, next_attempt_at = NULL, version = version + 1, updated_at = $4
-             WHERE id = $5 AND claim_token = $6 AND status = 'queued'",
-        )
-        .bind(*status)
-        .bind(*error)
-        .bind(attempts)
-        .bind(now)
-        .bind(id)
-        .bind(token),
-    };
-    Ok(query.execute(conn).await?.rows_affected() == 1)
+        .fetch_all(conn)
+        .await?)
 }
 
 /// The delivery of `organization_id` that `provider` accepted as `message_id` (a status

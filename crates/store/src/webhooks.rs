@@ -10,7 +10,7 @@
 use sqlx::{AnyConnection, AssertSqlSafe};
 
 use super::rows::{Stored, by_id};
-use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
+use super::{Backend, Bind, Conditions, Db, ListQuery, Page, PageRequest, Result};
 use dunning_domain::timestamp::Timestamp;
 
 crate::row! {
@@ -433,14 +433,25 @@ pub async fn enabled_webhooks(
         .await?)
 }
 
-pub async fn mark_dispatched(
-    conn: &mut AnyConnection,
-    organization_id: &str,
-    event_id: &str,
-) -> Result<()> {
-    sqlx::query("UPDATE events SET webhooks_dispatched = 1 WHERE organization_id = $1 AND id = $2")
-        .bind(organization_id)
-        .bind(event_id)
+/// Mark these events fanned out, in one statement: a batch of the worker's is marked with the
+/// deliveries it queued, in the same transaction (so an event is fanned out at least once).
+/// On PostgreSQL the rows are locked in id order first, so two replicas marking overlapping
+/// batches wait for one another instead of deadlocking.
+pub async fn mark_dispatched(conn: &mut AnyConnection, event_ids: &[&str]) -> Result<()> {
+    if event_ids.is_empty() {
+        return Ok(());
+    }
+    let ids = Backend::of(conn).json_strings(1);
+    let in_id_order = match Backend::of(conn) {
+        Backend::Sqlite => "",
+        Backend::Postgres => " ORDER BY id FOR UPDATE",
+    };
+    let sql = format!(
+        "UPDATE events SET webhooks_dispatched = 1
+         WHERE id IN (SELECT id FROM events WHERE id IN ({ids}){in_id_order})"
+    );
+    sqlx::query(AssertSqlSafe(sql))
+        .bind(serde_json::to_string(event_ids).expect("strings serialise"))
         .execute(conn)
         .await?;
     Ok(())
