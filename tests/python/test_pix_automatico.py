@@ -133,11 +133,11 @@ def receiver(server):
 
 
 def agreement(server, first_due_in: int, down_payment: float = 0, installments: int = 2,
-              amount: float = 600.0) -> dict:
+              amount: float = 600.0, email: bool = True) -> dict:
     """A proposed agreement over one new charge of a new customer."""
+    contact = {"email": "conceicao@example.com.br"} if email else {}
     customer = server.rest("/v1/customers", method="POST", body={
-        "name": "Conceição Araújo", "document": cpf(), "email": "conceicao@example.com.br",
-        "phone": "+5511987654321"})["data"]
+        "name": "Conceição Araújo", "document": cpf(), "phone": "+5511987654321", **contact})["data"]
     charge = server.rest("/v1/charges", method="POST", body={
         "customer_id": customer["id"], "description": "Mensalidade atrasada", "amount": amount,
         "due_date": (today() + timedelta(days=20)).isoformat()})["data"]
@@ -259,6 +259,18 @@ def test_journey_4_one_code_pays_the_down_payment_and_authorizes(server, psp):
     assert one(server, "SELECT authorized_journey FROM automatic_pix WHERE id = ?",
                authorized["id"])["authorized_journey"] == "JORNADA_4"
     no_refusals(psp)
+
+
+def test_without_an_e_mail_the_code_goes_to_the_debtor_by_whatsapp(server, psp):
+    a = agreement(server, first_due_in=5, email=False)
+    server.rest(f"/v1/agreements/{a['id']}/automatic_pix", method="POST", body={})
+    a = accept(server, a["id"])
+    waiting = until_status(server, a["id"], "awaiting_authorization")
+    invitation = wait_for("the code's notice", lambda: one(
+        server, "SELECT channel, recipient, subject, body FROM deliveries WHERE charge_id = ?", instalment(a, 1)))
+    assert (invitation["channel"], invitation["recipient"]) == ("whatsapp", "+5511987654321")
+    assert invitation["subject"] is None
+    assert waiting["qr_code"] in invitation["body"]
 
 
 def test_the_down_payment_journey_needs_a_down_payment(server):

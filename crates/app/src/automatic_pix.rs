@@ -286,9 +286,9 @@ async fn invite(
     };
     let body = format!(
         "Olá, {}.\n\nAs parcelas do seu acordo {} podem ser debitadas automaticamente com o Pix \
-         Automático, nas datas combinadas. Para autorizar, leia o QR Code no aplicativo do seu \
-         banco ou cole o código abaixo na opção Pix copia e cola.{also} A autorização pode ser \
-         cancelada a qualquer momento no aplicativo.\n\n{code}\n",
+         Automático, nas datas combinadas. Para autorizar, cole o código abaixo na opção Pix copia \
+         e cola do aplicativo do seu banco (ou leia o QR Code do termo do acordo).{also} A \
+         autorização pode ser cancelada a qualquer momento no aplicativo.\n\n{code}\n",
         customer.name, agreement.id
     );
     let at = time::OffsetDateTime::parse(now, &time::format_description::well_known::Rfc3339)
