@@ -46,7 +46,7 @@ pub fn app(state: AppState) -> Router {
             state.db.clone(),
             state.engine.status.clone(),
         ));
-    // With `--metrics-bind`, `/metrics` is served on its own listener instead (`main.rs`).
+    // With `--metrics-bind`, `/metrics` is served on its own listener instead (`startup::serve`).
     if state.config.metrics_bind.is_none() {
         app = app.merge(metrics::router(state.metrics.clone(), state.db.clone()));
     }

@@ -31,8 +31,8 @@ VENVS = HERE / ".venvs"
 
 # Tools each demo role sees in tools/list when the connection chooses no toolsets: the catalog
 # filtered by the role's permissions and its default toolsets (a viewer loads customers,
-# charges, agreements, disputes and deliveries: 18 of the 27 tools it may use; README,
-# "Choosing what an assistant loads").
+# charges, agreements, disputes and deliveries: 18 of the 27 tools it may use;
+# docs/choosing-tools.md, "Defaults per role").
 EXPECTED_TOOL_COUNTS = {"admin": 68, "viewer": 18}
 
 # The cases, in the order of the issue. confirm_* only for clients that speak 2026-07-28.

@@ -7,7 +7,7 @@ Each view loads from the server's `ui://dunning/...` resource, initializes with 
 the tool's result, reports its size, follows the host's theme, and its buttons call tools
 through the host (a destructive one is confirmed through the server's own question). Third
 parties' data stays text. Screenshots of each view, light and dark, go to
-tests/clients/screenshots/ (git-ignored); the ones the README shows are docs/views/*.png.
+tests/clients/screenshots/ (git-ignored); the ones docs/choosing-tools.md shows are docs/views/*.png.
 
 The assertions read the view's DOM from an isolated world (the view's document, none of its
 script), so an empty or broken view fails them."""

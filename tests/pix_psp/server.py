@@ -1,5 +1,5 @@
 """A test PSP speaking the subset of BACEN's API Pix (OpenAPI document 2.9.0, bacen/pix-api) that
-Kobana Dunning uses, for its tests and the README's demo.
+Kobana Dunning uses, for its tests and the PSP demo of docs/money-and-pix.md.
 
 - OAuth 2.0 client credentials at `POST {base}/oauth/token` (HTTP Basic client authentication,
   `grant_type=client_credentials`, scopes as the document's `securitySchemes` name them); the token

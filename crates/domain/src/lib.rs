@@ -2,7 +2,7 @@
 //! days), money, taxpayer documents, Pix keys and codes, charge balances and statuses, collection rules, instalment schedules, instants
 //! as stored and shown, and the PDF documents a creditor sends. Pure functions, unit-tested
 //! here; the crate has no database driver and no async runtime (the store, the engine and the
-//! server build on it; `ARCHITECTURE.md` has the crate graph, `tests/tidy.rs` checks it).
+//! server build on it; `ARCHITECTURE.md` has the crate graph, `tests/integration/tidy.rs` checks it).
 
 pub mod calendar;
 pub mod charge_math;
