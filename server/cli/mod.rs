@@ -252,7 +252,7 @@ pub struct ServeArgs {
     pub unsubscribe_secret: Option<String>,
     /// The MCP toolsets any connection may load (repeat, or comma-separated; default: all):
     /// an upper bound no token or request can widen. `kobana-dunning` lists them in
-    /// README's "Choosing what an assistant loads".
+    /// docs/choosing-tools.md.
     #[arg(
         long = "mcp-toolsets",
         env = "DUNNING_MCP_TOOLSETS",

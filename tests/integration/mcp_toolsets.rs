@@ -21,9 +21,9 @@ fn toolset_of(name: &str) -> &'static str {
         .expect("a catalog tool")
 }
 
-/// The tools of these toolsets the role may use, in catalog order, by the rule the README
-/// states: the operator's bound ∩ (the request's choice, else the role's default), `context`
-/// always, read-only when either says so; scopes on top.
+/// The tools of these toolsets the role may use, in catalog order, by the rule
+/// docs/choosing-tools.md states: the operator's bound ∩ (the request's choice, else the role's
+/// default), `context` always, read-only when either says so; scopes on top.
 fn expected(
     role: &str,
     operator: Option<&[&str]>,

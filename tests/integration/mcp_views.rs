@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 
 use crate::common::TestServer;
 
-/// What each view may weigh, its script and style included (README, "Views").
+/// What each view may weigh, its script and style included (docs/choosing-tools.md, "What the assistant shows: views").
 const VIEW_BUDGET_BYTES: usize = 60 * 1024;
 
 /// The tools with a view, and the view's URI.

@@ -267,7 +267,7 @@ async fn delivery_failures_are_recorded_as_categories_never_as_os_errors() {
     assert!(plain_http.received().is_empty());
 }
 
-/// The verification the README documents, step by step: split the header, refuse a `t`
+/// The verification docs/outbound-channels.md documents, step by step: split the header, refuse a `t`
 /// outside the tolerance, recompute `v1` over `t + "." + body`, compare in constant time.
 fn verify(secret: &str, header: &str, body: &[u8], now: i64) -> Result<(), &'static str> {
     const TOLERANCE: i64 = 300;

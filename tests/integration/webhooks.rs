@@ -111,7 +111,7 @@ impl Receiver {
     }
 }
 
-/// `X-Signature` as the README tells receivers to compute it: `t=<unix seconds>,v1=<hex
+/// `X-Signature` as docs/outbound-channels.md tells receivers to compute it: `t=<unix seconds>,v1=<hex
 /// HMAC-SHA256 of "<t>.<raw body>" keyed with the secret>`.
 pub(crate) fn sign(secret: &str, t: i64, body: &[u8]) -> String {
     let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();

@@ -1,6 +1,6 @@
 //! What a debtor owes on a charge on a day, and where the charge stands ([`ChargeStatus`]).
 //!
-//! The rule, in the order a finance person would check it (README, "How money is computed"):
+//! The rule, in the order a finance person would check it (docs/money-and-pix.md, "How money is computed"):
 //!
 //! - The charge is due on its **effective due date**: the due date, or the next business day
 //!   when the due date is none (`calendar::Calendar::effective_due_date`). Paid by the end of

@@ -563,7 +563,7 @@ mod tests {
 
     #[test]
     fn the_signature_covers_the_timestamp_and_the_body() {
-        // Computed independently, as the README's Python verifier does:
+        // Computed independently, as the Python verifier of docs/outbound-channels.md does:
         // hmac.new(b"whsec_test", b'1700000000.{"id":"evt_1"}', hashlib.sha256).hexdigest()
         assert_eq!(
             signature("whsec_test", 1_700_000_000, br#"{"id":"evt_1"}"#),

@@ -4,10 +4,19 @@
 //! SQLite driver reads them as positional too). Values are kept to the types both share:
 //! `TEXT` (ids, timestamps, JSON), `BIGINT` (money in centavos, versions, flags).
 //! Every query that touches tenant data filters on `organization_id`.
-//! Queries run through `sqlx::Any`, except the reads outside a transaction (an object by id,
-//! a list page), which run on each engine's typed driver: SQLite's on the calling thread
-//! through `rusqlite` (`sqlite_reads`), PostgreSQL's on `PgConnection`s kept apart from the
-//! pool (`pg_reads`). The same SQL, the same typed rows (`rows::Source`).
+//!
+//! # Which read path a new read takes
+//!
+//! | the read | path | how |
+//! |---|---|---|
+//! | inside a transaction (a write's own reads, a lock, a recheck) | `sqlx::Any` on the transaction | a function taking `&mut Connection`, called with `&mut *tx` |
+//! | an object by id, outside a transaction (a `/v1` detail read) | the engine's typed driver | `Db::by_id`: SQLite on the calling thread through `rusqlite` (`sqlite_reads`), PostgreSQL on `PgConnection`s kept apart from the pool (`pg_reads`) |
+//! | a list page outside a transaction (a `/v1` list, an export's page) | the typed driver, as above | `ListQuery::fetch_rows` / `fetch_after` |
+//! | anything else outside a transaction (the workers' batches, counts, reports) | `sqlx::Any` on the pool | a function taking `&Db`, querying `&db.pool` |
+//!
+//! The typed paths exist for speed (a `/v1` read is most of the traffic); they take the same
+//! SQL and give the same typed rows (`rows::Source`), so a read moves between paths without
+//! changing its text. When unsure, write it on `sqlx::Any`.
 
 pub mod agreements;
 pub mod automatic_pix;
