@@ -5,6 +5,7 @@ the same day with the demo plan (issue 49).
     python3 bench/burst.py --charges 20000 --write      # also into bench/RESULTS.md
     python3 bench/burst.py --no-postgres                # SQLite only
     python3 bench/burst.py --profile                    # and where the CPU went (perf, whole machine)
+    python3 bench/burst.py --progress                   # every 10 s: deliveries made and still queued
     NEW_BIN=/path/to/kobana-dunning python3 bench/burst.py   # that binary, not this tree's release one
 
 The data: `kobana-dunning demo --customers G/20 --charges G` with G = 2 × CHARGES (the generator
@@ -42,6 +43,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import Callable
 
 from results_md import write_block
 
@@ -51,6 +53,8 @@ ORGANIZATION = "Padaria Pão Dourado Ltda"
 WHATSAPP_SHARE = 20  # one charge in 20
 TIMEOUT_S = float(os.environ.get("TIMEOUT_S", "900"))
 PG = "postgres://postgres@127.0.0.1:5432"
+# Deliveries made, and those still waiting to be sent (`--progress`).
+QUEUE_QUERY = "SELECT count(*), count(*) FILTER (WHERE status = 'queued') FROM deliveries"
 
 
 def log(text: str) -> None:
@@ -245,7 +249,10 @@ def backends_cpu_seconds(database: str) -> float:
 
 
 def run(binary: Path, url: str, replicas: int, workdir: Path, expected: tuple[int, int],
-        profile: bool = False, database: str | None = None) -> dict:
+        profile: bool = False, database: str | None = None,
+        queue: Callable[[], str] | None = None) -> dict:
+    """`queue`, when given, says every 10 s how many deliveries exist and how many wait: which
+    side of the burst bounds it (the plans queuing notices, or the senders)."""
     smtp_port, twilio_port = free_port(), free_port()
     status_file = workdir / "parties.json"
     parties = subprocess.Popen([sys.executable, str(HERE / "burst_parties.py"), str(smtp_port),
@@ -264,9 +271,14 @@ def run(binary: Path, url: str, replicas: int, workdir: Path, expected: tuple[in
         parties_before = cpu_seconds(parties.pid)
         emails, whatsapp = expected
         status, last_change, last_total = {}, time.monotonic(), -1
+        next_progress = time.monotonic() + 10
         while True:
             time.sleep(0.5)
             status = read_status(status_file)
+            if queue and time.monotonic() >= next_progress:
+                next_progress += 10
+                log(f"    {time.time() - t0:6.1f} s: accepted {status.get('emails', 0) + status.get('twilio', 0)}, "
+                    f"deliveries {queue()}")
             total = status.get("emails", 0) + status.get("twilio", 0)
             if total != last_total:
                 last_total, last_change = total, time.monotonic()
@@ -309,7 +321,7 @@ def run(binary: Path, url: str, replicas: int, workdir: Path, expected: tuple[in
     }
 
 
-def sqlite_run(binary: Path, charges: int, profile: bool) -> dict:
+def sqlite_run(binary: Path, charges: int, profile: bool, progress: bool) -> dict:
     source = sqlite_source(binary, charges)
     workdir = HERE / ".data" / f"burst-{charges}-run"
     shutil.rmtree(workdir, ignore_errors=True)
@@ -322,11 +334,17 @@ def sqlite_run(binary: Path, charges: int, profile: bool) -> dict:
         collectable = conn.execute(counts_query()).fetchone()[0]
     expected = due_today(collectable, charges)
     log(f"  SQLite: {collectable} charges due today ({expected[0]} e-mails, {expected[1]} WhatsApp)")
+    def queue() -> str:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+            made, waiting = conn.execute(QUEUE_QUERY).fetchone()
+        return f"{made} made, {waiting} queued"
+
     return {"engine": "SQLite", "replicas": 1,
-            **run(binary, f"sqlite://{db}?mode=rwc", 1, workdir, expected, profile)}
+            **run(binary, f"sqlite://{db}?mode=rwc", 1, workdir, expected, profile,
+                  queue=queue if progress else None)}
 
 
-def postgres_run(binary: Path, charges: int, replicas: int, profile: bool) -> dict:
+def postgres_run(binary: Path, charges: int, replicas: int, profile: bool, progress: bool) -> dict:
     template = postgres_template(binary, charges)
     name = f"bench_burst_{charges}_run"
     psql(f"DROP DATABASE IF EXISTS {name}")
@@ -341,8 +359,13 @@ def postgres_run(binary: Path, charges: int, replicas: int, profile: bool) -> di
         workdir = HERE / ".data" / f"burst-{charges}-pg-run-{replicas}"
         shutil.rmtree(workdir, ignore_errors=True)
         workdir.mkdir(parents=True)
+        def queue() -> str:
+            made, waiting = psql(QUEUE_QUERY, name).split("|")
+            return f"{made} made, {waiting} queued"
+
         return {"engine": "PostgreSQL", "replicas": replicas,
-                **run(binary, f"{PG}/{name}", replicas, workdir, expected, profile, name)}
+                **run(binary, f"{PG}/{name}", replicas, workdir, expected, profile, name,
+                      queue=queue if progress else None)}
     finally:
         psql(f"DROP DATABASE IF EXISTS {name}")
 
@@ -382,15 +405,17 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true",
                         help="perf record of the machine during each burst, printed by process "
                              "and function (bench/.data/burst-*-run/profile.txt)")
+    parser.add_argument("--progress", action="store_true",
+                        help="every 10 s, the deliveries made and those still queued")
     args = parser.parse_args()
     binary = release_binary()
     results = []
     if args.sqlite:
-        results.append(sqlite_run(binary, args.charges, args.profile))
+        results.append(sqlite_run(binary, args.charges, args.profile, args.progress))
         log(json.dumps(results[-1]))
     if args.postgres:
         for replicas in args.replicas:
-            results.append(postgres_run(binary, args.charges, replicas, args.profile))
+            results.append(postgres_run(binary, args.charges, replicas, args.profile, args.progress))
             log(json.dumps(results[-1]))
     text = table(results, args.charges)
     log(text)
