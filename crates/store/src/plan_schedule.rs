@@ -175,17 +175,26 @@ pub async fn settle(db: &Db, settled: &[Settled]) -> Result<usize> {
         .map(|c| serde_json::json!([c.charge_id, c.next, c.revision]))
         .collect();
     let (rows_of, row) = db.backend.json_rows(1);
-    let in_id_order = match db.backend {
-        Backend::Sqlite => "",
-        Backend::Postgres => " ORDER BY id FOR UPDATE",
-    };
-    let sql = format!(
-        "UPDATE charges SET steps_due_on = s.next_day
-         FROM (SELECT {row} ->> 0 AS id, {row} ->> 1 AS next_day, CAST({row} ->> 2 AS BIGINT) AS revision
-               FROM {rows_of}) AS s
-         WHERE charges.id = s.id AND charges.steps_revision = s.revision
-           AND charges.id IN (SELECT id FROM charges WHERE id IN (SELECT {row} ->> 0 FROM {rows_of}){in_id_order})"
+    let batch = format!(
+        "SELECT {row} ->> 0 AS id, {row} ->> 1 AS next_day, CAST({row} ->> 2 AS BIGINT) AS revision
+         FROM {rows_of}"
     );
+    // SQLite walks the batch and finds each charge by id. PostgreSQL first locks, in id order,
+    // the batch's charges whose revision held (a materialized CTE: the lock read once, each row
+    // rechecked once locked), then writes those: both steps walk the batch once.
+    let sql = match db.backend {
+        Backend::Sqlite => format!(
+            "UPDATE charges SET steps_due_on = s.next_day FROM ({batch}) AS s
+             WHERE charges.id = s.id AND charges.steps_revision = s.revision"
+        ),
+        Backend::Postgres => format!(
+            "WITH held AS MATERIALIZED (
+                 SELECT charges.id, s.next_day FROM charges JOIN ({batch}) AS s
+                   ON charges.id = s.id AND charges.steps_revision = s.revision
+                 ORDER BY charges.id FOR UPDATE OF charges)
+             UPDATE charges SET steps_due_on = held.next_day FROM held WHERE charges.id = held.id"
+        ),
+    };
     let done = sqlx::query(AssertSqlSafe(sql))
         .bind(serde_json::Value::Array(rows).to_string())
         .execute(&db.pool)
