@@ -19,6 +19,10 @@ pub mod pix_received;
 pub mod pix_refunds;
 pub mod reports;
 
+// The refusal codes live in the domain (its rules refuse with them too); the engine and the
+// API name them through here.
+pub use dunning_domain::refusals;
+
 use dunning_domain::collection::Refusal;
 use dunning_store::retry::Failure;
 
