@@ -10,7 +10,9 @@
 pub mod agreements;
 pub mod automatic_pix;
 pub mod calendars;
+pub mod charges;
 pub mod collection;
+pub mod customers;
 pub mod disputes;
 pub mod opt_outs;
 pub mod payments;
