@@ -2,13 +2,13 @@
 
 use axum::extract::Path;
 use http::{HeaderMap, StatusCode};
-use serde_json::json;
 
 use super::caller::{Caller, find};
 use super::charge_actions::locked_charge;
 use super::checked::{Body, Query};
 use super::idempotency::{commit_read, commit_written};
 use super::input::{Rules, distinct};
+use super::refused::{answered, problem};
 use super::reply::{Reply, answer, check_if_match, page_meta, page_request};
 use super::wire;
 use crate::auth::Principal;
@@ -17,13 +17,13 @@ use crate::generated::models::{
 };
 use crate::http::problem::{ApiError, ApiResult};
 use crate::state::AppState;
+use dunning_app::charges::{self as app, Change, PlanChange};
 use dunning_domain::charge_math::MAX_FINE_BP;
 use dunning_domain::money::Cents;
 use dunning_store::charges::{
     self as store, Charge, ChargeFields, ChargeFilter, ChargeOrder, STATUSES,
 };
-use dunning_store::retry::{self, Failure};
-use dunning_store::{customers, events, ids, now_text};
+use dunning_store::{customers, now_text, retry};
 
 pub async fn list(
     Caller(state, p): Caller,
@@ -152,38 +152,29 @@ pub async fn create(
     let Some(due_date) = due_date else {
         return Err(ApiError::internal("validated fields missing"));
     };
-    let (customer_id, amount) = (body.customer_id, body.amount);
     let fields = ChargeFields {
         description: body.description,
-        amount_cents: amount.0,
+        amount_cents: body.amount.0,
         fine_bp,
         interest_bp,
         due_date,
         tags: distinct(body.tags.unwrap_or_default()),
         collection_plan_id: body.collection_plan_id.into_option(),
     };
-    let id = ids::new_id("chg");
+    let org = p.organization_id.as_str();
     let mut tx = state.db.begin().await?;
-    store::insert(
+    let id = app::create(
         &mut tx,
-        &p.organization_id,
-        &id,
-        &customer_id,
+        org,
+        &p.actor(),
+        &body.customer_id,
         &fields,
         &now_text(),
     )
-    .await?;
-    events::record(
-        &mut tx,
-        &p.organization_id,
-        "charge.created",
-        ("charge", &id),
-        &p.actor(),
-        &json!({ "customer_id": customer_id, "amount": amount.to_reais(), "due_date": fields.due_date.to_string() }),
-    )
-    .await?;
+    .await
+    .map_err(problem)?;
     commit_read(
-        store::get_in(&mut tx, &p.organization_id, &id).await?,
+        store::get_in(&mut tx, org, &id).await?,
         "charge",
         tx,
         |charge| {
@@ -210,64 +201,37 @@ pub async fn update(
     let interest_bp = percent_bp(&mut rules, "interest_percent", body.interest_percent);
     check_collection_plan(&state, &p, &mut rules, &body.collection_plan_id).await?;
     rules.finish()?;
-    let (description, amount, plan) = (body.description, body.amount, body.collection_plan_id);
-    let tags = body.tags.map(distinct);
-    let (db, p, org, id, headers) = (&state.db, &p, p.organization_id.as_str(), &id, &headers);
-    let (description, due_date, tags, plan) = (&description, &due_date, &tags, &plan);
-    // The patch applies to the row as stored when the charge is locked, not as read above:
+    let change = Change {
+        description: body.description,
+        amount: body.amount,
+        fine_bp,
+        interest_bp,
+        due_date,
+        tags: body.tags.map(distinct),
+        collection_plan: match body.collection_plan_id {
+            Patch::Absent => PlanChange::Keep,
+            Patch::Null => PlanChange::Detach,
+            Patch::Value(plan) => PlanChange::Attach(plan),
+        },
+    };
+    let (db, p, org, id, headers, change) = (
+        &state.db,
+        &p,
+        p.organization_id.as_str(),
+        &id,
+        &headers,
+        &change,
+    );
+    // The change applies to the row as stored when the charge is locked, not as read above:
     // PATCHes of different fields then all apply, one after the other. Only an `If-Match`
     // naming a version that is gone is a conflict.
     retry::run(|| async move {
-        let now = now_text();
         let mut transaction = db.begin().await?;
         let tx = &mut *transaction;
         let current = locked_charge(tx, org, id, headers).await?;
-        if !current.is_open() {
-            return Err(Failure::Refused(ApiError::conflict(
-                "charge_not_open",
-                format!(
-                    "Charge {id} is {}; only pending or overdue charges can be changed",
-                    current.status
-                ),
-            )));
-        }
-        if amount.is_some() && current.paid_cents > Cents(0) {
-            return Err(Failure::Refused(ApiError::conflict(
-                "charge_has_payments",
-                "The amount cannot change after a payment was recorded",
-            )));
-        }
-        let fields = ChargeFields {
-            description: description.clone().unwrap_or(current.description),
-            amount_cents: amount.map_or(current.amount_cents.0, |a| a.0),
-            fine_bp: fine_bp.unwrap_or(current.fine_bp),
-            interest_bp: interest_bp.unwrap_or(current.interest_bp),
-            due_date: due_date.unwrap_or(current.due_date),
-            tags: tags.clone().unwrap_or(current.tags),
-            collection_plan_id: match plan {
-                Patch::Null => None,
-                Patch::Value(id) => Some(id.clone()),
-                Patch::Absent => current.collection_plan_id.clone(),
-            },
-        };
-        // A new plan's steps run from now on, not for days already gone.
-        let plan_attached = fields.collection_plan_id.is_some()
-            && fields.collection_plan_id != current.collection_plan_id;
-        if !store::update(tx, org, id, current.version, &fields, &now).await? {
-            return Err(Failure::Refused(ApiError::concurrent_update("charge")));
-        }
-        if plan_attached {
-            dunning_store::collection::mark_plan_attached(tx, org, id, &now).await?;
-        }
-        events::record(
-            tx,
-            org,
-            "charge.updated",
-            ("charge", id),
-            &p.actor(),
-            &json!({}),
-        )
-        .await?;
+        app::update(tx, org, &p.actor(), &current, change, &now_text())
+            .await
+            .map_err(answered)?;
         commit_written(
             store::get_in(tx, org, id).await?,
             "charge",
@@ -289,39 +253,20 @@ pub async fn cancel(
     let reason = body.reason.filter(|r| !r.is_empty());
     let current = find::<Charge>(&state, &p, &id).await?;
     check_if_match(&headers, current.version)?;
-    if !current.is_open() {
-        return Err(ApiError::conflict(
-            "charge_not_open",
-            format!(
-                "Charge {id} is {}; only pending or overdue charges can be canceled",
-                current.status
-            ),
-        ));
-    }
+    let org = p.organization_id.as_str();
     let mut tx = state.db.begin().await?;
-    if !store::cancel(
+    app::cancel(
         &mut tx,
-        &p.organization_id,
-        &id,
-        current.version,
+        org,
+        &p.actor(),
+        &current,
         reason.as_deref(),
         &now_text(),
     )
-    .await?
-    {
-        return Err(ApiError::concurrent_update("charge"));
-    }
-    events::record(
-        &mut tx,
-        &p.organization_id,
-        "charge.canceled",
-        ("charge", &id),
-        &p.actor(),
-        &json!({ "reason": reason }),
-    )
-    .await?;
+    .await
+    .map_err(problem)?;
     commit_read(
-        store::get_in(&mut tx, &p.organization_id, &id).await?,
+        store::get_in(&mut tx, org, &id).await?,
         "charge",
         tx,
         wire::charge_answer,

@@ -3,23 +3,24 @@
 use axum::extract::Path;
 use axum::response::IntoResponse;
 use http::{HeaderMap, StatusCode};
-use serde_json::json;
 
 use super::caller::{Caller, find};
 use super::checked::{Body, Query};
 use super::idempotency::{commit, commit_read, commit_written};
 use super::input::{Rules, distinct};
+use super::refused::{answered, problem};
 use super::reply::{Reply, answer, check_if_match, page_meta, page_request};
 use crate::generated::models::{
     Channel, CustomerDocumentType, Patch, customers_create, customers_list, customers_update,
     request, response,
 };
 use crate::http::problem::{ApiError, ApiResult, FieldError};
+use dunning_app::customers as app;
 use dunning_domain::document::TaxDocument;
 use dunning_store::customers::{self as store, Address, Customer, CustomerFields, CustomerFilter};
 use dunning_store::locks::{self, Table};
+use dunning_store::now_text;
 use dunning_store::retry::{self, Failure};
-use dunning_store::{events, ids, now_text};
 
 pub async fn list(
     Caller(state, p): Caller,
@@ -190,50 +191,13 @@ pub async fn create(
         return Err(ApiError::internal("validated document missing"));
     };
 
-    let taken = || {
-        ApiError::conflict(
-            "customer_document_taken",
-            format!(
-                "A customer with document {} already exists in this organization",
-                document.formatted()
-            ),
-        )
-    };
+    let org = p.organization_id.as_str();
     let mut tx = state.db.begin().await?;
-    if store::find_by_document(&mut tx, &p.organization_id, &document.value)
-        .await?
-        .is_some()
-    {
-        return Err(taken());
-    }
-    let id = ids::new_id("cus");
-    let now = now_text();
-    let inserted = store::insert(
-        &mut tx,
-        &p.organization_id,
-        &id,
-        (&document.value, document.kind.as_str()),
-        &fields,
-        &now,
-    )
-    .await;
-    match inserted {
-        // On PostgreSQL a racer with the same document can commit between our check and our
-        // insert; the id is new, so the unique key it breaks is (organization, document).
-        Err(e) if retry::is_unique_violation(&e) => return Err(taken()),
-        other => other?,
-    }
-    events::record(
-        &mut tx,
-        &p.organization_id,
-        "customer.created",
-        ("customer", &id),
-        &p.actor(),
-        &json!({ "name": fields.name }),
-    )
-    .await?;
+    let id = app::create(&mut tx, org, &p.actor(), &document, &fields, &now_text())
+        .await
+        .map_err(problem)?;
     commit_read(
-        store::get_in(&mut tx, &p.organization_id, &id).await?,
+        store::get_in(&mut tx, org, &id).await?,
         "customer",
         tx,
         |customer| customer_answer(StatusCode::CREATED, &customer),
@@ -272,18 +236,9 @@ pub async fn update(
             .ok_or_else(|| Failure::Refused(ApiError::not_found("customer", id)))?;
         check_if_match(headers, current.version).map_err(Failure::Refused)?;
         let fields = patched(body, &current).map_err(Failure::Refused)?;
-        if !store::update(tx, org, id, current.version, &fields, &now_text()).await? {
-            return Err(Failure::Refused(ApiError::concurrent_update("customer")));
-        }
-        events::record(
-            tx,
-            org,
-            "customer.updated",
-            ("customer", id),
-            &p.actor(),
-            &json!({}),
-        )
-        .await?;
+        app::update(tx, org, &p.actor(), &current, &fields, &now_text())
+            .await
+            .map_err(answered)?;
         commit_written(
             store::get_in(tx, org, id).await?,
             "customer",
@@ -432,28 +387,9 @@ fn stored_address(a: request::Address) -> Address {
 /// disputes and agreements. Events stay in the audit trail.
 pub async fn delete(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
     let mut tx = state.db.begin().await?;
-    let customer = store::get_in(&mut tx, &p.organization_id, &id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("customer", &id))?;
-    let open = store::open_charge_count(&mut tx, &p.organization_id, &id).await?;
-    if open > 0 {
-        return Err(ApiError::conflict(
-            "customer_has_open_charges",
-            format!(
-                "Customer {id} has {open} charge(s) pending, overdue or in an agreement; cancel or settle them first"
-            ),
-        ));
-    }
-    let charges = dunning_store::erasure::delete_customer(&mut tx, &p.organization_id, &id).await?;
-    events::record(
-        &mut tx,
-        &p.organization_id,
-        "customer.deleted",
-        ("customer", &id),
-        &p.actor(),
-        &json!({ "name": customer.name, "charges_deleted": charges }),
-    )
-    .await?;
+    app::delete(&mut tx, &p.organization_id, &p.actor(), &id)
+        .await
+        .map_err(problem)?;
     commit(
         tx,
         axum::response::IntoResponse::into_response(http::StatusCode::NO_CONTENT),

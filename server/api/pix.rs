@@ -13,6 +13,7 @@ use super::reply::{Reply, answer};
 use crate::generated::models::{charges_pix, pix_settings_update, response};
 use crate::http::problem::{ApiError, ApiResult, FieldError};
 use dunning_app::pix as app;
+use dunning_app::refusals;
 use dunning_domain::pix::qr::QrCode;
 use dunning_domain::pix::{Fault, PixSettings};
 use dunning_store::charges::Charge;
@@ -79,7 +80,7 @@ fn field_error(fault: &Fault) -> FieldError {
 fn not_configured() -> ApiError {
     ApiError::new(
         StatusCode::NOT_FOUND,
-        "pix_not_configured",
+        refusals::PIX_NOT_CONFIGURED,
         "The organization has no Pix key; set one with pix_settings_update",
     )
 }

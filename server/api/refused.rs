@@ -56,3 +56,11 @@ pub fn answered(failure: Failure<Refused>) -> Failure<ApiError> {
         Failure::Store(e) => Failure::Store(e),
     }
 }
+
+/// An operation's failure outside a retried transaction, as the handler's problem.
+pub fn problem(failure: Failure<Refused>) -> ApiError {
+    match failure {
+        Failure::Refused(refused) => refused.into(),
+        Failure::Store(e) => e.into(),
+    }
+}

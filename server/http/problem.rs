@@ -8,6 +8,7 @@ use http::{HeaderValue, StatusCode, header};
 use serde::Serialize;
 use serde_json::json;
 
+use dunning_app::refusals;
 use dunning_store::StorageFault;
 
 /// Media type of every error body.
@@ -99,7 +100,7 @@ impl ApiError {
     /// 409 `concurrent_update`: `what` changed between our read and our write.
     pub fn concurrent_update(what: &str) -> Self {
         ApiError::conflict(
-            "concurrent_update",
+            refusals::CONCURRENT_UPDATE,
             format!("The {what} changed while this request ran; read it again and retry"),
         )
     }

@@ -2,7 +2,7 @@
 //! `xtask/src/tidy.rs`): every source file says what it owns; the crates depend on each other
 //! exactly as `ARCHITECTURE.md`'s table says, and never reach what it forbids; production code
 //! has no module cycles; the clock is read in one place; the `/v1` handlers read and answer the
-//! document's types.
+//! document's types, and write only through `dunning-app`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -477,24 +477,27 @@ fn the_clock_is_read_in_one_place() {
 /// body or query string by hand (`Bytes`, `RawQuery`, `serde_json::Value` getters) and none
 /// builds an answer with `json!`. The one `json!` left is an event's payload, stored data
 /// handed to `events::record` (or `record_returning_id`). The plumbing that turns requests into the models is exempt.
+/// The files of `server/api/` that turn requests into the models and answers into bytes
+/// (with the idempotency keys and rate windows they keep), not handlers of a resource.
+const PLUMBING: &[&str] = &[
+    "authenticate.rs",
+    "checked.rs",
+    "faults.rs",
+    "idempotency.rs",
+    "input.rs",
+    "mod.rs",
+    "operations.rs",
+    "rate_limit.rs",
+    "reply.rs",
+    "schemas.rs",
+];
+
 #[test]
 fn the_v1_handlers_read_and_answer_the_documents_types() {
-    let plumbing = [
-        "authenticate.rs",
-        "checked.rs",
-        "faults.rs",
-        "idempotency.rs",
-        "input.rs",
-        "mod.rs",
-        "operations.rs",
-        "rate_limit.rs",
-        "reply.rs",
-        "schemas.rs",
-    ];
     let mut faults = Vec::new();
     for path in rust_files(&root().join("server/api")) {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        if plumbing.contains(&name.as_str()) {
+        if PLUMBING.contains(&name.as_str()) {
             continue;
         }
         let text = without_comments(&without_tests(&std::fs::read_to_string(&path).unwrap()));
@@ -520,4 +523,224 @@ fn the_v1_handlers_read_and_answer_the_documents_types() {
         }
     }
     assert!(faults.is_empty(), "{faults:#?}");
+}
+
+/// The handler files that still record events or write through the store themselves (issue
+/// 50): this list only shrinks. A file that no longer does must leave it.
+const WRITING_HANDLERS: &[&str] = &["exports.rs", "pix_psp.rs", "plans.rs", "webhooks.rs"];
+
+/// A `/v1` handler writes only through an operation of `dunning-app` (issue 50): no handler
+/// file records an event (`events::record`, `record_many`, `record_returning_id`) or calls a
+/// function of `dunning-store` that writes, except the ones not moved yet.
+#[test]
+fn the_v1_handlers_write_only_through_the_application_layer() {
+    let writes = store_writes();
+    assert!(
+        writes.contains(&("charges".to_string(), "cancel".to_string()))
+            && writes.contains(&("events".to_string(), "record".to_string()))
+            && !writes.contains(&("charges".to_string(), "get_in".to_string())),
+        "the store's writes are not found: {writes:?}"
+    );
+    let mut faults = Vec::new();
+    for path in rust_files(&root().join("server/api")) {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if PLUMBING.contains(&name.as_str()) {
+            continue;
+        }
+        let text = without_comments(&without_tests(&std::fs::read_to_string(&path).unwrap()));
+        let found = direct_writes(&text, &writes);
+        match (WRITING_HANDLERS.contains(&name.as_str()), found.is_empty()) {
+            (false, false) => faults.push(format!(
+                "server/api/{name} writes directly ({}); call an operation of dunning-app",
+                found.join(", ")
+            )),
+            (true, true) => faults.push(format!(
+                "server/api/{name} writes only through dunning-app now: take it off WRITING_HANDLERS"
+            )),
+            _ => {}
+        }
+    }
+    assert!(faults.is_empty(), "{faults:#?}");
+}
+
+#[test]
+fn the_direct_write_finder_finds_events_and_store_writes_and_nothing_else() {
+    let writes: BTreeSet<(String, String)> = [("charges", "cancel"), ("events", "record")]
+        .into_iter()
+        .map(|(m, f)| (m.to_string(), f.to_string()))
+        .collect();
+    let handler = "use dunning_store::charges::{self as store, Charge};\n\
+                   use dunning_store::{events, now_text};\n\
+                   fn f() { store::cancel(tx); events::record(tx); app::cancel(tx); store::get_in(tx); }";
+    assert_eq!(
+        direct_writes(handler, &writes),
+        ["events::record", "store::cancel"]
+    );
+    let through_app = "use dunning_app::charges as app;\n\
+                       use dunning_store::charges::{self as store};\n\
+                       fn f() { app::cancel(tx); store::get_in(tx); }";
+    assert!(direct_writes(through_app, &writes).is_empty());
+    let by_path = "fn f() { dunning_store::charges::cancel(tx); }";
+    assert_eq!(
+        direct_writes(by_path, &writes),
+        ["dunning_store::charges::cancel"]
+    );
+}
+
+/// The functions of `dunning-store` that write, as (module, function): a top-level function
+/// of `crates/store/src/<module>.rs` that runs `INSERT INTO`, `UPDATE … SET` or `DELETE FROM`,
+/// or calls a function of its file that does.
+fn store_writes() -> BTreeSet<(String, String)> {
+    let mut out = BTreeSet::new();
+    for path in rust_files(&root().join("crates/store/src")) {
+        let module = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let text = without_comments(&without_tests(&std::fs::read_to_string(&path).unwrap()));
+        // Each top-level function's text, up to the next top-level item.
+        let mut functions: Vec<(String, bool, String)> = Vec::new();
+        let mut current: Option<(String, bool, String)> = None;
+        for line in text.lines() {
+            let top = line.starts_with(|c: char| c.is_ascii_alphabetic() || c == '#');
+            if top {
+                functions.extend(current.take());
+                let public = line.starts_with("pub ");
+                if let Some(at) = line.find("fn ") {
+                    let name: String = line[at + 3..]
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    current = Some((name, public, String::new()));
+                }
+            }
+            if let Some((_, _, body)) = &mut current {
+                body.push_str(line);
+                body.push('\n');
+            }
+        }
+        functions.extend(current);
+        let mut writing: BTreeSet<String> = functions
+            .iter()
+            .filter(|(_, _, body)| runs_a_write(body))
+            .map(|(name, _, _)| name.clone())
+            .collect();
+        loop {
+            let more: Vec<String> = functions
+                .iter()
+                .filter(|(name, _, body)| {
+                    !writing.contains(name) && writing.iter().any(|w| calls(body, &format!("{w}(")))
+                })
+                .map(|(name, _, _)| name.clone())
+                .collect();
+            if more.is_empty() {
+                break;
+            }
+            writing.extend(more);
+        }
+        for (name, public, _) in &functions {
+            if *public && writing.contains(name) {
+                out.insert((module.clone(), name.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// Whether SQL in `text` changes rows.
+fn runs_a_write(text: &str) -> bool {
+    let words: Vec<&str> = text
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '_'))
+        .collect();
+    text.contains("INSERT INTO")
+        || text.contains("DELETE FROM")
+        || words.windows(3).any(|w| w[0] == "UPDATE" && w[2] == "SET")
+}
+
+/// Whether `text` calls `call` (`name(` or `path::name(`) as a path of its own, not as the
+/// tail of a longer path or a method.
+fn calls(text: &str, call: &str) -> bool {
+    text.match_indices(call).any(|(at, _)| {
+        !text[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':' || c == '.')
+    })
+}
+
+/// What `text` (a handler file) calls that writes: `events::record…`, and the `writes` of
+/// `dunning-store` reached through its `use dunning_store::…` names or by full path.
+fn direct_writes(text: &str, writes: &BTreeSet<(String, String)>) -> Vec<String> {
+    let mut names = BTreeMap::new();
+    for statement in text.split(';') {
+        if let Some(tree) = statement.trim().strip_prefix("use dunning_store::") {
+            use_names(&["dunning_store".to_string()], tree, &mut names);
+        }
+    }
+    let mut found = BTreeSet::new();
+    if calls(text, "events::record") {
+        found.insert("events::record".to_string());
+    }
+    for (module, function) in writes {
+        let by_path = format!("dunning_store::{module}::{function}");
+        if calls(text, &format!("{by_path}(")) {
+            found.insert(by_path);
+        }
+        for (name, path) in &names {
+            let call = match path.as_slice() {
+                [_, m] if m == module => format!("{name}::{function}"),
+                [_, m, f] if m == module && f == function => name.clone(),
+                _ => continue,
+            };
+            if calls(text, &format!("{call}(")) {
+                found.insert(call);
+            }
+        }
+    }
+    found.into_iter().collect()
+}
+
+/// The names a `use` tree (after `prefix::`) brings in, each with its full path: `a::{self as
+/// b, c}` names `b` (`prefix::a`) and `c` (`prefix::a::c`).
+fn use_names(prefix: &[String], tree: &str, out: &mut BTreeMap<String, Vec<String>>) {
+    let tree = tree.split_whitespace().collect::<Vec<_>>().join(" ");
+    if let Some(open) = tree.find('{') {
+        let mut path = prefix.to_vec();
+        path.extend(
+            tree[..open]
+                .split("::")
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .map(String::from),
+        );
+        let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
+        let (mut depth, mut start) = (0, 0);
+        for (i, c) in inner.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    use_names(&path, &inner[start..i], out);
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        use_names(&path, &inner[start..], out);
+        return;
+    }
+    let (path_text, alias) = match tree.split_once(" as ") {
+        Some((path, alias)) => (path.trim(), Some(alias.trim())),
+        None => (tree.trim(), None),
+    };
+    if path_text.is_empty() || path_text == "*" {
+        return;
+    }
+    let mut path = prefix.to_vec();
+    path.extend(
+        path_text
+            .split("::")
+            .filter(|p| *p != "self")
+            .map(String::from),
+    );
+    let name = alias.map_or_else(|| path.last().cloned().unwrap_or_default(), String::from);
+    out.insert(name, path);
 }

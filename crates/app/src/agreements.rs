@@ -26,7 +26,7 @@ use dunning_store::locks::{self, Table};
 use dunning_store::retry::Failure;
 use dunning_store::{Connection, ids};
 
-use crate::{Refused, Result, automatic_pix, refuse};
+use crate::{Refused, Result, automatic_pix, refusals, refuse};
 
 /// What a proposal asks for (its fields checked against the document by the caller).
 #[derive(Debug, Clone)]
@@ -95,7 +95,7 @@ pub async fn propose(
     let id = ids::new_id("agr");
     if let Proposal::ChargeTaken(charge_id) = store::insert(tx, org, &id, &new, now).await? {
         return refuse(Refused::rule(
-            "charge_in_agreement",
+            refusals::CHARGE_IN_AGREEMENT,
             format!(
                 "Charge {charge_id} is already in another proposed or accepted agreement; accept or cancel that one first"
             ),
@@ -125,7 +125,7 @@ async fn renegotiable(tx: &mut Connection, org: &str, charge: &Charge) -> Result
     let charge_id = &charge.id;
     if !charge.is_open() {
         return refuse(Refused::rule(
-            "charge_not_open",
+            refusals::CHARGE_NOT_OPEN,
             format!(
                 "Charge {charge_id} is {}; only pending or overdue charges can be renegotiated",
                 charge.status
@@ -134,19 +134,19 @@ async fn renegotiable(tx: &mut Connection, org: &str, charge: &Charge) -> Result
     }
     if let Some(dispute) = &charge.open_dispute_id {
         return refuse(Refused::rule(
-            "charge_in_dispute",
+            refusals::CHARGE_IN_DISPUTE,
             format!("Charge {charge_id} is contested in dispute {dispute}; resolve it first"),
         ));
     }
     if let Some(other) = &charge.agreement_id {
         return refuse(Refused::rule(
-            "charge_in_agreement",
+            refusals::CHARGE_IN_AGREEMENT,
             format!("Charge {charge_id} is an instalment of agreement {other}"),
         ));
     }
     if let Some(other) = store::live_for_charge(tx, org, charge_id).await? {
         return refuse(Refused::rule(
-            "charge_in_agreement",
+            refusals::CHARGE_IN_AGREEMENT,
             format!(
                 "Charge {charge_id} is already in proposed agreement {other}; accept or cancel that one first"
             ),
@@ -212,7 +212,7 @@ pub async fn accept(
     let id = &agreement.id;
     if agreement.status != AgreementStatus::Proposed {
         return refuse(Refused::rule(
-            "agreement_not_proposed",
+            refusals::AGREEMENT_NOT_PROPOSED,
             format!(
                 "Agreement {id} is {}; only a proposed agreement can be accepted",
                 agreement.status
@@ -325,7 +325,7 @@ async fn still_as_proposed(
     let rule = |code, detail| refuse(Refused::rule(code, detail));
     if !charge.is_open() {
         return rule(
-            "charge_not_open",
+            refusals::CHARGE_NOT_OPEN,
             format!(
                 "Charge {} is {} since the proposal; cancel this agreement and propose again",
                 charge.id, charge.status
@@ -334,7 +334,7 @@ async fn still_as_proposed(
     }
     if charge.amount_cents.0 != agreed.amount_cents || charge.paid_cents.0 != agreed.paid_cents {
         return rule(
-            "charge_not_open",
+            refusals::CHARGE_NOT_OPEN,
             format!(
                 "Charge {} changed since the proposal (its amount or payments); cancel this agreement and propose again",
                 charge.id
@@ -343,7 +343,7 @@ async fn still_as_proposed(
     }
     if let Some(dispute) = &charge.open_dispute_id {
         return rule(
-            "charge_in_dispute",
+            refusals::CHARGE_IN_DISPUTE,
             format!(
                 "Charge {} is contested in dispute {dispute} since the proposal; resolve it first",
                 charge.id
@@ -357,7 +357,7 @@ async fn still_as_proposed(
         != Some(agreement.id.as_str())
     {
         return rule(
-            "charge_in_agreement",
+            refusals::CHARGE_IN_AGREEMENT,
             format!(
                 "Charge {} is in another proposed or accepted agreement; cancel this one",
                 charge.id
@@ -381,7 +381,7 @@ pub async fn cancel(
     let id = &agreement.id;
     let not_cancelable = |status: &str, why: &str| {
         refuse(Refused::rule(
-            "agreement_not_cancelable",
+            refusals::AGREEMENT_NOT_CANCELABLE,
             format!(
                 "Agreement {id} is {status}{why}; only a proposed or accepted agreement can be canceled"
             ),

@@ -31,7 +31,7 @@ use dunning_store::{
 
 use crate::collection::{ActionContext, NoticeText};
 use crate::pix_received::{self, PixItem};
-use crate::{Refused, Result, refuse};
+use crate::{Refused, Result, refusals, refuse};
 
 /// The organization's account at its PSP, which Pix Automático debits into, or `None` (none,
 /// so none can be asked for). Set with the connection, which a PUT replaces whole.
@@ -60,7 +60,7 @@ pub async fn request(
         AgreementStatus::Proposed | AgreementStatus::Accepted
     ) {
         return refuse(Refused::rule(
-            "agreement_not_live",
+            refusals::AGREEMENT_NOT_LIVE,
             format!(
                 "Agreement {agreement_id} is {}; Pix Automático is for a proposed or accepted agreement",
                 agreement.status
@@ -69,13 +69,13 @@ pub async fn request(
     }
     let Some(connection) = pix_psp::get_in(tx, org).await? else {
         return refuse(Refused::rule(
-            "automatic_pix_unavailable",
+            refusals::AUTOMATIC_PIX_UNAVAILABLE,
             "The organization has no PSP connection; connect one (pix_psp_set) first",
         ));
     };
     if connection.account_number.is_none() {
         return refuse(Refused::rule(
-            "automatic_pix_unavailable",
+            refusals::AUTOMATIC_PIX_UNAVAILABLE,
             "The PSP connection has no account for Pix Automático; set automatic_pix_account with pix_psp_set",
         ));
     }
@@ -84,7 +84,7 @@ pub async fn request(
     }
     if let Some(live) = store::live_of_agreement(tx, org, agreement_id).await? {
         return refuse(Refused::rule(
-            "automatic_pix_exists",
+            refusals::AUTOMATIC_PIX_EXISTS,
             format!(
                 "Agreement {agreement_id} already has Pix Automático {} ({}); cancel it first",
                 live.id, live.status
@@ -119,7 +119,7 @@ async fn down_payment_open(tx: &mut Connection, org: &str, agreement: &Agreement
     else {
         return refuse(Refused::Field {
             field: "journey",
-            code: "no_down_payment",
+            code: refusals::NO_DOWN_PAYMENT,
             message: format!(
                 "Agreement {} has no down payment; use the journey qr",
                 agreement.id
@@ -134,7 +134,7 @@ async fn down_payment_open(tx: &mut Connection, org: &str, agreement: &Agreement
         .is_some_and(|charge| charge.is_open());
     if !open {
         return refuse(Refused::rule(
-            "down_payment_not_open",
+            refusals::DOWN_PAYMENT_NOT_OPEN,
             format!(
                 "The down payment of agreement {} (charge {charge_id}) is no longer open; use the journey qr",
                 agreement.id
@@ -156,7 +156,7 @@ pub async fn cancel(
 ) -> Result<()> {
     let Some(live) = store::live_of_agreement(tx, org, &agreement.id).await? else {
         return refuse(Refused::rule(
-            "automatic_pix_not_live",
+            refusals::AUTOMATIC_PIX_NOT_LIVE,
             format!(
                 "Agreement {} has no Pix Automático requested, waiting or authorized",
                 agreement.id

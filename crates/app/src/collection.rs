@@ -21,6 +21,8 @@ use dunning_store::deliveries::{self, NewDelivery};
 use dunning_store::events::{self, Actor};
 use dunning_store::{Connection, Result, StoreError, ids, timestamp_text};
 
+use crate::refusals;
+
 /// What an action gives back: done (with a value), or refused by a rule.
 pub type Outcome<T> = std::result::Result<T, Refusal>;
 
@@ -197,7 +199,7 @@ pub async fn notify(
 /// Concurrent change of a charge between its read and the write.
 fn moved_on(id: &str) -> Refusal {
     Refusal {
-        code: "concurrent_update",
+        code: refusals::CONCURRENT_UPDATE,
         detail: format!("Charge {id} changed while this request ran; read it again and retry"),
     }
 }

@@ -11,7 +11,7 @@ use dunning_store::events::{self, Actor};
 use dunning_store::locks::{self, Table};
 use dunning_store::{Connection, ids};
 
-use crate::{Refused, Result, refuse};
+use crate::{Refused, Result, refusals, refuse};
 
 const CONCURRENT: Refused = Refused::Concurrent("dispute or its charge");
 
@@ -44,7 +44,7 @@ pub async fn open(
     };
     if !charge.is_open() {
         return refuse(Refused::rule(
-            "charge_not_open",
+            refusals::CHARGE_NOT_OPEN,
             format!(
                 "Charge {} is {}; only a pending or overdue charge can be disputed",
                 charge.id, charge.status
@@ -82,7 +82,7 @@ pub async fn open(
 fn already_open(charge_id: &str, open: Option<&str>) -> Refused {
     let which = open.map(|id| format!(" {id}")).unwrap_or_default();
     Refused::rule(
-        "charge_has_open_dispute",
+        refusals::CHARGE_HAS_OPEN_DISPUTE,
         format!("Charge {charge_id} already has the open dispute{which}; resolve it first"),
     )
 }
@@ -102,7 +102,7 @@ pub async fn resolve(
     let id = &dispute.id;
     if dispute.status != DisputeStatus::Open {
         return refuse(Refused::rule(
-            "dispute_not_open",
+            refusals::DISPUTE_NOT_OPEN,
             format!("Dispute {id} was already resolved ({})", dispute.status),
         ));
     }

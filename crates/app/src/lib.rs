@@ -10,7 +10,9 @@
 pub mod agreements;
 pub mod automatic_pix;
 pub mod calendars;
+pub mod charges;
 pub mod collection;
+pub mod customers;
 pub mod disputes;
 pub mod opt_outs;
 pub mod payments;
@@ -18,6 +20,10 @@ pub mod pix;
 pub mod pix_received;
 pub mod pix_refunds;
 pub mod reports;
+
+// The refusal codes live in the domain (its rules refuse with them too); the engine and the
+// API name them through here.
+pub use dunning_domain::refusals;
 
 use dunning_domain::collection::Refusal;
 use dunning_store::retry::Failure;

@@ -20,7 +20,7 @@ use dunning_store::charges::Charge;
 use dunning_store::collection::{self as store, Payment};
 use dunning_store::events::{self, Actor};
 
-use crate::{Refused, Result, refuse};
+use crate::{Refused, Result, refusals, refuse};
 
 /// A payment as received.
 #[derive(Debug, Clone, Copy)]
@@ -56,7 +56,7 @@ pub async fn pay(
     let id = charge.id.as_str();
     if !charge.is_open() {
         return refuse(Refused::rule(
-            "charge_not_open",
+            refusals::CHARGE_NOT_OPEN,
             format!(
                 "Charge {id} is {}; only pending or overdue charges take payments (pay the instalment charges of an agreement instead)",
                 charge.status

@@ -15,6 +15,8 @@ use dunning_store::events::{self, Actor};
 use dunning_store::pix::{self as store, StoredSettings};
 use dunning_store::{Connection, Db, Result, StoreError, now_text};
 
+use crate::refusals;
+
 /// The code that pays a charge now.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChargeCode {
@@ -88,7 +90,7 @@ pub fn code_for(
 ) -> Result<std::result::Result<ChargeCode, Refusal>> {
     if !charge.is_open() {
         return Ok(Err(Refusal {
-            code: "charge_not_open",
+            code: refusals::CHARGE_NOT_OPEN,
             detail: format!(
                 "Charge {} is {}; only a pending or overdue charge has a Pix code",
                 charge.id, charge.status
@@ -110,7 +112,7 @@ pub fn code_for(
     }
     let Some(settings) = settings else {
         return Ok(Err(Refusal {
-            code: "pix_not_configured",
+            code: refusals::PIX_NOT_CONFIGURED,
             detail: "The organization has no Pix key; set one with pix_settings_update".into(),
         }));
     };

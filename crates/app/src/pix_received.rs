@@ -31,7 +31,7 @@ use dunning_store::{Connection, Db, Result as StoreResult, StoreError, ids, now_
 
 use crate::payments::{self, Received};
 use crate::pix_refunds::{self, RefundItem};
-use crate::{Refused, Result};
+use crate::{Refused, Result, refusals};
 
 /// How far after the current time a Pix may be dated and still be applied: the PSP's clock
 /// and ours disagree by a few seconds, not by minutes.
@@ -407,7 +407,7 @@ async fn apply(
     }
     if !charge.is_open() {
         return review(
-            "charge_not_open",
+            refusals::CHARGE_NOT_OPEN,
             format!(
                 "Charge {} is {}; the Pix was not applied",
                 charge.id, charge.status

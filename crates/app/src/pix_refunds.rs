@@ -27,7 +27,7 @@ use dunning_store::pix_psp::{self as received_store, Received, ReceivedStatus};
 use dunning_store::pix_refunds::{self as store, NewRefund, Refund, RefundStatus};
 use dunning_store::{Connection, ids};
 
-use crate::{Refused, Result, refuse};
+use crate::{Refused, Result, refusals, refuse};
 
 /// One element of a Pix's `devolucoes`, read and checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -290,7 +290,7 @@ pub async fn request(
     let amount = amount.unwrap_or(left);
     if amount.0 <= 0 || amount > left {
         return refuse(Refused::rule(
-            "refund_exceeds_pix",
+            refusals::REFUND_EXCEEDS_PIX,
             format!(
                 "The Pix {} was of {}, and {} of it is returned or on its way back: at most {} can be returned",
                 received.id,

@@ -7,6 +7,7 @@
 use time::Date;
 
 use crate::calendar::Calendar;
+use crate::refusals;
 
 use super::charge_math::ChargeState;
 use super::money::Cents;
@@ -80,7 +81,7 @@ impl ChargeFacts<'_> {
             Ok(())
         } else {
             Err(Refusal::new(
-                "charge_not_open",
+                refusals::CHARGE_NOT_OPEN,
                 format!(
                     "Charge {} is {}; only pending or overdue charges can be collected",
                     self.id,
@@ -96,7 +97,7 @@ impl ChargeFacts<'_> {
             Ok(())
         } else {
             Err(Refusal::new(
-                "charge_not_overdue",
+                refusals::CHARGE_NOT_OVERDUE,
                 format!(
                     "Charge {} is not overdue yet (payable without fine until {}); wait until after that day",
                     self.id, self.due_date
@@ -108,7 +109,7 @@ impl ChargeFacts<'_> {
     fn require_no_dispute(&self) -> Check {
         if self.in_dispute {
             Err(Refusal::new(
-                "charge_in_dispute",
+                refusals::CHARGE_IN_DISPUTE,
                 format!(
                     "Charge {} has an open dispute, which pauses its collection; resolve the dispute first",
                     self.id
@@ -159,7 +160,7 @@ pub fn can_notify(
     charge.require_no_dispute()?;
     if opt_outs.iter().any(|c| c == channel) {
         return Err(Refusal::new(
-            "customer_opted_out",
+            refusals::CUSTOMER_OPTED_OUT,
             format!("The customer opted out of {channel} messages"),
         ));
     }
@@ -170,7 +171,7 @@ pub fn can_notify(
             "a phone number"
         };
         return Err(Refusal::new(
-            "customer_contact_missing",
+            refusals::CUSTOMER_CONTACT_MISSING,
             format!("The customer has no {what} for {channel}; add it with customers_update"),
         ));
     }
@@ -190,7 +191,7 @@ pub fn can_negativate(
     charge.require_no_dispute()?;
     if charge.negativation_in_force() {
         return Err(Refusal::new(
-            "negativation_already_requested",
+            refusals::NEGATIVATION_ALREADY_REQUESTED,
             format!(
                 "Charge {} already has a negativation ({})",
                 charge.id, charge.negativation_status
@@ -199,7 +200,7 @@ pub fn can_negativate(
     }
     if charge.protest_in_force() {
         return Err(Refusal::new(
-            "protest_active",
+            refusals::PROTEST_ACTIVE,
             format!(
                 "Charge {} has a protest ({}); negativation and protest are exclusive: cancel the protest first",
                 charge.id, charge.protest_status
@@ -209,7 +210,7 @@ pub fn can_negativate(
     let old_enough = notice_sent_on.is_some_and(|sent| (today - sent).whole_days() >= notice_days);
     if !old_enough {
         return Err(Refusal::new(
-            "negativation_notice_missing",
+            refusals::NEGATIVATION_NOTICE_MISSING,
             format!(
                 "A negativation needs a notice delivered to the debtor at least {notice_days} days before; send one with charges_notify"
             ),
@@ -224,7 +225,7 @@ pub fn can_protest(charge: &ChargeFacts<'_>, today: Date) -> Check {
     charge.require_no_dispute()?;
     if charge.protest_in_force() {
         return Err(Refusal::new(
-            "protest_already_requested",
+            refusals::PROTEST_ALREADY_REQUESTED,
             format!(
                 "Charge {} already has a protest ({})",
                 charge.id, charge.protest_status
@@ -233,7 +234,7 @@ pub fn can_protest(charge: &ChargeFacts<'_>, today: Date) -> Check {
     }
     if charge.negativation_in_force() {
         return Err(Refusal::new(
-            "negativation_active",
+            refusals::NEGATIVATION_ACTIVE,
             format!(
                 "Charge {} has a negativation ({}); negativation and protest are exclusive: remove it first",
                 charge.id, charge.negativation_status
@@ -252,7 +253,7 @@ pub fn can_remove_negativation(charge: &ChargeFacts<'_>) -> Check {
         Ok(())
     } else {
         Err(Refusal::new(
-            "negativation_not_active",
+            refusals::NEGATIVATION_NOT_ACTIVE,
             format!(
                 "Charge {} has no negativation to remove ({})",
                 charge.id, charge.negativation_status
@@ -270,7 +271,7 @@ pub fn can_cancel_protest(charge: &ChargeFacts<'_>) -> Check {
         Ok(())
     } else {
         Err(Refusal::new(
-            "protest_not_active",
+            refusals::PROTEST_NOT_ACTIVE,
             format!(
                 "Charge {} has no protest to cancel ({})",
                 charge.id, charge.protest_status
@@ -684,46 +685,46 @@ mod tests {
             can_negativate(&facts(ChargeState::Paid, due), today, 10, sent)
                 .unwrap_err()
                 .code,
-            "charge_not_open"
+            refusals::CHARGE_NOT_OPEN
         );
         assert_eq!(
             can_negativate(&facts(ChargeState::Open, today), today, 10, sent)
                 .unwrap_err()
                 .code,
-            "charge_not_overdue"
+            refusals::CHARGE_NOT_OVERDUE
         );
         let mut f = facts(ChargeState::Open, due);
         f.in_dispute = true;
         assert_eq!(
             can_negativate(&f, today, 10, sent).unwrap_err().code,
-            "charge_in_dispute"
+            refusals::CHARGE_IN_DISPUTE
         );
         f.in_dispute = false;
         f.protest_status = ProtestStatus::Requested;
         assert_eq!(
             can_negativate(&f, today, 10, sent).unwrap_err().code,
-            "protest_active"
+            refusals::PROTEST_ACTIVE
         );
         f.protest_status = ProtestStatus::Canceled;
         assert_eq!(
             can_negativate(&f, today, 10, Some(date!(2026 - 03 - 25)))
                 .unwrap_err()
                 .code,
-            "negativation_notice_missing"
+            refusals::NEGATIVATION_NOTICE_MISSING
         );
         assert_eq!(
             can_negativate(&f, today, 10, None).unwrap_err().code,
-            "negativation_notice_missing"
+            refusals::NEGATIVATION_NOTICE_MISSING
         );
         assert!(can_negativate(&f, today, 10, sent).is_ok());
         f.negativation_status = NegativationStatus::Active;
         assert_eq!(
             can_negativate(&f, today, 10, sent).unwrap_err().code,
-            "negativation_already_requested"
+            refusals::NEGATIVATION_ALREADY_REQUESTED
         );
         assert_eq!(
             can_protest(&f, today).unwrap_err().code,
-            "negativation_active"
+            refusals::NEGATIVATION_ACTIVE
         );
     }
 
@@ -735,11 +736,11 @@ mod tests {
             can_notify(&f, "sms", &opt, Some("+5511999999999"))
                 .unwrap_err()
                 .code,
-            "customer_opted_out"
+            refusals::CUSTOMER_OPTED_OUT
         );
         assert_eq!(
             can_notify(&f, "email", &opt, None).unwrap_err().code,
-            "customer_contact_missing"
+            refusals::CUSTOMER_CONTACT_MISSING
         );
         assert!(can_notify(&f, "email", &opt, Some("a@b.c")).is_ok());
     }

@@ -14,6 +14,7 @@ pub mod money;
 pub mod pix;
 pub mod pix_cobv;
 pub mod pix_txid;
+pub mod refusals;
 pub mod text;
 pub mod timestamp;
 pub mod words;

@@ -28,6 +28,7 @@ use super::providers::{PartyAnswer, PartyRequest, Providers, Receipt, SANDBOX_DE
 use super::sending::{RETRY_SCHEDULE, engine_actor, plus, send_due_while};
 use crate::Engine;
 use dunning_app::collection::{self as actions, ActionContext, CollectionRequest, NoticeText};
+use dunning_app::refusals;
 use dunning_domain::calendar::{Calendar, day_of};
 use dunning_domain::collection::{NegativationStatus, ProtestStatus, step_day};
 use dunning_store::collection::{self as store, PendingStep, StatusMove, StepRun};
@@ -272,7 +273,7 @@ enum StepResult {
 fn transient(code: &str) -> bool {
     matches!(
         code,
-        "charge_in_dispute" | "charge_not_open" | "concurrent_update"
+        refusals::CHARGE_IN_DISPUTE | refusals::CHARGE_NOT_OPEN | refusals::CONCURRENT_UPDATE
     )
 }
 
@@ -284,7 +285,7 @@ async fn run_step(engine: &Engine, due: &DueStep, now: OffsetDateTime) -> Result
     let mut tx = engine.db.begin().await?;
     let outcome = if due.superseded {
         Err(dunning_domain::collection::Refusal {
-            code: "superseded",
+            code: refusals::SUPERSEDED,
             detail: "A later notice of the plan was due at the same time; only that one was sent"
                 .into(),
         })
