@@ -7,20 +7,22 @@ use axum::extract::Path;
 use axum::response::IntoResponse;
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::caller::{Caller, find};
 use super::checked::{self, Body};
 use super::idempotency::commit_read;
 use super::input::Rules;
+use super::refused::problem;
 use super::reply::{Reply, answer};
 use super::{charges, customers, deliveries};
 use crate::generated::OperationId;
 use crate::generated::models::{ExportCreateKind, ExportKind, exports_create, request, response};
 use crate::http::byte_range::{self, Asked};
 use crate::http::problem::{ApiError, ApiResult, FieldError};
+use dunning_app::exports as app;
 use dunning_store::exports::{self as store, Export, ExportFilter, ExportStatus};
-use dunning_store::{Db, events, ids, now_text};
+use dunning_store::{Db, now_text};
 
 /// Read an export's `filters` object with the rules of the list of that kind (the list's query
 /// parameters in the document, then its reader), every fault named `filters.<name>`. Values
@@ -182,27 +184,21 @@ pub async fn create(
     // (the list's rules, and a filter that is not one of the kind's list).
     let filter = read_filters(kind, &filters)?;
     let filters = Value::Object(filters);
-    let id = ids::new_id("exp");
     let mut tx = state.db.begin().await?;
-    store::insert(
+    let request = app::Request {
+        kind: kind.as_str(),
+        filters: &filters,
+        filter: &filter,
+    };
+    let id = app::create(
         &mut tx,
         &p.organization_id,
-        &id,
-        kind.as_str(),
-        &filters,
-        &filter,
+        &p.actor(),
+        request,
         &now_text(),
     )
-    .await?;
-    events::record(
-        &mut tx,
-        &p.organization_id,
-        "export.created",
-        ("export", &id),
-        &p.actor(),
-        &json!({ "kind": kind.as_str(), "filters": filters }),
-    )
-    .await?;
+    .await
+    .map_err(problem)?;
     commit_read(
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "export",

@@ -14,6 +14,7 @@ pub mod charges;
 pub mod collection;
 pub mod customers;
 pub mod disputes;
+pub mod exports;
 pub mod opt_outs;
 pub mod payments;
 pub mod pix;
