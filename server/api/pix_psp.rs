@@ -28,9 +28,9 @@ use dunning_domain::money::Cents;
 use dunning_domain::timestamp::Timestamp;
 use dunning_engine::pix::connect::{self, ConnectionInput};
 use dunning_engine::pix::{self, TestOutcome, WebhookAtPsp};
+use dunning_store::now_text;
 use dunning_store::pix_psp::{self as store, Connection, Received, ReceivedStatus};
 use dunning_store::pix_refunds::{self as refunds, Refund, RefundStatus};
-use dunning_store::{events, now_text};
 
 /// 404 when the organization has no connection.
 fn none() -> ApiError {
@@ -228,7 +228,7 @@ pub async fn delete(Caller(state, p): Caller) -> ApiResult<Reply> {
 /// the answer is kept with the connection.
 pub async fn test(Caller(state, p): Caller, _: NoBody) -> ApiResult<Reply> {
     let org = &p.organization_id;
-    let connection = store::get(&state.db, org).await?.ok_or_else(none)?;
+    store::get(&state.db, org).await?.ok_or_else(none)?;
     let outcome = pix::test(&state.engine, org).await?.ok_or_else(none)?;
     let tested_at = Timestamp::now();
     let TestOutcome { token, webhook } = &outcome;
@@ -258,18 +258,10 @@ pub async fn test(Caller(state, p): Caller, _: NoBody) -> ApiResult<Reply> {
     let kept = serde_json::to_value(&data)
         .map_err(|e| ApiError::internal(format!("a PSP test does not serialize: {e}")))?;
     let mut tx = state.db.begin().await?;
-    if !store::record_test(&mut tx, org, &kept, &now_text()).await? {
+    if !dunning_app::pix_received::record_test(&mut tx, org, &kept, &p.actor(), &now_text()).await?
+    {
         return Err(none());
     }
-    events::record(
-        &mut tx,
-        org,
-        "pix.psp_tested",
-        ("pix_psp_connection", &connection.id),
-        &p.actor(),
-        &kept,
-    )
-    .await?;
     let body = pix_psp_test::Response200 { data };
     commit(tx, answer(StatusCode::OK, &body, None)).await
 }

@@ -499,6 +499,9 @@ def test_the_connection_test_gets_a_token_over_mtls_and_finds_our_webhook(server
     assert result["token"] == {"ok": True, "error": None}
     assert result["webhook"] == {"state": "ours", "error": None}
     assert server.rest("/v1/pix/psp")["data"]["last_test"] == result
+    # The test is kept with its event, whose data is the answer as shown.
+    events = server.rest("/v1/events?type=pix.psp_tested")["data"]
+    assert [e["data"] for e in events] == [result], events
 
 
 def test_a_connection_to_a_forbidden_or_unusable_psp_is_refused(server, psp):

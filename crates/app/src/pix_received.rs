@@ -500,6 +500,33 @@ pub async fn disconnect(tx: &mut Connection, org: &str, actor: &Actor) -> StoreR
     Ok(true)
 }
 
+/// Keep the answer of a test of the organization's PSP connection (`test`, as the API shows
+/// it) with the connection, with its `pix.psp_tested` event: false when it has none.
+pub async fn record_test(
+    tx: &mut Connection,
+    org: &str,
+    test: &Value,
+    actor: &Actor,
+    now: &str,
+) -> StoreResult<bool> {
+    let Some(current) = store::get_in(tx, org).await? else {
+        return Ok(false);
+    };
+    if !store::record_test(tx, org, test, now).await? {
+        return Ok(false);
+    }
+    events::record(
+        tx,
+        org,
+        "pix.psp_tested",
+        ("pix_psp_connection", &current.id),
+        actor,
+        test,
+    )
+    .await?;
+    Ok(true)
+}
+
 /// [`receive`] in a transaction of its own, committed: what the callback endpoint and the
 /// sweep run. A race with another receiver of the same Pix (a callback and a sweep, two
 /// replicas) is run again, and then finds it recorded.
