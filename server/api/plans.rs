@@ -3,12 +3,12 @@
 use axum::extract::Path;
 use axum::response::IntoResponse;
 use http::{HeaderMap, StatusCode};
-use serde_json::json;
 
 use super::caller::{Caller, find};
 use super::checked::{Body, Query};
 use super::idempotency::commit;
 use super::input::Rules;
+use super::refused::problem;
 use super::reply::{Reply, answer, check_if_match, page_meta, page_request, written};
 use crate::auth::Principal;
 use crate::generated::models::{
@@ -19,9 +19,10 @@ use crate::generated::models::{
 };
 use crate::http::problem::{ApiError, ApiResult};
 use crate::state::AppState;
+use dunning_app::plans as app;
 use dunning_domain::collection::DayCount;
+use dunning_store::now_text;
 use dunning_store::plans::{self as store, Plan, Step, StepFields};
-use dunning_store::{events, ids, now_text};
 
 /// A plan as the API shows it, with its steps.
 fn view(plan: &Plan) -> ApiResult<response::CollectionPlan<'_>> {
@@ -239,39 +240,15 @@ pub async fn create(
         body.name,
         body.description.into_option().filter(|d| !d.is_empty()),
     );
-    let id = ids::new_id("cpl");
-    let now = now_text();
+    let plan = app::NewPlan {
+        name: &name,
+        description: description.as_deref(),
+        steps: &steps,
+    };
     let mut tx = state.db.begin().await?;
-    store::insert_plan(
-        &mut tx,
-        &p.organization_id,
-        &id,
-        &name,
-        description.as_deref(),
-        &now,
-    )
-    .await?;
-    for (fields, position) in &steps {
-        store::insert_step(
-            &mut tx,
-            &p.organization_id,
-            &id,
-            &ids::new_id("stp"),
-            fields,
-            *position,
-            &now,
-        )
-        .await?;
-    }
-    events::record(
-        &mut tx,
-        &p.organization_id,
-        "collection_plan.created",
-        ("collection_plan", &id),
-        &p.actor(),
-        &json!({ "name": name, "steps": steps.len() }),
-    )
-    .await?;
+    let id = app::create(&mut tx, &p.organization_id, &p.actor(), plan, &now_text())
+        .await
+        .map_err(problem)?;
     let plan = written(
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "collection plan",
@@ -296,28 +273,17 @@ pub async fn update(
         Patch::Absent => current.description.clone(),
     };
     let mut tx = state.db.begin().await?;
-    if !store::update_plan(
+    app::update(
         &mut tx,
         &p.organization_id,
-        &id,
-        current.version,
+        &p.actor(),
+        &current,
         &name,
         description.as_deref(),
         &now_text(),
     )
-    .await?
-    {
-        return Err(ApiError::concurrent_update("plan"));
-    }
-    events::record(
-        &mut tx,
-        &p.organization_id,
-        "collection_plan.updated",
-        ("collection_plan", &id),
-        &p.actor(),
-        &json!({ "name": name }),
-    )
-    .await?;
+    .await
+    .map_err(problem)?;
     let plan = written(
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "collection plan",
@@ -329,28 +295,9 @@ pub async fn update(
 /// `DELETE /v1/collection_plans/{id}`: refused while open charges use it.
 pub async fn delete(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
     let mut tx = state.db.begin().await?;
-    let plan = store::get_in(&mut tx, &p.organization_id, &id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("collection plan", &id))?;
-    let open = store::open_charges_using(&mut tx, &p.organization_id, &id).await?;
-    if open > 0 {
-        return Err(ApiError::conflict(
-            "collection_plan_in_use",
-            format!(
-                "Collection plan {id} is attached to {open} open charge(s); move them to another plan (or none) with charges_update first"
-            ),
-        ));
-    }
-    store::delete_plan(&mut tx, &p.organization_id, &id, &now_text()).await?;
-    events::record(
-        &mut tx,
-        &p.organization_id,
-        "collection_plan.deleted",
-        ("collection_plan", &id),
-        &p.actor(),
-        &json!({ "name": plan.name }),
-    )
-    .await?;
+    app::delete(&mut tx, &p.organization_id, &p.actor(), &id, &now_text())
+        .await
+        .map_err(problem)?;
     commit(tx, StatusCode::NO_CONTENT.into_response()).await
 }
 
@@ -403,29 +350,20 @@ pub async fn steps_create(
     if !store::exists(&state.db, &p.organization_id, &plan_id).await? {
         return Err(ApiError::not_found("collection plan", &plan_id));
     }
-    let id = ids::new_id("stp");
-    let now = now_text();
     let mut tx = state.db.begin().await?;
-    store::insert_step(
+    let id = app::create_step(
         &mut tx,
         &p.organization_id,
-        &plan_id,
-        &id,
-        &fields,
-        position,
-        &now,
-    )
-    .await?;
-    store::touch_plan(&mut tx, &p.organization_id, &plan_id, &now).await?;
-    events::record(
-        &mut tx,
-        &p.organization_id,
-        "collection_plan_step.created",
-        ("collection_plan_step", &id),
         &p.actor(),
-        &json!({ "collection_plan_id": plan_id, "action": fields.action, "offset_days": fields.offset_days }),
+        &plan_id,
+        app::StepWrite {
+            fields: &fields,
+            position,
+        },
+        &now_text(),
     )
-    .await?;
+    .await
+    .map_err(problem)?;
     let step = written(
         store::get_step(&mut tx, &p.organization_id, &plan_id, &id).await?,
         "collection plan step",
@@ -457,30 +395,21 @@ pub async fn steps_update(
     let Some(fields) = fields else {
         return Err(ApiError::internal("validated fields missing"));
     };
-    let now = now_text();
     let mut tx = state.db.begin().await?;
-    if !store::update_step(
+    app::update_step(
         &mut tx,
         &p.organization_id,
-        &current,
-        &fields,
-        position,
-        &now,
-    )
-    .await?
-    {
-        return Err(ApiError::concurrent_update("step"));
-    }
-    store::touch_plan(&mut tx, &p.organization_id, &plan_id, &now).await?;
-    events::record(
-        &mut tx,
-        &p.organization_id,
-        "collection_plan_step.updated",
-        ("collection_plan_step", &step_id),
         &p.actor(),
-        &json!({ "collection_plan_id": plan_id, "action": fields.action, "offset_days": fields.offset_days }),
+        &plan_id,
+        &current,
+        app::StepWrite {
+            fields: &fields,
+            position,
+        },
+        &now_text(),
     )
-    .await?;
+    .await
+    .map_err(problem)?;
     let step = written(
         store::get_step(&mut tx, &p.organization_id, &plan_id, &step_id).await?,
         "collection plan step",
@@ -497,18 +426,16 @@ pub async fn steps_delete(
     Path((plan_id, step_id)): Path<(String, String)>,
 ) -> ApiResult<Reply> {
     let step = find_step(&state, &p, &plan_id, &step_id).await?;
-    let now = now_text();
     let mut tx = state.db.begin().await?;
-    store::delete_step(&mut tx, &p.organization_id, &step).await?;
-    store::touch_plan(&mut tx, &p.organization_id, &plan_id, &now).await?;
-    events::record(
+    app::delete_step(
         &mut tx,
         &p.organization_id,
-        "collection_plan_step.deleted",
-        ("collection_plan_step", &step_id),
         &p.actor(),
-        &json!({ "collection_plan_id": plan_id, "action": step.action }),
+        &plan_id,
+        &step,
+        &now_text(),
     )
-    .await?;
+    .await
+    .map_err(problem)?;
     commit(tx, StatusCode::NO_CONTENT.into_response()).await
 }

@@ -410,3 +410,90 @@ async fn a_plan_in_use_by_open_charges_cannot_be_deleted() {
         "a closed charge forgets the deleted plan"
     );
 }
+
+/// Each write of a plan or a step leaves its event, with the payload receivers get (the
+/// writes go through `dunning_app::plans`).
+#[tokio::test]
+async fn each_write_of_a_plan_and_its_steps_leaves_its_event() {
+    let server = TestServer::start().await;
+    let token = admin(&server);
+    let plan = create_plan(&server, standard_plan()).await;
+    let id = plan["id"].as_str().unwrap();
+    let renamed = server
+        .rest(
+            "PATCH",
+            &format!("/v1/collection_plans/{id}"),
+            &token,
+            Some(json!({ "name": "Régua nova" })),
+        )
+        .await;
+    assert_eq!(renamed.status, StatusCode::OK, "{}", renamed.text);
+    let added = post(
+        &server,
+        &format!("/v1/collection_plans/{id}/steps"),
+        json!({ "offset_days": 10, "action": "protest" }),
+    )
+    .await;
+    assert_eq!(added.status, StatusCode::CREATED, "{}", added.text);
+    let step = added.body["data"]["id"].as_str().unwrap().to_string();
+    let path = format!("/v1/collection_plans/{id}/steps/{step}");
+    let changed = server
+        .rest("PATCH", &path, &token, Some(json!({ "offset_days": 12 })))
+        .await;
+    assert_eq!(changed.status, StatusCode::OK, "{}", changed.text);
+    let gone = server.rest("DELETE", &path, &token, None).await;
+    assert_eq!(gone.status, StatusCode::NO_CONTENT, "{}", gone.text);
+    let deleted = server
+        .rest(
+            "DELETE",
+            &format!("/v1/collection_plans/{id}"),
+            &token,
+            None,
+        )
+        .await;
+    assert_eq!(deleted.status, StatusCode::NO_CONTENT, "{}", deleted.text);
+
+    let trail: Vec<(String, String, String)> = sqlx::query_as(
+        "SELECT type, subject_id, data FROM events
+         WHERE subject_id IN ($1, $2) ORDER BY created_at, id",
+    )
+    .bind(id)
+    .bind(&step)
+    .fetch_all(&server.state.db.pool)
+    .await
+    .unwrap();
+    let trail: Vec<(String, String, Value)> = trail
+        .into_iter()
+        .map(|(kind, subject, data)| (kind, subject, serde_json::from_str(&data).unwrap()))
+        .collect();
+    let step_event = |kind: &str, offset: Option<i64>, action: &str| {
+        let mut data = json!({ "collection_plan_id": id, "action": action });
+        if let Some(offset) = offset {
+            data["offset_days"] = json!(offset);
+        }
+        (kind.to_string(), step.clone(), data)
+    };
+    assert_eq!(
+        trail,
+        vec![
+            (
+                "collection_plan.created".to_string(),
+                id.to_string(),
+                json!({ "name": "Régua padrão varejo", "steps": 3 })
+            ),
+            (
+                "collection_plan.updated".to_string(),
+                id.to_string(),
+                json!({ "name": "Régua nova" })
+            ),
+            step_event("collection_plan_step.created", Some(10), "protest"),
+            step_event("collection_plan_step.updated", Some(12), "protest"),
+            step_event("collection_plan_step.deleted", None, "protest"),
+            (
+                "collection_plan.deleted".to_string(),
+                id.to_string(),
+                json!({ "name": "Régua nova" })
+            ),
+        ]
+    );
+}

@@ -20,6 +20,7 @@ pub mod payments;
 pub mod pix;
 pub mod pix_received;
 pub mod pix_refunds;
+pub mod plans;
 pub mod reports;
 
 // The refusal codes live in the domain (its rules refuse with them too); the engine and the

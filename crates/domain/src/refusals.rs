@@ -28,6 +28,8 @@ pub const CUSTOMER_OPTED_OUT: &str = "customer_opted_out";
 pub const CUSTOMER_CONTACT_MISSING: &str = "customer_contact_missing";
 /// The dispute was already resolved.
 pub const DISPUTE_NOT_OPEN: &str = "dispute_not_open";
+/// Open charges use the collection plan: it cannot be deleted.
+pub const COLLECTION_PLAN_IN_USE: &str = "collection_plan_in_use";
 /// A negativation is requested, active or being removed.
 pub const NEGATIVATION_ACTIVE: &str = "negativation_active";
 /// A negativation was already requested.
@@ -79,6 +81,7 @@ pub const ALL: &[&str] = &[
     CUSTOMER_OPTED_OUT,
     CUSTOMER_CONTACT_MISSING,
     DISPUTE_NOT_OPEN,
+    COLLECTION_PLAN_IN_USE,
     NEGATIVATION_ACTIVE,
     NEGATIVATION_ALREADY_REQUESTED,
     NEGATIVATION_NOT_ACTIVE,
