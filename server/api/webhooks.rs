@@ -4,12 +4,12 @@
 use axum::extract::Path;
 use axum::response::IntoResponse;
 use http::{HeaderMap, StatusCode};
-use serde_json::json;
 
 use super::caller::{Caller, find};
 use super::checked::{Body, NoBody, Query};
 use super::idempotency::{ReplaySecret, commit};
 use super::input::{Rules, distinct};
+use super::refused::problem;
 use super::reply::{Reply, answer, check_if_match, page_meta, page_request, written};
 use crate::generated::models::{
     Patch, WebhookDeliveryError, response, webhook_deliveries_list, webhooks_create, webhooks_get,
@@ -17,12 +17,10 @@ use crate::generated::models::{
 };
 use crate::http::problem::{ApiError, ApiResult, FieldError};
 use crate::state::AppState;
+use dunning_app::webhooks as app;
 use dunning_engine::outbound::Policy;
-use dunning_engine::webhooks::payload;
-use dunning_store::webhooks::{
-    self as store, Delivery, DeliveryFilter, DeliveryStatus, NewDelivery, Webhook, WebhookFields,
-};
-use dunning_store::{events, ids, now_text};
+use dunning_store::now_text;
+use dunning_store::webhooks::{self as store, Delivery, DeliveryFilter, Webhook, WebhookFields};
 
 /// An absolute http(s) URL without credentials or fragment, as typed (trimmed).
 fn check_url(rules: &mut Rules, url: String) -> Option<String> {
@@ -169,27 +167,16 @@ pub async fn create(
         description: body.description.into_option(),
         enabled: body.enabled.unwrap_or(true),
     };
-    let id = ids::new_id("whk");
-    let secret = format!("whsec_{}", ids::new_secret(24));
     let mut tx = state.db.begin().await?;
-    store::insert(
+    let (id, secret) = app::create(
         &mut tx,
         &p.organization_id,
-        &id,
+        &p.actor(),
         &fields,
-        &secret,
         &now_text(),
     )
-    .await?;
-    events::record(
-        &mut tx,
-        &p.organization_id,
-        "webhook.created",
-        ("webhook", &id),
-        &p.actor(),
-        &json!({ "url": fields.url, "events": fields.events, "enabled": fields.enabled }),
-    )
-    .await?;
+    .await
+    .map_err(problem)?;
     let webhook = written(
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "webhook",
@@ -244,35 +231,18 @@ pub async fn update(
         description,
         enabled: enabled.unwrap_or(current.enabled),
     };
-    let now = now_text();
-    let active_since = if fields.enabled && !current.enabled {
-        now.clone()
-    } else {
-        current.active_since.to_string()
-    };
     let mut tx = state.db.begin().await?;
-    if !store::update(
+    app::update(
         &mut tx,
         &p.organization_id,
-        &id,
-        current.version,
-        &fields,
-        &active_since,
-        &now,
-    )
-    .await?
-    {
-        return Err(ApiError::concurrent_update("webhook"));
-    }
-    events::record(
-        &mut tx,
-        &p.organization_id,
-        "webhook.updated",
-        ("webhook", &id),
         &p.actor(),
-        &json!({ "changed": changed, "url": fields.url, "events": fields.events, "enabled": fields.enabled }),
+        &current,
+        &fields,
+        &changed,
+        &now_text(),
     )
-    .await?;
+    .await
+    .map_err(problem)?;
     let webhook = written(
         store::get_in(&mut tx, &p.organization_id, &id).await?,
         "webhook",
@@ -287,18 +257,9 @@ pub async fn update(
 pub async fn delete(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResult<Reply> {
     let current = find::<Webhook>(&state, &p, &id).await?;
     let mut tx = state.db.begin().await?;
-    if !store::delete(&mut tx, &p.organization_id, &id).await? {
-        return Err(ApiError::not_found("webhook", &id));
-    }
-    events::record(
-        &mut tx,
-        &p.organization_id,
-        "webhook.deleted",
-        ("webhook", &id),
-        &p.actor(),
-        &json!({ "url": current.url }),
-    )
-    .await?;
+    app::delete(&mut tx, &p.organization_id, &p.actor(), &current)
+        .await
+        .map_err(problem)?;
     commit(tx, StatusCode::NO_CONTENT.into_response()).await
 }
 
@@ -306,44 +267,16 @@ pub async fn delete(Caller(state, p): Caller, Path(id): Path<String>) -> ApiResu
 /// worker POSTs it at once.
 pub async fn test(Caller(state, p): Caller, Path(id): Path<String>, _: NoBody) -> ApiResult<Reply> {
     let webhook = find::<Webhook>(&state, &p, &id).await?;
-    if !webhook.enabled {
-        return Err(ApiError::conflict(
-            "webhook_disabled",
-            format!("Webhook {id} is disabled; enable it before sending it a test event"),
-        ));
-    }
-    let delivery_id = ids::new_id("whd");
     let mut tx = state.db.begin().await?;
-    let event_id = events::record_returning_id(
+    let delivery_id = app::send_test(
         &mut tx,
         &p.organization_id,
-        "webhook.test",
-        ("webhook", &id),
         &p.actor(),
-        &json!({
-            "webhook_id": id,
-            "message": "Test event from Kobana Dunning: verify its X-Signature (t=...,v1=...) with your endpoint's secret.",
-        }),
+        &webhook,
+        &now_text(),
     )
-    .await?;
-    let event = store::event_in(&mut tx, &p.organization_id, &event_id)
-        .await?
-        .ok_or_else(|| ApiError::internal("the test event just written is missing"))?;
-    let now = now_text();
-    store::insert_delivery(
-        &mut tx,
-        &NewDelivery {
-            id: &delivery_id,
-            organization_id: &p.organization_id,
-            webhook_id: &id,
-            event_id: &event_id,
-            event_type: "webhook.test",
-            payload: &payload(&event),
-            first_attempt_at: &now,
-            now: &now,
-        },
-    )
-    .await?;
+    .await
+    .map_err(problem)?;
     accepted(
         store::get_delivery_in(&mut tx, &p.organization_id, &id, &delivery_id).await?,
         "test delivery",
@@ -386,44 +319,17 @@ pub async fn retry(
     let delivery = store::get_delivery(&state.db, &p.organization_id, &id, &delivery_id)
         .await?
         .ok_or_else(|| ApiError::not_found("webhook delivery", &delivery_id))?;
-    let pending = || {
-        ApiError::conflict(
-            "webhook_delivery_pending",
-            format!(
-                "Delivery {delivery_id} is still queued or being retried; wait until it succeeds or fails"
-            ),
-        )
-    };
-    if delivery.status == DeliveryStatus::Pending {
-        return Err(pending());
-    }
-    if !webhook.enabled {
-        return Err(ApiError::conflict(
-            "webhook_disabled",
-            format!("Webhook {id} is disabled; enable it before retrying its deliveries"),
-        ));
-    }
     let mut tx = state.db.begin().await?;
-    if !store::requeue(
+    app::retry(
         &mut tx,
         &p.organization_id,
-        &delivery_id,
-        delivery.version,
+        &p.actor(),
+        &webhook,
+        &delivery,
         &now_text(),
     )
-    .await?
-    {
-        return Err(pending());
-    }
-    events::record(
-        &mut tx,
-        &p.organization_id,
-        "webhook_delivery.retried",
-        ("webhook_delivery", &delivery_id),
-        &p.actor(),
-        &json!({ "webhook_id": id, "event_id": delivery.event_id, "event_type": delivery.event_type, "previous_status": delivery.status }),
-    )
-    .await?;
+    .await
+    .map_err(problem)?;
     accepted(
         store::get_delivery_in(&mut tx, &p.organization_id, &id, &delivery_id).await?,
         "delivery",

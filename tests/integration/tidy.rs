@@ -525,13 +525,9 @@ fn the_v1_handlers_read_and_answer_the_documents_types() {
     assert!(faults.is_empty(), "{faults:#?}");
 }
 
-/// The handler files that still record events or write through the store themselves (issue
-/// 50): this list only shrinks. A file that no longer does must leave it.
-const WRITING_HANDLERS: &[&str] = &["webhooks.rs"];
-
 /// A `/v1` handler writes only through an operation of `dunning-app` (issue 50): no handler
 /// file records an event (`events::record`, `record_many`, `record_returning_id`) or calls a
-/// function of `dunning-store` that writes, except the ones not moved yet.
+/// function of `dunning-store` that writes.
 #[test]
 fn the_v1_handlers_write_only_through_the_application_layer() {
     let writes = store_writes();
@@ -549,15 +545,11 @@ fn the_v1_handlers_write_only_through_the_application_layer() {
         }
         let text = without_comments(&without_tests(&std::fs::read_to_string(&path).unwrap()));
         let found = direct_writes(&text, &writes);
-        match (WRITING_HANDLERS.contains(&name.as_str()), found.is_empty()) {
-            (false, false) => faults.push(format!(
+        if !found.is_empty() {
+            faults.push(format!(
                 "server/api/{name} writes directly ({}); call an operation of dunning-app",
                 found.join(", ")
-            )),
-            (true, true) => faults.push(format!(
-                "server/api/{name} writes only through dunning-app now: take it off WRITING_HANDLERS"
-            )),
-            _ => {}
+            ));
         }
     }
     assert!(faults.is_empty(), "{faults:#?}");

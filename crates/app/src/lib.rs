@@ -22,6 +22,7 @@ pub mod pix_received;
 pub mod pix_refunds;
 pub mod plans;
 pub mod reports;
+pub mod webhooks;
 
 // The refusal codes live in the domain (its rules refuse with them too); the engine and the
 // API name them through here.

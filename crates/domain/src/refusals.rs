@@ -30,6 +30,10 @@ pub const CUSTOMER_CONTACT_MISSING: &str = "customer_contact_missing";
 pub const DISPUTE_NOT_OPEN: &str = "dispute_not_open";
 /// Open charges use the collection plan: it cannot be deleted.
 pub const COLLECTION_PLAN_IN_USE: &str = "collection_plan_in_use";
+/// The webhook endpoint is disabled: nothing is sent to it.
+pub const WEBHOOK_DISABLED: &str = "webhook_disabled";
+/// The webhook delivery is still queued or being retried.
+pub const WEBHOOK_DELIVERY_PENDING: &str = "webhook_delivery_pending";
 /// A negativation is requested, active or being removed.
 pub const NEGATIVATION_ACTIVE: &str = "negativation_active";
 /// A negativation was already requested.
@@ -82,6 +86,8 @@ pub const ALL: &[&str] = &[
     CUSTOMER_CONTACT_MISSING,
     DISPUTE_NOT_OPEN,
     COLLECTION_PLAN_IN_USE,
+    WEBHOOK_DISABLED,
+    WEBHOOK_DELIVERY_PENDING,
     NEGATIVATION_ACTIVE,
     NEGATIVATION_ALREADY_REQUESTED,
     NEGATIVATION_NOT_ACTIVE,

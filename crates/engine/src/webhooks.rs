@@ -24,16 +24,17 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use hmac::{Hmac, Mac};
-use serde_json::{Value, json};
+use serde_json::json;
 use sha2::Sha256;
 use time::OffsetDateTime;
 use tokio::task::JoinSet;
 
 use crate::Engine;
 use crate::outbound::{self, Policy, ResolveError};
+use dunning_app::webhooks::payload;
 use dunning_domain::timestamp::Timestamp;
 use dunning_store::events::{self, Actor};
-use dunning_store::webhooks::{self as store, AttemptOutcome, Claimed, NewDelivery, PendingEvent};
+use dunning_store::webhooks::{self as store, AttemptOutcome, Claimed, NewDelivery};
 use dunning_store::{Result, ids, timestamp_text};
 
 /// Waits before each retry: the first POST is immediate, the retries come 1 min, 5 min,
@@ -174,26 +175,6 @@ impl Failure {
         }
         Failure::ConnectionFailed
     }
-}
-
-/// The body POSTed for an event.
-pub fn payload(event: &PendingEvent) -> String {
-    let data: Value = serde_json::from_str(&event.data).unwrap_or(Value::Null);
-    json!({
-        "id": event.id,
-        "type": event.kind,
-        "subject_type": event.subject_type,
-        "subject_id": event.subject_id,
-        "actor": {
-            "type": event.actor_type,
-            "id": event.actor_id,
-            "name": event.actor_name,
-        },
-        "data": data,
-        "created_at": event.created_at,
-        "organization_id": event.organization_id,
-    })
-    .to_string()
 }
 
 /// What one tick did.
