@@ -4,6 +4,7 @@
     OLD_BIN=/path/to/an/older/kobana-dunning .venv/bin/python bench/ticks.py    # A/B
     NEW_BIN=... uses that binary instead of building this tree's release one
     .venv/bin/python bench/ticks.py --write             # also into bench/RESULTS.md
+    ENGINE=postgres .venv/bin/python bench/ticks.py     # on PostgreSQL (server + backends' CPU)
 
 For each size: a SQLite database with the demo organizations and SIZE more charges of the first
 one (`kobana-dunning demo --customers SIZE/20 --charges SIZE`, by OLD_BIN when given, so both
@@ -39,6 +40,16 @@ SIZES = [int(s) for s in os.environ.get("SIZES", "10000 100000 1000000").split()
 WINDOW = float(os.environ.get("WINDOW", "20"))
 ROUNDS = int(os.environ.get("ROUNDS", "3"))
 ORGANIZATION = "Padaria Pão Dourado Ltda"
+# ENGINE=postgres: each size a template database on 127.0.0.1:5432 (kept, as the SQLite files
+# are), each run a copy of it; the idle cost then counts the PostgreSQL backends serving the
+# server too, since that is where most of a tick's work is.
+ENGINE = os.environ.get("ENGINE", "sqlite")
+PG = "postgres://postgres@127.0.0.1:5432"
+
+
+def psql(sql: str, database: str = "postgres") -> str:
+    return subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-d", database, "-tAc", sql],
+                          check=True, capture_output=True, text=True).stdout.strip()
 
 
 def release_binary() -> Path:
@@ -51,6 +62,34 @@ def release_binary() -> Path:
 
 def database_url(path: Path) -> str:
     return f"sqlite://{path}?mode=rwc"
+
+
+def generate_postgres(binary: Path, size: int) -> str:
+    """The size's template database, made once and kept; its name."""
+    name = f"bench_ticks_{size}_template"
+    data = HERE / ".data" / f"ticks-{size}-pg"
+    if (data / "ready").exists():
+        return name
+    shutil.rmtree(data, ignore_errors=True)
+    data.mkdir(parents=True)
+    psql(f"DROP DATABASE IF EXISTS {name}")
+    psql(f"CREATE DATABASE {name}")
+    started = time.monotonic()
+    subprocess.run([str(binary), "demo", "--customers", str(max(size // 20, 1)), "--charges", str(size),
+                    "--database-url", f"{PG}/{name}"], cwd=data, check=True, capture_output=True)
+    tomorrow = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() + 86400))
+    org = f"(SELECT id FROM organizations WHERE name = '{ORGANIZATION}')"
+    psql(f"UPDATE charges SET collection_plan_id = (SELECT id FROM collection_plans WHERE organization_id = {org} "
+         f"ORDER BY id LIMIT 1), plan_attached_at = '{tomorrow}' WHERE organization_id = {org} "
+         f"AND state = 'open' AND collection_plan_id IS NULL", name)
+    psql("UPDATE charges SET steps_due_on = '0000-01-01' WHERE collection_plan_id IS NOT NULL", name)
+    psql("VACUUM ANALYZE", name)
+    open_with_plan = psql("SELECT COUNT(*) FROM charges WHERE state = 'open' AND collection_plan_id IS NOT NULL",
+                          name)
+    (data / "ready").write_text(f"{open_with_plan}\n")
+    print(f"  generated {size} charges on PostgreSQL in {time.monotonic() - started:.0f} s "
+          f"({open_with_plan} open with a plan)", flush=True)
+    return name
 
 
 def generate(binary: Path, size: int) -> Path:
@@ -108,22 +147,48 @@ def waiting_for_a_look(db: Path) -> int:
                             "AND state = 'open' AND open_dispute_id IS NULL").fetchone()[0]
 
 
-def measure(binary: Path, source: Path, work: Path) -> tuple[float, float]:
-    """(seconds until the first pass was done, CPU ms per second idle afterwards)."""
+def backends_cpu_seconds(database: str) -> float:
+    """CPU seconds of the PostgreSQL backends serving `database` now."""
+    total = 0.0
+    for pid in psql(f"SELECT pid FROM pg_stat_activity WHERE datname = '{database}' "
+                    f"AND pid <> pg_backend_pid()").split():
+        try:
+            total += cpu_seconds(int(pid))
+        except OSError:
+            pass
+    return total
+
+
+def measure(binary: Path, source: Path | str, work: Path) -> tuple[float, float]:
+    """(seconds until the first pass was done, CPU ms per second idle afterwards: the server's,
+    and on PostgreSQL its backends' too)."""
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    db = work / "bench.db"
-    shutil.copy(source, db)
+    if isinstance(source, str):
+        database = f"bench_ticks_run_{work.name.replace('-', '_')}"
+        psql(f"DROP DATABASE IF EXISTS {database}")
+        psql(f"CREATE DATABASE {database} TEMPLATE {source}")
+        url = f"{PG}/{database}"
+        look = lambda: int(psql("SELECT COUNT(*) FROM charges WHERE steps_due_on = '0000-01-01' "  # noqa: E731
+                                "AND state = 'open' AND open_dispute_id IS NULL", database))
+        database_cpu = lambda: backends_cpu_seconds(database)  # noqa: E731
+    else:
+        database = None
+        db = work / "bench.db"
+        shutil.copy(source, db)
+        url = database_url(db)
+        look = lambda: waiting_for_a_look(db)  # noqa: E731
+        database_cpu = lambda: 0.0  # noqa: E731
     port = free_port()
     server = subprocess.Popen(
-        [str(binary), "--bind", f"127.0.0.1:{port}", "--database-url", database_url(db),
+        [str(binary), "--bind", f"127.0.0.1:{port}", "--database-url", url,
          "--collection-interval", "1s"],
         cwd=work, stdout=subprocess.DEVNULL, stderr=open(work / "server.log", "w"),
         env={**os.environ, "RUST_LOG": "warn"})
     try:
         started = time.monotonic()
         time.sleep(3)
-        while waiting_for_a_look(db) > 0:
+        while look() > 0:
             if server.poll() is not None:
                 raise SystemExit(f"the server stopped: {(work / 'server.log').read_text()[-2000:]}")
             time.sleep(1)
@@ -132,9 +197,10 @@ def measure(binary: Path, source: Path, work: Path) -> tuple[float, float]:
         # first round (a minute after the start) refreshes the planner's statistics, once, of
         # a table the first pass just rewrote: not an idle tick, so not measured.
         time.sleep(max(3.0, 70 - (time.monotonic() - started)))
-        before, at = cpu_seconds(server.pid), time.monotonic()
+        before, at = cpu_seconds(server.pid) + database_cpu(), time.monotonic()
         time.sleep(WINDOW)
-        used, elapsed = cpu_seconds(server.pid) - before, time.monotonic() - at
+        used = cpu_seconds(server.pid) + database_cpu() - before
+        elapsed = time.monotonic() - at
         return first_pass, used * 1000 / elapsed
     finally:
         server.terminate()
@@ -143,6 +209,8 @@ def measure(binary: Path, source: Path, work: Path) -> tuple[float, float]:
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+        if database:
+            psql(f"DROP DATABASE IF EXISTS {database}")
 
 
 def main() -> None:
@@ -153,7 +221,7 @@ def main() -> None:
     results: dict[tuple[str, int], list[float]] = {}
     passes: dict[tuple[str, int], float] = {}
     for size in SIZES:
-        source = generate(old or new, size)
+        source = generate_postgres(old or new, size) if ENGINE == "postgres" else generate(old or new, size)
         for round_ in range(ROUNDS):
             for label, binary in (binaries if round_ % 2 == 0 else list(reversed(binaries))):
                 first, idle = measure(binary, source, HERE / ".data" / f"ticks-{size}-{label}")
@@ -169,11 +237,13 @@ def main() -> None:
             values = sorted(results[(label, size)])
             median = values[len(values) // 2]
             smallest = smallest or median
-            with_plan = (HERE / ".data" / f"ticks-{size}" / "ready").read_text().strip()
+            suffix = "-pg" if ENGINE == "postgres" else ""
+            with_plan = (HERE / ".data" / f"ticks-{size}{suffix}" / "ready").read_text().strip()
             lines.append(f"| {label} | {size:,} | {int(with_plan):,} | {passes[(label, size)]:.1f} | "
                          f"{median:.1f} | {median / smallest:.1f}× |")
     table = "\n".join([f"Load average before: {' '.join(load)}; WINDOW={WINDOW:.0f} s, ROUNDS={ROUNDS}, "
-                       f"SQLite, every worker ticking each second.", "", *lines])
+                       f"{'PostgreSQL (server + its backends)' if ENGINE == 'postgres' else 'SQLite'}, "
+                       f"every worker ticking each second.", "", *lines])
     print(table)
     if "--write" in sys.argv:
         write_block("ticks", "An idle server's background work by table size (`bench/ticks.py`)", table)
