@@ -12,7 +12,7 @@ use crate::common::{Answer, TestServer};
 
 /// Today (UTC, as the server computes statuses) plus `days`, as `YYYY-MM-DD`.
 pub fn day(days: i64) -> String {
-    (OffsetDateTime::now_utc().date() + Duration::days(days)).to_string()
+    (dunning_domain::calendar::today() + Duration::days(days)).to_string()
 }
 
 /// A new customer of organization 0 (with e-mail, so that notices can reach it).
@@ -161,7 +161,7 @@ async fn a_proposal_totals_the_amounts_due_less_the_discount_and_splits_it_exact
             )
         })
         .collect();
-    let first = OffsetDateTime::now_utc().date() + Duration::days(5);
+    let first = dunning_domain::calendar::today() + Duration::days(5);
     let month = |n: i64| {
         dunning_domain::installments::add_months(first, n)
             .unwrap()

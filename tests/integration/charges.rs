@@ -178,7 +178,7 @@ async fn a_new_charge_is_pending_with_the_default_terms() {
 async fn an_overdue_charge_owes_fine_and_interest() {
     let server = TestServer::start().await;
     let customer = first_customer(&server, 0).await;
-    let due = (time::OffsetDateTime::now_utc().date() - time::Duration::days(30)).to_string();
+    let due = (dunning_domain::calendar::today() - time::Duration::days(30)).to_string();
     let body = json!({"customer_id": customer, "description": "Atrasada", "amount": 100.0, "due_date": due});
     let answer = server
         .rest(

@@ -14,7 +14,7 @@ use crate::common::{Answer, TestServer, tool_problem};
 
 /// Today (UTC, as statuses are computed) plus `days`, as `YYYY-MM-DD`.
 pub fn day(days: i64) -> String {
-    (OffsetDateTime::now_utc().date() + Duration::days(days)).to_string()
+    (dunning_domain::calendar::today() + Duration::days(days)).to_string()
 }
 
 /// A customer of organization 0 with the given contacts and opt-outs.
@@ -402,7 +402,7 @@ async fn a_notice_is_queued_with_the_standard_text_or_the_template() {
     let amount = dunning_domain::money::Cents::from_reais(due)
         .unwrap()
         .to_brl();
-    let due_date = OffsetDateTime::now_utc().date() - Duration::days(10);
+    let due_date = dunning_domain::calendar::today() - Duration::days(10);
     let expected = format!(
         "Olá Raimundo Nonato Câmara, Mensalidade de março de {amount} venceu em {:02}/{:02}/{}. Padaria Pão Dourado Ltda",
         due_date.day(),

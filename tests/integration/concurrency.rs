@@ -348,7 +348,7 @@ async fn the_index_keeps_one_live_agreement(server: Arc<TestServer>) {
     let debtor = customer(&server, "Índice de Acordos", "906813579").await;
     let owed = charge(&server, &debtor, 120.0, 10).await;
     let org = server.org_id(0).to_string();
-    let due = time::OffsetDateTime::now_utc().date() + time::Duration::days(30);
+    let due = dunning_domain::calendar::today() + time::Duration::days(30);
     let new = NewAgreement {
         customer_id: debtor.clone(),
         charges: vec![AgreedCharge {

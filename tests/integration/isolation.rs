@@ -67,7 +67,7 @@ async fn objects_of_the_other_organization(server: &TestServer) -> Vec<(&'static
         .await);
     let agreement = id(&server
         .rest("POST", "/v1/agreements", &token, Some(json!({"customer_id": customer, "charge_ids": [charge], "installments": 2,
-            "first_due_date": (time::OffsetDateTime::now_utc().date() + time::Duration::days(30)).to_string()})))
+            "first_due_date": (dunning_domain::calendar::today() + time::Duration::days(30)).to_string()})))
         .await);
     let dispute = id(&server
         .rest(

@@ -79,7 +79,7 @@ pub(crate) async fn charge(server: &TestServer, amount: f64) -> String {
         .as_str()
         .unwrap()
         .to_string();
-    let due = (OffsetDateTime::now_utc().date() + time::Duration::days(10)).to_string();
+    let due = (dunning_domain::calendar::today() + time::Duration::days(10)).to_string();
     let created = server
         .rest(
             "POST",

@@ -26,7 +26,7 @@ fn brasilia_day(days: i64) -> String {
 fn business_day_from(from: i64) -> i64 {
     let national = dunning_domain::calendar::Calendar::national();
     let mut n = from;
-    while !national.is_business_day(OffsetDateTime::now_utc().date() + Duration::days(n)) {
+    while !national.is_business_day(dunning_domain::calendar::today() + Duration::days(n)) {
         n += 1;
     }
     n

@@ -298,7 +298,7 @@ async fn a_viewer_write_is_refused_for_scope_before_its_body_is_looked_at() {
 
 /// `YYYY-MM-DD`, `years` from today (Feb 29 falls back to Feb 28).
 fn years_from_today(years: i32) -> String {
-    let today = time::OffsetDateTime::now_utc().date();
+    let today = dunning_domain::calendar::today();
     let year = today.year() + years;
     today
         .replace_year(year)
