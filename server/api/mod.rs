@@ -23,7 +23,6 @@ mod fields;
 mod files;
 mod idempotency;
 pub mod input;
-mod json;
 mod me;
 pub mod operations;
 mod pix;

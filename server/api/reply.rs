@@ -6,8 +6,8 @@ use axum::response::{IntoResponse, Response};
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 use serde::Serialize;
 
-use super::json;
 use crate::generated::models::response::PaginationMeta;
+use crate::http::json;
 use crate::http::problem::{ApiError, ApiResult};
 use dunning_store::{Page, PageRequest};
 

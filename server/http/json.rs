@@ -1,5 +1,5 @@
-//! The JSON writer of `/v1` answers: what `serde_json::to_vec` writes, byte for byte, with
-//! strings escaped eight bytes at a time.
+//! The JSON writer of answers (the `/v1` answers, through `api::reply::answer`): what
+//! `serde_json::to_vec` writes, byte for byte, with strings escaped eight bytes at a time.
 //!
 //! `serde_json` looks every byte of every key and string up in a table on its own, and a
 //! 25-row list is some 740 keys and strings: that search was 18 % of a list's instructions
@@ -360,7 +360,7 @@ impl<'a> ser::Serializer for &'a mut Writer {
     fn serialize_struct(self, name: &'static str, len: usize) -> Result<Compound<'a>, Error> {
         if name == RAW_VALUE_TOKEN {
             return Err(ser::Error::custom(
-                "a RawValue is written by serde_json, not by api::json",
+                "a RawValue is written by serde_json, not by http::json",
             ));
         }
         self.serialize_map(Some(len))
