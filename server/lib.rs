@@ -17,7 +17,7 @@ pub mod mcp_host;
 pub mod oauth;
 pub mod ops;
 pub mod pix_webhook;
-pub mod rate_limit;
+pub mod rate_limiter;
 pub mod startup;
 pub mod state;
 pub mod unsubscribe;

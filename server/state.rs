@@ -11,7 +11,7 @@ use dunning_store::Db;
 use crate::auth::TokenCache;
 use crate::config::Config;
 use crate::ops::metrics::{BuildInfo, Metrics};
-use crate::rate_limit::Limiter;
+use crate::rate_limiter::Limiter;
 
 /// What every handler is handed: the [`Shared`] state behind one `Arc`. A request clones it
 /// several times (each middleware and extractor takes its own), and one reference count is

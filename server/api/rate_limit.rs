@@ -18,7 +18,7 @@ use dunning_store::rate_windows::WindowState;
 pub struct Counted(pub WindowState);
 
 /// Count one request of `principal` in its token's current window: in memory, against the
-/// budget this replica claimed (see [`crate::rate_limit`]), so a read does not write.
+/// budget this replica claimed (see [`crate::rate_limiter`]), so a read does not write.
 pub async fn count(state: &AppState, principal: &Principal) -> dunning_store::Result<WindowState> {
     let (limit, period) = principal
         .rate_limit

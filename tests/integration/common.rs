@@ -488,7 +488,7 @@ pub fn check_exchange(method: &str, answer: &Answer) {
 
 /// Wait, if need be, until the rate-limit window of `period` seconds now open has time to
 /// spare. Windows are fixed in Unix time (they start at multiples of the period,
-/// `server/rate_limit.rs`), so a test counting requests against one window would see it
+/// `server/rate_limiter.rs`), so a test counting requests against one window would see it
 /// reset if a boundary fell between its requests.
 pub async fn room_in_the_rate_window(period: i64) {
     const ROOM_MS: i128 = 10_000;

@@ -542,7 +542,7 @@ async fn replicas_never_admit_more_than_the_limit_and_give_back_what_they_do_not
     use std::sync::Arc;
     use std::time::Duration;
 
-    use kobana_dunning::rate_limit::Limiter;
+    use kobana_dunning::rate_limiter::Limiter;
 
     let server = TestServer::start().await;
     let db = server.state.db.clone();
