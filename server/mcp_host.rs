@@ -8,7 +8,7 @@ use std::pin::Pin;
 
 use mcpgen_axum::{Admission, AuthFailure, Caller, Completion, CompletionRequest, Host};
 
-use crate::api::rate_limit::{self, Counted};
+use crate::api::steps::rate_limit::{self, Counted};
 use crate::auth::{self, Audience, Principal, roles, tokens};
 use crate::state::AppState;
 use dunning_store::{agreements, charges, customers, disputes, exports};

@@ -6,12 +6,12 @@ use axum::extract::Path;
 use http::{HeaderMap, StatusCode};
 use sqlx::AnyConnection;
 
-use super::caller::{Caller, find};
-use super::checked::{Body, NoBody, Query};
-use super::idempotency::commit_written;
-use super::input::{Rules, distinct};
-use super::refused::answered;
-use super::reply::{Reply, answer, check_if_match, page_meta, page_request};
+use super::answers::refused::answered;
+use super::answers::reply::{Reply, answer, check_if_match, page_meta, page_request};
+use super::steps::caller::{Caller, find};
+use super::steps::checked::{Body, NoBody, Query};
+use super::steps::idempotency::commit_written;
+use super::steps::input::{Rules, distinct};
 use crate::generated::models::{
     AgreementAutomaticPixEndedBy as EndedBy, agreements_accept, agreements_automatic_pix,
     agreements_automatic_pix_cancel, agreements_cancel, agreements_create, agreements_get,

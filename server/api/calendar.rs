@@ -4,10 +4,10 @@
 
 use http::StatusCode;
 
-use super::caller::Caller;
-use super::checked::Body;
-use super::idempotency::commit_read;
-use super::reply::{Reply, answer};
+use super::answers::reply::{Reply, answer};
+use super::steps::caller::Caller;
+use super::steps::checked::Body;
+use super::steps::idempotency::commit_read;
 use crate::generated::models::{calendar_update, response};
 use crate::http::problem::{ApiError, ApiResult, FieldError};
 use dunning_app::calendars as app;

@@ -4,9 +4,9 @@
 
 use axum::http::HeaderMap;
 
-use super::idempotency::commit_read;
-use super::reply::{Reply, check_if_match};
-use super::wire;
+use super::answers::reply::{Reply, check_if_match};
+use super::answers::wire;
+use super::steps::idempotency::commit_read;
 use crate::auth::Principal;
 use crate::http::problem::{ApiError, ApiResult};
 use dunning_app::collection::{ActionContext, Outcome};

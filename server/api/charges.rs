@@ -3,14 +3,14 @@
 use axum::extract::Path;
 use http::{HeaderMap, StatusCode};
 
-use super::caller::{Caller, find};
+use super::answers::refused::{answered, problem};
+use super::answers::reply::{Reply, answer, check_if_match, page_meta, page_request};
+use super::answers::wire;
 use super::charge_actions::locked_charge;
-use super::checked::{Body, Query};
-use super::idempotency::{commit_read, commit_written};
-use super::input::{Rules, distinct};
-use super::refused::{answered, problem};
-use super::reply::{Reply, answer, check_if_match, page_meta, page_request};
-use super::wire;
+use super::steps::caller::{Caller, find};
+use super::steps::checked::{Body, Query};
+use super::steps::idempotency::{commit_read, commit_written};
+use super::steps::input::{Rules, distinct};
 use crate::auth::Principal;
 use crate::generated::models::{
     Patch, charges_cancel, charges_create, charges_list, charges_update,

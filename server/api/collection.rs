@@ -7,14 +7,14 @@
 use axum::extract::Path;
 use http::HeaderMap;
 
-use super::caller::{Caller, find};
+use super::answers::refused::answered;
+use super::answers::reply::{Reply, check_if_match, page_request};
+use super::answers::wire;
 use super::charge_actions::{action_context, commit_delivery, locked_charge, settle};
-use super::checked::{Body, NoBody, Query};
-use super::idempotency::{commit_read, commit_written};
-use super::input::Rules;
-use super::refused::answered;
-use super::reply::{Reply, check_if_match, page_request};
-use super::wire;
+use super::steps::caller::{Caller, find};
+use super::steps::checked::{Body, NoBody, Query};
+use super::steps::idempotency::{commit_read, commit_written};
+use super::steps::input::Rules;
 use crate::auth::Principal;
 use crate::generated::models::{charges_events, charges_negativate, charges_notify, charges_pay};
 use crate::http::problem::ApiResult;

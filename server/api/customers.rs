@@ -4,12 +4,12 @@ use axum::extract::Path;
 use axum::response::IntoResponse;
 use http::{HeaderMap, StatusCode};
 
-use super::caller::{Caller, find};
-use super::checked::{Body, Query};
-use super::idempotency::{commit, commit_read, commit_written};
-use super::input::{Rules, distinct};
-use super::refused::{answered, problem};
-use super::reply::{Reply, answer, check_if_match, page_meta, page_request};
+use super::answers::refused::{answered, problem};
+use super::answers::reply::{Reply, answer, check_if_match, page_meta, page_request};
+use super::steps::caller::{Caller, find};
+use super::steps::checked::{Body, Query};
+use super::steps::idempotency::{commit, commit_read, commit_written};
+use super::steps::input::{Rules, distinct};
 use crate::generated::models::{
     Channel, CustomerDocumentType, Patch, customers_create, customers_list, customers_update,
     request, response,

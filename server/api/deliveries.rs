@@ -3,12 +3,12 @@
 use axum::extract::Path;
 use http::StatusCode;
 
-use super::caller::{Caller, find};
+use super::answers::reply::{Reply, answer, page_meta, page_request};
+use super::answers::wire;
 use super::charge_actions::{action_context, commit_delivery, settle};
-use super::checked::{NoBody, Query};
-use super::input::Rules;
-use super::reply::{Reply, answer, page_meta, page_request};
-use super::wire;
+use super::steps::caller::{Caller, find};
+use super::steps::checked::{NoBody, Query};
+use super::steps::input::Rules;
 use crate::generated::models::deliveries_list;
 use crate::http::problem::ApiResult;
 use dunning_app::collection::{self as actions, NoticeText};

@@ -6,12 +6,12 @@ use axum::extract::Path;
 use axum::response::IntoResponse;
 use http::{HeaderMap, StatusCode};
 
-use super::caller::{Caller, find};
-use super::checked::{Body, Query};
-use super::idempotency::commit_written;
-use super::input::Rules;
-use super::refused::answered;
-use super::reply::{Reply, answer, check_if_match, page_meta, page_request};
+use super::answers::refused::answered;
+use super::answers::reply::{Reply, answer, check_if_match, page_meta, page_request};
+use super::steps::caller::{Caller, find};
+use super::steps::checked::{Body, Query};
+use super::steps::idempotency::commit_written;
+use super::steps::input::Rules;
 use crate::generated::models::{
     DisputeReason, disputes_create, disputes_get, disputes_list, disputes_resolve, response,
 };

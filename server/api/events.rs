@@ -1,10 +1,10 @@
 //! `/v1/events`: the organization's audit trail.
 
-use super::caller::Caller;
-use super::checked::Query;
-use super::input::Rules;
-use super::reply::{Reply, page_request};
-use super::wire;
+use super::answers::reply::{Reply, page_request};
+use super::answers::wire;
+use super::steps::caller::Caller;
+use super::steps::checked::Query;
+use super::steps::input::Rules;
 use crate::generated::models::events_list;
 use crate::http::problem::ApiResult;
 use dunning_store::events::{self as store, EventFilter};

@@ -9,12 +9,12 @@ use http::{HeaderMap, HeaderValue, StatusCode, header};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::caller::{Caller, find};
-use super::checked::{self, Body};
-use super::idempotency::commit_read;
-use super::input::Rules;
-use super::refused::problem;
-use super::reply::{Reply, answer};
+use super::answers::refused::problem;
+use super::answers::reply::{Reply, answer};
+use super::steps::caller::{Caller, find};
+use super::steps::checked::{self, Body};
+use super::steps::idempotency::commit_read;
+use super::steps::input::Rules;
 use super::{charges, customers, deliveries};
 use crate::generated::OperationId;
 use crate::generated::models::{ExportCreateKind, ExportKind, exports_create, request, response};
@@ -119,7 +119,7 @@ fn list_filters<Q: DeserializeOwned>(
     pairs: Vec<(String, String)>,
     read: impl FnOnce(&Q, &mut Rules) -> ExportFilter,
 ) -> Result<ExportFilter, Vec<FieldError>> {
-    let mut documented = super::schemas::query_pairs_faults(list, pairs.clone());
+    let mut documented = super::steps::schemas::query_pairs_faults(list, pairs.clone());
     for (name, _) in &pairs {
         if !names.contains(&name.as_str()) && !documented.iter().any(|f| &f.field == name) {
             documented.push(FieldError::new(

@@ -7,8 +7,8 @@ use axum::response::IntoResponse;
 use http::header;
 use time::{Date, OffsetDateTime};
 
-use super::caller::Caller;
-use super::reply::Reply;
+use super::answers::reply::Reply;
+use super::steps::caller::Caller;
 use crate::auth::Principal;
 use crate::http::problem::{ApiError, ApiResult};
 use crate::state::AppState;

@@ -2,8 +2,8 @@
 
 use http::StatusCode;
 
-use super::caller::Caller;
-use super::reply::{Reply, answer};
+use super::answers::reply::{Reply, answer};
+use super::steps::caller::Caller;
 use crate::auth::roles;
 use crate::generated::models::{MePersonRole, Scope, me, response};
 use crate::http::problem::{ApiError, ApiResult};

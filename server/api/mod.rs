@@ -4,51 +4,41 @@
 //! document exists here: with its handler when it has one, else answering 501 through the
 //! same authentication and scope checks. A tool can therefore never call a route the API
 //! does not have.
+//!
+//! The files here are the handlers, a file per resource, and `charge_actions`, what the
+//! actions on a charge share. What every request goes through before its handler runs (the
+//! steps, in order, and the extractors a handler reads their outcome with) is in `steps/`;
+//! how a handler answers (the reply, the views several resources share, the refusals as
+//! problems) is in `answers/`.
 
 mod agreements;
-mod authenticate;
 mod calendar;
-mod caller;
 mod charge_actions;
 mod charges;
-mod checked;
 mod collection;
 mod customers;
 mod deliveries;
 mod disputes;
 mod events;
 mod exports;
-mod faults;
-mod fields;
 mod files;
-mod idempotency;
-pub mod input;
 mod me;
-pub mod operations;
 mod pix;
 mod pix_psp;
 mod plans;
-pub mod rate_limit;
-
-mod refused;
-pub mod reply;
 mod reports;
-pub mod schemas;
 mod webhooks;
-mod wire;
-mod words;
+
+pub mod answers;
+pub mod steps;
 
 use std::collections::BTreeMap;
 
 use axum::Router;
-use axum::extract::{Request, State};
-use axum::middleware::Next;
-use axum::response::Response;
 use axum::routing::{MethodFilter, MethodRouter, get, on};
 
 use mcpgen_catalog::{HttpMethod, ToolSpec};
 
-use self::authenticate::{authenticate_v1, require_operation_scopes};
 use crate::generated::{self, OperationId};
 use crate::state::AppState;
 
@@ -65,7 +55,10 @@ pub fn router(state: AppState) -> Router {
     for (path, method_router) in by_path {
         routes = routes.route(path, method_router);
     }
-    let protected = routes.route_layer(axum::middleware::from_fn_with_state(state.clone(), checks));
+    let protected = routes.route_layer(axum::middleware::from_fn_with_state(
+        state.clone(),
+        steps::checks,
+    ));
     // Every answer's `Request-Id` is the access log's (`ops::access_log`, outermost on the
     // whole server); a tool call's in-process request is part of its MCP request, which has
     // one.
@@ -73,43 +66,6 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/openapi.json", get(openapi_document))
         .merge(protected)
         .with_state(state)
-}
-
-/// The `/v1` middleware, outermost first: name the response's operation, authenticate, count
-/// against the rate limit, check scopes, then refuse malformed requests (path, body size and
-/// time, media type), then replay or record idempotent writes, then judge the query string
-/// and body against the document (faults left for the handler's input reader to report with
-/// its own), then the handler. Authorization comes before any look at the input, so a caller
-/// without the scope learns nothing about what it sent.
-///
-/// One layer whose steps are plain async functions, each handed the rest as a closure: as
-/// seven `from_fn` layers, each step cloned the whole stack below it and boxed it and its
-/// future on every request (a fifth of a detail read's instructions, paid again by each
-/// tool call's in-process request).
-async fn checks(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    steps(&state, request, |request| next.run(request)).await
-}
-
-/// [`checks`]' steps in their order, then `handler`.
-async fn steps<F: Future<Output = Response>>(
-    state: &AppState,
-    request: Request,
-    handler: impl FnOnce(Request) -> F,
-) -> Response {
-    operations::name_response(request, |request| {
-        authenticate_v1(state, request, |request| {
-            rate_limit::rate_limit(state, request, |request| {
-                require_operation_scopes(request, |request| {
-                    input::well_formed(request, |request| {
-                        idempotency::idempotency(state, request, |request| {
-                            schemas::checked(request, |request| fields::select(request, handler))
-                        })
-                    })
-                })
-            })
-        })
-    })
-    .await
 }
 
 fn filter(method: HttpMethod) -> MethodFilter {
@@ -216,27 +172,4 @@ async fn openapi_document() -> impl axum::response::IntoResponse {
         [(http::header::CONTENT_TYPE, "application/json")],
         generated::OPENAPI_JSON,
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The size of the future `make` returns, without running it.
-    fn future_size<F: Future>(_make: fn(&'static AppState, Request) -> F) -> usize {
-        std::mem::size_of::<F>()
-    }
-
-    /// Each step holds the future of the steps after it, and each level moves it once more as
-    /// it starts: a large rare path inline (a token looked up, a window claimed, a keyed
-    /// write) made every request copy it several times (`memcpy` was 10k instructions of a
-    /// tool call's 158k, bench/RESULTS.md). Those paths are boxed.
-    #[test]
-    fn the_v1_checks_future_stays_small_because_their_rare_paths_are_boxed() {
-        let size = future_size(|state, request| {
-            steps(state, request, |_| std::future::ready(Response::default()))
-        });
-        // 4 688 bytes in a test build (8 776 with the three paths inline).
-        assert!(size <= 6144, "the /v1 checks' future is {size} bytes");
-    }
 }

@@ -5,11 +5,11 @@
 use axum::extract::Path;
 use http::StatusCode;
 
-use super::caller::{Caller, find};
+use super::answers::reply::{Reply, answer};
 use super::charge_actions::refused;
-use super::checked::Body;
-use super::idempotency::commit_read;
-use super::reply::{Reply, answer};
+use super::steps::caller::{Caller, find};
+use super::steps::checked::Body;
+use super::steps::idempotency::commit_read;
 use crate::generated::models::{charges_pix, pix_settings_update, response};
 use crate::http::problem::{ApiError, ApiResult, FieldError};
 use dunning_app::pix as app;

@@ -12,10 +12,10 @@ use axum::response::IntoResponse;
 use http::StatusCode;
 use serde::Deserialize;
 
-use super::caller::Caller;
-use super::checked::{Body, NoBody, Query};
-use super::idempotency::{commit, commit_read};
-use super::reply::{Reply, answer, page_meta, page_request};
+use super::answers::reply::{Reply, answer, page_meta, page_request};
+use super::steps::caller::Caller;
+use super::steps::checked::{Body, NoBody, Query};
+use super::steps::idempotency::{commit, commit_read};
 use crate::generated::models::{
     PixPspConnectionAutomaticPixAccountType as PixPspAccountType,
     PixPspConnectionLastTestWebhookState as WebhookState, PixReceivedReason, PixReceivedSource,

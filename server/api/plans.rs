@@ -4,12 +4,12 @@ use axum::extract::Path;
 use axum::response::IntoResponse;
 use http::{HeaderMap, StatusCode};
 
-use super::caller::{Caller, find};
-use super::checked::{Body, Query};
-use super::idempotency::commit;
-use super::input::Rules;
-use super::refused::problem;
-use super::reply::{Reply, answer, check_if_match, page_meta, page_request, written};
+use super::answers::refused::problem;
+use super::answers::reply::{Reply, answer, check_if_match, page_meta, page_request, written};
+use super::steps::caller::{Caller, find};
+use super::steps::checked::{Body, Query};
+use super::steps::idempotency::commit;
+use super::steps::input::Rules;
 use crate::auth::Principal;
 use crate::generated::models::{
     CollectionPlanStepAction, CollectionPlanStepBureau, CollectionPlanStepChannel, Patch,

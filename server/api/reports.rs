@@ -3,8 +3,8 @@
 
 use http::StatusCode;
 
-use super::caller::Caller;
-use super::reply::{Reply, answer};
+use super::answers::reply::{Reply, answer};
+use super::steps::caller::Caller;
 use crate::generated::models::{AgingBucketBucket, AgingStatusStatus, reports_aging, response};
 use crate::http::problem::ApiResult;
 use dunning_app::reports::{self, Bucket, Open};

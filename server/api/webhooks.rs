@@ -5,12 +5,12 @@ use axum::extract::Path;
 use axum::response::IntoResponse;
 use http::{HeaderMap, StatusCode};
 
-use super::caller::{Caller, find};
-use super::checked::{Body, NoBody, Query};
-use super::idempotency::{ReplaySecret, commit};
-use super::input::{Rules, distinct};
-use super::refused::problem;
-use super::reply::{Reply, answer, check_if_match, page_meta, page_request, written};
+use super::answers::refused::problem;
+use super::answers::reply::{Reply, answer, check_if_match, page_meta, page_request, written};
+use super::steps::caller::{Caller, find};
+use super::steps::checked::{Body, NoBody, Query};
+use super::steps::idempotency::{ReplaySecret, commit};
+use super::steps::input::{Rules, distinct};
 use crate::generated::models::{
     Patch, WebhookDeliveryError, response, webhook_deliveries_list, webhooks_create, webhooks_get,
     webhooks_list, webhooks_update,

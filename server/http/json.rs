@@ -1,4 +1,4 @@
-//! The JSON writer of answers (the `/v1` answers, through `api::reply::answer`): what
+//! The JSON writer of answers (the `/v1` answers, through `api::answers::reply::answer`): what
 //! `serde_json::to_vec` writes, byte for byte, with strings escaped eight bytes at a time.
 //!
 //! `serde_json` looks every byte of every key and string up in a table on its own, and a

@@ -473,33 +473,48 @@ fn the_clock_is_read_in_one_place() {
     );
 }
 
+/// The files of `server/api/` that hold handler code: the handlers, `charge_actions` and
+/// `answers/`, each named by its path under `server/api/`. Exempt are the steps and extractors
+/// that turn requests into the models (`steps/`, with the idempotency keys and rate windows
+/// they keep) and the `mod.rs` files (the router, the folders' declarations).
+fn handler_files() -> Vec<(String, PathBuf)> {
+    let api = root().join("server/api");
+    rust_files(&api)
+        .into_iter()
+        .filter_map(|path| {
+            let relative = path.strip_prefix(&api).unwrap().to_path_buf();
+            let plumbing = relative.starts_with("steps")
+                || relative.file_name().is_some_and(|name| name == "mod.rs");
+            (!plumbing).then(|| (relative.display().to_string(), path))
+        })
+        .collect()
+}
+
+#[test]
+fn the_handler_files_are_the_handlers_and_what_they_share_not_the_steps() {
+    let names: Vec<String> = handler_files().into_iter().map(|(name, _)| name).collect();
+    for handler_code in ["charges.rs", "charge_actions.rs", "answers/wire.rs"] {
+        assert!(
+            names.iter().any(|n| n == handler_code),
+            "{handler_code}: {names:?}"
+        );
+    }
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.starts_with("steps") || n.ends_with("mod.rs")),
+        "{names:?}"
+    );
+}
+
 /// The `/v1` handlers read and write the document's types (issue 22): no handler file reads a
 /// body or query string by hand (`Bytes`, `RawQuery`, `serde_json::Value` getters) and none
 /// builds an answer with `json!`. The one `json!` left is an event's payload, stored data
-/// handed to `events::record` (or `record_returning_id`). The plumbing that turns requests into the models is exempt.
-/// The files of `server/api/` that turn requests into the models and answers into bytes
-/// (with the idempotency keys and rate windows they keep), not handlers of a resource.
-const PLUMBING: &[&str] = &[
-    "authenticate.rs",
-    "checked.rs",
-    "faults.rs",
-    "idempotency.rs",
-    "input.rs",
-    "mod.rs",
-    "operations.rs",
-    "rate_limit.rs",
-    "reply.rs",
-    "schemas.rs",
-];
-
+/// handed to `events::record` (or `record_returning_id`).
 #[test]
 fn the_v1_handlers_read_and_answer_the_documents_types() {
     let mut faults = Vec::new();
-    for path in rust_files(&root().join("server/api")) {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        if PLUMBING.contains(&name.as_str()) {
-            continue;
-        }
+    for (name, path) in handler_files() {
         let text = without_comments(&without_tests(&std::fs::read_to_string(&path).unwrap()));
         for hand_read in ["RawQuery", "body: Bytes", "Input::", "Json<Value>"] {
             if text.contains(hand_read) {
@@ -538,11 +553,7 @@ fn the_v1_handlers_write_only_through_the_application_layer() {
         "the store's writes are not found: {writes:?}"
     );
     let mut faults = Vec::new();
-    for path in rust_files(&root().join("server/api")) {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        if PLUMBING.contains(&name.as_str()) {
-            continue;
-        }
+    for (name, path) in handler_files() {
         let text = without_comments(&without_tests(&std::fs::read_to_string(&path).unwrap()));
         let found = direct_writes(&text, &writes);
         if !found.is_empty() {

@@ -34,7 +34,7 @@ pub async fn authenticate_v1<F: Future<Output = Response>>(
             false,
         );
     };
-    // Boxed, as are the other steps' rare or slow parts: `api::checks` nests every step's
+    // Boxed, as are the other steps' rare or slow parts: `api::steps::checks` nests every step's
     // future in one, and each level of it moves what it holds once more.
     let found = match Box::pin(state.tokens.find(&state.db, &tokens::hash(token))).await {
         Ok(Some(found)) => found,

@@ -10,7 +10,7 @@ use axum::response::Response;
 use crate::generated::OperationId;
 use crate::ops::metrics::OperationName;
 
-/// The first step of the `/v1` middleware (`api::checks`): find the request's operation once,
+/// The first step of the `/v1` middleware (`api::steps::checks`): find the request's operation once,
 /// keep it in the request for the steps and extractors after this one ([`of`]), and say on the
 /// response which operation answered (its `operationId`), so requests are counted by
 /// operation, never by raw path.

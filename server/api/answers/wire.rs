@@ -17,7 +17,7 @@ use dunning_store::{Page, PageRequest};
 /// A charge as the API shows it: money in reais, rates in percent, the status and amount due
 /// of today (Brasília) with its parts. Borrowed from the charge and serialised as it is: a list page writes 25 of
 /// them, and building a `Value` map for each cost 15 % of a list's server time (bench).
-pub(super) fn charge(c: &StoredCharge) -> response::Charge<'_> {
+pub(in crate::api) fn charge(c: &StoredCharge) -> response::Charge<'_> {
     response::Charge {
         id: &c.id,
         customer_id: &c.customer_id,
@@ -46,7 +46,7 @@ pub(super) fn charge(c: &StoredCharge) -> response::Charge<'_> {
 }
 
 /// A charge with its ETag: the answer of a read or a change.
-pub(super) fn charge_answer(charge: StoredCharge) -> Reply {
+pub(in crate::api) fn charge_answer(charge: StoredCharge) -> Reply {
     let body = response::ChargeResponse {
         data: self::charge(&charge),
     };
@@ -55,7 +55,7 @@ pub(super) fn charge_answer(charge: StoredCharge) -> Reply {
 
 /// A delivery as the API shows it (not its provider or organization). The channel is stored
 /// as text: a word the document does not list is our own fault.
-pub(super) fn delivery(d: &Delivery) -> ApiResult<response::Delivery<'_>> {
+pub(in crate::api) fn delivery(d: &Delivery) -> ApiResult<response::Delivery<'_>> {
     let channel = models::Channel::from_word(&d.channel).ok_or_else(|| {
         ApiError::internal(format!("delivery {} has channel '{}'", d.id, d.channel))
     })?;
@@ -78,7 +78,7 @@ pub(super) fn delivery(d: &Delivery) -> ApiResult<response::Delivery<'_>> {
 
 /// A delivery with its ETag and `status`: the answer of a read (200) or of an action that
 /// queued it (202).
-pub(super) fn delivery_answer(status: StatusCode, d: &Delivery) -> ApiResult<Reply> {
+pub(in crate::api) fn delivery_answer(status: StatusCode, d: &Delivery) -> ApiResult<Reply> {
     let body = response::DeliveryResponse {
         data: self::delivery(d)?,
     };
@@ -86,13 +86,13 @@ pub(super) fn delivery_answer(status: StatusCode, d: &Delivery) -> ApiResult<Rep
 }
 
 /// The 202 answer with a delivery just queued (read back inside its transaction).
-pub(super) fn delivery_accepted(delivery: Delivery) -> Reply {
+pub(in crate::api) fn delivery_accepted(delivery: Delivery) -> Reply {
     delivery_answer(StatusCode::ACCEPTED, &delivery).unwrap_or_else(IntoResponse::into_response)
 }
 
 /// An event as the API shows it (also in a charge's timeline). The lists read a missing
 /// actor name as the system's (`dunning_store::events`); the data is always an object.
-pub(super) fn event(e: &Event) -> ApiResult<response::Event<'_>> {
+pub(in crate::api) fn event(e: &Event) -> ApiResult<response::Event<'_>> {
     let fault = |what: &str| ApiError::internal(format!("event {} has {what}", e.id));
     Ok(response::Event {
         id: &e.id,
@@ -118,7 +118,7 @@ pub(super) fn event(e: &Event) -> ApiResult<response::Event<'_>> {
 }
 
 /// A page of events: the answer of the audit trail and of a charge's timeline.
-pub(super) fn event_list(rows: &Page<Event>, page: PageRequest) -> ApiResult<Reply> {
+pub(in crate::api) fn event_list(rows: &Page<Event>, page: PageRequest) -> ApiResult<Reply> {
     let body = response::EventList {
         data: rows.items.iter().map(event).collect::<ApiResult<_>>()?,
         meta: reply::page_meta(rows, page),

@@ -21,7 +21,7 @@ use mcpgen_catalog::canonical_json;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use super::reply::{Reply, written};
+use crate::api::answers::reply::{Reply, written};
 use crate::auth::Principal;
 use crate::http::problem::{ApiError, ApiResult, FieldError};
 use crate::state::AppState;
