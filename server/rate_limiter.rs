@@ -1,7 +1,7 @@
 //! The rate limiter ([`Limiter`]): rate-limit windows counted in memory, with budgets shared
 //! through the database. What a request does with it (counted once, 429 once its window is
-//! spent, the `RateLimit-*` headers) is the `/v1` step `api::rate_limit`, whose `count` the MCP
-//! host calls too.
+//! spent, the `RateLimit-*` headers) is the `/v1` step `api::steps::rate_limit`, whose `count`
+//! the MCP host calls too.
 //!
 //! Each token has fixed windows of its period. The database row of a window holds how many of
 //! its requests the replicas have *claimed* between them (never more than the limit); each

@@ -9,9 +9,9 @@ use sqlx::AnyConnection;
 use super::answers::refused::answered;
 use super::answers::reply::{Reply, answer, check_if_match, page_meta, page_request};
 use super::steps::caller::{Caller, find};
-use super::steps::checked::{Body, NoBody, Query};
 use super::steps::idempotency::commit_written;
-use super::steps::input::{Rules, distinct};
+use super::steps::server_rules::{Rules, distinct};
+use super::steps::typed_input::{Body, NoBody, Query};
 use crate::generated::models::{
     AgreementAutomaticPixEndedBy as EndedBy, agreements_accept, agreements_automatic_pix,
     agreements_automatic_pix_cancel, agreements_cancel, agreements_create, agreements_get,

@@ -6,8 +6,8 @@ use http::StatusCode;
 
 use super::answers::reply::{Reply, answer};
 use super::steps::caller::Caller;
-use super::steps::checked::Body;
 use super::steps::idempotency::commit_read;
+use super::steps::typed_input::Body;
 use crate::generated::models::{calendar_update, response};
 use crate::http::problem::{ApiError, ApiResult, FieldError};
 use dunning_app::calendars as app;

@@ -8,9 +8,9 @@ use super::answers::reply::{Reply, answer, check_if_match, page_meta, page_reque
 use super::answers::wire;
 use super::charge_actions::locked_charge;
 use super::steps::caller::{Caller, find};
-use super::steps::checked::{Body, Query};
 use super::steps::idempotency::{commit_read, commit_written};
-use super::steps::input::{Rules, distinct};
+use super::steps::server_rules::{Rules, distinct};
+use super::steps::typed_input::{Body, Query};
 use crate::auth::Principal;
 use crate::generated::models::{
     Patch, charges_cancel, charges_create, charges_list, charges_update,

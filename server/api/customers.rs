@@ -7,9 +7,9 @@ use http::{HeaderMap, StatusCode};
 use super::answers::refused::{answered, problem};
 use super::answers::reply::{Reply, answer, check_if_match, page_meta, page_request};
 use super::steps::caller::{Caller, find};
-use super::steps::checked::{Body, Query};
 use super::steps::idempotency::{commit, commit_read, commit_written};
-use super::steps::input::{Rules, distinct};
+use super::steps::server_rules::{Rules, distinct};
+use super::steps::typed_input::{Body, Query};
 use crate::generated::models::{
     Channel, CustomerDocumentType, Patch, customers_create, customers_list, customers_update,
     request, response,

@@ -9,9 +9,9 @@ use http::{HeaderMap, StatusCode};
 use super::answers::refused::answered;
 use super::answers::reply::{Reply, answer, check_if_match, page_meta, page_request};
 use super::steps::caller::{Caller, find};
-use super::steps::checked::{Body, Query};
 use super::steps::idempotency::commit_written;
-use super::steps::input::Rules;
+use super::steps::server_rules::Rules;
+use super::steps::typed_input::{Body, Query};
 use crate::generated::models::{
     DisputeReason, disputes_create, disputes_get, disputes_list, disputes_resolve, response,
 };

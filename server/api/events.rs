@@ -3,8 +3,8 @@
 use super::answers::reply::{Reply, page_request};
 use super::answers::wire;
 use super::steps::caller::Caller;
-use super::steps::checked::Query;
-use super::steps::input::Rules;
+use super::steps::server_rules::Rules;
+use super::steps::typed_input::Query;
 use crate::generated::models::events_list;
 use crate::http::problem::ApiResult;
 use dunning_store::events::{self as store, EventFilter};

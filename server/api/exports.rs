@@ -12,9 +12,9 @@ use serde_json::{Map, Value};
 use super::answers::refused::problem;
 use super::answers::reply::{Reply, answer};
 use super::steps::caller::{Caller, find};
-use super::steps::checked::{self, Body};
 use super::steps::idempotency::commit_read;
-use super::steps::input::Rules;
+use super::steps::server_rules::Rules;
+use super::steps::typed_input::{self, Body};
 use super::{charges, customers, deliveries};
 use crate::generated::OperationId;
 use crate::generated::models::{ExportCreateKind, ExportKind, exports_create, request, response};
@@ -119,7 +119,7 @@ fn list_filters<Q: DeserializeOwned>(
     pairs: Vec<(String, String)>,
     read: impl FnOnce(&Q, &mut Rules) -> ExportFilter,
 ) -> Result<ExportFilter, Vec<FieldError>> {
-    let mut documented = super::steps::schemas::query_pairs_faults(list, pairs.clone());
+    let mut documented = super::steps::schema_check::query_pairs_faults(list, pairs.clone());
     for (name, _) in &pairs {
         if !names.contains(&name.as_str()) && !documented.iter().any(|f| &f.field == name) {
             documented.push(FieldError::new(
@@ -129,7 +129,7 @@ fn list_filters<Q: DeserializeOwned>(
             ));
         }
     }
-    let query = checked::query_pairs::<Q>(Some(list), pairs, documented)?;
+    let query = typed_input::query_pairs::<Q>(Some(list), pairs, documented)?;
     let mut rules = Rules::default();
     let filter = read(&query, &mut rules);
     match rules.finish() {

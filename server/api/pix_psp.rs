@@ -14,8 +14,8 @@ use serde::Deserialize;
 
 use super::answers::reply::{Reply, answer, page_meta, page_request};
 use super::steps::caller::Caller;
-use super::steps::checked::{Body, NoBody, Query};
 use super::steps::idempotency::{commit, commit_read};
+use super::steps::typed_input::{Body, NoBody, Query};
 use crate::generated::models::{
     PixPspConnectionAutomaticPixAccountType as PixPspAccountType,
     PixPspConnectionLastTestWebhookState as WebhookState, PixReceivedReason, PixReceivedSource,

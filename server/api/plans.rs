@@ -7,9 +7,9 @@ use http::{HeaderMap, StatusCode};
 use super::answers::refused::problem;
 use super::answers::reply::{Reply, answer, check_if_match, page_meta, page_request, written};
 use super::steps::caller::{Caller, find};
-use super::steps::checked::{Body, Query};
 use super::steps::idempotency::commit;
-use super::steps::input::Rules;
+use super::steps::server_rules::Rules;
+use super::steps::typed_input::{Body, Query};
 use crate::auth::Principal;
 use crate::generated::models::{
     CollectionPlanStepAction, CollectionPlanStepBureau, CollectionPlanStepChannel, Patch,

@@ -8,9 +8,9 @@ use http::{HeaderMap, StatusCode};
 use super::answers::refused::problem;
 use super::answers::reply::{Reply, answer, check_if_match, page_meta, page_request, written};
 use super::steps::caller::{Caller, find};
-use super::steps::checked::{Body, NoBody, Query};
 use super::steps::idempotency::{ReplaySecret, commit};
-use super::steps::input::{Rules, distinct};
+use super::steps::server_rules::{Rules, distinct};
+use super::steps::typed_input::{Body, NoBody, Query};
 use crate::generated::models::{
     Patch, WebhookDeliveryError, response, webhook_deliveries_list, webhooks_create, webhooks_get,
     webhooks_list, webhooks_update,

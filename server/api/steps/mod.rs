@@ -3,25 +3,26 @@
 //!
 //! [`checks`] runs the steps in their order, outermost first: `operations` (the request's
 //! operation, found once), `authenticate` (the bearer token, then the operation's scopes),
-//! `rate_limit`, `input` (`well_formed`: path, body size and time, media type),
-//! `idempotency` (replayed or recorded writes; a handler ends with its `commit`), `schemas`
-//! (query string and body judged against the document, the faults carried to the handler by
-//! `faults`), `fields` (a list's `fields=`, applied to the answer on the way back). A handler
-//! then takes its input through the extractors: `caller` (the state and the authenticated
-//! caller, and `find`, the one find-or-404), `checked` (the operation's body and query as
-//! generated models, with every fault of the request in one 400) and `input::Rules` (what
-//! no schema can say).
+//! `rate_limit`, `well_formed` (path, body size and time, media type), `idempotency`
+//! (replayed or recorded writes; a handler ends with its `commit`), `schema_check` (query
+//! string and body judged against the document, the faults carried to the handler), `fields`
+//! (a list's `fields=`, applied to the answer on the way back). A handler then takes its input
+//! through the extractors: `caller` (the state and the authenticated caller, and `find`, the
+//! one find-or-404) and `typed_input` (the operation's body and query as generated models,
+//! with every fault of the request in one 400, the `text_rule`'s among them); what no schema
+//! can say it checks with `server_rules`.
 
 mod authenticate;
 pub(super) mod caller;
-pub(super) mod checked;
-mod faults;
 mod fields;
 pub(super) mod idempotency;
-pub mod input;
 pub mod operations;
 pub mod rate_limit;
-pub mod schemas;
+pub mod schema_check;
+pub mod server_rules;
+pub mod text_rule;
+pub(super) mod typed_input;
+pub mod well_formed;
 
 use axum::extract::{Request, State};
 use axum::middleware::Next;
@@ -59,9 +60,11 @@ async fn steps<F: Future<Output = Response>>(
         authenticate_v1(state, request, |request| {
             rate_limit::rate_limit(state, request, |request| {
                 require_operation_scopes(request, |request| {
-                    input::well_formed(request, |request| {
+                    well_formed::well_formed(request, |request| {
                         idempotency::idempotency(state, request, |request| {
-                            schemas::checked(request, |request| fields::select(request, handler))
+                            schema_check::checked(request, |request| {
+                                fields::select(request, handler)
+                            })
                         })
                     })
                 })

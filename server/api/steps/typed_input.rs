@@ -1,14 +1,14 @@
 //! The request's input as the document's types: [`Body`] and [`Query`] hand a handler the
 //! generated model of its JSON body or query string (`crate::generated::models`), once the
-//! request has passed the document's schema check (`super::schemas::checked`) and the text
-//! rule (`super::input`). A handler then reads fields by name in Rust, so a field the document
-//! renames, removes or retypes stops the build where the handler uses it.
+//! request has passed the document's schema check (`super::schema_check::checked`) and the
+//! text rule (`super::text_rule`). A handler then reads fields by name in Rust, so a field the
+//! document renames, removes or retypes stops the build where the handler uses it.
 //!
 //! Every fault of the request is still reported at once, in one 400: the text rule's, then the
 //! document's (the schema check names each field, with the codes handlers always gave). What
 //! a schema cannot say (check digits, dates relative to today, objects that must exist) the
-//! handler checks on the typed value afterwards, with a [`Rules`] collector
-//! (`super::input::Rules`), each such rule written in the document as an `x-server-rule`.
+//! handler checks on the typed value afterwards, with a [`Rules`](super::server_rules::Rules)
+//! collector, each such rule written in the document as an `x-server-rule`.
 //!
 //! Strings arrive trimmed, as the handlers always read them; a query value given empty
 //! (`?tag=`) counts as not given, as browsers send it.
@@ -17,9 +17,9 @@ use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use http::request::Parts;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use super::input;
+use super::text_rule::{self, MULTI_LINE_FIELDS, allowed_char, invalid_characters};
 use crate::generated::OperationId;
 use crate::http::problem::{ApiError, ApiResult, FieldError};
 use crate::state::AppState;
@@ -44,9 +44,9 @@ impl FromRequest<AppState> for NoBody {
         let bytes = Bytes::from_request(request, state)
             .await
             .map_err(|e| ApiError::malformed(format!("The body could not be read: {e}")))?;
-        let value = input::json_object(&bytes)?;
+        let value = json_object(&bytes)?;
         let mut faults = Vec::new();
-        input::check_texts(&value, "", false, &mut faults);
+        text_rule::check_texts(&value, "", false, &mut faults);
         for key in value.as_object().into_iter().flat_map(|map| map.keys()) {
             merge(
                 &mut faults,
@@ -86,10 +86,10 @@ impl<T: DeserializeOwned> FromRequestParts<AppState> for Query<T> {
 
 /// `bytes` (a JSON object, or nothing) as `T`, after the request's schema and text checks.
 fn body<T: DeserializeOwned>(bytes: &[u8]) -> ApiResult<T> {
-    let mut value = input::json_object(bytes)?;
+    let mut value = json_object(bytes)?;
     let mut faults = Vec::new();
-    input::check_texts(&value, "", false, &mut faults);
-    merge(&mut faults, super::faults::take());
+    text_rule::check_texts(&value, "", false, &mut faults);
+    merge(&mut faults, super::schema_check::take());
     trim(&mut value);
     // Read even when the document found faults: a format the schema judges only loosely
     // (money's two decimals: `multipleOf: 0.01` passes 10.005 within float tolerance) is
@@ -109,7 +109,7 @@ fn body<T: DeserializeOwned>(bytes: &[u8]) -> ApiResult<T> {
 /// parameter declares (`"25"` as 25 for an integer), as a query string has no types.
 fn query<T: DeserializeOwned>(operation: Option<OperationId>, raw: Option<&str>) -> ApiResult<T> {
     let pairs = form_urlencoded::parse(raw.unwrap_or_default().as_bytes()).into_owned();
-    query_pairs(operation, pairs, super::faults::take()).map_err(ApiError::validation)
+    query_pairs(operation, pairs, super::schema_check::take()).map_err(ApiError::validation)
 }
 
 /// Query pairs (a query string's, or an export's filters) as `T` (see [`query`]), or every
@@ -119,13 +119,13 @@ pub fn query_pairs<T: DeserializeOwned>(
     pairs: impl IntoIterator<Item = (String, String)>,
     known: Vec<FieldError>,
 ) -> Result<T, Vec<FieldError>> {
-    let (map, mut faults) = input::query_map(pairs);
+    let (map, mut faults) = query_map(pairs);
     merge(&mut faults, known);
     let given = map
         .into_iter()
         .filter(|(_, value)| value.as_str().is_none_or(|s| !s.trim().is_empty()));
     let mut value = Value::Object(match operation {
-        Some(operation) => super::schemas::typed_query(operation, given),
+        Some(operation) => super::schema_check::typed_query(operation, given),
         None => given.collect(),
     });
     trim(&mut value);
@@ -137,6 +137,50 @@ pub fn query_pairs<T: DeserializeOwned>(
             Err(faults)
         }
     }
+}
+
+/// A request body as a JSON object: nothing (or white space) is `{}`; not JSON is a 400 that
+/// says why, and JSON that is not an object a 400 on `body`.
+fn json_object(bytes: &[u8]) -> ApiResult<Value> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Value::Object(Map::new()));
+    }
+    let value: Value = serde_json::from_slice(bytes)
+        .map_err(|e| ApiError::malformed(format!("The body is not valid JSON: {e}")))?;
+    if value.is_object() {
+        Ok(value)
+    } else {
+        Err(ApiError::validation(vec![FieldError::new(
+            "body",
+            "type",
+            "The body must be a JSON object",
+        )]))
+    }
+}
+
+/// Query pairs as a map of text values, with the faults of the pairs themselves: a repeated
+/// key (refused rather than guessed at) and text that breaks the text rule.
+fn query_map(
+    pairs: impl IntoIterator<Item = (String, String)>,
+) -> (Map<String, Value>, Vec<FieldError>) {
+    let mut map = Map::new();
+    let mut faults = Vec::new();
+    for (key, value) in pairs {
+        if map.contains_key(&key) {
+            faults.push(FieldError::new(
+                &key,
+                "repeated",
+                "Give this parameter once",
+            ));
+            continue;
+        }
+        let multi_line = MULTI_LINE_FIELDS.contains(&key.as_str());
+        if !value.chars().all(|c| allowed_char(c, multi_line)) {
+            faults.push(invalid_characters(&key, multi_line));
+        }
+        map.insert(key, Value::String(value));
+    }
+    (map, faults)
 }
 
 /// `more` added to `faults`, but none about a field `faults` names already.

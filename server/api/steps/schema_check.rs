@@ -7,11 +7,14 @@
 //! `additionalProperties: false` included) and its query parameters as one object schema
 //! (`OperationId::body_schema`, `OperationId::query_schema`); they are compiled once, on first
 //! use, into a table indexed by operation. [`checked`] (a `/v1` middleware, just before the
-//! handler) judges the request and leaves the faults (`super::faults`) to the request's
-//! typed reader (`super::checked`), which answers them in one 400, every fault named by its
-//! path (`address.street`, `tags[0]`) with the codes handlers used before (`length`, `range`,
-//! `enum`, `type`, `required`, `unknown`, `format`, `pattern`, `min_items`, ...).
+//! handler) judges the request and leaves the faults to the request's typed reader
+//! (`super::typed_input`), which answers them in one 400, every fault named by its path
+//! (`address.street`, `tags[0]`) with the codes handlers used before (`length`, `range`,
+//! `enum`, `type`, `required`, `unknown`, `format`, `pattern`, `min_items`, ...). The faults
+//! travel with the request's task, as a task-local value beside the request, until the reader
+//! [`take`]s them.
 
+use std::cell::RefCell;
 use std::sync::OnceLock;
 
 use axum::body::Body;
@@ -27,7 +30,7 @@ use crate::generated::OperationId;
 use crate::http::problem::{ApiError, FieldError};
 
 /// Judge the request's query string and JSON body against its operation's schemas, and run
-/// the handler with the faults found waiting for its input reader (`super::faults::take`):
+/// the handler with the faults found waiting for its input reader ([`take`]):
 /// the handler then reports them together with its own, in one 400, as it always has.
 pub async fn checked<F: Future<Output = Response>>(
     request: Request,
@@ -38,7 +41,7 @@ pub async fn checked<F: Future<Output = Response>>(
     };
     let (parts, body) = request.into_parts();
     // `well_formed` has read the body whole already: this only takes the bytes back.
-    let bytes = match axum::body::to_bytes(body, super::input::MAX_BODY_BYTES).await {
+    let bytes = match axum::body::to_bytes(body, super::well_formed::MAX_BODY_BYTES).await {
         Ok(bytes) => bytes,
         Err(e) => {
             return ApiError::malformed(format!("The body could not be read: {e}")).into_response();
@@ -47,7 +50,26 @@ pub async fn checked<F: Future<Output = Response>>(
     let mut faults = query_faults(operation, parts.uri.query().unwrap_or_default());
     faults.extend(body_faults(operation, &bytes));
     let request = Request::from_parts(parts, Body::from(bytes));
-    super::faults::carry(faults, next(request)).await
+    carry(faults, next(request)).await
+}
+
+tokio::task_local! {
+    static FAULTS: RefCell<Option<Vec<FieldError>>>;
+}
+
+/// Run `handler` with `faults` waiting for its input reader.
+async fn carry<F: Future>(faults: Vec<FieldError>, handler: F) -> F::Output {
+    FAULTS.scope(RefCell::new(Some(faults)), handler).await
+}
+
+/// The document's faults of the running request, once: the reader of the request's own body
+/// or query string takes them (a reader of a part, such as one step of a plan, does not).
+pub(super) fn take() -> Vec<FieldError> {
+    FAULTS
+        .try_with(|cell| cell.borrow_mut().take())
+        .ok()
+        .flatten()
+        .unwrap_or_default()
 }
 
 /// The compiled schemas of one operation.
@@ -305,7 +327,7 @@ fn pattern_fault(error: &ValidationError<'_>, field: &str, pattern: &str) -> Vec
         let multi_line = pattern.contains("\\x0B");
         if text
             .chars()
-            .all(|c| super::input::allowed_char(c, multi_line))
+            .all(|c| super::text_rule::allowed_char(c, multi_line))
         {
             return vec![FieldError::new(
                 field,
@@ -313,7 +335,7 @@ fn pattern_fault(error: &ValidationError<'_>, field: &str, pattern: &str) -> Vec
                 "Must not be blank (it is white space only)",
             )];
         }
-        return vec![super::input::invalid_characters(field, multi_line)];
+        return vec![super::text_rule::invalid_characters(field, multi_line)];
     }
     if pattern.starts_with("^20[0-9]{2}-") {
         let date = text.get(..10).unwrap_or(text);
@@ -521,7 +543,7 @@ mod tests {
             for c in sample.clone() {
                 assert_eq!(
                     v.is_valid(&Value::from(format!("a{c}b"))),
-                    super::super::input::allowed_char(c, multi_line),
+                    super::super::text_rule::allowed_char(c, multi_line),
                     "{name}: U+{:04X}",
                     c as u32
                 );
