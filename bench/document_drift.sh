@@ -33,8 +33,8 @@ if out=$(cd "$copy" && CARGO_TARGET_DIR="$target/document-drift" cargo check --l
   exit 1
 fi
 echo "$out" | grep -E "^(server|crates)/.*error" || true
-if echo "$out" | grep -q "server/api/wire.rs.*amount_due"; then
-  echo "PASS: the build fails where the charge view writes amount_due (server/api/wire.rs)"
+if echo "$out" | grep -q "server/api/answers/wire.rs.*amount_due"; then
+  echo "PASS: the build fails where the charge view writes amount_due (server/api/answers/wire.rs)"
 else
   echo "FAIL: the build failed, but not at the charge view:"
   echo "$out" | tail -20

@@ -1,6 +1,6 @@
-//! `fields=` on lists (`server/api/fields.rs`): the same items with only the asked fields and
-//! their `id`, on REST and through the tool; names the items do not have refused; everything
-//! else about the answer (order, `meta`, paging) as without it.
+//! `fields=` on lists (`server/api/steps/fields.rs`): the same items with only the asked fields
+//! and their `id`, on REST and through the tool; names the items do not have refused;
+//! everything else about the answer (order, `meta`, paging) as without it.
 
 use http::StatusCode;
 use serde_json::{Value, json};
