@@ -3,15 +3,21 @@
 //! the credentials file written for the operator.
 
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use time::Duration;
 
 use crate::auth::{Audience, roles, tokens};
+use dunning_app::events;
 use dunning_domain::document::{cnpj_with_check_digits, cpf_with_check_digits};
+use dunning_domain::money::Cents;
 use dunning_domain::pix::PixSettings;
+use dunning_domain::timestamp::Timestamp;
+use dunning_models::response::{
+    ChargeCanceledData, ChargeCreatedData, ChargePaidData, CollectionPlanCreatedData,
+    CustomerCreatedData,
+};
 use dunning_store::charges::{self, ChargeFields};
 use dunning_store::customers::{self, Address, CustomerFields};
-use dunning_store::events::{self, Actor};
+use dunning_store::events::Actor;
 use dunning_store::orgs::{self, NewToken};
 use dunning_store::plans;
 use dunning_store::{Db, Result, ids, now_text, today};
@@ -338,7 +344,7 @@ async fn seed_customers(db: &Db, organization_id: &str, demo: &[DemoCustomer]) -
             "customer.created",
             ("customer", &id),
             &system,
-            &json!({ "name": c.name }),
+            &CustomerCreatedData { name: c.name },
         )
         .await?;
         for (description, amount, due_in, state, paid) in CHARGES {
@@ -360,7 +366,13 @@ async fn seed_customers(db: &Db, organization_id: &str, demo: &[DemoCustomer]) -
                 "charge.created",
                 ("charge", &charge_id),
                 &system,
-                &json!({ "customer_id": id }),
+                &ChargeCreatedData {
+                    customer_id: &id,
+                    amount: Cents(fields.amount_cents),
+                    due_date: fields.due_date.into(),
+                    agreement_id: None,
+                    installment: None,
+                },
             )
             .await?;
             if *state != "open" || *paid > 0 {
@@ -381,20 +393,44 @@ async fn seed_customers(db: &Db, organization_id: &str, demo: &[DemoCustomer]) -
                     &now,
                 )
                 .await?;
-                let kind = if *state == "open" {
-                    "charge.payment_recorded".to_string()
-                } else {
-                    format!("charge.{state}")
-                };
-                events::record(
-                    &mut tx,
-                    organization_id,
-                    &kind,
-                    ("charge", &charge_id),
-                    &system,
-                    &json!({}),
-                )
-                .await?;
+                // The events of the states the demo sets whole: a partial payment and an
+                // agreement have no payment or agreement row here to name.
+                let paid_at =
+                    Timestamp::new(paid_on.midnight().assume_offset(time::macros::offset!(-3)));
+                match *state {
+                    "paid" => {
+                        let data = ChargePaidData {
+                            paid_amount: Cents(paid),
+                            paid_at,
+                        };
+                        events::record(
+                            &mut tx,
+                            organization_id,
+                            "charge.paid",
+                            ("charge", &charge_id),
+                            &system,
+                            &data,
+                        )
+                        .await?;
+                    }
+                    "canceled" => {
+                        let data = ChargeCanceledData {
+                            reason: Some("Pedido cancelado pelo cliente"),
+                            dispute_id: None,
+                            agreement_id: None,
+                        };
+                        events::record(
+                            &mut tx,
+                            organization_id,
+                            "charge.canceled",
+                            ("charge", &charge_id),
+                            &system,
+                            &data,
+                        )
+                        .await?;
+                    }
+                    _ => {}
+                }
             }
         }
     }
@@ -454,7 +490,10 @@ async fn seed_plan(
         "collection_plan.created",
         ("collection_plan", &id),
         system,
-        &json!({ "name": "Cobrança padrão" }),
+        &CollectionPlanCreatedData {
+            name: "Cobrança padrão",
+            steps: i64::try_from(PLAN_STEPS.len()).unwrap_or(i64::MAX),
+        },
     )
     .await?;
     Ok(id)

@@ -133,6 +133,12 @@ pub(crate) fn normalise(doc: &Value, diags: &mut Diagnostics) -> Value {
             n.path_item(item, &join("/paths", path));
         }
     }
+    // 3.1's `webhooks`: path items for the requests the service sends.
+    if let Some(webhooks) = root.get_mut("webhooks").and_then(Value::as_object_mut) {
+        for (name, item) in webhooks.iter_mut() {
+            n.path_item(item, &join("/webhooks", name));
+        }
+    }
     if let Some(components) = root.get_mut("components").and_then(Value::as_object_mut) {
         n.components(components);
     }
@@ -267,6 +273,7 @@ impl Normaliser<'_> {
         if obj.contains_key("$ref") && !self.ref_siblings(obj, ptr) {
             return;
         }
+        nullable_reference(obj);
         self.type_keyword(obj, ptr);
         self.const_and_examples(obj);
         exclusive_bound(obj, "exclusiveMinimum", "minimum");
@@ -391,6 +398,8 @@ impl Normaliser<'_> {
     }
 
     /// `type: [X, "null"]` becomes `type: X, nullable: true`; several types become an `anyOf`.
+    /// The new keywords take the place of `type` in the schema (key order is what a tool's
+    /// schema shows, and a document moved from 3.0 to 3.1 keeps its catalog).
     fn type_keyword(&mut self, obj: &mut Map<String, Value>, ptr: &str) {
         match obj.get("type").cloned() {
             Some(Value::Array(types)) => {
@@ -409,16 +418,16 @@ impl Normaliser<'_> {
                             .warn(join(ptr, "type"), format!("unknown type {t} dropped")),
                     }
                 }
-                obj.remove("type");
+                let at = obj.keys().position(|k| k == "type").unwrap_or(obj.len());
+                obj.shift_remove("type");
+                let mut put = Vec::new();
                 match names.len() {
                     0 if nullable => {
-                        obj.insert("type".into(), json!("null"));
+                        put.push(("type", json!("null")));
                         nullable = false;
                     }
                     0 => {}
-                    1 => {
-                        obj.insert("type".into(), Value::String(names.remove(0)));
-                    }
+                    1 => put.push(("type", Value::String(names.remove(0)))),
                     _ => {
                         let branches: Vec<Value> =
                             names.iter().map(|t| json!({ "type": t })).collect();
@@ -432,12 +441,15 @@ impl Normaliser<'_> {
                                 all.push(json!({ "anyOf": branches }));
                             }
                         } else {
-                            obj.insert("anyOf".into(), Value::Array(branches));
+                            put.push(("anyOf", Value::Array(branches)));
                         }
                     }
                 }
                 if nullable {
-                    obj.insert("nullable".into(), Value::Bool(true));
+                    put.push(("nullable", Value::Bool(true)));
+                }
+                for (offset, (key, value)) in put.into_iter().enumerate() {
+                    obj.shift_insert((at + offset).min(obj.len()), key.to_owned(), value);
                 }
             }
             Some(Value::String(t)) if !TYPES.contains(&t.as_str()) => {
@@ -578,6 +590,42 @@ impl Normaliser<'_> {
     }
 }
 
+/// 3.1's nullable reference, `anyOf` (or `oneOf`) of a `$ref` and `{type: "null"}`, becomes
+/// 3.0's `allOf: [$ref]` with `nullable: true`: the same type, which may be `null`.
+fn nullable_reference(obj: &mut Map<String, Value>) {
+    for key in ["anyOf", "oneOf"] {
+        let Some(Value::Array(branches)) = obj.get(key) else {
+            continue;
+        };
+        let is_null = |b: &Value| {
+            b.as_object()
+                .is_some_and(|o| o.len() == 1 && o.get("type") == Some(&json!("null")))
+        };
+        let is_ref = |b: &Value| {
+            b.as_object()
+                .is_some_and(|o| o.len() == 1 && o.contains_key("$ref"))
+        };
+        let [first, second] = branches.as_slice() else {
+            continue;
+        };
+        let reference = match (
+            is_ref(first) && is_null(second),
+            is_null(first) && is_ref(second),
+        ) {
+            (true, _) => first.clone(),
+            (_, true) => second.clone(),
+            _ => continue,
+        };
+        if obj.contains_key("allOf") || obj.contains_key("type") {
+            continue;
+        }
+        obj.remove(key);
+        obj.insert("allOf".into(), json!([reference]));
+        obj.insert("nullable".into(), Value::Bool(true));
+        return;
+    }
+}
+
 /// 3.1 numeric `exclusiveMinimum: 5` becomes 3.0 `minimum: 5, exclusiveMinimum: true`.
 fn exclusive_bound(obj: &mut Map<String, Value>, exclusive: &str, inclusive: &str) {
     if let Some(bound @ Value::Number(_)) = obj.get(exclusive).cloned() {
@@ -683,5 +731,48 @@ mod tests {
         let mut diags = Diagnostics::default();
         let out = normalise(&json!({"openapi": "3.1.0", "webhooks": {}}), &mut diags);
         assert_eq!(out["paths"], json!({}));
+    }
+
+    #[test]
+    fn a_type_array_keeps_its_place_among_the_keywords() {
+        let (s, _) = schema(
+            "3.1.0",
+            json!({"description": "d", "type": ["string", "null"], "format": "email"}),
+        );
+        let keys: Vec<&String> = s.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["description", "type", "nullable", "format"]);
+    }
+
+    #[test]
+    fn a_reference_or_null_becomes_a_nullable_all_of() {
+        for key in ["anyOf", "oneOf"] {
+            let (s, _) = schema(
+                "3.1.0",
+                json!({key: [{"type": "null"}, {"$ref": "#/components/schemas/A"}]}),
+            );
+            assert_eq!(
+                s,
+                json!({"allOf": [{"$ref": "#/components/schemas/A"}], "nullable": true})
+            );
+        }
+        // Any other pair stays a choice.
+        let (s, _) = schema(
+            "3.1.0",
+            json!({"anyOf": [{"type": "string"}, {"$ref": "#/components/schemas/A"}]}),
+        );
+        assert!(s.get("anyOf").is_some(), "{s}");
+    }
+
+    #[test]
+    fn webhooks_schemas_are_normalised() {
+        let mut diags = Diagnostics::default();
+        let doc = json!({"openapi": "3.1.0", "webhooks": {"a.b": {"post": {"requestBody": {
+            "content": {"application/json": {"schema": {"type": ["string", "null"]}}}
+        }}}}});
+        let out = normalise(&doc, &mut diags);
+        assert_eq!(
+            out.pointer("/webhooks/a.b/post/requestBody/content/application~1json/schema"),
+            Some(&json!({"type": "string", "nullable": true}))
+        );
     }
 }

@@ -2,6 +2,7 @@
 //! down payment and monthly instalments. The handlers read the request and answer; proposing,
 //! accepting and canceling are `dunning_app::agreements`, shared with the engine.
 
+use super::words::Word;
 use axum::extract::Path;
 use http::{HeaderMap, StatusCode};
 use sqlx::AnyConnection;
@@ -59,7 +60,7 @@ fn view(a: &Agreement) -> response::Agreement<'_> {
         id: &a.id,
         customer_id: &a.customer_id,
         charge_ids: &a.charge_ids,
-        status: a.status.into(),
+        status: a.status.word(),
         total_amount: a.total_cents,
         down_payment: a.down_payment_cents,
         installments: a.installments,
@@ -90,9 +91,9 @@ fn automatic_view(details: &AutomaticPixDetails) -> response::AgreementAutomatic
     let r = &details.request;
     response::AgreementAutomaticPix {
         id: &r.id,
-        status: r.status.into(),
-        journey: r.journey.into(),
-        retry_policy: r.retry_policy.into(),
+        status: r.status.word(),
+        journey: r.journey.word(),
+        retry_policy: r.retry_policy.word(),
         qr_code: r.qr_code.as_deref(),
         rec_id: r.rec_id.as_deref(),
         authorized_at: r.authorized_at,
@@ -108,7 +109,7 @@ fn automatic_view(details: &AutomaticPixDetails) -> response::AgreementAutomatic
                 charge_id: &d.charge_id,
                 due_date: d.due_date.into(),
                 amount: d.amount_cents,
-                status: d.status.into(),
+                status: d.status.word(),
                 end_code: d.end_code.as_deref(),
                 end_reason: d.end_reason.as_deref(),
             })
@@ -307,8 +308,8 @@ pub async fn automatic_pix(
     headers: HeaderMap,
     Body(body): Body<agreements_automatic_pix::Body>,
 ) -> ApiResult<Reply> {
-    let journey = body.journey.map_or(Journey::Qr, Into::into);
-    let retry_policy = body.retry_policy.map_or(RetryPolicy::None, Into::into);
+    let journey = body.journey.map_or(Journey::Qr, Word::word);
+    let retry_policy = body.retry_policy.map_or(RetryPolicy::None, Word::word);
     let (db, p, org, id, headers) = (&state.db, &p, p.organization_id.as_str(), &id, &headers);
     retry::run(|| async move {
         let mut transaction = db.begin().await?;

@@ -2,6 +2,7 @@
 //! collection (its `open_dispute_id`); resolving it cancels the charge (upheld) or resumes
 //! collection (rejected).
 
+use super::words::Word;
 use axum::extract::Path;
 use axum::response::IntoResponse;
 use http::{HeaderMap, StatusCode};
@@ -57,7 +58,7 @@ fn view(d: &Dispute) -> ApiResult<response::Dispute<'_>> {
         reason: DisputeReason::from_word(&d.reason)
             .ok_or_else(|| ApiError::internal(format!("stored dispute reason '{}'", d.reason)))?,
         description: d.description.as_deref(),
-        status: d.status.into(),
+        status: d.status.word(),
         resolution_note: d.resolution_note.as_deref(),
         resolved_at: d.resolved_at,
         created_at: d.created_at,

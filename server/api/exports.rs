@@ -2,6 +2,7 @@
 //! the background by `engine::exports` and downloaded once completed: streamed from their
 //! stored pieces, whole or one `Range` of bytes, without holding the file.
 
+use super::words::Word;
 use axum::body::{Body as ResponseBody, Bytes};
 use axum::extract::Path;
 use axum::response::IntoResponse;
@@ -149,7 +150,7 @@ fn view(e: &Export) -> ApiResult<response::Export<'_>> {
             .filters
             .as_object()
             .ok_or_else(|| fault("filters that are not an object".to_string()))?,
-        status: e.status.into(),
+        status: e.status.word(),
         row_count: e.row_count,
         byte_size: e.byte_size,
         progress: e

@@ -1,5 +1,6 @@
 //! `GET /v1/me`: who this token is, and whether its organization's charges can be paid by Pix.
 
+use super::words::Word;
 use http::StatusCode;
 
 use super::answers::reply::{Reply, answer};
@@ -28,13 +29,13 @@ pub async fn me(Caller(state, principal): Caller) -> ApiResult<Reply> {
             },
             token: response::MeToken {
                 id: &principal.token_id,
-                audience: principal.audience.into(),
+                audience: principal.audience.word(),
                 scopes: &token_scopes,
             },
             permissions: &permissions,
             pix: response::MePix {
                 configured: pix.configured,
-                key_type: pix.key_type.map(Into::into),
+                key_type: pix.key_type.map(Word::word),
                 dynamic: pix.dynamic,
             },
         },

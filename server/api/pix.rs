@@ -2,6 +2,7 @@
 //! `/v1/charges/{id}/pix` (the code that pays a charge now, with its QR code as SVG), over
 //! `dunning_app::pix`.
 
+use super::words::Word;
 use axum::extract::Path;
 use http::StatusCode;
 
@@ -34,7 +35,7 @@ pub async fn charge_pix(
     let body = charges_pix::Response200 {
         data: response::ChargePix {
             charge_id: &charge.id,
-            source: code.source.into(),
+            source: code.source.word(),
             payload: &code.payload,
             txid: code.txid.as_deref(),
             amount: code.amount,
@@ -91,7 +92,7 @@ fn settings_answer(stored: &StoredSettings) -> Reply {
     let body = response::PixSettingsResponse {
         data: response::PixSettings {
             key: s.key.as_str(),
-            key_type: s.key.kind().into(),
+            key_type: s.key.kind().word(),
             merchant_name: &s.merchant_name,
             merchant_city: &s.merchant_city,
             updated_at: stored.updated_at,

@@ -8,6 +8,7 @@
 //! connect` does the same) and no answer carries them, sealed or not: the view is built from
 //! `store::pix_psp::Connection`, which has none.
 
+use super::words::Word;
 use axum::response::IntoResponse;
 use http::StatusCode;
 use serde::Deserialize;
@@ -278,7 +279,7 @@ fn refund_view(r: &Refund) -> ApiResult<response::PixRefund<'_>> {
         nature: PixRefundNature::from_word(&r.nature)
             .ok_or_else(|| unlisted("nature", &r.nature))?,
         med: is_med(&r.nature),
-        status: r.status.into(),
+        status: r.status.word(),
         reason: r.reason.as_deref(),
         requested_by: PixRefundRequestedBy::from_word(&r.requested_by)
             .ok_or_else(|| unlisted("requested_by", &r.requested_by))?,
@@ -322,7 +323,7 @@ fn received_view<'a>(
         payer_info: r.payer_info.as_deref(),
         payer_name: r.payer_name.as_deref(),
         payer_document: r.payer_document.as_deref(),
-        status: r.status.into(),
+        status: r.status.word(),
         reason,
         detail: r.detail.as_deref(),
         charge_id: r.charge_id.as_deref(),

@@ -1,5 +1,6 @@
 //! `/v1/collection_plans`: collection plans (réguas de cobrança) and their steps.
 
+use super::words::Word;
 use axum::extract::Path;
 use axum::response::IntoResponse;
 use http::{HeaderMap, StatusCode};
@@ -58,7 +59,7 @@ fn step_view(step: &Step) -> ApiResult<response::CollectionPlanStep<'_>> {
         id: &step.id,
         collection_plan_id: &step.collection_plan_id,
         offset_days: step.offset_days,
-        day_count: step.day_count.into(),
+        day_count: step.day_count.word(),
         channel,
         action: CollectionPlanStepAction::from_word(&step.action)
             .ok_or_else(|| unlisted("action", &step.action))?,
@@ -116,7 +117,7 @@ impl GivenStep {
     fn new(given: request::CollectionPlanStepCreate) -> GivenStep {
         GivenStep {
             offset_days: given.offset_days,
-            day_count: given.day_count.map_or(DayCount::Calendar, Into::into),
+            day_count: given.day_count.map_or(DayCount::Calendar, Word::word),
             action: given.action.as_str().to_string(),
             channel: given_word(given.channel, |c| c.as_str()),
             template: given.template,
@@ -128,7 +129,7 @@ impl GivenStep {
     fn change(given: request::CollectionPlanStepUpdate, current: &Step) -> GivenStep {
         GivenStep {
             offset_days: given.offset_days.unwrap_or(current.offset_days),
-            day_count: given.day_count.map_or(current.day_count, Into::into),
+            day_count: given.day_count.map_or(current.day_count, Word::word),
             action: given
                 .action
                 .map_or_else(|| current.action.clone(), |a| a.as_str().to_string()),

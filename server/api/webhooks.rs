@@ -1,6 +1,7 @@
 //! `/v1/webhooks`: endpoints that receive the organization's events as signed POSTs, their
 //! deliveries, a test event and manual retries. `engine::webhooks` does the POSTing.
 
+use super::words::Word;
 use axum::extract::Path;
 use axum::response::IntoResponse;
 use http::{HeaderMap, StatusCode};
@@ -101,7 +102,7 @@ fn delivery_view(d: &Delivery) -> ApiResult<response::WebhookDelivery<'_>> {
         webhook_id: &d.webhook_id,
         event_id: &d.event_id,
         event_type: &d.event_type,
-        status: d.status.into(),
+        status: d.status.word(),
         attempts: d.attempts,
         response_status: d.response_status,
         error,

@@ -747,3 +747,52 @@ fn use_names(prefix: &[String], tree: &str, out: &mut BTreeMap<String, Vec<Strin
     let name = alias.map_or_else(|| path.last().cloned().unwrap_or_default(), String::from);
     out.insert(name, path);
 }
+
+/// Events are recorded from the document's types (issue 50): no call that records an event
+/// or makes its data (`events::record`, `record_returning_id`, `data_of`, `to_data`) is handed
+/// a `json!` in the application layer, the engine or the server; `record_many`'s events get
+/// their data from `data_of`.
+#[test]
+fn events_are_recorded_from_the_documents_types() {
+    let calls = [
+        "events::record(",
+        "events::record_returning_id(",
+        "events::data_of(",
+        "events::to_data(",
+    ];
+    let mut files = rust_files(&root().join("crates/app/src"));
+    files.extend(rust_files(&root().join("crates/engine/src")));
+    files.extend(rust_files(&root().join("server")));
+    let mut seen = 0;
+    let mut faults = Vec::new();
+    for path in files {
+        let text = without_comments(&without_tests(&std::fs::read_to_string(&path).unwrap()));
+        for call in calls {
+            for (at, _) in text.match_indices(call) {
+                seen += 1;
+                // The call's arguments: up to the parenthesis that closes it.
+                let args = &text[at + call.len()..];
+                let mut depth = 1;
+                let end = args
+                    .char_indices()
+                    .find(|(_, c)| {
+                        match c {
+                            '(' => depth += 1,
+                            ')' => depth -= 1,
+                            _ => {}
+                        }
+                        depth == 0
+                    })
+                    .map_or(args.len(), |(i, _)| i);
+                if args[..end].contains("json!") {
+                    faults.push(format!("{}: {call}…json!…)", path.display()));
+                }
+            }
+        }
+        if text.contains("NewEvent {") && !text.contains("events::data_of(") {
+            faults.push(format!("{}: a NewEvent without data_of", path.display()));
+        }
+    }
+    assert!(seen > 50, "the event calls are not found ({seen})");
+    assert!(faults.is_empty(), "{faults:#?}");
+}

@@ -13,15 +13,22 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::ir::{Field, Item, Kind, Models, OperationModule, Place, Presence, Side, Ty};
+use super::ir::{
+    Field, Item, Kind, Models, OperationModule, Place, Presence, Side, Ty, WebhookConsts,
+};
 use crate::FormatType;
 use crate::diagnostics::{Diagnostics, join};
 use crate::ir::Operation;
 use crate::names::{self, IdentSet};
 use crate::parse::ref_pointer;
 
+/// The methods of a path item, in the order the tools take them.
+const METHODS: &[&str] = &[
+    "get", "post", "put", "patch", "delete", "head", "options", "trace",
+];
+
 /// The types every models file holds, whose names the document's types cannot take.
-pub(crate) const HELPERS: &[&str] = &["Patch", "Cents"];
+pub(crate) const HELPERS: &[&str] = &["Patch", "Cents", "WEBHOOKS"];
 
 /// The vendor key naming a format that matters to code but not to a validator (see
 /// `codegen/X-MCP.md`, "Formats for the models").
@@ -65,9 +72,11 @@ pub(crate) fn build(
                 op.method.as_str().to_uppercase(),
                 op.path
             ),
+            webhook: None,
         });
         builder.operation(op, index);
     }
+    builder.webhooks(&mut modules);
     builder.settle();
     builder.models
 }
@@ -152,6 +161,80 @@ impl Builder<'_, '_> {
                 let name = names::type_ident(&["response", status]);
                 let description = text(response.as_ref().and_then(|r| r.get("description")));
                 self.named(&schema_ptr, &name, description, Side::Response, &at);
+            }
+        }
+    }
+
+    /// The document's `webhooks` (OpenAPI 3.1), after the operations: a module per webhook
+    /// and method, named after the webhook (`charge.paid` → `charge_paid`), holding its
+    /// request body as `Body` in the form the server writes (it is the service that sends a
+    /// webhook), with the webhook's `NAME` and its body's `SCHEMA`.
+    fn webhooks(&mut self, modules: &mut IdentSet) {
+        let Some(Value::Object(webhooks)) = self.doc.get("webhooks") else {
+            return;
+        };
+        for (name, item) in webhooks {
+            let item_ptr = join("/webhooks", name);
+            let methods: Vec<&str> = METHODS
+                .iter()
+                .copied()
+                .filter(|m| item.get(*m).is_some_and(Value::is_object))
+                .collect();
+            for method in &methods {
+                let words = if methods.len() == 1 {
+                    name.clone()
+                } else {
+                    format!("{name} {method}")
+                };
+                let ident = modules.claim(&names::module_ident(&words));
+                let op_ptr = join(&item_ptr, method);
+                let op = &item[*method];
+                let summary = text(op.get("summary")).unwrap_or_default();
+                let index = self.models.operations.len();
+                let at = At {
+                    place: Place::Operation(index),
+                    prefix: Vec::new(),
+                    root: None,
+                };
+                let mut schema = None;
+                let mut body_type = None;
+                if let Some(body) = op.get("requestBody") {
+                    let (body, body_ptr) = self.follow(body, &join(&op_ptr, "requestBody"));
+                    if let Some(schema_ptr) = json_schema(body.as_ref(), &body_ptr) {
+                        let raw = self.doc.pointer(&schema_ptr).cloned().unwrap_or_default();
+                        let converted = crate::schema::convert(
+                            self.doc,
+                            &raw,
+                            &schema_ptr,
+                            crate::schema::Direction::Input,
+                            self.diags,
+                        );
+                        schema = Some(converted.to_string());
+                        body_type = Some((
+                            schema_ptr,
+                            text(body.as_ref().and_then(|b| b.get("description"))),
+                        ));
+                    }
+                }
+                self.models.operations.push(OperationModule {
+                    ident,
+                    doc: format!(
+                        "The `{name}` webhook: {} by the service{}",
+                        method.to_uppercase(),
+                        if summary.is_empty() {
+                            String::new()
+                        } else {
+                            format!(". {summary}")
+                        }
+                    ),
+                    webhook: Some(WebhookConsts {
+                        name: name.clone(),
+                        schema,
+                    }),
+                });
+                if let Some((schema_ptr, description)) = body_type {
+                    self.named(&schema_ptr, "Body", description, Side::Response, &at);
+                }
             }
         }
     }

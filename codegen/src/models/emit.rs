@@ -9,7 +9,7 @@
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
-use super::ir::{Field, Item, Kind, Models, Place, Presence, Side, Ty};
+use super::ir::{Field, Item, Kind, Models, Place, Presence, Side, Ty, WebhookConsts};
 use crate::FormatType;
 use crate::names;
 
@@ -52,19 +52,23 @@ pub(crate) fn source(models: &Models, formats: &FormatTypes) -> String {
         let items = in_place(Place::Operation(index));
         let ident = ident(&op.ident);
         let doc = doc_lines(Some(&op.doc));
+        let consts = op.webhook.as_ref().map(webhook_consts);
         quote! {
             #doc
             pub mod #ident {
+                #consts
                 #(#items)*
             }
         }
     });
+    let webhooks = webhook_table(models);
     let (patch, cents) = uses(models, formats);
     let patch = patch.then(patch_helper);
     let cents = cents.then(cents_helper);
     let tokens = quote! {
         #patch
         #cents
+        #webhooks
         #(#root)*
         /// The request forms of the document's component schemas (`readOnly` properties
         /// left out): read by the server.
@@ -243,6 +247,43 @@ impl Cx<'_> {
                 quote!(super::#module::#name #lifetime)
             }
         }
+    }
+}
+
+/// `WEBHOOKS`, every webhook's name and body schema, when the document has any.
+fn webhook_table(models: &Models) -> Option<TokenStream> {
+    let entries: Vec<TokenStream> = models
+        .operations
+        .iter()
+        .filter(|op| op.webhook.as_ref().is_some_and(|w| w.schema.is_some()))
+        .map(|op| {
+            let module = ident(&op.ident);
+            quote!((#module::NAME, #module::SCHEMA))
+        })
+        .collect();
+    if entries.is_empty() {
+        return None;
+    }
+    Some(quote! {
+        /// Every webhook of the document with a JSON body: its name and its body's JSON Schema,
+        /// in the document's order.
+        pub const WEBHOOKS: &[(&str, &str)] = &[#(#entries),*];
+    })
+}
+
+/// A webhook module's `NAME` and `SCHEMA`.
+fn webhook_consts(webhook: &WebhookConsts) -> TokenStream {
+    let name = &webhook.name;
+    let schema = webhook.schema.as_ref().map(|schema| {
+        quote! {
+            /// The body's JSON Schema (2020-12, self-contained), to check a body against.
+            pub const SCHEMA: &str = #schema;
+        }
+    });
+    quote! {
+        /// The webhook's name in the document's `webhooks`.
+        pub const NAME: &str = #name;
+        #schema
     }
 }
 

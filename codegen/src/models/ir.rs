@@ -22,7 +22,7 @@ pub(crate) enum Place {
     Request,
     /// `response`: response forms of the document's component schemas.
     Response,
-    /// An operation's own module (index into [`Models::operations`]).
+    /// An operation's or a webhook's own module (index into [`Models::operations`]).
     Operation(usize),
 }
 
@@ -105,13 +105,28 @@ pub(crate) struct Item {
     pub(crate) borrows: bool,
 }
 
-/// One operation's module.
+/// One operation's module, or one webhook's.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct OperationModule {
-    /// The module's name (`todos_list`).
+    /// The module's name (`todos_list`, `charge_paid`).
     pub(crate) ident: String,
-    /// What the module's documentation says: the tool, the method and the path.
+    /// What the module's documentation says: the tool, the method and the path (a webhook:
+    /// its name, the method and its summary).
     pub(crate) doc: String,
+    /// A webhook's module: what it says besides its types.
+    pub(crate) webhook: Option<WebhookConsts>,
+}
+
+/// A webhook's name and its body's JSON Schema, as constants of its module (`NAME`,
+/// `SCHEMA`): a sender checks what it sends against the document with them, and a receiver
+/// tells which webhook a request is.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct WebhookConsts {
+    /// The webhook's key in the document's `webhooks` (`charge.paid`).
+    pub(crate) name: String,
+    /// The request body's JSON Schema (2020-12, self-contained), compact JSON; none when the
+    /// webhook declares no JSON body.
+    pub(crate) schema: Option<String>,
 }
 
 /// Everything the models file holds.

@@ -33,6 +33,7 @@ compiled! {
     money => "../snapshots/models_money.models.rs",
     refs => "../snapshots/models_refs.models.rs",
     responses => "../snapshots/models_responses.models.rs",
+    webhooks => "../snapshots/models_webhooks.models.rs",
 }
 
 #[test]
@@ -251,5 +252,56 @@ fn a_misused_x_format_is_an_error_at_its_pointer() {
     assert_contents(
         "tests/snapshots/models_x_format_misuse.errors.txt",
         &format!("{report}\n"),
+    );
+}
+
+#[test]
+fn webhooks_are_modules_with_their_name_schema_and_body_and_no_tool() {
+    snapshot_models("models_webhooks.yaml", "models_webhooks");
+    let output = generate_fixture("models_webhooks.yaml", None).unwrap_or_else(|r| panic!("{r}"));
+    let tools = output.catalog["tools"].as_array().expect("tools");
+    assert_eq!(tools.len(), 1, "webhooks are not tools: {tools:?}");
+
+    assert_eq!(webhooks::order_shipped::NAME, "order.shipped");
+    assert_eq!(webhooks::order_canceled::NAME, "order.canceled");
+    let names: Vec<&str> = webhooks::WEBHOOKS.iter().map(|(name, _)| *name).collect();
+    assert_eq!(names, ["order.shipped", "order.canceled"]);
+    // The body the service writes, its `data` the payload's own type.
+    let body = webhooks::order_shipped::Body {
+        r#type: webhooks::order_shipped::BodyType::OrderShipped,
+        data: webhooks::response::OrderShipped {
+            order_id: "ord_1",
+            carrier: "Correios",
+            tracking: webhooks::Patch::Null,
+        },
+        id: "evt_1",
+    };
+    let written = serde_json::to_value(&body).unwrap();
+    assert_eq!(
+        written,
+        json!({"type": "order.shipped", "data": {"order_id": "ord_1", "carrier": "Correios", "tracking": null}, "id": "evt_1"})
+    );
+    // The schema holds the body to the document: this one passes, a payload with a field the
+    // document does not declare does not.
+    let schema: serde_json::Value =
+        serde_json::from_str(webhooks::order_shipped::SCHEMA).expect("SCHEMA is JSON");
+    let validator = jsonschema::draft202012::new(&schema).expect("SCHEMA compiles");
+    assert!(validator.is_valid(&written), "{written}");
+    let mut extra = written.clone();
+    extra["data"]["weight"] = json!(3);
+    assert!(!validator.is_valid(&extra));
+    let mut wrong_type = written;
+    wrong_type["type"] = json!("order.canceled");
+    assert!(!validator.is_valid(&wrong_type));
+
+    // 3.1's nullable reference (`anyOf` of it and `null`) is the referenced type, or null.
+    let canceled = webhooks::order_canceled::Body {
+        order_id: "ord_1",
+        reason: None,
+        refund: webhooks::Patch::Value(webhooks::order_canceled::BodyRefund { amount: 100 }),
+    };
+    assert_eq!(
+        serde_json::to_value(&canceled).unwrap(),
+        json!({"order_id": "ord_1", "reason": null, "refund": {"amount": 100}})
     );
 }

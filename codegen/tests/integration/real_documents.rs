@@ -145,3 +145,62 @@ fn absent(what: &str) {
     );
     eprintln!("skipped: {what} is absent");
 }
+
+/// Adyen's configuration notifications are a document of `webhooks` alone (26, no path): each
+/// becomes a models module with its name, its body's schema (compiling to a validator) and
+/// its `Body`, and the file is Rust.
+#[test]
+fn adyen_webhooks_become_typed_modules() {
+    let path = Path::new(DIR).join("adyen-balanceplatform-config-notification-v1.json");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return absent(&path.display().to_string());
+    };
+    let doc = load_document(&text).unwrap_or_else(|r| panic!("{r}"));
+    let webhooks = doc["webhooks"].as_object().expect("webhooks").len();
+    assert_eq!(webhooks, 26);
+    let output = generate(&doc, &Settings::default()).unwrap_or_else(|r| panic!("{r}"));
+    let file = syn::parse_file(&output.models).expect("the models are Rust");
+    let modules: Vec<&syn::ItemMod> = file
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Mod(m) if m.ident != "request" && m.ident != "response" => Some(m),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(modules.len(), webhooks, "one module per webhook");
+    for module in modules {
+        let items = &module.content.as_ref().expect("inline module").1;
+        let consts: Vec<String> = items
+            .iter()
+            .filter_map(|item| match item {
+                syn::Item::Const(c) => Some(c.ident.to_string()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(consts, ["NAME", "SCHEMA"], "{}", module.ident);
+        let has_body = items.iter().any(|item| match item {
+            syn::Item::Struct(s) => s.ident == "Body",
+            syn::Item::Type(t) => t.ident == "Body",
+            _ => false,
+        });
+        assert!(has_body, "{} has no Body", module.ident);
+        let schema = items
+            .iter()
+            .find_map(|item| match item {
+                syn::Item::Const(c) if c.ident == "SCHEMA" => match &*c.expr {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(s),
+                        ..
+                    }) => Some(s.value()),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .expect("SCHEMA is a string");
+        let schema: Value = serde_json::from_str(&schema).expect("SCHEMA is JSON");
+        if let Err(e) = jsonschema::draft202012::new(&schema) {
+            panic!("{}: SCHEMA does not compile: {e}", module.ident);
+        }
+    }
+}

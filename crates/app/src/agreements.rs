@@ -8,7 +8,6 @@
 //! Each operation runs inside the caller's transaction, after the caller locked and read
 //! the agreement where there is one (its `If-Match` is the caller's business).
 
-use serde_json::json;
 use time::Date;
 
 use dunning_domain::charge_math::{ChargeStatus, MAX_FINE_BP};
@@ -16,17 +15,21 @@ use dunning_domain::installments::{
     BREAK_AFTER_DAYS, MAX_INSTALLMENTS, ScheduleError, discounted_total, schedule as build_schedule,
 };
 use dunning_domain::money::Cents;
+use dunning_models::response::{
+    AgreementAcceptedData, AgreementEndedData, AgreementFulfilledData, AgreementProposedData,
+    ChargeCanceledData, ChargeCreatedData, ChargeInAgreementData, ChargeReinstatedData,
+};
 use dunning_store::agreements::{
     self as store, AgreedCharge, Agreement, AgreementStatus, Ending, NewAgreement, Proposal,
-    UnwindError, Unwinding,
+    UnwindError, Unwinding, Unwound,
 };
 use dunning_store::charges::{self, Charge, ChargeFields};
-use dunning_store::events::{self, Actor};
+use dunning_store::events::Actor;
 use dunning_store::locks::{self, Table};
 use dunning_store::retry::Failure;
 use dunning_store::{Connection, ids};
 
-use crate::{Refused, Result, automatic_pix, refusals, refuse};
+use crate::{Refused, Result, automatic_pix, events, refusals, refuse};
 
 /// What a proposal asks for (its fields checked against the document by the caller).
 #[derive(Debug, Clone)]
@@ -107,13 +110,13 @@ pub async fn propose(
         "agreement.proposed",
         ("agreement", &id),
         actor,
-        &json!({
-            "customer_id": terms.customer_id,
-            "charge_ids": terms.charge_ids,
-            "total_amount": total.to_reais(),
-            "down_payment": terms.down_payment.to_reais(),
-            "installments": terms.installments,
-        }),
+        &AgreementProposedData {
+            customer_id: &terms.customer_id,
+            charge_ids: &terms.charge_ids,
+            total_amount: total,
+            down_payment: terms.down_payment,
+            installments: terms.installments,
+        },
     )
     .await?;
     Ok(id)
@@ -246,7 +249,7 @@ pub async fn accept(
             "charge.in_agreement",
             ("charge", &charge.id),
             actor,
-            &json!({ "agreement_id": id }),
+            &ChargeInAgreementData { agreement_id: id },
         )
         .await?;
     }
@@ -258,10 +261,10 @@ pub async fn accept(
         "agreement.accepted",
         ("agreement", id),
         actor,
-        &json!({
-            "charge_ids": agreement.charge_ids,
-            "total_amount": agreement.total_cents.to_reais(),
-        }),
+        &AgreementAcceptedData {
+            charge_ids: &agreement.charge_ids,
+            total_amount: agreement.total_cents,
+        },
     )
     .await?;
     Ok(())
@@ -300,13 +303,13 @@ async fn create_installments(
             "charge.created",
             ("charge", &charge_id),
             actor,
-            &json!({
-                "customer_id": agreement.customer_id,
-                "amount": entry.amount_cents.to_reais(),
-                "due_date": entry.due_date.to_string(),
-                "agreement_id": id,
-                "installment": entry.number,
-            }),
+            &ChargeCreatedData {
+                customer_id: &agreement.customer_id,
+                amount: entry.amount_cents,
+                due_date: entry.due_date.into(),
+                agreement_id: Some(id),
+                installment: Some(entry.number),
+            },
         )
         .await?;
     }
@@ -397,7 +400,13 @@ pub async fn cancel(
             "agreement.canceled",
             ("agreement", id),
             actor,
-            &json!({ "reason": reason, "was": "proposed" }),
+            &AgreementEndedData {
+                reason,
+                was: "proposed",
+                installment_charges_canceled: &[],
+                collected: Cents(0),
+                reinstated_charge_ids: &[],
+            },
         )
         .await?;
         automatic_pix::agreement_ended(tx, org, actor, id, now).await?;
@@ -449,11 +458,73 @@ async fn unwind(
     );
     locks::lock_all(tx, Table::Charges, org, &charge_ids).await?;
     match store::unwind(tx, org, agreement, how).await {
-        Ok(_) => Ok(Unwind::Done),
+        Ok(unwound) => {
+            record_unwound(tx, org, agreement, how, &unwound).await?;
+            Ok(Unwind::Done)
+        }
         Err(UnwindError::NothingOpen) => Ok(Unwind::NothingOpen),
         Err(UnwindError::Concurrent(_)) => Ok(Unwind::Concurrent),
         Err(UnwindError::Store(e)) => Err(e),
     }
+}
+
+/// The events of an unwound agreement: each instalment canceled, each original charge
+/// reinstated, and the agreement's end.
+async fn record_unwound(
+    tx: &mut Connection,
+    org: &str,
+    agreement: &Agreement,
+    how: &Unwinding<'_>,
+    unwound: &Unwound,
+) -> dunning_store::Result<()> {
+    for charge_id in &unwound.canceled {
+        events::record(
+            tx,
+            org,
+            "charge.canceled",
+            ("charge", charge_id),
+            how.actor,
+            &ChargeCanceledData {
+                reason: Some(&unwound.cancel_reason),
+                dispute_id: None,
+                agreement_id: Some(&agreement.id),
+            },
+        )
+        .await?;
+    }
+    for charge in &unwound.reinstated_charges {
+        events::record(
+            tx,
+            org,
+            "charge.reinstated",
+            ("charge", &charge.charge_id),
+            how.actor,
+            &ChargeReinstatedData {
+                agreement_id: &agreement.id,
+                credited: charge.credit,
+                paid_amount: charge.paid,
+                amount_due: charge.due,
+                status: if charge.due.0 == 0 { "paid" } else { "open" },
+            },
+        )
+        .await?;
+    }
+    let reinstated: Vec<String> = unwound.reinstated.iter().map(|r| r.0.clone()).collect();
+    events::record(
+        tx,
+        org,
+        how.ending.event(),
+        ("agreement", &agreement.id),
+        how.actor,
+        &AgreementEndedData {
+            reason: how.reason,
+            was: "accepted",
+            installment_charges_canceled: &unwound.canceled,
+            collected: unwound.collected,
+            reinstated_charge_ids: &reinstated,
+        },
+    )
+    .await
 }
 
 /// Break the accepted `agreement` (one of its instalments is long overdue): unwound as a
@@ -515,11 +586,11 @@ pub async fn fulfill_if_settled(
     if !store::mark_ended(tx, org, agreement, Ending::Fulfilled, None, now).await? {
         return Ok(false);
     }
-    let with = |status| -> Vec<&str> {
+    let with = |status| -> Vec<String> {
         installments
             .iter()
             .filter(|c| c.status == status)
-            .map(|c| c.id.as_str())
+            .map(|c| c.id.clone())
             .collect()
     };
     let collected: i64 = installments.iter().map(|c| c.paid_cents.0).sum();
@@ -529,11 +600,11 @@ pub async fn fulfill_if_settled(
         Ending::Fulfilled.event(),
         ("agreement", &agreement.id),
         actor,
-        &json!({
-            "paid_charge_ids": with(ChargeStatus::Paid),
-            "canceled_charge_ids": with(ChargeStatus::Canceled),
-            "collected": Cents(collected).to_reais(),
-        }),
+        &AgreementFulfilledData {
+            paid_charge_ids: &with(ChargeStatus::Paid),
+            canceled_charge_ids: &with(ChargeStatus::Canceled),
+            collected: Cents(collected),
+        },
     )
     .await?;
     automatic_pix::agreement_ended(tx, org, actor, &agreement.id, now).await?;

@@ -13,16 +13,17 @@
 //! Each operation runs inside the caller's transaction, with the agreement locked by the
 //! caller (the `/v1` handlers) or by the operation itself (the worker and the callbacks).
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use time::Date;
 
 use dunning_domain::pix_txid;
+use dunning_models::response::{AgreementAutomaticPixData, ChargeAutomaticPixData};
 use dunning_store::agreements::{self as agreements, Agreement, AgreementStatus};
 use dunning_store::automatic_pix::{
     self as store, AutomaticPix, AutomaticPixStatus, Created, DebitMove, DebitStatus, Journey,
     Move, NewAutomaticPix, NewDebit, RetryPolicy,
 };
-use dunning_store::events::{self, Actor};
+use dunning_store::events::Actor;
 use dunning_store::locks::{self, Table};
 use dunning_store::retry::{self, Failure};
 use dunning_store::{
@@ -31,7 +32,7 @@ use dunning_store::{
 
 use crate::collection::{ActionContext, NoticeText};
 use crate::pix_received::{self, PixItem};
-use crate::{Refused, Result, refusals, refuse};
+use crate::{Refused, Result, events, refusals, refuse};
 
 /// The organization's account at its PSP, which Pix Automático debits into, or `None` (none,
 /// so none can be asked for). Set with the connection, which a PUT replaces whole.
@@ -366,17 +367,17 @@ async fn record(
         &format!("agreement.automatic_pix_{}", automatic.status),
         ("agreement", &automatic.agreement_id),
         actor,
-        &json!({
-            "automatic_pix_id": automatic.id,
-            "status": automatic.status,
-            "journey": automatic.journey,
-            "retry_policy": automatic.retry_policy,
-            "rec_id": automatic.rec_id,
-            "authorized_journey": automatic.authorized_journey,
-            "ended_by": automatic.ended_by,
-            "end_code": automatic.end_code,
-            "end_reason": automatic.end_reason,
-        }),
+        &AgreementAutomaticPixData {
+            automatic_pix_id: &automatic.id,
+            status: automatic.status.as_str(),
+            journey: Some(automatic.journey.as_str()),
+            retry_policy: automatic.retry_policy.as_str(),
+            rec_id: automatic.rec_id.as_deref(),
+            authorized_journey: automatic.authorized_journey.as_deref(),
+            ended_by: automatic.ended_by.as_deref(),
+            end_code: automatic.end_code.as_deref(),
+            end_reason: automatic.end_reason.as_deref(),
+        },
     )
     .await
 }
@@ -586,14 +587,14 @@ pub async fn debit_reported(
         &format!("charge.automatic_pix_{}", report.status),
         ("charge", &debit.charge_id),
         actor,
-        &json!({
-            "automatic_pix_id": debit.automatic_pix_id,
-            "txid": debit.txid,
-            "due_date": debit.due_date.to_string(),
-            "amount": debit.amount_cents.to_reais(),
-            "end_code": report.end_code,
-            "end_reason": report.end_reason,
-        }),
+        &ChargeAutomaticPixData {
+            automatic_pix_id: &debit.automatic_pix_id,
+            txid: &debit.txid,
+            due_date: debit.due_date.into(),
+            amount: debit.amount_cents,
+            end_code: report.end_code.as_deref(),
+            end_reason: report.end_reason.as_deref(),
+        },
     )
     .await?;
     if report.status == DebitStatus::Failed {

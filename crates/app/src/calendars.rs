@@ -2,10 +2,11 @@
 //! Charges read their effective due dates through it from then on (`store::charges`), so
 //! nothing else is written: amounts due, statuses and plan step days follow by themselves.
 
-use serde_json::json;
-
+use dunning_models::response::CalendarUpdatedData;
 use dunning_store::calendars::{self as store, Holiday, StoredHolidays};
-use dunning_store::events::{self, Actor};
+use dunning_store::events::Actor;
+
+use crate::events;
 use dunning_store::{Connection, Result, now_text};
 
 /// Replace the organization's own holidays (dates unique, in order: the caller checked them)
@@ -36,7 +37,11 @@ pub async fn set_holidays(
         "calendar.updated",
         ("calendar", organization_id),
         actor,
-        &json!({ "holidays": holidays.len(), "added": added, "removed": removed }),
+        &CalendarUpdatedData {
+            holidays: i64::try_from(holidays.len()).unwrap_or(i64::MAX),
+            added: &added,
+            removed: &removed,
+        },
     )
     .await?;
     store::holidays_in(conn, organization_id).await

@@ -2,16 +2,16 @@
 //! from the change on) and canceled, each with its event. The `/v1/charges` handlers call
 //! these after checking the request's fields.
 
-use serde_json::json;
 use time::Date;
 
 use dunning_domain::money::Cents;
+use dunning_models::response::{ChargeCanceledData, ChargeCreatedData, ChargeUpdatedData};
 use dunning_store::charges::{self as store, Charge, ChargeFields};
 use dunning_store::collection::mark_plan_attached;
-use dunning_store::events::{self, Actor};
+use dunning_store::events::Actor;
 use dunning_store::{Connection, ids};
 
-use crate::{Refused, Result, refusals, refuse};
+use crate::{Refused, Result, events, refusals, refuse};
 
 const CONCURRENT: Refused = Refused::Concurrent("charge");
 
@@ -33,11 +33,13 @@ pub async fn create(
         "charge.created",
         ("charge", &id),
         actor,
-        &json!({
-            "customer_id": customer_id,
-            "amount": Cents(fields.amount_cents).to_reais(),
-            "due_date": fields.due_date.to_string(),
-        }),
+        &ChargeCreatedData {
+            customer_id,
+            amount: Cents(fields.amount_cents),
+            due_date: fields.due_date.into(),
+            agreement_id: None,
+            installment: None,
+        },
     )
     .await?;
     Ok(id)
@@ -120,8 +122,32 @@ pub async fn update(
     if plan_attached {
         mark_plan_attached(tx, org, id, now).await?;
     }
-    events::record(tx, org, "charge.updated", ("charge", id), actor, &json!({})).await?;
+    let changed = change.changed();
+    let data = ChargeUpdatedData { changed: &changed };
+    events::record(tx, org, "charge.updated", ("charge", id), actor, &data).await?;
     Ok(())
+}
+
+impl Change {
+    /// The fields this change sets, by their API names (what `charge.updated` says).
+    fn changed(&self) -> Vec<String> {
+        let set = [
+            ("description", self.description.is_some()),
+            ("amount", self.amount.is_some()),
+            ("fine_percent", self.fine_bp.is_some()),
+            ("interest_percent", self.interest_bp.is_some()),
+            ("due_date", self.due_date.is_some()),
+            ("tags", self.tags.is_some()),
+            (
+                "collection_plan_id",
+                self.collection_plan != PlanChange::Keep,
+            ),
+        ];
+        set.iter()
+            .filter(|(_, set)| *set)
+            .map(|(name, _)| (*name).to_owned())
+            .collect()
+    }
 }
 
 /// Stop collecting the open charge `current` (as read by the caller, at the version the
@@ -154,7 +180,11 @@ pub async fn cancel(
         "charge.canceled",
         ("charge", id),
         actor,
-        &json!({ "reason": reason }),
+        &ChargeCanceledData {
+            reason,
+            dispute_id: None,
+            agreement_id: None,
+        },
     )
     .await?;
     Ok(())

@@ -6,7 +6,6 @@
 //! refusal comes back as a [`Refusal`] with the stable code the API answers and the plan
 //! records, and nothing is written.
 
-use serde_json::json;
 use time::{Date, OffsetDateTime};
 
 use dunning_domain::charge_math::amount_due;
@@ -14,14 +13,18 @@ use dunning_domain::collection::{
     self as rules, ChargeFacts, NegativationStatus, NoticeValues, ProtestStatus, Refusal,
 };
 use dunning_domain::money::Cents;
+use dunning_models::response::{
+    ChargeNegativationRemovalRequestedData, ChargeNegativationRequestedData, ChargeNotifiedData,
+    ChargeProtestRequestedData,
+};
 use dunning_store::charges::{self, Charge};
 use dunning_store::collection::{self as store, StatusMove};
 use dunning_store::customers::Customer;
 use dunning_store::deliveries::{self, NewDelivery};
-use dunning_store::events::{self, Actor};
+use dunning_store::events::Actor;
 use dunning_store::{Connection, Result, StoreError, ids, timestamp_text};
 
-use crate::refusals;
+use crate::{events, refusals};
 
 /// What an action gives back: done (with a value), or refused by a rule.
 pub type Outcome<T> = std::result::Result<T, Refusal>;
@@ -185,12 +188,12 @@ pub async fn notify(
         "charge.notified",
         ("charge", charge_id),
         cx.actor,
-        &json!({
-            "delivery_id": id,
-            "channel": channel,
-            "step_id": step_id,
-            "resent_from": resent_from,
-        }),
+        &ChargeNotifiedData {
+            delivery_id: &id,
+            channel,
+            step_id,
+            resent_from,
+        },
     )
     .await?;
     Ok(Ok(id))
@@ -279,6 +282,8 @@ pub async fn request(
     let charge = read_charge(conn, organization_id, charge_id).await?;
     let facts = facts(&charge);
     let today = dunning_domain::calendar::day_of(cx.now);
+    let transition = request.transition();
+    let (event, actor) = (transition.event, cx.actor);
     let (allowed, data) = match request {
         CollectionRequest::Negativate { bureau } => {
             let notice_days = store::negativation_notice_days(conn, organization_id).await?;
@@ -288,23 +293,41 @@ pub async fn request(
                 .transpose()?;
             (
                 rules::can_negativate(&facts, today, notice_days, first_notice),
-                json!({ "bureau": bureau }),
+                events::data_of(
+                    event,
+                    "charge",
+                    actor,
+                    &ChargeNegativationRequestedData { bureau },
+                )?,
             )
         }
         CollectionRequest::RemoveNegativation => {
             let bureau = store::negativation_bureau(conn, organization_id, charge_id).await?;
             (
                 rules::can_remove_negativation(&facts),
-                json!({ "bureau": bureau, "reason": "requested" }),
+                events::data_of(
+                    event,
+                    "charge",
+                    actor,
+                    &ChargeNegativationRemovalRequestedData {
+                        bureau: bureau.as_deref(),
+                        reason: "requested",
+                    },
+                )?,
             )
         }
-        CollectionRequest::Protest => (rules::can_protest(&facts, today), json!({})),
-        CollectionRequest::CancelProtest => (rules::can_cancel_protest(&facts), json!({})),
+        CollectionRequest::Protest => (
+            rules::can_protest(&facts, today),
+            events::data_of(event, "charge", actor, &ChargeProtestRequestedData {})?,
+        ),
+        CollectionRequest::CancelProtest => (
+            rules::can_cancel_protest(&facts),
+            events::data_of(event, "charge", actor, &ChargeProtestRequestedData {})?,
+        ),
     };
     if let Err(refusal) = allowed {
         return Ok(Err(refusal));
     }
-    let transition = request.transition();
     // A negativation records the bureau it is reported to.
     let change = match (transition.change, request) {
         (StatusMove::Negativation { from, to, .. }, CollectionRequest::Negativate { bureau }) => {

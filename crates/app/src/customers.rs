@@ -2,14 +2,13 @@
 //! with their settled charges once none is collected any more, each with its event. The
 //! `/v1/customers` handlers call these after checking the request's fields.
 
-use serde_json::json;
-
 use dunning_domain::document::TaxDocument;
+use dunning_models::response::{CustomerCreatedData, CustomerDeletedData, CustomerUpdatedData};
 use dunning_store::customers::{self as store, Customer, CustomerFields};
-use dunning_store::events::{self, Actor};
+use dunning_store::events::Actor;
 use dunning_store::{Connection, erasure, ids, retry};
 
-use crate::{Refused, Result, refusals, refuse};
+use crate::{Refused, Result, events, refusals, refuse};
 
 /// Create a customer with `document` and `fields` (checked by the caller) and its
 /// `customer.created` event; its id. Refused when the organization has a customer with that
@@ -50,7 +49,7 @@ pub async fn create(
         "customer.created",
         ("customer", &id),
         actor,
-        &json!({ "name": fields.name }),
+        &CustomerCreatedData { name: &fields.name },
     )
     .await?;
     Ok(id)
@@ -87,7 +86,9 @@ pub async fn update(
         "customer.updated",
         ("customer", id),
         actor,
-        &json!({}),
+        &CustomerUpdatedData {
+            changed: &changed_fields(current, fields),
+        },
     )
     .await?;
     Ok(())
@@ -119,8 +120,38 @@ pub async fn delete(tx: &mut Connection, org: &str, actor: &Actor, id: &str) -> 
         "customer.deleted",
         ("customer", id),
         actor,
-        &json!({ "name": customer.name, "charges_deleted": charges }),
+        &CustomerDeletedData {
+            name: &customer.name,
+            charges_deleted: i64::try_from(charges).unwrap_or(i64::MAX),
+        },
     )
     .await?;
     Ok(())
+}
+
+/// The fields `fields` changes in `current`, by their API names (what `customer.updated` says).
+fn changed_fields(current: &Customer, fields: &CustomerFields) -> Vec<String> {
+    let address = |a: &Option<dunning_store::customers::Address>| {
+        a.as_ref()
+            .map(|a| serde_json::to_value(a).unwrap_or_default())
+    };
+    let set = [
+        ("name", current.name != fields.name),
+        ("email", current.email != fields.email),
+        ("phone", current.phone != fields.phone),
+        (
+            "address",
+            address(&current.address) != address(&fields.address),
+        ),
+        (
+            "channel_opt_outs",
+            current.channel_opt_outs != fields.channel_opt_outs,
+        ),
+        ("tags", current.tags != fields.tags),
+        ("notes", current.notes != fields.notes),
+    ];
+    set.iter()
+        .filter(|(_, changed)| *changed)
+        .map(|(name, _)| (*name).to_owned())
+        .collect()
 }

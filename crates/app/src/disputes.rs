@@ -3,15 +3,14 @@
 //! dispute is resolved upheld (the charge is canceled, as a cancellation withdraws its
 //! negativation and protest) or rejected (collection resumes).
 
-use serde_json::json;
-
+use dunning_models::response::{ChargeCanceledData, DisputeOpenedData, DisputeResolvedData};
 use dunning_store::charges;
 use dunning_store::disputes::{self as store, Dispute, DisputeStatus, NewDispute, Opening};
-use dunning_store::events::{self, Actor};
+use dunning_store::events::Actor;
 use dunning_store::locks::{self, Table};
 use dunning_store::{Connection, ids};
 
-use crate::{Refused, Result, refusals, refuse};
+use crate::{Refused, Result, events, refusals, refuse};
 
 const CONCURRENT: Refused = Refused::Concurrent("dispute or its charge");
 
@@ -72,7 +71,11 @@ pub async fn open(
         "dispute.opened",
         ("dispute", &id),
         actor,
-        &json!({ "charge_id": charge.id, "customer_id": charge.customer_id, "reason": contest.reason }),
+        &DisputeOpenedData {
+            charge_id: &charge.id,
+            customer_id: &charge.customer_id,
+            reason: contest.reason,
+        },
     )
     .await?;
     Ok(id)
@@ -127,7 +130,11 @@ pub async fn resolve(
             "charge.canceled",
             ("charge", &charge.id),
             actor,
-            &json!({ "reason": reason, "dispute_id": id }),
+            &ChargeCanceledData {
+                reason: Some(&reason),
+                dispute_id: Some(id),
+                agreement_id: None,
+            },
         )
         .await?;
         charge_canceled = true;
@@ -142,11 +149,11 @@ pub async fn resolve(
         },
         ("dispute", id),
         actor,
-        &json!({
-            "charge_id": dispute.charge_id,
-            "resolution_note": note,
-            "charge_canceled": charge_canceled,
-        }),
+        &DisputeResolvedData {
+            charge_id: &dispute.charge_id,
+            resolution_note: note,
+            charge_canceled,
+        },
     )
     .await?;
     Ok(())

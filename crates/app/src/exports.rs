@@ -2,13 +2,14 @@
 //! engine builds it later (`dunning_engine::exports`). Asking is a write with its event; the
 //! `/v1/exports` handler calls it once the filters were read.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use dunning_store::events::{self, Actor};
+use dunning_models::response::ExportCreatedData;
+use dunning_store::events::Actor;
 use dunning_store::exports::{self as store, ExportFilter};
 use dunning_store::{Connection, ids};
 
-use crate::Result;
+use crate::{Result, events};
 
 /// What is asked for: the kind of rows, the filters as given (kept to show them back and in
 /// the event) and as read (what the builder applies).
@@ -44,7 +45,13 @@ pub async fn create(
         "export.created",
         ("export", &id),
         actor,
-        &json!({ "kind": request.kind, "filters": request.filters }),
+        &ExportCreatedData {
+            kind: request.kind,
+            filters: request
+                .filters
+                .as_object()
+                .unwrap_or(&serde_json::Map::new()),
+        },
     )
     .await?;
     Ok(id)

@@ -14,6 +14,7 @@ pub mod charges;
 pub mod collection;
 pub mod customers;
 pub mod disputes;
+pub mod events;
 pub mod exports;
 pub mod opt_outs;
 pub mod payments;

@@ -1,14 +1,13 @@
 //! A debtor's opt-out of a channel (`channel_opt_outs`): the one-click unsubscribe link of an
 //! e-mail adds `email`, and the engine then sends that customer nothing more on it.
 
-use serde_json::json;
-
+use dunning_models::response::CustomerUnsubscribedData;
 use dunning_store::customers::{self, CustomerFields};
-use dunning_store::events::{self, Actor};
+use dunning_store::events::Actor;
 use dunning_store::locks::{self, Table};
 use dunning_store::{Connection, now_text};
 
-use crate::{Refused, Result, refuse};
+use crate::{Refused, Result, events, refuse};
 
 /// What an opt-out changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,7 +57,10 @@ pub async fn opt_out(
         "customer.unsubscribed",
         ("customer", customer_id),
         actor,
-        &json!({ "channel": channel, "via": "unsubscribe_link" }),
+        &CustomerUnsubscribedData {
+            channel,
+            via: "unsubscribe_link",
+        },
     )
     .await?;
     Ok(OptOut::Added)

@@ -7,7 +7,6 @@
 //! principal alone; after it, the interest and fine first. One that would pay more than is
 //! owed, on its day or because of it later, is refused whole.
 
-use serde_json::json;
 use time::Date;
 
 use dunning_domain::calendar::day_of;
@@ -15,12 +14,15 @@ use dunning_domain::charge_math::{ChargeTerms, amount_due, balance};
 use dunning_domain::collection::NegativationStatus;
 use dunning_domain::money::Cents;
 use dunning_domain::timestamp::Timestamp;
+use dunning_models::response::{
+    ChargeNegativationRemovalRequestedData, ChargePaidData, ChargePaymentRecordedData,
+};
 use dunning_store::Connection;
 use dunning_store::charges::Charge;
 use dunning_store::collection::{self as store, Payment};
-use dunning_store::events::{self, Actor};
+use dunning_store::events::Actor;
 
-use crate::{Refused, Result, refusals, refuse};
+use crate::{Refused, Result, events, refusals, refuse};
 
 /// A payment as received.
 #[derive(Debug, Clone, Copy)]
@@ -102,16 +104,16 @@ pub async fn pay(
         "charge.payment_recorded",
         ("charge", id),
         actor,
-        &json!({
-            "payment_id": payment_id,
-            "amount": received.amount.to_reais(),
-            "method": received.method,
-            "paid_at": paid_at,
-            "paid_on": day.to_string(),
-            "note": received.note,
-            "amount_due_before": due.to_reais(),
-            "amount_due_after": after.owed.total().to_reais(),
-        }),
+        &ChargePaymentRecordedData {
+            payment_id: &payment_id,
+            amount: received.amount,
+            method: received.method,
+            paid_at: received.paid_at,
+            paid_on: day.into(),
+            note: received.note,
+            amount_due_before: due,
+            amount_due_after: after.owed.total(),
+        },
     )
     .await?;
     if !settles {
@@ -126,10 +128,10 @@ pub async fn pay(
         "charge.paid",
         ("charge", id),
         actor,
-        &json!({
-            "paid_amount": Cents(charge.paid_cents.0 + received.amount.0).to_reais(),
-            "paid_at": paid_at,
-        }),
+        &ChargePaidData {
+            paid_amount: Cents(charge.paid_cents.0 + received.amount.0),
+            paid_at: received.paid_at,
+        },
     )
     .await?;
     if matches!(
@@ -143,7 +145,10 @@ pub async fn pay(
             "charge.negativation_removal_requested",
             ("charge", id),
             actor,
-            &json!({ "bureau": bureau, "reason": "paid" }),
+            &ChargeNegativationRemovalRequestedData {
+                bureau: bureau.as_deref(),
+                reason: "paid",
+            },
         )
         .await?;
     }

@@ -3,19 +3,19 @@
 //! code of the organization's key for the amount due — which the API, the PDFs and the
 //! notices all show.
 
-use serde_json::json;
 use time::Date;
 
 use dunning_domain::charge_math::amount_due;
 use dunning_domain::collection::Refusal;
 use dunning_domain::money::Cents;
 use dunning_domain::pix::{KeyType, PixSettings, Source, brcode, static_txid};
+use dunning_models::response::PixSettingsUpdatedData;
 use dunning_store::charges::Charge;
-use dunning_store::events::{self, Actor};
+use dunning_store::events::Actor;
 use dunning_store::pix::{self as store, StoredSettings};
 use dunning_store::{Connection, Db, Result, StoreError, now_text};
 
-use crate::refusals;
+use crate::{events, refusals};
 
 /// The code that pays a charge now.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,11 +54,11 @@ pub async fn set_settings(
         "pix_settings.updated",
         ("pix_settings", organization_id),
         actor,
-        &json!({
-            "key_type": settings.key.kind().as_str(),
-            "merchant_name": settings.merchant_name,
-            "merchant_city": settings.merchant_city,
-        }),
+        &PixSettingsUpdatedData {
+            key_type: settings.key.kind().as_str(),
+            merchant_name: &settings.merchant_name,
+            merchant_city: &settings.merchant_city,
+        },
     )
     .await?;
     store::get_in(conn, organization_id)

@@ -15,14 +15,17 @@
 //! Also the PSP connection set ([`connect`]) and removed ([`disconnect`]) with their events,
 //! for the `/v1` handlers and `kobana-dunning pix connect` alike (the secrets come sealed).
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use dunning_domain::money::Cents;
 use dunning_domain::pix_cobv::parse_decimal;
 use dunning_domain::pix_txid;
 use dunning_domain::timestamp::Timestamp;
+use dunning_models::response::{
+    PixAppliedData, PixPspConnectedData, PixPspDisconnectedData, PixReviewRequiredData,
+};
 use dunning_store::charges;
-use dunning_store::events::{self, Actor};
+use dunning_store::events::Actor;
 use dunning_store::locks::{self, Table};
 use dunning_store::pix_psp::{self as store, NewConnection, NewReceived, ReceivedStatus};
 use dunning_store::pix_refunds::RefundStatus;
@@ -31,7 +34,7 @@ use dunning_store::{Connection, Db, Result as StoreResult, StoreError, ids, now_
 
 use crate::payments::{self, Received};
 use crate::pix_refunds::{self, RefundItem};
-use crate::{Refused, Result, refusals};
+use crate::{Refused, Result, events, refusals};
 
 /// How far after the current time a Pix may be dated and still be applied: the PSP's clock
 /// and ours disagree by a few seconds, not by minutes.
@@ -264,11 +267,15 @@ pub async fn receive(
                 "pix.review_required",
                 ("pix_received", &received_id),
                 &actor,
-                &event_data(
-                    item,
+                &PixReviewRequiredData {
+                    end_to_end_id: &item.end_to_end_id,
+                    txid: item.txid.as_deref(),
+                    amount: item.amount,
+                    paid_at: item.paid_at,
                     source,
-                    json!({ "reason": review.reason, "detail": review.detail }),
-                ),
+                    reason: review.reason,
+                    detail: &review.detail,
+                },
             )
             .await?;
             refunds_of_new(tx, org, &received_id, item, &actor, now).await?;
@@ -295,15 +302,16 @@ pub async fn receive(
         "pix.applied",
         ("pix_received", &received_id),
         &actor,
-        &event_data(
-            item,
+        &PixAppliedData {
+            end_to_end_id: &item.end_to_end_id,
+            txid: item.txid.as_deref(),
+            amount: item.amount,
+            paid_at: item.paid_at,
             source,
-            json!({
-                "charge_id": applied.charge_id,
-                "payment_id": applied.payment_id,
-                "settled": applied.settled,
-            }),
-        ),
+            charge_id: &applied.charge_id,
+            payment_id: &applied.payment_id,
+            settled: applied.settled,
+        },
     )
     .await?;
     refunds_of_new(tx, org, &received_id, item, &actor, now).await?;
@@ -349,21 +357,6 @@ async fn refunds_of_new(
     refunds(tx, org, &received, item, actor, now)
         .await
         .map(drop)
-}
-
-/// What the events of a Pix say: the Pix, how it came, and `outcome`'s fields.
-fn event_data(item: &PixItem, source: &str, outcome: Value) -> Value {
-    let mut data = json!({
-        "end_to_end_id": item.end_to_end_id,
-        "txid": item.txid,
-        "amount": item.amount.to_reais(),
-        "paid_at": item.paid_at,
-        "source": source,
-    });
-    if let (Some(data), Value::Object(outcome)) = (data.as_object_mut(), outcome) {
-        data.extend(outcome);
-    }
-    data
 }
 
 /// A payment made from a Pix.
@@ -471,12 +464,12 @@ pub async fn connect(
         "pix.psp_connected",
         ("pix_psp_connection", row.id),
         actor,
-        &json!({
-            "api_url": row.api_url,
-            "token_url": row.token_url,
-            "client_id": row.client_id,
-            "replaced": replaced,
-        }),
+        &PixPspConnectedData {
+            api_url: row.api_url,
+            token_url: row.token_url,
+            client_id: row.client_id,
+            replaced,
+        },
     )
     .await?;
     Ok(replaced)
@@ -494,7 +487,10 @@ pub async fn disconnect(tx: &mut Connection, org: &str, actor: &Actor) -> StoreR
         "pix.psp_disconnected",
         ("pix_psp_connection", &current.id),
         actor,
-        &json!({ "api_url": current.api_url, "client_id": current.client_id }),
+        &PixPspDisconnectedData {
+            api_url: &current.api_url,
+            client_id: &current.client_id,
+        },
     )
     .await?;
     Ok(true)
@@ -630,6 +626,7 @@ async fn record(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn a_pix_is_read_as_the_api_pix_writes_it() {

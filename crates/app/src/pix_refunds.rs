@@ -14,20 +14,22 @@
 //! due, one for a charge no longer open) with [`request`]; the Pix worker sends it to the PSP
 //! (`PUT /pix/{e2eid}/devolucao/{id}`) and follows it to its end.
 
-use serde_json::json;
-
 use dunning_domain::calendar::{day_of, today};
 use dunning_domain::charge_math::{ChargeState, ChargeTerms, balance};
 use dunning_domain::money::Cents;
+use dunning_models::response::{
+    ChargePaymentReversedData, PixRefundFailedData, PixRefundReportedData, PixRefundRequestedData,
+    PixRefundedData, PixRefundedDataReversed,
+};
 use dunning_store::charges;
 use dunning_store::collection as payments_store;
-use dunning_store::events::{self, Actor};
+use dunning_store::events::Actor;
 use dunning_store::locks::{self, Table};
 use dunning_store::pix_psp::{self as received_store, Received, ReceivedStatus};
 use dunning_store::pix_refunds::{self as store, NewRefund, Refund, RefundStatus};
 use dunning_store::{Connection, ids};
 
-use crate::{Refused, Result, refusals, refuse};
+use crate::{Refused, Result, events, refusals, refuse};
 
 /// One element of a Pix's `devolucoes`, read and checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,13 +110,13 @@ pub async fn reported(
                 "pix.refund_reported",
                 ("pix_received", &received.id),
                 actor,
-                &json!({
-                    "end_to_end_id": received.end_to_end_id,
-                    "refund_id": item.id,
-                    "amount": item.amount.to_reais(),
-                    "nature": item.nature,
-                    "med": is_med(&item.nature),
-                }),
+                &PixRefundReportedData {
+                    end_to_end_id: &received.end_to_end_id,
+                    refund_id: &item.id,
+                    amount: item.amount,
+                    nature: &item.nature,
+                    med: is_med(&item.nature),
+                },
             )
             .await?;
             store::find(tx, org, &received.end_to_end_id, &item.id)
@@ -150,19 +152,27 @@ pub async fn reported(
                 "pix.refund_failed",
                 ("pix_received", &received.id),
                 actor,
-                &json!({
-                    "end_to_end_id": received.end_to_end_id,
-                    "refund_id": refund.refund_id,
-                    "amount": refund.amount_cents.to_reais(),
-                    "reason": item.reason,
-                    "requested_by": refund.requested_by,
-                }),
+                &PixRefundFailedData {
+                    end_to_end_id: &received.end_to_end_id,
+                    refund_id: &refund.refund_id,
+                    amount: refund.amount_cents,
+                    reason: item.reason.as_deref(),
+                    requested_by: Some(&refund.requested_by),
+                },
             )
             .await?;
         }
         RefundStatus::Requested | RefundStatus::InProcess => {}
     }
     Ok(true)
+}
+
+/// The payment a returned devolução reversed (what `pix.refunded` says of it).
+struct Reversal {
+    charge_id: String,
+    payment_id: String,
+    amount: Cents,
+    reopened: bool,
 }
 
 /// A devolução returned: its payment reversed (the part of it not reversed before), the
@@ -176,7 +186,7 @@ async fn returned(
     now: &str,
 ) -> Result<()> {
     let med = is_med(&refund.nature);
-    let mut reversed = serde_json::Value::Null;
+    let mut reversed: Option<Reversal> = None;
     if let (Some(payment_id), Some(charge_id)) = (&received.payment_id, &received.charge_id) {
         locks::lock(tx, Table::Charges, org, charge_id).await?;
         let payment = payments_store::payment(tx, org, payment_id).await?;
@@ -225,19 +235,24 @@ async fn returned(
                     "charge.payment_reversed",
                     ("charge", charge_id),
                     actor,
-                    &json!({
-                        "payment_id": payment.id,
-                        "amount": Cents(cents).to_reais(),
-                        "end_to_end_id": received.end_to_end_id,
-                        "refund_id": refund.refund_id,
-                        "nature": refund.nature,
-                        "med": med,
-                        "reopened": reopen,
-                        "amount_due": amount_due.to_reais(),
-                    }),
+                    &ChargePaymentReversedData {
+                        payment_id: &payment.id,
+                        amount: Cents(cents),
+                        end_to_end_id: &received.end_to_end_id,
+                        refund_id: &refund.refund_id,
+                        nature: &refund.nature,
+                        med,
+                        reopened: reopen,
+                        amount_due,
+                    },
                 )
                 .await?;
-                reversed = json!({ "charge_id": charge_id, "payment_id": payment.id, "amount": Cents(cents).to_reais(), "reopened": reopen });
+                reversed = Some(Reversal {
+                    charge_id: charge_id.to_owned(),
+                    payment_id: payment.id.clone(),
+                    amount: Cents(cents),
+                    reopened: reopen,
+                });
             }
         }
     }
@@ -253,15 +268,20 @@ async fn returned(
         "pix.refunded",
         ("pix_received", &received.id),
         actor,
-        &json!({
-            "end_to_end_id": received.end_to_end_id,
-            "refund_id": refund.refund_id,
-            "amount": refund.amount_cents.to_reais(),
-            "nature": refund.nature,
-            "med": med,
-            "requested_by": refund.requested_by,
-            "reversed": reversed,
-        }),
+        &PixRefundedData {
+            end_to_end_id: &received.end_to_end_id,
+            refund_id: &refund.refund_id,
+            amount: refund.amount_cents,
+            nature: &refund.nature,
+            med,
+            requested_by: Some(&refund.requested_by),
+            reversed: reversed.as_ref().map(|r| PixRefundedDataReversed {
+                charge_id: &r.charge_id,
+                payment_id: &r.payment_id,
+                amount: r.amount,
+                reopened: r.reopened,
+            }),
+        },
     )
     .await?;
     Ok(())
@@ -330,12 +350,12 @@ pub async fn request(
         "pix.refund_requested",
         ("pix_received", &received.id),
         actor,
-        &json!({
-            "end_to_end_id": received.end_to_end_id,
-            "refund_id": refund_id,
-            "amount": amount.to_reais(),
-            "description": description,
-        }),
+        &PixRefundRequestedData {
+            end_to_end_id: &received.end_to_end_id,
+            refund_id: &refund_id,
+            amount,
+            description,
+        },
     )
     .await?;
     store::get_in(tx, org, &id)

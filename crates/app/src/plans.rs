@@ -3,13 +3,14 @@
 //! a step's change touches its plan (a new version), and the store keeps the charges' "next
 //! step due" true (`dunning_store::plans`).
 
-use serde_json::json;
-
-use dunning_store::events::{self, Actor};
+use dunning_models::response::{
+    CollectionPlanCreatedData, CollectionPlanNamedData, CollectionPlanStepData,
+};
+use dunning_store::events::Actor;
 use dunning_store::plans::{self as store, Plan, Step, StepFields};
 use dunning_store::{Connection, ids};
 
-use crate::{Refused, Result, refusals, refuse};
+use crate::{Refused, Result, events, refusals, refuse};
 
 /// A new plan: its name, description and first steps (each with its position, if given).
 #[derive(Debug, Clone, Copy)]
@@ -38,7 +39,10 @@ pub async fn create(
         "collection_plan.created",
         ("collection_plan", &id),
         actor,
-        &json!({ "name": plan.name, "steps": plan.steps.len() }),
+        &CollectionPlanCreatedData {
+            name: plan.name,
+            steps: i64::try_from(plan.steps.len()).unwrap_or(i64::MAX),
+        },
     )
     .await?;
     Ok(id)
@@ -64,7 +68,7 @@ pub async fn update(
         "collection_plan.updated",
         ("collection_plan", id),
         actor,
-        &json!({ "name": name }),
+        &CollectionPlanNamedData { name },
     )
     .await?;
     Ok(())
@@ -100,7 +104,7 @@ pub async fn delete(
         "collection_plan.deleted",
         ("collection_plan", id),
         actor,
-        &json!({ "name": plan.name }),
+        &CollectionPlanNamedData { name: &plan.name },
     )
     .await?;
     Ok(())
@@ -132,7 +136,11 @@ pub async fn create_step(
         "collection_plan_step.created",
         ("collection_plan_step", &id),
         actor,
-        &json!({ "collection_plan_id": plan_id, "action": fields.action, "offset_days": fields.offset_days }),
+        &CollectionPlanStepData {
+            collection_plan_id: plan_id,
+            action: fields.action.as_str(),
+            offset_days: Some(fields.offset_days),
+        },
     )
     .await?;
     Ok(id)
@@ -159,7 +167,11 @@ pub async fn update_step(
         "collection_plan_step.updated",
         ("collection_plan_step", &current.id),
         actor,
-        &json!({ "collection_plan_id": plan_id, "action": fields.action, "offset_days": fields.offset_days }),
+        &CollectionPlanStepData {
+            collection_plan_id: plan_id,
+            action: fields.action.as_str(),
+            offset_days: Some(fields.offset_days),
+        },
     )
     .await?;
     Ok(())
@@ -182,7 +194,11 @@ pub async fn delete_step(
         "collection_plan_step.deleted",
         ("collection_plan_step", &step.id),
         actor,
-        &json!({ "collection_plan_id": plan_id, "action": step.action }),
+        &CollectionPlanStepData {
+            collection_plan_id: plan_id,
+            action: step.action.as_str(),
+            offset_days: None,
+        },
     )
     .await?;
     Ok(())

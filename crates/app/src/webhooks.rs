@@ -2,34 +2,69 @@
 //! changed, deleted, sent a test event, a finished delivery queued again — each with its
 //! event — and the body a receiver gets for an event, which the engine's worker POSTs.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use dunning_store::events::{self, Actor};
+use dunning_models::response::{
+    WebhookDeletedData, WebhookDeliveryRetriedData, WebhookTestData, WebhookWrittenData,
+};
+use dunning_store::events::Actor;
 use dunning_store::webhooks::{
     self as store, Delivery, DeliveryStatus, NewDelivery, PendingEvent, Webhook, WebhookFields,
 };
 use dunning_store::{Connection, StoreError, ids};
 
-use crate::{Refused, Result, refusals, refuse};
+use crate::{Refused, Result, events, refusals, refuse};
 
 /// The body POSTed for an event: what a receiver verifies and reads.
 pub fn payload(event: &PendingEvent) -> String {
-    let data: Value = serde_json::from_str(&event.data).unwrap_or(Value::Null);
-    json!({
-        "id": event.id,
-        "type": event.kind,
-        "subject_type": event.subject_type,
-        "subject_id": event.subject_id,
-        "actor": {
-            "type": event.actor_type,
-            "id": event.actor_id,
-            "name": event.actor_name,
+    let data = serde_json::value::RawValue::from_string(event.data.clone())
+        .unwrap_or_else(|_| serde_json::value::RawValue::NULL.to_owned());
+    let body = Body {
+        id: &event.id,
+        kind: &event.kind,
+        subject_type: &event.subject_type,
+        subject_id: &event.subject_id,
+        actor: BodyActor {
+            kind: &event.actor_type,
+            id: event.actor_id.as_deref(),
+            name: event.actor_name.as_deref(),
         },
-        "data": data,
-        "created_at": event.created_at,
-        "organization_id": event.organization_id,
-    })
-    .to_string()
+        data: &data,
+        created_at: &event.created_at,
+        organization_id: &event.organization_id,
+    };
+    let text = serde_json::to_string(&body).unwrap_or_default();
+    if cfg!(debug_assertions) {
+        // Every body sent is what the document's webhook declares (`events::check_body`).
+        let value: Value = serde_json::from_str(&text).unwrap_or_default();
+        if let Err(e) = crate::events::check_body(&event.kind, &value) {
+            panic!("{e}");
+        }
+    }
+    text
+}
+
+/// A webhook's body: the document's `WebhookEvent`, its `data` as recorded.
+#[derive(serde::Serialize)]
+struct Body<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'a str,
+    subject_type: &'a str,
+    subject_id: &'a str,
+    actor: BodyActor<'a>,
+    data: &'a serde_json::value::RawValue,
+    created_at: &'a dunning_domain::timestamp::Timestamp,
+    organization_id: &'a str,
+}
+
+/// Who caused the event (`EventActor`).
+#[derive(serde::Serialize)]
+struct BodyActor<'a> {
+    #[serde(rename = "type")]
+    kind: &'a str,
+    id: Option<&'a str>,
+    name: Option<&'a str>,
 }
 
 /// Register an endpoint (its URL checked by the caller), with a new signing secret and its
@@ -50,7 +85,12 @@ pub async fn create(
         "webhook.created",
         ("webhook", &id),
         actor,
-        &json!({ "url": fields.url, "events": fields.events, "enabled": fields.enabled }),
+        &WebhookWrittenData {
+            url: &fields.url,
+            events: &fields.events,
+            enabled: fields.enabled,
+            changed: None,
+        },
     )
     .await?;
     Ok((id, secret))
@@ -83,7 +123,12 @@ pub async fn update(
         "webhook.updated",
         ("webhook", id),
         actor,
-        &json!({ "changed": changed, "url": fields.url, "events": fields.events, "enabled": fields.enabled }),
+        &WebhookWrittenData {
+            url: &fields.url,
+            events: &fields.events,
+            enabled: fields.enabled,
+            changed: Some(&changed.iter().map(|c| (*c).to_owned()).collect::<Vec<_>>()),
+        },
     )
     .await?;
     Ok(())
@@ -109,7 +154,7 @@ pub async fn delete(
         "webhook.deleted",
         ("webhook", id),
         actor,
-        &json!({ "url": current.url }),
+        &WebhookDeletedData { url: &current.url },
     )
     .await?;
     Ok(())
@@ -138,10 +183,10 @@ pub async fn send_test(
         "webhook.test",
         ("webhook", id),
         actor,
-        &json!({
-            "webhook_id": id,
-            "message": "Test event from Kobana Dunning: verify its X-Signature (t=...,v1=...) with your endpoint's secret.",
-        }),
+        &WebhookTestData {
+            webhook_id: id,
+            message: "Test event from Kobana Dunning: verify its X-Signature (t=...,v1=...) with your endpoint's secret.",
+        },
     )
     .await?;
     let event = store::event_in(tx, org, &event_id)
@@ -201,7 +246,12 @@ pub async fn retry(
         "webhook_delivery.retried",
         ("webhook_delivery", delivery_id),
         actor,
-        &json!({ "webhook_id": id, "event_id": delivery.event_id, "event_type": delivery.event_type, "previous_status": delivery.status }),
+        &WebhookDeliveryRetriedData {
+            webhook_id: id,
+            event_id: &delivery.event_id,
+            event_type: &delivery.event_type,
+            previous_status: delivery.status.as_str(),
+        },
     )
     .await?;
     Ok(())

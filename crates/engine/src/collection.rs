@@ -20,7 +20,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::json;
 use time::{Date, OffsetDateTime};
 use tokio::task::{JoinError, JoinSet};
 
@@ -28,12 +27,14 @@ use super::providers::{PartyAnswer, PartyRequest, Providers, Receipt, SANDBOX_DE
 use super::sending::{RETRY_SCHEDULE, engine_actor, plus, send_due_while};
 use crate::Engine;
 use dunning_app::collection::{self as actions, ActionContext, CollectionRequest, NoticeText};
+use dunning_app::events;
 use dunning_app::refusals;
 use dunning_domain::calendar::{Calendar, day_of};
 use dunning_domain::collection::{NegativationStatus, ProtestStatus, step_day};
+use dunning_models::response::{ChargePartyAnswerData, ChargeStepSkippedData, DeliveryOutcomeData};
 use dunning_store::collection::{self as store, PendingStep, StatusMove, StepRun};
 use dunning_store::deliveries::{self, Delivery};
-use dunning_store::events::{self, Actor};
+use dunning_store::events::Actor;
 use dunning_store::{Backend, Result, StoreError, ids, plan_schedule, timestamp_text};
 
 /// How often the worker wakes up.
@@ -365,12 +366,12 @@ async fn run_step(engine: &Engine, due: &DueStep, now: OffsetDateTime) -> Result
                     "charge.step_skipped",
                     ("charge", &s.charge_id),
                     &actor,
-                    &json!({
-                        "step_id": s.step_id,
-                        "action": s.action,
-                        "reason": refusal.code,
-                        "detail": refusal.detail,
-                    }),
+                    &ChargeStepSkippedData {
+                        step_id: &s.step_id,
+                        action: s.action.as_str(),
+                        reason: refusal.code,
+                        detail: &refusal.detail,
+                    },
                 )
                 .await?;
             }
@@ -443,12 +444,12 @@ pub async fn record_receipt(
         &format!("delivery.{status}"),
         ("delivery", &delivery.id),
         actor,
-        &json!({
-            "charge_id": delivery.charge_id,
-            "channel": delivery.channel,
-            "attempts": delivery.attempts,
-            "error": error,
-        }),
+        &DeliveryOutcomeData {
+            charge_id: &delivery.charge_id,
+            channel: &delivery.channel,
+            attempts: delivery.attempts,
+            error,
+        },
     )
     .await?;
     tx.commit().await?;
@@ -592,7 +593,10 @@ async fn answer_requests(
                             id: None,
                             name: Some(party.actor_name(&r.party)),
                         },
-                        &json!({ "party": r.party, "status": t.change.to_word() }),
+                        &ChargePartyAnswerData {
+                            party: &r.party,
+                            status: t.change.to_word(),
+                        },
                     )
                     .await?;
                     report.answers += 1;

@@ -19,13 +19,14 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use serde_json::json;
 use time::{Date, OffsetDateTime};
 
 use crate::Engine;
+use dunning_app::events;
 use dunning_domain::document::format_document;
 use dunning_domain::timestamp::Timestamp;
-use dunning_store::events::{self, Actor};
+use dunning_models::response::{ExportCompletedData, ExportFailedData};
+use dunning_store::events::Actor;
 use dunning_store::exports::{self as store, Claimed, ExportFilter, NewChunk};
 use dunning_store::{After, ListQuery, Result, calendars, charges, customers, deliveries, ids};
 use dunning_store::{timestamp_text, today};
@@ -337,21 +338,31 @@ impl<'e> Builder<'e> {
             Ok(Progress::Built) => (
                 store::complete(&mut tx, claimed, self.rows, self.bytes, &done_at).await?,
                 "export.completed",
-                json!({ "kind": claimed.kind, "row_count": self.rows, "byte_size": self.bytes }),
+                events::to_data(&ExportCompletedData {
+                    kind: &claimed.kind,
+                    row_count: self.rows,
+                    byte_size: self.bytes,
+                }),
             ),
             Ok(Progress::Refused(reason)) => (
                 store::fail(&mut tx, claimed, &reason, &done_at).await?,
                 "export.failed",
-                json!({ "kind": claimed.kind, "error": reason }),
+                events::to_data(&ExportFailedData {
+                    kind: &claimed.kind,
+                    error: &reason,
+                }),
             ),
-            Ok(Progress::Lost | Progress::Building) => (false, "", json!(null)),
+            Ok(Progress::Lost | Progress::Building) => (false, "", serde_json::Value::Null),
             Err(e) => {
                 tracing::error!(export = %claimed.id, "export failed: {e}");
                 let reason = "internal error while building the file; create the export again";
                 (
                     store::fail(&mut tx, claimed, reason, &done_at).await?,
                     "export.failed",
-                    json!({ "kind": claimed.kind, "error": reason }),
+                    events::to_data(&ExportFailedData {
+                        kind: &claimed.kind,
+                        error: reason,
+                    }),
                 )
             }
         };

@@ -22,16 +22,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde_json::json;
 use time::OffsetDateTime;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use crate::Engine;
 use crate::providers::SendResult;
+use dunning_app::events;
 use dunning_domain::charge_math::ChargeState;
+use dunning_models::response::DeliveryOutcomeData;
 use dunning_store::deliveries::{self, AttemptResult, Delivery, SendingContext};
-use dunning_store::events::{self, Actor};
+use dunning_store::events::{Actor, NewEvent};
 use dunning_store::{Result, ids, timestamp_text};
 
 /// Waits before each new attempt of a delivery that could not go; after the last one fails,
@@ -342,17 +343,22 @@ async fn record(
             _ => None,
         };
         for kind in *kinds {
-            new_events.push(events::NewEvent {
+            new_events.push(NewEvent {
                 organization_id: &delivery.organization_id,
                 kind,
                 subject: ("delivery", &delivery.id),
                 actor: &actor,
-                data: json!({
-                    "charge_id": delivery.charge_id,
-                    "channel": delivery.channel,
-                    "attempts": delivery.attempts + i64::from(attempt.counts),
-                    "error": error,
-                }),
+                data: events::data_of(
+                    kind,
+                    "delivery",
+                    &actor,
+                    &DeliveryOutcomeData {
+                        charge_id: &delivery.charge_id,
+                        channel: &delivery.channel,
+                        attempts: delivery.attempts + i64::from(attempt.counts),
+                        error,
+                    },
+                )?,
             });
         }
     }

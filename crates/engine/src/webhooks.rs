@@ -24,16 +24,17 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use hmac::{Hmac, Mac};
-use serde_json::json;
 use sha2::Sha256;
 use time::OffsetDateTime;
 use tokio::task::JoinSet;
 
 use crate::Engine;
 use crate::outbound::{self, Policy, ResolveError};
+use dunning_app::events;
 use dunning_app::webhooks::payload;
 use dunning_domain::timestamp::Timestamp;
-use dunning_store::events::{self, Actor};
+use dunning_models::response::WebhookDeliveryFailedData;
+use dunning_store::events::Actor;
 use dunning_store::webhooks::{self as store, AttemptOutcome, Claimed, NewDelivery};
 use dunning_store::{Result, ids, timestamp_text};
 
@@ -489,13 +490,13 @@ async fn attempt(engine: &Engine, claimed: Claimed, now: OffsetDateTime) -> Resu
                 id: None,
                 name: Some("webhooks".to_string()),
             },
-            &json!({
-                "webhook_id": claimed.webhook_id,
-                "event_id": claimed.event_id,
-                "event_type": claimed.event_type,
-                "attempts": claimed.attempts + 1,
-                "error": outcome.error,
-            }),
+            &WebhookDeliveryFailedData {
+                webhook_id: &claimed.webhook_id,
+                event_id: &claimed.event_id,
+                event_type: &claimed.event_type,
+                attempts: claimed.attempts + 1,
+                error: outcome.error.as_deref(),
+            },
         )
         .await?;
     }

@@ -11,13 +11,12 @@
 //! open instalment charges and reinstates the originals: they go back to `open` with what
 //! the instalments collected credited pro rata to their `paid_cents`, the discount lost.
 
-use serde_json::json;
 use sqlx::{AnyConnection, AssertSqlSafe};
 use time::Date;
 
 use super::automatic_pix::{self, AutomaticPixDetails};
 use super::charges::{self, Charge};
-use super::events::{self, Actor};
+use super::events::Actor;
 use super::rows::{Stored, by_id};
 use super::{Bind, Conditions, Db, ListQuery, Page, PageRequest, Result, StoreError};
 use dunning_domain::charge_math::{ChargeTerms, amount_due};
@@ -536,6 +535,22 @@ pub struct Unwound {
     pub collected: Cents,
     /// Original charges reinstated, with what each was credited.
     pub reinstated: Vec<(String, Cents)>,
+    /// The reason the instalments were canceled with.
+    pub cancel_reason: String,
+    /// Each original charge as reinstated (for its `charge.reinstated` event).
+    pub reinstated_charges: Vec<Reinstated>,
+}
+
+/// An original charge of an unwound agreement, collected again.
+#[derive(Debug, Clone)]
+pub struct Reinstated {
+    pub charge_id: String,
+    /// The share of what the agreement collected credited to it.
+    pub credit: Cents,
+    /// Its payments now.
+    pub paid: Cents,
+    /// What it owes now.
+    pub due: Cents,
 }
 
 /// Why an accepted agreement cannot be unwound.
@@ -585,10 +600,11 @@ pub async fn unwind(
     agreement: &Agreement,
     how: &Unwinding<'_>,
 ) -> std::result::Result<Unwound, UnwindError> {
+    // The events are the application layer's (`dunning_app::agreements`).
     let Unwinding {
         ending,
         reason,
-        actor,
+        actor: _,
         today,
         now,
     } = *how;
@@ -614,15 +630,6 @@ pub async fn unwind(
         {
             return Err(UnwindError::Concurrent(charge.id.clone()));
         }
-        events::record(
-            conn,
-            organization_id,
-            "charge.canceled",
-            ("charge", &charge.id),
-            actor,
-            &json!({ "reason": cancel_reason, "agreement_id": agreement.id }),
-        )
-        .await?;
         result.canceled.push(charge.id.clone());
     }
     let collected: i64 = installments.iter().map(|c| c.paid_cents.0).sum();
@@ -675,40 +682,18 @@ pub async fn unwind(
         if done.rows_affected() != 1 {
             return Err(UnwindError::Concurrent(charge.id.clone()));
         }
-        events::record(
-            conn,
-            organization_id,
-            "charge.reinstated",
-            ("charge", &charge.id),
-            actor,
-            &json!({
-                "agreement_id": agreement.id,
-                "credited": credit.to_reais(),
-                "paid_amount": Cents(paid).to_reais(),
-                "amount_due": due.to_reais(),
-                "status": if state == "paid" { "paid" } else { "open" },
-            }),
-        )
-        .await?;
         result.reinstated.push((charge.id.clone(), credit));
+        result.reinstated_charges.push(Reinstated {
+            charge_id: charge.id.clone(),
+            credit,
+            paid: Cents(paid),
+            due,
+        });
     }
     if !mark_ended(conn, organization_id, agreement, ending, reason, now).await? {
         return Err(UnwindError::Concurrent(agreement.id.clone()));
     }
-    events::record(
-        conn,
-        organization_id,
-        ending.event(),
-        ("agreement", &agreement.id),
-        actor,
-        &json!({
-            "reason": reason,
-            "installment_charges_canceled": result.canceled,
-            "collected": result.collected.to_reais(),
-            "reinstated_charge_ids": result.reinstated.iter().map(|r| r.0.clone()).collect::<Vec<_>>(),
-        }),
-    )
-    .await?;
+    result.cancel_reason = cancel_reason;
     Ok(result)
 }
 

@@ -3,6 +3,7 @@
 //! an event (the audit trail and a charge's timeline). Each resource's other shapes stay
 //! beside its handlers.
 
+use super::words::Word;
 use axum::response::IntoResponse;
 use http::StatusCode;
 
@@ -32,12 +33,12 @@ pub(in crate::api) fn charge(c: &StoredCharge) -> response::Charge<'_> {
         interest_due: c.owed.interest,
         due_date: c.due_date.into(),
         effective_due_date: c.effective_due_date.into(),
-        status: c.status.into(),
+        status: c.status.word(),
         tags: &c.tags,
         collection_plan_id: c.collection_plan_id.as_deref(),
         agreement_id: c.agreement_id.as_deref(),
-        negativation_status: c.negativation_status.into(),
-        protest_status: c.protest_status.into(),
+        negativation_status: c.negativation_status.word(),
+        protest_status: c.protest_status.word(),
         paid_at: c.paid_at,
         canceled_at: c.canceled_at,
         created_at: c.created_at,
@@ -64,7 +65,7 @@ pub(in crate::api) fn delivery(d: &Delivery) -> ApiResult<response::Delivery<'_>
         charge_id: &d.charge_id,
         customer_id: &d.customer_id,
         channel,
-        status: d.status.into(),
+        status: d.status.word(),
         recipient: &d.recipient,
         subject: d.subject.as_deref(),
         body: &d.body,

@@ -1,17 +1,23 @@
-//! The domain's word enums as the document's (`crate::generated::models`): one `From` per
+//! The domain's word enums as the document's (`crate::generated::models`): one [`Word`] per
 //! pair, matching variant by variant, so a word the document drops or the domain adds stops
-//! the build here instead of answering a word the document does not list.
+//! the build here instead of answering a word the document does not list. (A trait of our
+//! own rather than `From`: both enums live in other crates.)
 
 use crate::generated::models;
 use dunning_domain::charge_math::ChargeStatus;
 use dunning_domain::collection::{NegativationStatus, ProtestStatus};
 
-/// `impl From<domain> for model`, one arm per variant: both enums must have exactly these.
+/// A word enum as another crate's same words: `status.word()`.
+pub trait Word<T> {
+    fn word(self) -> T;
+}
+
+/// `impl Word<model> for domain`, one arm per variant: both enums must have exactly these.
 macro_rules! same_words {
     ($from:ty => $to:ty { $($variant:ident),+ $(,)? }) => {
-        impl From<$from> for $to {
-            fn from(word: $from) -> $to {
-                match word {
+        impl Word<$to> for $from {
+            fn word(self) -> $to {
+                match self {
                     $(<$from>::$variant => <$to>::$variant,)+
                 }
             }

@@ -22,11 +22,13 @@ use tokio::task::JoinSet;
 use super::client::{ACTIVE, Cobv as PspCobv, PspError, REMOVED_BY_US};
 use super::{LEASE, start_of};
 use crate::Engine;
+use dunning_app::events;
 use dunning_domain::pix_cobv::{CobvTerms, decimal, percent};
 use dunning_domain::pix_txid;
+use dunning_models::response::{PixCobvData, PixCobvRemovedData};
 use dunning_store::charges::{self, Charge};
 use dunning_store::customers::{self, Customer};
-use dunning_store::events::{self, Actor};
+use dunning_store::events::Actor;
 use dunning_store::pix_psp::{self as store, Cobv, Mirrored};
 use dunning_store::{Result, ids, timestamp_text};
 
@@ -309,7 +311,11 @@ async fn decide(
             code: (None, None),
             event: Some((
                 "pix.cobv_removed",
-                json!({ "txid": row.txid, "status": removed.status, "charge_status": charge.status }),
+                events::to_data(&PixCobvRemovedData {
+                    txid: &row.txid,
+                    status: &removed.status,
+                    charge_status: charge.status.as_str(),
+                }),
             )),
         });
     }
@@ -385,12 +391,12 @@ async fn decide(
         event: event.map(|kind| {
             (
                 kind,
-                json!({
-                    "txid": txid,
-                    "location": answer.location,
-                    "amount": terms.original.to_reais(),
-                    "due_date": terms.due_date.to_string(),
-                    "valid_until": valid_until.to_string(),
+                events::to_data(&PixCobvData {
+                    txid: &txid,
+                    location: answer.location.as_deref(),
+                    amount: terms.original,
+                    due_date: terms.due_date.into(),
+                    valid_until: valid_until.into(),
                 }),
             )
         }),

@@ -14,14 +14,15 @@
 
 use std::time::Duration;
 
-use serde_json::json;
 use time::OffsetDateTime;
 
 use super::client::PspError;
 use super::{LEASE, callback_url, mirror};
 use crate::Engine;
+use dunning_app::events;
 use dunning_app::pix_received::{self as app, Outcome, PixItem};
-use dunning_store::events::{self, Actor};
+use dunning_models::response::PixWebhookRegisteredData;
+use dunning_store::events::Actor;
 use dunning_store::pix_psp::{self as store, SealedConnection, Upkeep};
 use dunning_store::{Result, ids, timestamp_text};
 
@@ -66,7 +67,10 @@ pub(super) async fn upkeep_due(engine: &Engine, now: OffsetDateTime) -> Result<u
                 "pix.webhook_registered",
                 ("pix_psp_connection", &connection.id),
                 &actor("pix"),
-                &json!({ "key": key, "api_url": connection.api_url }),
+                &PixWebhookRegisteredData {
+                    key,
+                    api_url: &connection.api_url,
+                },
             )
             .await?;
         }
