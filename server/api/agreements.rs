@@ -2,7 +2,7 @@
 //! down payment and monthly instalments. The handlers read the request and answer; proposing,
 //! accepting and canceling are `dunning_app::agreements`, shared with the engine.
 
-use super::words::Word;
+use super::answers::words::Word;
 use axum::extract::Path;
 use http::{HeaderMap, StatusCode};
 use sqlx::AnyConnection;

@@ -2,7 +2,7 @@
 //! collection (its `open_dispute_id`); resolving it cancels the charge (upheld) or resumes
 //! collection (rejected).
 
-use super::words::Word;
+use super::answers::words::Word;
 use axum::extract::Path;
 use axum::response::IntoResponse;
 use http::{HeaderMap, StatusCode};

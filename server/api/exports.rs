@@ -2,7 +2,7 @@
 //! the background by `engine::exports` and downloaded once completed: streamed from their
 //! stored pieces, whole or one `Range` of bytes, without holding the file.
 
-use super::words::Word;
+use super::answers::words::Word;
 use axum::body::{Body as ResponseBody, Bytes};
 use axum::extract::Path;
 use axum::response::IntoResponse;

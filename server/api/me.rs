@@ -1,6 +1,6 @@
 //! `GET /v1/me`: who this token is, and whether its organization's charges can be paid by Pix.
 
-use super::words::Word;
+use super::answers::words::Word;
 use http::StatusCode;
 
 use super::answers::reply::{Reply, answer};

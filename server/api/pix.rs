@@ -2,7 +2,7 @@
 //! `/v1/charges/{id}/pix` (the code that pays a charge now, with its QR code as SVG), over
 //! `dunning_app::pix`.
 
-use super::words::Word;
+use super::answers::words::Word;
 use axum::extract::Path;
 use http::StatusCode;
 

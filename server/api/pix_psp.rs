@@ -8,7 +8,7 @@
 //! connect` does the same) and no answer carries them, sealed or not: the view is built from
 //! `store::pix_psp::Connection`, which has none.
 
-use super::words::Word;
+use super::answers::words::Word;
 use axum::response::IntoResponse;
 use http::StatusCode;
 use serde::Deserialize;

@@ -1,6 +1,6 @@
 //! `/v1/collection_plans`: collection plans (réguas de cobrança) and their steps.
 
-use super::words::Word;
+use super::answers::words::Word;
 use axum::extract::Path;
 use axum::response::IntoResponse;
 use http::{HeaderMap, StatusCode};

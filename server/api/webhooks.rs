@@ -1,7 +1,7 @@
 //! `/v1/webhooks`: endpoints that receive the organization's events as signed POSTs, their
 //! deliveries, a test event and manual retries. `engine::webhooks` does the POSTing.
 
-use super::words::Word;
+use super::answers::words::Word;
 use axum::extract::Path;
 use axum::response::IntoResponse;
 use http::{HeaderMap, StatusCode};

@@ -6,4 +6,4 @@
 pub(super) mod refused;
 pub mod reply;
 pub(super) mod wire;
-mod words;
+pub(super) mod words;
