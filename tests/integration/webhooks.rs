@@ -96,8 +96,18 @@ impl Receiver {
         }
     }
 
+    /// What the receiver got, each body checked against the document's webhook of its type
+    /// (`openapi/v1.yaml`, `webhooks`): a body the document does not declare fails the test.
     pub fn received(&self) -> Vec<Received> {
-        self.script.lock().unwrap().received.clone()
+        let received = self.script.lock().unwrap().received.clone();
+        for post in &received {
+            let body = post.json();
+            let kind = body["type"].as_str().unwrap_or_default();
+            if let Err(e) = dunning_app::events::check_body(kind, &body) {
+                panic!("a webhook body does not fit the document: {e}\n{body}");
+            }
+        }
+        received
     }
 
     fn types(&self) -> Vec<String> {

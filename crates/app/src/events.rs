@@ -3,9 +3,10 @@
 //! (`dunning_models::response::ChargePaidData`, ...). Operations build that value and record it
 //! here, in the caller's transaction; the store keeps it as JSON and the webhook worker sends it.
 //!
-//! In debug builds (every test run) each event, and each webhook body the worker sends, is also
-//! checked against its webhook's schema (`dunning_models::WEBHOOKS`): a type recorded under
-//! another type's name, or a name the document does not declare, fails the write that made it.
+//! In debug builds (every test run) each event is also checked against its webhook's schema
+//! (`dunning_models::WEBHOOKS`) as the worker will send it: a type recorded under another
+//! type's name, or a name the document does not declare, fails the write that made it. The
+//! integration tests' webhook receivers check every body they get with [`check_body`].
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
