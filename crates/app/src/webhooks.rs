@@ -2,8 +2,6 @@
 //! changed, deleted, sent a test event, a finished delivery queued again — each with its
 //! event — and the body a receiver gets for an event, which the engine's worker POSTs.
 
-use serde_json::Value;
-
 use dunning_models::response::{
     WebhookDeletedData, WebhookDeliveryRetriedData, WebhookTestData, WebhookWrittenData,
 };
