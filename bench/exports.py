@@ -82,6 +82,13 @@ def smaps_rollup_kib(pid):
     return kinds
 
 
+def shown_kinds_mib(kinds_kib):
+    """The kinds of memory reported, in MiB: anonymous memory against the binary's mapped
+    pages, and how much of it is in transparent huge pages (2 MiB each, resident whole)."""
+    shown = ("Rss", "Anonymous", "Pss_File", "AnonHugePages")
+    return {k: v / 1024 for k, v in kinds_kib.items() if k in shown}
+
+
 class RssSampler:
     """The largest VmRSS of a process, sampled every 50 ms while running, and what it was made
     of at that moment (smaps_rollup: anonymous memory against the binary's mapped pages)."""
@@ -274,10 +281,8 @@ def measure(binary_path, workdir, url, engine, charges, generated):
         "download_s": download_s,
         "download_mib_s": size / download_s / (1 << 20),
         "download_peak_mib": max(download_hwm_kib, download_sampled.peak) / 1024,
-        "idle_kinds_mib": {k: v / 1024 for k, v in idle_kinds.items()
-                           if k in ("Rss", "Anonymous", "Pss_File")},
-        "peak_kinds_mib": {k: v / 1024 for k, v in sampled.at_peak.items()
-                           if k in ("Rss", "Anonymous", "Pss_File")},
+        "idle_kinds_mib": shown_kinds_mib(idle_kinds),
+        "peak_kinds_mib": shown_kinds_mib(sampled.at_peak),
         "range": ranged[2],
     }
 

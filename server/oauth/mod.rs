@@ -46,7 +46,6 @@ pub use token::REFRESH_SECS;
 
 /// The authorization server's routes.
 pub fn router(state: AppState) -> Router {
-    passwords::warm_decoy();
     Router::new()
         .route(
             "/.well-known/oauth-authorization-server",

@@ -35,25 +35,17 @@ pub fn verify(password: &str, stored: &str) -> bool {
     })
 }
 
-/// A hash of nothing anyone knows, verified when no person has the e-mail address, so that
-/// an unknown address takes as long to refuse as a wrong password. Made with the same
-/// parameters as every hash; [`warm_decoy`] makes it before the first sign-in needs it.
-pub fn decoy() -> &'static str {
-    static DECOY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    DECOY.get_or_init(|| hash(&dunning_store::ids::new_secret(16)))
-}
-
-/// Make the decoy hash on a thread of its own, so that no sign-in waits for it (the first
-/// unknown address would otherwise take two hashes).
-pub fn warm_decoy() {
-    std::thread::spawn(|| {
-        decoy();
-    });
-}
+/// A hash of a password nobody knows (made once with [`hash`], the password thrown away),
+/// verified when no person has the e-mail address, so that an unknown address takes as long
+/// to refuse as a wrong password: what a check costs depends only on the hash's parameters,
+/// which a test holds to [`hash`]'s. A constant, not a hash made at start: making one took
+/// 19 MiB and tens of milliseconds of a core in every process (a server's RSS kept it after
+/// its start, bench/RESULTS.md).
+pub const DECOY: &str = "$argon2id$v=19$m=19456,t=2,p=1$fIn8xx5PzZGf9oNeveUO1w$gEQfhS0yXVSh0389a8wi0wjX1dRJEDy/sOwwNHg/Vv0";
 
 /// Check a password against the decoy, off the request's task: the work of a wrong password.
 pub async fn verify_decoy_blocking(password: String) {
-    let _ = tokio::task::spawn_blocking(move || verify(&password, decoy())).await;
+    let _ = tokio::task::spawn_blocking(move || verify(&password, DECOY)).await;
 }
 
 /// Check a password off the request's task.
@@ -74,5 +66,18 @@ mod tests {
         assert!(verify("correct horse battery", &stored));
         assert!(!verify("correct horse batterY", &stored));
         assert!(!verify("anything", "not a phc string"));
+    }
+
+    #[test]
+    fn the_decoy_is_a_hash_with_the_parameters_of_every_hash() {
+        let decoy = PasswordHash::new(DECOY).expect("a PHC string");
+        let stored = hash("correct horse battery");
+        let stored = PasswordHash::new(&stored).expect("a PHC string");
+        assert_eq!(
+            (decoy.algorithm, decoy.version, &decoy.params),
+            (stored.algorithm, stored.version, &stored.params)
+        );
+        assert!(decoy.hash.is_some_and(|h| h.len() == 32));
+        assert!(!verify("", DECOY));
     }
 }

@@ -209,6 +209,11 @@ impl ServerProcess {
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base_url)
     }
+
+    /// The process's id (to read its `/proc` entries).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
 }
 
 impl Drop for ServerProcess {
