@@ -178,7 +178,9 @@ async fn a_new_charge_is_pending_with_the_default_terms() {
 async fn an_overdue_charge_owes_fine_and_interest() {
     let server = TestServer::start().await;
     let customer = first_customer(&server, 0).await;
-    let due = (dunning_domain::calendar::today() - time::Duration::days(30)).to_string();
+    // Thirty days late or a little more: a due date that a weekend or holiday does not move.
+    let late = -crate::common::business_day_offset(-30, -1);
+    let due = (dunning_domain::calendar::today() - time::Duration::days(late)).to_string();
     let body = json!({"customer_id": customer, "description": "Atrasada", "amount": 100.0, "due_date": due});
     let answer = server
         .rest(
@@ -189,7 +191,15 @@ async fn an_overdue_charge_owes_fine_and_interest() {
         )
         .await;
     assert_eq!(answer.body["data"]["status"], "overdue", "{}", answer.text);
-    assert_eq!(answer.body["data"]["amount_due"], 103.0);
+    // A 2 % fine and 1 % a month, day by day: R$ 1,00 for 30 days, R$ 1,03 for 31.
+    assert_eq!(answer.body["data"]["amount_due"], owed_on_100(late));
+}
+
+/// What R$ 100,00 with a 2 % fine and 1 % a month owes `days` after its due date, rounded to
+/// the centavo (100 × 1 % × days / 30 is never half a centavo).
+pub fn owed_on_100(days: i64) -> f64 {
+    let interest_cents = (100 * days + 15) / 30;
+    (10_200 + interest_cents) as f64 / 100.0
 }
 
 #[tokio::test]

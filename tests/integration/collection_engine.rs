@@ -63,13 +63,16 @@ async fn each_step_fires_once_on_its_day() {
     )
     .await;
     let c = customer(&server, "Conceição Araújo").await;
-    let id = charge_with_plan(&server, &c, 500.0, 5, Some(&plan)).await;
+    // Due in five days or a little more, on a business day: a due date on a weekend would move
+    // the +15 step with the effective due date.
+    let due = crate::common::business_day_offset(5, 1);
+    let id = charge_with_plan(&server, &c, 500.0, due, Some(&plan)).await;
 
     let report = tick(&server.state.engine, at(0, 0)).await.unwrap();
     assert_eq!(report.steps_run, 0, "no step is due yet");
 
     // Day −2: the reminder goes out (and is sent in the same pass).
-    let report = tick(&server.state.engine, at(3, 0)).await.unwrap();
+    let report = tick(&server.state.engine, at(due - 2, 0)).await.unwrap();
     assert_eq!(report.steps_run, 1);
     let sent = deliveries_of(&server, &id).await;
     assert_eq!(sent.len(), 1);
@@ -80,19 +83,19 @@ async fn each_step_fires_once_on_its_day() {
 
     // The same day again, and concurrent ticks: nothing more.
     let (a, b) = tokio::join!(
-        tick(&server.state.engine, at(3, 1)),
-        tick(&server.state.engine, at(3, 2))
+        tick(&server.state.engine, at(due - 2, 1)),
+        tick(&server.state.engine, at(due - 2, 2))
     );
     assert_eq!(a.unwrap().steps_run + b.unwrap().steps_run, 0);
-    tick(&server.state.engine, at(3, 5)).await.unwrap();
+    tick(&server.state.engine, at(due - 2, 5)).await.unwrap();
     let sent = deliveries_of(&server, &id).await;
     assert_eq!(sent.len(), 1);
     assert_eq!(sent[0]["status"], "delivered", "the sandbox receipt came");
 
     // Due date: the SMS, with its template; two replicas racing still send one.
     let (a, b) = tokio::join!(
-        tick(&server.state.engine, at(5, 0)),
-        tick(&server.state.engine, at(5, 0))
+        tick(&server.state.engine, at(due, 0)),
+        tick(&server.state.engine, at(due, 0))
     );
     assert_eq!(a.unwrap().steps_run + b.unwrap().steps_run, 1);
     let sms: Vec<Value> = deliveries_of(&server, &id)
@@ -110,15 +113,15 @@ async fn each_step_fires_once_on_its_day() {
     assert_eq!(code.get(54), Some("500.00"));
 
     // Day +15: negativation, the reminder having been delivered 17 days before.
-    let report = tick(&server.state.engine, at(20, 0)).await.unwrap();
+    let report = tick(&server.state.engine, at(due + 15, 0)).await.unwrap();
     assert_eq!(report.steps_run, 1, "{report:?}");
     let charge = get(&server, &format!("/v1/charges/{id}")).await;
     assert_eq!(charge["negativation_status"], "requested");
-    tick(&server.state.engine, at(20, 2)).await.unwrap();
+    tick(&server.state.engine, at(due + 15, 2)).await.unwrap();
     let charge = get(&server, &format!("/v1/charges/{id}")).await;
     assert_eq!(charge["negativation_status"], "active");
 
-    for later in [21, 40, 400] {
+    for later in [due + 16, due + 35, 400] {
         let report = tick(&server.state.engine, at(later, 0)).await.unwrap();
         assert_eq!(report.steps_run + report.steps_skipped, 0);
     }
@@ -173,12 +176,14 @@ async fn steps_skip_paid_canceled_disputed_and_in_agreement_charges_and_opted_ou
         &["whatsapp"],
     )
     .await;
-    let normal = charge_with_plan(&server, &reachable, 100.0, 2, Some(&plan)).await;
-    let paid = charge_with_plan(&server, &reachable, 100.0, 2, Some(&plan)).await;
-    let canceled = charge_with_plan(&server, &reachable, 100.0, 2, Some(&plan)).await;
-    let disputed = charge_with_plan(&server, &reachable, 100.0, 2, Some(&plan)).await;
-    let in_agreement = charge_with_plan(&server, &reachable, 100.0, 2, Some(&plan)).await;
-    let opted = charge_with_plan(&server, &opted_out, 100.0, 2, Some(&plan)).await;
+    // Due on a business day: the step counts a day from the effective due date.
+    let due = crate::common::business_day_offset(2, 1);
+    let normal = charge_with_plan(&server, &reachable, 100.0, due, Some(&plan)).await;
+    let paid = charge_with_plan(&server, &reachable, 100.0, due, Some(&plan)).await;
+    let canceled = charge_with_plan(&server, &reachable, 100.0, due, Some(&plan)).await;
+    let disputed = charge_with_plan(&server, &reachable, 100.0, due, Some(&plan)).await;
+    let in_agreement = charge_with_plan(&server, &reachable, 100.0, due, Some(&plan)).await;
+    let opted = charge_with_plan(&server, &opted_out, 100.0, due, Some(&plan)).await;
     post(
         &server,
         &format!("/v1/charges/{paid}/pay"),
@@ -202,7 +207,7 @@ async fn steps_skip_paid_canceled_disputed_and_in_agreement_charges_and_opted_ou
     )
     .await;
 
-    let report = tick(&server.state.engine, at(3, 0)).await.unwrap();
+    let report = tick(&server.state.engine, at(due + 1, 0)).await.unwrap();
     assert_eq!(
         (report.steps_run, report.steps_skipped),
         (1, 1),
@@ -225,7 +230,7 @@ async fn steps_skip_paid_canceled_disputed_and_in_agreement_charges_and_opted_ou
             .await
             .contains(&"charge.step_skipped".to_string())
     );
-    let report = tick(&server.state.engine, at(4, 0)).await.unwrap();
+    let report = tick(&server.state.engine, at(due + 2, 0)).await.unwrap();
     assert_eq!((report.steps_run, report.steps_skipped), (0, 0));
 
     // A dispute pauses: once it is over, the step runs.
@@ -234,7 +239,7 @@ async fn steps_skip_paid_canceled_disputed_and_in_agreement_charges_and_opted_ou
         &format!("UPDATE charges SET open_dispute_id = NULL WHERE id = '{disputed}'"),
     )
     .await;
-    let report = tick(&server.state.engine, at(4, 0)).await.unwrap();
+    let report = tick(&server.state.engine, at(due + 2, 0)).await.unwrap();
     assert_eq!(report.steps_run, 1);
     assert_eq!(deliveries_of(&server, &disputed).await.len(), 1);
 }
@@ -282,8 +287,10 @@ async fn a_negativate_step_refused_by_a_rule_is_recorded_not_retried() {
     let server = TestServer::start().await;
     let plan = plan(&server, json!([{"offset_days": 3, "action": "negativate"}])).await;
     let c = customer(&server, "João Pedro Magalhães").await;
-    let id = charge_with_plan(&server, &c, 100.0, 1, Some(&plan)).await;
-    let report = tick(&server.state.engine, at(4, 0)).await.unwrap();
+    // Due on a business day: the step counts three days from the effective due date.
+    let due = crate::common::business_day_offset(1, 1);
+    let id = charge_with_plan(&server, &c, 100.0, due, Some(&plan)).await;
+    let report = tick(&server.state.engine, at(due + 3, 0)).await.unwrap();
     assert_eq!(report.steps_skipped, 1);
     assert_eq!(
         count(&server, &format!("SELECT COUNT(*) FROM collection_step_runs WHERE charge_id = '{id}' AND reason = 'negativation_notice_missing'")).await,
@@ -293,7 +300,7 @@ async fn a_negativate_step_refused_by_a_rule_is_recorded_not_retried() {
         get(&server, &format!("/v1/charges/{id}")).await["negativation_status"],
         "none"
     );
-    let report = tick(&server.state.engine, at(5, 0)).await.unwrap();
+    let report = tick(&server.state.engine, at(due + 4, 0)).await.unwrap();
     assert_eq!(report.steps_skipped + report.steps_run, 0);
 }
 
@@ -306,7 +313,9 @@ async fn pending_work_survives_a_restart() {
     )
     .await;
     let c = customer(&server, "Raimundo Nonato Câmara").await;
-    let with_plan = charge_with_plan(&server, &c, 100.0, 1, Some(&plan)).await;
+    // Due on a business day: the step counts two days from the effective due date.
+    let due = crate::common::business_day_offset(1, 1);
+    let with_plan = charge_with_plan(&server, &c, 100.0, due, Some(&plan)).await;
     let manual = charge_with_plan(&server, &c, 100.0, 1, None).await;
     let queued = post(
         &server,
@@ -340,10 +349,10 @@ async fn pending_work_survives_a_restart() {
         "sent"
     );
 
-    tick(&restarted.engine, at(3, 0)).await.unwrap();
+    tick(&restarted.engine, at(due + 2, 0)).await.unwrap();
     let (db, _) = Db::open(&server.state.config.database_url).await.unwrap();
     let again = AppState::new(db, (*server.state.config).clone());
-    let report = tick(&again.engine, at(3, 1)).await.unwrap();
+    let report = tick(&again.engine, at(due + 2, 1)).await.unwrap();
     assert_eq!(
         report.steps_run, 0,
         "a step that ran before the restart does not run again"
@@ -694,18 +703,20 @@ async fn postgres_runs_plans_deliveries_bureau_answers_and_payments() {
     )
     .await;
     let c = customer(&server, "Conceição Araújo").await;
-    let id = charge_with_plan(&server, &c, 200.0, 1, Some(&plan)).await;
+    // Due on a business day: the +12 step counts from the effective due date.
+    let due = crate::common::business_day_offset(1, 1);
+    let id = charge_with_plan(&server, &c, 200.0, due, Some(&plan)).await;
     let (a, b) = tokio::join!(
-        tick(&server.state.engine, at(1, 0)),
-        tick(&server.state.engine, at(1, 0))
+        tick(&server.state.engine, at(due, 0)),
+        tick(&server.state.engine, at(due, 0))
     );
     assert_eq!(a.unwrap().steps_run + b.unwrap().steps_run, 1);
-    tick(&server.state.engine, at(1, 2)).await.unwrap();
+    tick(&server.state.engine, at(due, 2)).await.unwrap();
     let sent = deliveries_of(&server, &id).await;
     assert_eq!(sent.len(), 1);
     assert_eq!(sent[0]["status"], "delivered");
-    tick(&server.state.engine, at(13, 0)).await.unwrap();
-    tick(&server.state.engine, at(13, 2)).await.unwrap();
+    tick(&server.state.engine, at(due + 12, 0)).await.unwrap();
+    tick(&server.state.engine, at(due + 12, 2)).await.unwrap();
     let charge = get(&server, &format!("/v1/charges/{id}")).await;
     assert_eq!(charge["negativation_status"], "active", "{charge}");
     // Paid in full (with the fine and interest of today's date): removal requested.

@@ -486,6 +486,21 @@ pub fn check_exchange(method: &str, answer: &Answer) {
     }
 }
 
+/// The first `n`, from `from` on in the direction of `step` (1 or −1), for which the day `n`
+/// days from today (Brasília) is a national business day. A charge due on a weekend or a
+/// holiday is due on the next business day, which moves its interest and its plan's steps:
+/// tests that count days pick a due date that does not move, whatever day they run on.
+pub fn business_day_offset(from: i64, step: i64) -> i64 {
+    assert!(step == 1 || step == -1, "a step of one day");
+    let national = dunning_domain::calendar::Calendar::national();
+    let today = dunning_domain::calendar::today();
+    let mut n = from;
+    while !national.is_business_day(today + time::Duration::days(n)) {
+        n += step;
+    }
+    n
+}
+
 /// Wait, if need be, until the rate-limit window of `period` seconds now open has time to
 /// spare. Windows are fixed in Unix time (they start at multiples of the period,
 /// `server/rate_limiter.rs`), so a test counting requests against one window would see it

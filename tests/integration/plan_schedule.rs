@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
 
 use crate::collection::{admin, charge_with_plan, count, customer, day, get, post};
-use crate::common::TestServer;
+use crate::common::{TestServer, business_day_offset};
 
 fn at(days: i64, minutes: i64) -> OffsetDateTime {
     OffsetDateTime::now_utc() + Duration::days(days) + Duration::minutes(minutes)
@@ -19,17 +19,6 @@ fn at(days: i64, minutes: i64) -> OffsetDateTime {
 /// The Brasília day of `at(days, 0)`, as the worker reads the schedule.
 fn brasilia_day(days: i64) -> String {
     dunning_domain::calendar::day_of(at(days, 0)).to_string()
-}
-
-/// The first `n` at or after `from` for which `day(n)` is a national business day: a step
-/// after the due date counts from the effective due date, which a weekend would move.
-fn business_day_from(from: i64) -> i64 {
-    let national = dunning_domain::calendar::Calendar::national();
-    let mut n = from;
-    while !national.is_business_day(dunning_domain::calendar::today() + Duration::days(n)) {
-        n += 1;
-    }
-    n
 }
 
 async fn new_plan(server: &TestServer, steps: Value) -> String {
@@ -83,7 +72,7 @@ async fn a_settled_charge_is_read_again_only_on_its_day(server: &TestServer) {
     )
     .await;
     let c = customer(server, "Agenda Um").await;
-    let due_in = business_day_from(2);
+    let due_in = business_day_offset(2, 1);
     let id = charge_with_plan(server, &c, 100.0, due_in, Some(&plan)).await;
     assert!(
         due_ids(server, 0).await.contains(&id),
@@ -152,7 +141,7 @@ async fn adding_or_moving_a_step_earlier_is_seen_at_the_next_tick(server: &TestS
     )
     .await;
     let c = customer(server, "Agenda Três").await;
-    let due_in = business_day_from(5);
+    let due_in = business_day_offset(5, 1);
     let id = charge_with_plan(server, &c, 100.0, due_in, Some(&plan)).await;
     tick(&server.state.engine, at(0, 0)).await.unwrap();
     assert_eq!(steps_due_on(server, &id).await, Some(day(due_in + 20)));
@@ -171,7 +160,7 @@ async fn adding_or_moving_a_step_earlier_is_seen_at_the_next_tick(server: &TestS
         json!([{"offset_days": 20, "action": "notify", "channel": "email"}]),
     )
     .await;
-    let due_in = business_day_from(6);
+    let due_in = business_day_offset(6, 1);
     let other = charge_with_plan(server, &c, 100.0, due_in, Some(&later)).await;
     tick(&server.state.engine, at(0, 2)).await.unwrap();
     assert_eq!(steps_due_on(server, &other).await, Some(day(due_in + 20)));
@@ -204,7 +193,9 @@ async fn a_dispute_holds_the_steps_and_its_end_releases_them(server: &TestServer
     )
     .await;
     let c = customer(server, "Agenda Quatro").await;
-    let id = charge_with_plan(server, &c, 100.0, 1, Some(&plan)).await;
+    // Due on a business day: the step counts a day from the effective due date.
+    let due = business_day_offset(1, 1);
+    let id = charge_with_plan(server, &c, 100.0, due, Some(&plan)).await;
     tick(&server.state.engine, at(0, 0)).await.unwrap();
     let dispute = post(
         server,
@@ -213,8 +204,8 @@ async fn a_dispute_holds_the_steps_and_its_end_releases_them(server: &TestServer
     )
     .await;
     assert_eq!(dispute.status, StatusCode::CREATED, "{}", dispute.text);
-    assert!(!due_ids(server, 3).await.contains(&id), "in dispute");
-    tick(&server.state.engine, at(3, 0)).await.unwrap();
+    assert!(!due_ids(server, due + 2).await.contains(&id), "in dispute");
+    tick(&server.state.engine, at(due + 2, 0)).await.unwrap();
     assert_eq!(notices(server, &id).await, 0);
     let dispute_id = dispute.body["data"]["id"].as_str().unwrap();
     let resolved = post(
@@ -224,8 +215,11 @@ async fn a_dispute_holds_the_steps_and_its_end_releases_them(server: &TestServer
     )
     .await;
     assert_eq!(resolved.status, StatusCode::OK, "{}", resolved.text);
-    assert!(due_ids(server, 3).await.contains(&id), "back, with its day");
-    tick(&server.state.engine, at(3, 1)).await.unwrap();
+    assert!(
+        due_ids(server, due + 2).await.contains(&id),
+        "back, with its day"
+    );
+    tick(&server.state.engine, at(due + 2, 1)).await.unwrap();
     assert_eq!(notices(server, &id).await, 1);
 }
 
@@ -233,7 +227,7 @@ async fn a_dispute_holds_the_steps_and_its_end_releases_them(server: &TestServer
 /// earlier, and the charges are looked at again.
 async fn a_change_of_holidays_is_seen_at_the_next_tick(server: &TestServer) {
     // A step a day after the due date, for a charge due in 10 days on a business day.
-    let due_in = business_day_from(10);
+    let due_in = business_day_offset(10, 1);
     let plan = new_plan(
         server,
         json!([{"offset_days": 1, "action": "notify", "channel": "email"}]),

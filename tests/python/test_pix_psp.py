@@ -576,7 +576,8 @@ def test_a_pix_at_half_past_ten_at_night_on_the_due_date_settles_the_charge(serv
 
 
 def test_a_charge_due_on_a_saturday_paid_on_monday_owes_no_fine(server, psp):
-    saturday = today() - timedelta(days=2)
+    # A Monday before today: paid at 15:00 on today's Monday would be a payment from the future.
+    saturday = today() - timedelta(days=3)
     while saturday.weekday() != 5 or not money_oracle.business_day(saturday + timedelta(days=2)):
         saturday -= timedelta(days=1)
     monday = saturday + timedelta(days=2)
