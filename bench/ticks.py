@@ -8,7 +8,9 @@
 
 For each size: a SQLite database with the demo organizations and SIZE more charges of the first
 one (`kobana-dunning demo --customers SIZE/20 --charges SIZE`, by OLD_BIN when given, so both
-binaries read the same rows; kept in bench/.data/ticks-SIZE and reused), then the demo's
+binaries read the same rows; kept in bench/.data/ticks-SIZE and reused; above GENERATED charges —
+1 000 000 on SQLite, 100 000 on PostgreSQL, where the generator writes ~550 a second — the demo
+makes GENERATED and SQL copies that organization's charges under new ids until SIZE), then the demo's
 collection plan attached to every open charge of that organization (by SQL: the generator
 attaches none; attached as of tomorrow, so that no step is due today and every tick is idle),
 so that the plans' worker has the most charges it could have to look at.
@@ -45,6 +47,11 @@ ORGANIZATION = "Padaria Pão Dourado Ltda"
 # server too, since that is where most of a tick's work is.
 ENGINE = os.environ.get("ENGINE", "sqlite")
 PG = "postgres://postgres@127.0.0.1:5432"
+# STATEMENTS=1 (PostgreSQL): print what each window's statements cost (pg_stat_statements;
+# planning time too with pg_stat_statements.track_planning on).
+STATEMENTS = os.environ.get("STATEMENTS") == "1"
+# Charges the demo generator writes; a larger size copies them (`copy_charges`).
+GENERATED = int(os.environ.get("GENERATED", "100000" if ENGINE == "postgres" else "1000000"))
 
 
 def psql(sql: str, database: str = "postgres") -> str:
@@ -64,6 +71,18 @@ def database_url(path: Path) -> str:
     return f"sqlite://{path}?mode=rwc"
 
 
+def copy_charges(execute, columns: list[str], org_sql: str, generated: int, size: int) -> None:
+    """Copy the organization's generated charges under new ids (`chg_` + `kN` + the original's
+    tail, so a copy's id is two characters longer than any generated one) until it has about
+    `size`; the copies share the originals' customers, which is all the ticks read."""
+    listed = ", ".join(columns)
+    copied = ", ".join("'chg_k{n}' || substr(id, 5)" if c == "id" else c for c in columns)
+    for n in range(1, max(size // generated, 1)):
+        execute(f"INSERT INTO charges ({listed}) SELECT {copied.format(n=n)} FROM charges "
+                f"WHERE organization_id = {org_sql} AND length(id) = 20")
+        print(f"  copy {n} of {size // generated - 1} made", flush=True)
+
+
 def generate_postgres(binary: Path, size: int) -> str:
     """The size's template database, made once and kept; its name."""
     name = f"bench_ticks_{size}_template"
@@ -75,8 +94,14 @@ def generate_postgres(binary: Path, size: int) -> str:
     psql(f"DROP DATABASE IF EXISTS {name}")
     psql(f"CREATE DATABASE {name}")
     started = time.monotonic()
-    subprocess.run([str(binary), "demo", "--customers", str(max(size // 20, 1)), "--charges", str(size),
+    generated = min(size, GENERATED)
+    subprocess.run([str(binary), "demo", "--customers", str(max(generated // 20, 1)), "--charges", str(generated),
                     "--database-url", f"{PG}/{name}"], cwd=data, check=True, capture_output=True)
+    if size > generated:
+        columns = psql("SELECT string_agg(column_name, ' ' ORDER BY ordinal_position) FROM information_schema.columns "
+                       "WHERE table_name = 'charges'", name).split()
+        copy_charges(lambda sql: psql(sql, name), columns,
+                     f"(SELECT id FROM organizations WHERE name = '{ORGANIZATION}')", generated, size)
     tomorrow = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() + 86400))
     org = f"(SELECT id FROM organizations WHERE name = '{ORGANIZATION}')"
     psql(f"UPDATE charges SET collection_plan_id = (SELECT id FROM collection_plans WHERE organization_id = {org} "
@@ -101,10 +126,14 @@ def generate(binary: Path, size: int) -> Path:
     shutil.rmtree(data, ignore_errors=True)
     data.mkdir(parents=True)
     started = time.monotonic()
-    subprocess.run([str(binary), "demo", "--customers", str(max(size // 20, 1)), "--charges", str(size),
+    generated = min(size, GENERATED)
+    subprocess.run([str(binary), "demo", "--customers", str(max(generated // 20, 1)), "--charges", str(generated),
                     "--database-url", database_url(db)], cwd=data, check=True, capture_output=True)
     with sqlite3.connect(db) as conn:
         org = conn.execute("SELECT id FROM organizations WHERE name = ?", (ORGANIZATION,)).fetchone()[0]
+        if size > generated:
+            columns = [row[1] for row in conn.execute("PRAGMA table_info(charges)")]
+            copy_charges(lambda sql: (conn.execute(sql), conn.commit()), columns, f"'{org}'", generated, size)
         plan = conn.execute("SELECT id FROM collection_plans WHERE organization_id = ? ORDER BY id LIMIT 1",
                             (org,)).fetchone()[0]
         # Attached "tomorrow": no step is due today (a step whose day is before the plan's
@@ -160,6 +189,49 @@ def backends_cpu_seconds(database: str) -> float:
     return total
 
 
+def print_statements(database: str, elapsed: float) -> None:
+    """The statements the window ran on `database`, most time first (STATEMENTS=1; needs
+    `shared_preload_libraries = 'pg_stat_statements'` and the extension in `postgres`)."""
+    rows = psql("SELECT round((total_exec_time / " + f"{elapsed})::numeric, 3), "
+                "round((total_plan_time / " + f"{elapsed})::numeric, 3), calls, rows, "
+                "shared_blks_hit + shared_blks_read, left(regexp_replace(query, '\\s+', ' ', 'g'), 150) "
+                "FROM pg_stat_statements JOIN pg_database d ON d.oid = dbid "
+                f"WHERE d.datname = '{database}' ORDER BY total_exec_time DESC LIMIT 12")
+    print("    exec ms/s | plan ms/s | calls | rows | buffers | statement")
+    for row in rows.splitlines():
+        print("    " + " | ".join(row.split("|", 5)))
+
+
+def wait_for_autovacuum(database: str) -> None:
+    """Until autovacuum has been through the charges the first pass rewrote (their dead rows
+    under 2 % of the live ones), and no autovacuum worker runs on the database.
+
+    The first pass writes every charge with a plan once (its next day replaces the migration's
+    mark), which leaves as many dead entries at the low end of `charges_steps_due`; the due read
+    walks them from the index's start, every tick, until a vacuum removes them (at 1 000 000
+    charges: 7 000 buffers a tick, 2× the idle cost). That is the first pass's cost, not an
+    idle tick's; autovacuum comes to the table within a minute or two of the pass. Where
+    autovacuum is off (as on the machines this project is tested on; PostgreSQL's default is
+    on), the script runs the VACUUM autovacuum would have run."""
+    started = time.monotonic()
+    if psql("SHOW autovacuum", database) == "off":
+        psql("VACUUM charges", database)
+        print(f"  autovacuum is off: VACUUM charges in {time.monotonic() - started:.0f} s", flush=True)
+        return
+    while True:
+        dead, live, workers = psql(
+            "SELECT n_dead_tup, n_live_tup, (SELECT COUNT(*) FROM pg_stat_activity WHERE datname = "
+            f"current_database() AND backend_type = 'autovacuum worker') FROM pg_stat_user_tables "
+            "WHERE relname = 'charges'", database).split("|")
+        if int(dead) * 50 <= int(live) and workers == "0":
+            break
+        if time.monotonic() - started > 900:
+            print(f"  (autovacuum not done after 15 minutes: {dead} dead charges of {live}; measured anyway)")
+            break
+        time.sleep(5)
+    print(f"  waited {time.monotonic() - started:.0f} s for autovacuum", flush=True)
+
+
 def measure(binary: Path, source: Path | str, work: Path) -> tuple[float, float]:
     """(seconds until the first pass was done, CPU ms per second idle afterwards: the server's,
     and on PostgreSQL its backends' too)."""
@@ -199,15 +271,19 @@ def measure(binary: Path, source: Path | str, work: Path) -> tuple[float, float]
         # a table the first pass just rewrote: not an idle tick, so not measured.
         time.sleep(max(3.0, 70 - (time.monotonic() - started)))
         if database:
-            # The first pass rewrote every charge with a plan: PostgreSQL's autovacuum then
-            # works through them, and a window while it runs measures that, not an idle tick.
-            while psql(f"SELECT COUNT(*) FROM pg_stat_activity WHERE datname = '{database}' "
-                       f"AND backend_type = 'autovacuum worker'") != "0":
-                time.sleep(2)
-        before, at = cpu_seconds(server.pid) + database_cpu(), time.monotonic()
+            wait_for_autovacuum(database)
+        if database and STATEMENTS:
+            psql("SELECT pg_stat_statements_reset()")
+        server_before, backends_before, at = cpu_seconds(server.pid), database_cpu(), time.monotonic()
         time.sleep(WINDOW)
-        used = cpu_seconds(server.pid) + database_cpu() - before
+        server_used = cpu_seconds(server.pid) - server_before
+        used = server_used + database_cpu() - backends_before
         elapsed = time.monotonic() - at
+        if database:
+            print(f"    server {server_used * 1000 / elapsed:.1f} CPU-ms/s, its backends "
+                  f"{(used - server_used) * 1000 / elapsed:.1f}", flush=True)
+        if database and STATEMENTS:
+            print_statements(database, elapsed)
         return first_pass, used * 1000 / elapsed
     finally:
         server.terminate()
