@@ -139,8 +139,10 @@ async fn a_pix_late_in_the_evening_of_the_due_date_pays_on_the_due_date_on_postg
 async fn a_charge_due_on_a_saturday_is_paid_on_the_monday_without_fine_or_interest() {
     let server = TestServer::start().await;
     let secret = connect(&server).await;
-    // A past Saturday whose Monday is a business day, at least a day before today.
-    let saturday = past_day(3, |d| {
+    // A past Saturday whose Monday is a business day, and whose Tuesday is before today: the
+    // payments below are made at 15:00 on those days, and a Pix dated later than now is not
+    // one that happened yet.
+    let saturday = past_day(4, |d| {
         d.weekday() == Weekday::Saturday && business(d + Duration::days(2))
     });
     let monday = saturday + Duration::days(2);
