@@ -192,14 +192,10 @@ async fn an_overdue_charge_owes_fine_and_interest() {
         .await;
     assert_eq!(answer.body["data"]["status"], "overdue", "{}", answer.text);
     // A 2 % fine and 1 % a month, day by day: R$ 1,00 for 30 days, R$ 1,03 for 31.
-    assert_eq!(answer.body["data"]["amount_due"], owed_on_100(late));
-}
-
-/// What R$ 100,00 with a 2 % fine and 1 % a month owes `days` after its due date, rounded to
-/// the centavo (100 × 1 % × days / 30 is never half a centavo).
-pub fn owed_on_100(days: i64) -> f64 {
-    let interest_cents = (100 * days + 15) / 30;
-    (10_200 + interest_cents) as f64 / 100.0
+    assert_eq!(
+        answer.body["data"]["amount_due"],
+        crate::common::owed_on_100(late)
+    );
 }
 
 #[tokio::test]

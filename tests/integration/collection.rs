@@ -266,7 +266,7 @@ async fn an_overdue_charge_is_paid_with_its_fine_and_interest() {
         .as_f64()
         .unwrap();
     // 2 % fine and 1 % a month for 30 days (R$ 103,00) or 31 (R$ 103,03), ….
-    assert_eq!(due, crate::charges::owed_on_100(-late));
+    assert_eq!(due, crate::common::owed_on_100(-late));
     let paid = post(
         &server,
         &format!("/v1/charges/{id}/pay"),

@@ -501,6 +501,13 @@ pub fn business_day_offset(from: i64, step: i64) -> i64 {
     n
 }
 
+/// What R$ 100,00 with a 2 % fine and 1 % a month owes `days` after its due date, rounded to
+/// the centavo (100 × 1 % × days / 30 is never half a centavo).
+pub fn owed_on_100(days: i64) -> f64 {
+    let interest_cents = (100 * days + 15) / 30;
+    (10_200 + interest_cents) as f64 / 100.0
+}
+
 /// Wait, if need be, until the rate-limit window of `period` seconds now open has time to
 /// spare. Windows are fixed in Unix time (they start at multiples of the period,
 /// `server/rate_limiter.rs`), so a test counting requests against one window would see it
