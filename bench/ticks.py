@@ -48,7 +48,10 @@ ORGANIZATION = "Padaria Pão Dourado Ltda"
 ENGINE = os.environ.get("ENGINE", "sqlite")
 PG = "postgres://postgres@127.0.0.1:5432"
 # STATEMENTS=1 (PostgreSQL): print what each window's statements cost (pg_stat_statements;
-# planning time too with pg_stat_statements.track_planning on).
+# planning time too with pg_stat_statements.track_planning on). Loading the library means
+# restarting PostgreSQL: a server restarted from a shell belongs to that shell's session and
+# stops when it ends, so on a machine whose CI runs after the session, restart it back the way
+# the machine started it, or leave STATEMENTS off.
 STATEMENTS = os.environ.get("STATEMENTS") == "1"
 # Charges the demo generator writes; a larger size copies them (`copy_charges`).
 GENERATED = int(os.environ.get("GENERATED", "100000" if ENGINE == "postgres" else "1000000"))
